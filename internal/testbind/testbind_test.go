@@ -1,0 +1,73 @@
+package testbind
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+)
+
+func TestStartStopRestart(t *testing.T) {
+	s := Start(t, nil)
+	out, err := s.RNDC("status")
+	if err != nil {
+		t.Fatalf("rndc status: %v\n%s", err, s.LogTail(20))
+	}
+	if !strings.Contains(out, "server is up and running") {
+		t.Fatalf("unexpected status output:\n%s", out)
+	}
+	s.Stop()
+	s.Stop() // idempotent
+	if s.Running() {
+		t.Fatal("still running after Stop")
+	}
+	if _, err := s.RNDC("status"); err == nil {
+		t.Fatal("rndc status succeeded with named stopped")
+	}
+	s.Restart(t)
+	if _, err := s.RNDC("status"); err != nil {
+		t.Fatalf("rndc status after restart: %v", err)
+	}
+}
+
+func TestParallelServers(t *testing.T) {
+	for i := 0; i < 3; i++ {
+		t.Run("", func(t *testing.T) {
+			t.Parallel()
+			s := Start(t, &Options{RNDCAlgorithm: "hmac-sha512"})
+			if _, err := s.RNDC("status"); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestPortCollisionRetry occupies the DNS port that the first attempt gets;
+// Start must notice and retry on fresh ports.
+func TestPortCollisionRetry(t *testing.T) {
+	busy, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	busyTCP, err := net.Listen("tcp", busy.LocalAddr().String())
+	if err != nil {
+		t.Skip("cannot occupy TCP+UDP port:", err)
+	}
+	defer busyTCP.Close()
+	port := busy.LocalAddr().(*net.UDPAddr).Port
+	calls := 0
+	pickPorts = func() (int, int, error) {
+		calls++
+		if calls == 1 {
+			_, ctl, err := freePorts()
+			return port, ctl, err
+		}
+		return freePorts()
+	}
+	defer func() { pickPorts = freePorts }()
+	s := Start(t, nil)
+	if calls < 2 || strings.HasSuffix(s.DNSAddr, fmt.Sprintf(":%d", port)) {
+		t.Fatalf("calls = %d, DNSAddr = %s", calls, s.DNSAddr)
+	}
+}

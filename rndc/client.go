@@ -1,0 +1,345 @@
+package rndc
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// DefaultTimeout bounds one command when Client.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// DefaultPort is the control channel's default TCP port.
+const DefaultPort = 953
+
+// maxCommandLength bounds the command text sent to named.
+const maxCommandLength = 64 << 10
+
+// ErrAuth means named closed the connection without a valid reply, which is
+// what it does when the key name, secret or algorithm is wrong, when this
+// host is not allowed by the controls statement, or when the clocks differ
+// too much; a reply whose signature does not verify is also reported as
+// ErrAuth. It is distinct from a refused connection (named not running).
+var ErrAuth = errors.New("rndc authentication failed: named closed the connection without a valid reply (wrong key, secret or algorithm, host not allowed, or clock skew)")
+
+// Client sends commands to named's control channel. It opens one TCP
+// connection per command, as BIND expects. The zero value is not usable:
+// set Addr and Key. A Client is safe for concurrent use; do not change its
+// fields while commands are running.
+type Client struct {
+	// Addr is the control channel address, "host:port" (e.g.
+	// "127.0.0.1:953").
+	Addr string
+	// Key signs requests and verifies replies.
+	Key Key
+	// Timeout bounds each command (dial, write and read); zero means
+	// DefaultTimeout. A context deadline that comes sooner wins.
+	Timeout time.Duration
+	// Dialer, if set, is used to connect (e.g. to set a local address).
+	Dialer *net.Dialer
+	// Trace, if set, is called with each message sent ("send") and
+	// received ("recv"): its _ctrl and _data tables as plain maps, binary
+	// values as strings. It never receives the _auth signature or the
+	// secret. It must not retain or modify the map.
+	Trace func(direction string, msg map[string]any)
+}
+
+// Response is named's answer to one command.
+type Response struct {
+	// Result is the ISC result code (0 on success).
+	Result int
+	// Text is the command's output (the rndc program's stdout), or on
+	// failure BIND's longer explanation.
+	Text string
+	// Err is BIND's short error text, e.g. "not found"; empty on success.
+	Err string
+	// Data holds every string entry of the reply's _data table.
+	Data map[string]string
+}
+
+// Error is a command that named refused.
+type Error struct {
+	// Command is the command's verb only, e.g. "addzone".
+	Command string
+	// Result is the ISC result code.
+	Result int
+	// Err is BIND's short error text, e.g. "already exists".
+	Err string
+	// Text is BIND's longer text, e.g. "no matching zone 'x' in any view".
+	Text string
+}
+
+// Error returns e.g. "rndc addzone: already exists (text)".
+func (e *Error) Error() string {
+	msg := e.Err
+	if msg == "" {
+		msg = "result " + strconv.Itoa(e.Result)
+	}
+	s := "rndc " + e.Command + ": " + msg
+	if t := strings.TrimSpace(e.Text); t != "" {
+		s += " (" + strings.ReplaceAll(t, "\n", "; ") + ")"
+	}
+	return s
+}
+
+// ISC result codes that named returns for common failures.
+const (
+	ResultSuccess  = 0
+	ResultExists   = 18 // ISC_R_EXISTS
+	ResultNotFound = 23 // ISC_R_NOTFOUND
+)
+
+// IsNotFound reports whether err is an *Error for a missing zone or other
+// object (BIND's "not found").
+func IsNotFound(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && (e.Err == "not found" || (e.Err == "" && e.Result == ResultNotFound))
+}
+
+// IsAlreadyExists reports whether err is an *Error for an object that
+// already exists (BIND's "already exists", e.g. addzone of a known zone).
+func IsAlreadyExists(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && (e.Err == "already exists" || (e.Err == "" && e.Result == ResultExists))
+}
+
+// serial numbers _ser across all clients of the process.
+var serial atomic.Uint32
+
+func init() {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	serial.Store(binary.BigEndian.Uint32(b[:]) >> 1)
+}
+
+func nextSerial() uint32 {
+	for {
+		if s := serial.Add(1); s != 0 {
+			return s
+		}
+	}
+}
+
+// Command runs one command, e.g. "zonestatus example.com", and returns
+// named's reply. A reply with a non-zero result or an err text is returned
+// as an *Error together with the Response. The context and c.Timeout bound
+// dialing, writing and reading.
+func (c *Client) Command(ctx context.Context, command string) (*Response, error) {
+	command = strings.TrimSpace(command)
+	verb, _, _ := strings.Cut(command, " ")
+	if command == "" {
+		return nil, errors.New("rndc: empty command")
+	}
+	if len(command) > maxCommandLength {
+		return nil, fmt.Errorf("rndc %s: command too long", verb)
+	}
+	if strings.ContainsAny(command, "\x00\r\n") {
+		return nil, fmt.Errorf("rndc %s: command contains a control character", verb)
+	}
+	if err := c.Key.validate(); err != nil {
+		return nil, fmt.Errorf("rndc %s: %w", verb, err)
+	}
+	if c.Addr == "" {
+		return nil, fmt.Errorf("rndc %s: no server address", verb)
+	}
+
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	d := c.Dialer
+	if d == nil {
+		d = &net.Dialer{}
+	}
+	conn, err := d.DialContext(ctx, "tcp", c.Addr)
+	if err != nil {
+		return nil, withContext(ctx, fmt.Errorf("rndc %s: connecting to %s: %w", verb, c.Addr, err))
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	// Unblock reads and writes as soon as ctx is done.
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+
+	resp, err := c.exchange(conn, command, verb)
+	if err != nil && !errors.Is(err, ErrAuth) {
+		return resp, withContext(ctx, err)
+	}
+	return resp, err
+}
+
+// withContext makes err also wrap ctx's error when ctx is done, or
+// context.DeadlineExceeded when err is the connection deadline that was
+// set from ctx (which can fire just before ctx itself reports it).
+func withContext(ctx context.Context, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	ctxErr := ctx.Err()
+	if ctxErr == nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		ctxErr = context.DeadlineExceeded
+	}
+	if ctxErr == nil || errors.Is(err, ctxErr) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, ctxErr)
+}
+
+// exchange runs the nonce handshake and the command on conn.
+func (c *Client) exchange(conn net.Conn, command, verb string) (*Response, error) {
+	// 1. A "null" request, to obtain a nonce.
+	ser1 := nextSerial()
+	if err := c.send(conn, ser1, 0, "null"); err != nil {
+		return nil, fmt.Errorf("rndc %s: %w", verb, err)
+	}
+	reply, err := c.receive(conn)
+	if err != nil {
+		return nil, fmt.Errorf("rndc %s: %w", verb, err)
+	}
+	ctrl, _ := reply.sub("_ctrl")
+	if err := checkSerial(ctrl, ser1); err != nil {
+		return nil, fmt.Errorf("rndc %s: %w", verb, err)
+	}
+	var nonce uint32
+	if s, ok := ctrl.str("_nonce"); ok {
+		n, err := strconv.ParseUint(s, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("rndc %s: %w: invalid nonce", verb, errMalformed)
+		}
+		nonce = uint32(n)
+	}
+
+	// 2. The command itself, carrying the nonce.
+	ser2 := nextSerial()
+	if err := c.send(conn, ser2, nonce, command); err != nil {
+		return nil, fmt.Errorf("rndc %s: %w", verb, err)
+	}
+	reply, err = c.receive(conn)
+	if err != nil {
+		return nil, fmt.Errorf("rndc %s: %w", verb, err)
+	}
+	ctrl, _ = reply.sub("_ctrl")
+	if err := checkSerial(ctrl, ser2); err != nil {
+		return nil, fmt.Errorf("rndc %s: %w", verb, err)
+	}
+	if nonce != 0 {
+		if s, ok := ctrl.str("_nonce"); ok && s != strconv.FormatUint(uint64(nonce), 10) {
+			return nil, fmt.Errorf("rndc %s: %w: reply nonce does not match", verb, ErrAuth)
+		}
+	}
+	data, ok := reply.sub("_data")
+	if !ok {
+		return nil, fmt.Errorf("rndc %s: %w: reply has no _data section", verb, errMalformed)
+	}
+	resp := &Response{Data: make(map[string]string, len(data))}
+	for _, e := range data {
+		if b, ok := e.val.([]byte); ok {
+			resp.Data[e.key] = string(b)
+		}
+	}
+	resp.Text = resp.Data["text"]
+	resp.Err = resp.Data["err"]
+	if r, ok := resp.Data["result"]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(r))
+		if err != nil {
+			return nil, fmt.Errorf("rndc %s: %w: invalid result %q", verb, errMalformed, r)
+		}
+		resp.Result = n
+	}
+	if resp.Result != 0 || resp.Err != "" {
+		return resp, &Error{Command: verb, Result: resp.Result, Err: resp.Err, Text: resp.Text}
+	}
+	return resp, nil
+}
+
+// checkSerial checks that a reply echoes the request's _ser, as named does.
+func checkSerial(ctrl table, want uint32) error {
+	got, ok := ctrl.str("_ser")
+	if !ok {
+		return fmt.Errorf("%w: reply has no _ser", errMalformed)
+	}
+	if got != strconv.FormatUint(uint64(want), 10) {
+		return fmt.Errorf("%w: reply serial %q does not match request serial %d", errMalformed, got, want)
+	}
+	return nil
+}
+
+func (c *Client) send(conn net.Conn, ser, nonce uint32, command string) error {
+	now := time.Now().Unix()
+	ctrl := table{
+		{key: "_ser", val: strconv.FormatUint(uint64(ser), 10)},
+		{key: "_tim", val: strconv.FormatInt(now, 10)},
+		{key: "_exp", val: strconv.FormatInt(now+60, 10)},
+	}
+	if nonce != 0 {
+		ctrl = append(ctrl, entry{key: "_nonce", val: strconv.FormatUint(uint64(nonce), 10)})
+	}
+	body := table{
+		{key: "_ctrl", val: ctrl},
+		{key: "_data", val: table{{key: "type", val: command}}},
+	}
+	if c.Trace != nil {
+		c.Trace("send", traceMap(body))
+	}
+	msg, err := encodeMessage(c.Key, body)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Write(msg); err != nil {
+		return fmt.Errorf("sending to %s: %w", c.Addr, err)
+	}
+	return nil
+}
+
+// receive reads, decodes and verifies one message.
+func (c *Client) receive(conn net.Conn) (table, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(conn, hdr[:]); err != nil {
+		if isClosed(err) {
+			return nil, ErrAuth
+		}
+		return nil, fmt.Errorf("reading from %s: %w", c.Addr, err)
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n > MaxMessageSize {
+		return nil, fmt.Errorf("%w: reply of %d bytes exceeds the %d-byte limit", errMalformed, n, MaxMessageSize)
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(conn, buf); err != nil {
+		return nil, fmt.Errorf("reading from %s: %w", c.Addr, err)
+	}
+	m, err := decodeMessage(buf)
+	if err != nil {
+		return nil, err
+	}
+	if err := verify(c.Key, m); err != nil {
+		return nil, fmt.Errorf("%w: reply %v", ErrAuth, err)
+	}
+	if c.Trace != nil {
+		c.Trace("recv", traceMap(m.top))
+	}
+	return m.top, nil
+}
+
+// isClosed reports whether err means the peer closed or reset the
+// connection before sending anything.
+func isClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}

@@ -1,0 +1,208 @@
+package rndc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ValidZoneName reports whether zone is safe to put on an rndc command
+// line: a DNS name of letters, digits, '.', '_' and '-' (a trailing dot is
+// allowed, and "." means the root zone), no empty label, no label starting
+// with '-', labels of at most 63 and names of at most 253 characters.
+// Anything else (spaces, quotes, braces, semicolons) is rejected, so a zone
+// name cannot smuggle extra arguments or configuration into a command.
+func ValidZoneName(zone string) error {
+	if zone == "." {
+		return nil
+	}
+	name := strings.TrimSuffix(zone, ".")
+	if name == "" {
+		return errors.New("empty zone name")
+	}
+	if len(name) > 253 {
+		return fmt.Errorf("zone name too long (%d characters)", len(name))
+	}
+	for _, label := range strings.Split(name, ".") {
+		if label == "" {
+			return fmt.Errorf("invalid zone name %q: empty label", zone)
+		}
+		if len(label) > 63 {
+			return fmt.Errorf("invalid zone name %q: label longer than 63 characters", zone)
+		}
+		if label[0] == '-' {
+			return fmt.Errorf("invalid zone name %q: label starts with '-'", zone)
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return fmt.Errorf("invalid zone name %q: character %q not allowed", zone, c)
+			}
+		}
+	}
+	return nil
+}
+
+// zoneCommand validates zone and runs "verb [args...] zone".
+func (c *Client) zoneCommand(ctx context.Context, verb, zone string, flags ...string) (*Response, error) {
+	if err := ValidZoneName(zone); err != nil {
+		return nil, fmt.Errorf("rndc %s: %w", verb, err)
+	}
+	parts := append([]string{verb}, flags...)
+	parts = append(parts, zone)
+	return c.Command(ctx, strings.Join(parts, " "))
+}
+
+// text returns the response text, or "" when resp is nil.
+func text(resp *Response) string {
+	if resp == nil {
+		return ""
+	}
+	return resp.Text
+}
+
+// Status runs "status" and parses its output.
+func (c *Client) Status(ctx context.Context) (*ServerStatus, error) {
+	resp, err := c.Command(ctx, "status")
+	if err != nil {
+		return nil, err
+	}
+	return ParseStatus(resp.Text), nil
+}
+
+// ZoneStatus runs "zonestatus <zone>" and parses its output. An unknown
+// zone gives an error for which IsNotFound is true.
+func (c *Client) ZoneStatus(ctx context.Context, zone string) (*ZoneStatus, error) {
+	resp, err := c.zoneCommand(ctx, "zonestatus", zone)
+	if err != nil {
+		return nil, err
+	}
+	zs, err := ParseZoneStatus(resp.Text)
+	if err != nil {
+		return nil, fmt.Errorf("rndc zonestatus: %w", err)
+	}
+	return zs, nil
+}
+
+// ShowZone runs "showzone <zone>" and returns the zone statement as named
+// prints it, e.g. `zone "example.com" { type primary; file "..."; };`.
+func (c *Client) ShowZone(ctx context.Context, zone string) (string, error) {
+	resp, err := c.zoneCommand(ctx, "showzone", zone)
+	return strings.TrimSpace(text(resp)), err
+}
+
+// AddZone runs "addzone <zone> <config>". The config is a pre-rendered,
+// pre-validated zone block such as
+// `{ type primary; file "/x/y.zone"; allow-update { key "k"; }; };`; AddZone
+// only checks that it is a single brace-balanced block on one line. An
+// existing zone gives an error for which IsAlreadyExists is true.
+func (c *Client) AddZone(ctx context.Context, zone, config string) (string, error) {
+	if err := ValidZoneName(zone); err != nil {
+		return "", fmt.Errorf("rndc addzone: %w", err)
+	}
+	config = strings.TrimSpace(config)
+	if err := checkZoneBlock(config); err != nil {
+		return "", fmt.Errorf("rndc addzone: %w", err)
+	}
+	resp, err := c.Command(ctx, "addzone "+zone+" "+config)
+	return text(resp), err
+}
+
+// checkZoneBlock checks that s is one brace-balanced block, optionally
+// followed by ';', with no newlines or NULs; braces inside quoted strings
+// do not count.
+func checkZoneBlock(s string) error {
+	if strings.ContainsAny(s, "\x00\r\n") {
+		return errors.New("zone config must be a single line")
+	}
+	if !strings.HasPrefix(s, "{") {
+		return errors.New("zone config must start with '{'")
+	}
+	depth, inQuote, end := 0, false, -1
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if inQuote {
+			switch ch {
+			case '\\':
+				i++
+			case '"':
+				inQuote = false
+			}
+			continue
+		}
+		switch ch {
+		case '"':
+			inQuote = true
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth < 0 {
+				return errors.New("zone config has unbalanced braces")
+			}
+			if depth == 0 {
+				end = i
+			}
+		}
+		if end >= 0 {
+			break
+		}
+	}
+	if inQuote {
+		return errors.New("zone config has an unterminated string")
+	}
+	if end < 0 {
+		return errors.New("zone config has unbalanced braces")
+	}
+	if rest := strings.TrimSpace(s[end+1:]); rest != "" && rest != ";" {
+		return errors.New("zone config must be a single block")
+	}
+	return nil
+}
+
+// DelZone runs "delzone <zone>", or "delzone -clean <zone>" when clean is
+// true (named then also removes the zone's files).
+func (c *Client) DelZone(ctx context.Context, zone string, clean bool) (string, error) {
+	var flags []string
+	if clean {
+		flags = append(flags, "-clean")
+	}
+	resp, err := c.zoneCommand(ctx, "delzone", zone, flags...)
+	return text(resp), err
+}
+
+// Reload runs "reload <zone>", or "reload" (configuration and all zones)
+// when zone is "".
+func (c *Client) Reload(ctx context.Context, zone string) (string, error) {
+	return c.optionalZone(ctx, "reload", zone)
+}
+
+// Freeze runs "freeze <zone>", or "freeze" (all dynamic zones) when zone is
+// "".
+func (c *Client) Freeze(ctx context.Context, zone string) (string, error) {
+	return c.optionalZone(ctx, "freeze", zone)
+}
+
+// Thaw runs "thaw <zone>", or "thaw" (all frozen zones) when zone is "".
+func (c *Client) Thaw(ctx context.Context, zone string) (string, error) {
+	return c.optionalZone(ctx, "thaw", zone)
+}
+
+// Notify runs "notify <zone>", which queues NOTIFY messages to the zone's
+// secondaries.
+func (c *Client) Notify(ctx context.Context, zone string) (string, error) {
+	resp, err := c.zoneCommand(ctx, "notify", zone)
+	return text(resp), err
+}
+
+func (c *Client) optionalZone(ctx context.Context, verb, zone string) (string, error) {
+	var resp *Response
+	var err error
+	if zone == "" {
+		resp, err = c.Command(ctx, verb)
+	} else {
+		resp, err = c.zoneCommand(ctx, verb, zone)
+	}
+	return text(resp), err
+}

@@ -1,0 +1,15 @@
+// Package rndc is a native client of BIND 9's control channel, the protocol
+// that the rndc program speaks to named (TCP, port 953 by default).
+//
+// It implements the wire format of BIND's libisccc (length-prefixed,
+// HMAC-signed tables), the nonce exchange that named requires before each
+// command, loading of keys from rndc.key, rndc.conf and named key files,
+// and typed helpers for the zone commands (addzone, delzone, zonestatus,
+// showzone, reload, freeze, thaw, notify) with parsers of their output.
+//
+// One TCP connection carries one command, as named expects. A Client is
+// safe for concurrent use. The package knows nothing of HTTP or Caddy.
+//
+// Secrets never appear in errors, in the String form of a Key, or in the
+// messages passed to a Client's Trace hook.
+package rndc

@@ -1,0 +1,346 @@
+package rndc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+)
+
+// startNamed starts a named and returns it with a Client for its control
+// channel, built from the generated rndc.key through LoadConfig.
+func startNamed(t testing.TB, alg string) (*testbind.Server, *Client) {
+	t.Helper()
+	s := testbind.Start(t, &testbind.Options{RNDCAlgorithm: alg})
+	cfg, err := LoadConfig(s.RNDCConfFile)
+	if err != nil {
+		t.Fatalf("LoadConfig(%s): %v", s.RNDCConfFile, err)
+	}
+	key, err := cfg.Key("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, &Client{Addr: s.ControlAddr, Key: key, Timeout: 5 * time.Second}
+}
+
+func addTestZone(t *testing.T, s *testbind.Server, c *Client, zone, extra string) string {
+	t.Helper()
+	path, err := s.WriteZone(zone, testbind.MinimalZone(zone, 2024010101))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := fmt.Sprintf(`{ type primary; file %q; %s};`, path, extra)
+	if _, err := c.AddZone(context.Background(), zone, conf); err != nil {
+		t.Fatalf("AddZone(%s): %v\n%s", zone, err, s.LogTail(10))
+	}
+	return path
+}
+
+func TestIntegrationZoneLifecycle(t *testing.T) {
+	t.Parallel()
+	s, c := startNamed(t, "")
+	ctx := context.Background()
+
+	var traceMu sync.Mutex
+	var traced []map[string]any
+	c.Trace = func(dir string, msg map[string]any) {
+		traceMu.Lock()
+		defer traceMu.Unlock()
+		traced = append(traced, msg)
+	}
+
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatalf("Status: %v", err)
+	}
+	if !st.ServerUp || !strings.Contains(st.Version, s.VersionToken) {
+		t.Errorf("Status = %+v", st)
+	}
+
+	// A Client is safe for concurrent use.
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.Status(ctx); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent Status: %v", err)
+	}
+
+	const zone = "lifecycle.test"
+	path := addTestZone(t, s, c, zone, fmt.Sprintf(`allow-update { key %q; }; `, s.TSIGKeyName))
+
+	zs, err := c.ZoneStatus(ctx, zone)
+	if err != nil {
+		t.Fatalf("ZoneStatus: %v", err)
+	}
+	if zs.Name != zone || zs.Type != "primary" || zs.Serial != 2024010101 || !zs.HasSerial ||
+		!zs.Loaded || !zs.Dynamic || zs.Frozen || zs.Secure || !zs.Reconfigurable ||
+		len(zs.Files) != 1 || zs.Files[0] != path || zs.Nodes != 3 {
+		t.Errorf("ZoneStatus = %+v", zs)
+	}
+
+	// The rndc program is the oracle: same text.
+	out, err := s.RNDC("zonestatus", zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(out) != strings.TrimSpace(zs.Raw) {
+		t.Errorf("native zonestatus differs from rndc program:\nnative:\n%s\nrndc:\n%s", zs.Raw, out)
+	}
+
+	show, err := c.ShowZone(ctx, zone)
+	if err != nil {
+		t.Fatalf("ShowZone: %v", err)
+	}
+	if !strings.HasPrefix(show, `zone "lifecycle.test"`) || !strings.Contains(show, path) {
+		t.Errorf("ShowZone = %q", show)
+	}
+
+	if _, err := c.Freeze(ctx, zone); err != nil {
+		t.Fatalf("Freeze: %v", err)
+	}
+	if zs, err := c.ZoneStatus(ctx, zone); err != nil || !zs.Frozen {
+		t.Errorf("after Freeze: %+v, %v", zs, err)
+	}
+	var rerr *Error
+	if _, err := c.Freeze(ctx, zone); !errors.As(err, &rerr) || rerr.Err != "already frozen" || rerr.Command != "freeze" {
+		t.Errorf("second Freeze: %v", err)
+	}
+	if txt, err := c.Thaw(ctx, zone); err != nil || !strings.Contains(txt, "thaw") {
+		t.Fatalf("Thaw = %q, %v", txt, err)
+	}
+	if zs, err := c.ZoneStatus(ctx, zone); err != nil || zs.Frozen {
+		t.Errorf("after Thaw: %+v, %v", zs, err)
+	}
+
+	// named refuses to reload a dynamic zone from its file.
+	if _, err := c.Reload(ctx, zone); !errors.As(err, &rerr) || rerr.Err != "dynamic zone" {
+		t.Errorf("Reload(dynamic zone) = %v", err)
+	}
+	if txt, err := c.Reload(ctx, ""); err != nil || !strings.Contains(txt, "reload successful") {
+		t.Errorf("Reload() = %q, %v", txt, err)
+	}
+	if txt, err := c.Notify(ctx, zone); err != nil || txt != "zone notify queued" {
+		t.Errorf("Notify = %q, %v", txt, err)
+	}
+
+	// Second addzone: already exists, and nothing else is touched.
+	_, err = c.AddZone(ctx, zone, fmt.Sprintf(`{ type primary; file %q; };`, path))
+	if !IsAlreadyExists(err) || IsNotFound(err) {
+		t.Errorf("second AddZone: %v (IsAlreadyExists false)", err)
+	}
+	if !errors.As(err, &rerr) || rerr.Command != "addzone" || rerr.Result != ResultExists {
+		t.Errorf("second AddZone error = %#v", err)
+	}
+
+	if _, err := c.DelZone(ctx, zone, true); err != nil {
+		t.Fatalf("DelZone: %v", err)
+	}
+	_, err = c.ZoneStatus(ctx, zone)
+	if !IsNotFound(err) || IsAlreadyExists(err) {
+		t.Errorf("ZoneStatus after DelZone: %v (IsNotFound false)", err)
+	}
+	if !errors.As(err, &rerr) || rerr.Result != ResultNotFound || !strings.Contains(rerr.Text, "no matching zone") {
+		t.Errorf("ZoneStatus after DelZone error = %#v", err)
+	}
+	if want := "rndc zonestatus: not found (no matching zone 'lifecycle.test' in any view)"; err.Error() != want {
+		t.Errorf("error text = %q, want %q", err.Error(), want)
+	}
+	if _, err := c.ShowZone(ctx, "unknown.test"); !IsNotFound(err) {
+		t.Errorf("ShowZone(unknown): %v", err)
+	}
+	if _, err := c.DelZone(ctx, "unknown.test", false); !IsNotFound(err) {
+		t.Errorf("DelZone(unknown): %v", err)
+	}
+
+	// A zone name that would inject a command never reaches named.
+	if _, err := c.ZoneStatus(ctx, "x.test; halt"); err == nil {
+		t.Error("ZoneStatus accepted an injected zone name")
+	}
+
+	traceMu.Lock()
+	defer traceMu.Unlock()
+	if len(traced) == 0 {
+		t.Fatal("Trace was never called")
+	}
+	secret := s.RNDCSecret
+	for _, m := range traced {
+		if _, ok := m["_auth"]; ok {
+			t.Fatal("Trace received _auth")
+		}
+		if strings.Contains(fmt.Sprint(m), secret) {
+			t.Fatal("Trace received the secret")
+		}
+	}
+}
+
+func TestIntegrationVariants(t *testing.T) {
+	t.Parallel()
+	s, c := startNamed(t, "hmac-sha384")
+	ctx := context.Background()
+	addTestZone(t, s, c, "static.test", "")
+	addTestZone(t, s, c, "signed.test", fmt.Sprintf(`dnssec-policy default; inline-signing yes; key-directory %q; `, s.ZoneDir))
+
+	zs, err := c.ZoneStatus(ctx, "static.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zs.Dynamic || zs.Frozen || zs.Secure {
+		t.Errorf("static zone status = %+v", zs)
+	}
+	if txt, err := c.Reload(ctx, "static.test"); err != nil || txt != "zone reload up-to-date" {
+		t.Errorf("Reload(static) = %q, %v", txt, err)
+	}
+	var rerr *Error
+	if _, err := c.Freeze(ctx, "static.test"); !errors.As(err, &rerr) || rerr.Err != "not dynamic" {
+		t.Errorf("Freeze(static) = %v", err)
+	}
+
+	// Signing happens in the background; wait for it.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		zs, err = c.ZoneStatus(ctx, "signed.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if zs.Secure && zs.SignedSerial != 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !zs.Secure || !zs.InlineSigning || zs.SignedSerial == 0 || zs.Serial != 2024010101 {
+		t.Errorf("signed zone status = %+v", zs)
+	}
+
+	// addzone with a missing file fails with BIND's reason.
+	_, err = c.AddZone(ctx, "missing.test", fmt.Sprintf(`{ type primary; file %q; };`, filepath.Join(s.ZoneDir, "nope.zone")))
+	if !errors.As(err, &rerr) || rerr.Err != "file not found" {
+		t.Errorf("AddZone(missing file) = %v", err)
+	}
+	// A malformed block is refused before it is sent.
+	if _, err := c.AddZone(ctx, "x.test", "{ type primary; }; halt"); err == nil || errors.As(err, &rerr) {
+		t.Errorf("AddZone(bad block) = %v", err)
+	}
+}
+
+func TestIntegrationAlgorithms(t *testing.T) {
+	t.Parallel()
+	for _, alg := range Algorithms {
+		t.Run(string(alg), func(t *testing.T) {
+			t.Parallel()
+			s, c := startNamed(t, string(alg))
+			if c.Key.Algorithm != alg {
+				t.Fatalf("key algorithm = %s", c.Key.Algorithm)
+			}
+			st, err := c.Status(context.Background())
+			if err != nil {
+				t.Fatalf("Status: %v\n%s", err, s.LogTail(10))
+			}
+			if !st.ServerUp {
+				t.Errorf("ServerUp false: %q", st.Raw)
+			}
+		})
+	}
+}
+
+func TestIntegrationAuthFailures(t *testing.T) {
+	t.Parallel()
+	s, c := startNamed(t, "hmac-sha256")
+	ctx := context.Background()
+	other, _ := NewKey("rndc-key", "hmac-sha256", "aGVsbG8gd29ybGQgdGhpcyBpcyBhIHdyb25nIGtleQ==")
+	wrongAlg := c.Key
+	wrongAlg.Algorithm = HMACSHA512
+	// The key name is not on the wire (named tries each key of the controls
+	// statement), so only the secret and the algorithm matter.
+	cases := map[string]Key{"wrong secret": other, "wrong algorithm": wrongAlg}
+	for name, key := range cases {
+		t.Run(name, func(t *testing.T) {
+			bad := &Client{Addr: c.Addr, Key: key, Timeout: 3 * time.Second}
+			_, err := bad.Status(ctx)
+			if !errors.Is(err, ErrAuth) {
+				t.Fatalf("err = %v, want ErrAuth", err)
+			}
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				t.Fatal("auth failure looks like a refused connection")
+			}
+			if strings.Contains(err.Error(), s.RNDCSecret) || strings.Contains(err.Error(), key.SecretBase64()) {
+				t.Fatal("error contains a secret")
+			}
+		})
+	}
+	// The good key still works afterwards.
+	if _, err := c.Status(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestIntegrationNamedStopped(t *testing.T) {
+	t.Parallel()
+	s, c := startNamed(t, "")
+	ctx := context.Background()
+	s.Stop()
+	_, err := c.Status(ctx)
+	if err == nil {
+		t.Fatal("Status succeeded with named stopped")
+	}
+	if errors.Is(err, ErrAuth) {
+		t.Fatalf("named down reported as ErrAuth: %v", err)
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("err = %v, want ECONNREFUSED", err)
+	}
+	s.Restart(t)
+	if _, err := c.Status(ctx); err != nil {
+		t.Fatalf("Status after restart: %v", err)
+	}
+}
+
+// BenchmarkZoneStatus compares the native client with the rndc program on
+// the same named, in the same run.
+func BenchmarkZoneStatus(b *testing.B) {
+	s, c := startNamed(b, "")
+	path, err := s.WriteZone("bench.test", testbind.MinimalZone("bench.test", 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.AddZone(context.Background(), "bench.test", fmt.Sprintf(`{ type primary; file %q; };`, path)); err != nil {
+		b.Fatal(err)
+	}
+	var native, program time.Duration
+	b.Run("native", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := c.ZoneStatus(context.Background(), "bench.test"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		native = b.Elapsed() / time.Duration(b.N)
+	})
+	b.Run("rndc-program", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.RNDC("zonestatus", "bench.test"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		program = b.Elapsed() / time.Duration(b.N)
+	})
+	if native > 0 && program > 0 {
+		b.Logf("\n| zonestatus | per op | ratio |\n|---|---|---|\n| native client | %v | 1.0 |\n| rndc program | %v | %.1fx |",
+			native, program, float64(program)/float64(native))
+	}
+}
