@@ -1,0 +1,80 @@
+package zonestore
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+)
+
+func FuzzNormalizeZoneName(f *testing.F) {
+	for _, s := range []string{"example.com", "Example.COM.", "../etc", "a b", "-x", "a..b", ".", "", "_a.b-c", strings.Repeat("a.", 130)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := NormalizeZoneName(s)
+		if err != nil {
+			return
+		}
+		if n == "" || len(n) > 253 || strings.HasSuffix(n, ".") || n != strings.ToLower(n) {
+			t.Fatalf("NormalizeZoneName(%q) = %q", s, n)
+		}
+		if strings.ContainsAny(n, "/\\ \"';{}\x00\n") || strings.Contains(n, "..") {
+			t.Fatalf("unsafe canonical name %q", n)
+		}
+		if _, ok := dns.IsDomainName(n); !ok {
+			t.Fatalf("%q is not a domain name", n)
+		}
+		if n2, err := NormalizeZoneName(n); err != nil || n2 != n {
+			t.Fatalf("not idempotent: %q -> %q, %v", n, n2, err)
+		}
+	})
+}
+
+func FuzzNormalize(f *testing.F) {
+	seed, _ := json.Marshal(fullRequest())
+	f.Add(seed)
+	f.Add([]byte(`{"zoneName":"e.com","zoneType":"secondary","zoneConfig":{"primaries":["192.0.2.1:53"]}}`))
+	f.Add([]byte(`{"zoneName":"e.com","zoneType":"primary","zoneConfig":{"ttl":60,"soa":{"primaryNs":"ns","adminEmail":"a@b.c"},"nameServers":["ns"],"nameServerIps":{"ns":"::1"},"records":[{"name":"x","type":"TXT","value":"\"a\" \"b\""}]}}`))
+	f.Add([]byte(`{"zoneName":"e.com","zoneType":"primary","zoneConfig":{"ttl":60,"soa":{"primaryNs":"ns.","adminEmail":"a."},"nameServers":["ns."],"records":[{"name":"x","type":"MX","priority":1,"value":"( x )"}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var req CreateZoneRequest
+		if json.Unmarshal(data, &req) != nil {
+			return
+		}
+		z, err := req.Normalize(testNow)
+		if err != nil {
+			if _, ok := err.(*ValidationError); !ok {
+				t.Fatalf("error %T is not *ValidationError", err)
+			}
+			return
+		}
+		conf := z.BINDConfig("/zones/"+z.Name+".zone", "key")
+		if strings.ContainsAny(conf, "\n\r") {
+			t.Fatalf("config spans lines: %q", conf)
+		}
+		if z.Type != TypePrimary {
+			return
+		}
+		text, err := z.RenderFile()
+		if err != nil {
+			t.Fatalf("valid zone does not render: %v\nrequest %s", err, data)
+		}
+		zp := dns.NewZoneParser(bytes.NewReader(text), "", "")
+		n := 0
+		for _, ok := zp.Next(); ok; _, ok = zp.Next() {
+			n++
+		}
+		if zp.Err() != nil || n != len(z.Records()) {
+			t.Fatalf("rendered file parses to %d records (%v), want %d:\n%s", n, zp.Err(), len(z.Records()), text)
+		}
+		// Every line is a record, a comment or one of our two directives.
+		for _, line := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
+			if strings.HasPrefix(line, "$") && !strings.HasPrefix(line, "$ORIGIN "+z.Name+".") && !strings.HasPrefix(line, "$TTL ") {
+				t.Fatalf("unexpected directive line %q", line)
+			}
+		}
+	})
+}

@@ -1,0 +1,440 @@
+package zonestore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Entry is one managed zone in the index.
+type Entry struct {
+	// Name is the canonical zone name.
+	Name string `json:"name"`
+	// Type is the zone's type, TypePrimary or TypeSecondary.
+	Type string `json:"type"`
+	// Created is when the zone was created.
+	Created time.Time `json:"created"`
+}
+
+// logRecord is one line of <dir>/.zoneapi/index.log.
+type logRecord struct {
+	Op      string    `json:"op"` // "put" or "del"
+	Name    string    `json:"name"`
+	Type    string    `json:"type,omitempty"`
+	Created time.Time `json:"created,omitzero"`
+}
+
+// index is the in-memory view of the append-only index log. The log is
+// replayed on first use; before every operation its identity (device and
+// inode) and size are checked so that appends and compactions by other
+// processes are picked up, reading only the new tail. Writers serialise on
+// an flock of index.lock and append whole lines with O_APPEND.
+type index struct {
+	mu         sync.Mutex
+	logPath    string
+	lockPath   string
+	compactMin int // no compaction below this many log lines
+
+	f      *os.File    // the log, O_RDWR|O_APPEND
+	fi     os.FileInfo // identity of f
+	off    int64       // bytes consumed: always just after a '\n'
+	lines  int         // lines consumed, valid or not
+	live   map[string]Entry
+	all    sortedSet
+	byType map[string]*sortedSet
+}
+
+func (x *index) init(meta string) {
+	x.logPath = filepath.Join(meta, "index.log")
+	x.lockPath = filepath.Join(meta, "index.lock")
+	x.compactMin = 256
+}
+
+// reset forgets the in-memory state and closes the log.
+func (x *index) reset() {
+	if x.f != nil {
+		x.f.Close()
+	}
+	x.f, x.fi, x.off, x.lines = nil, nil, 0, 0
+	x.live = map[string]Entry{}
+	x.all = sortedSet{}
+	x.byType = map[string]*sortedSet{}
+}
+
+// refresh brings the in-memory state up to date with the log. The caller
+// holds x.mu. It returns the log's current size.
+func (x *index) refresh() (int64, error) {
+	st, err := os.Stat(x.logPath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("reading zone index: %w", err)
+	}
+	if x.f == nil || err != nil || !os.SameFile(st, x.fi) || st.Size() < x.off {
+		// First use, or the log was replaced (compaction), removed or
+		// truncated: replay it from the start.
+		x.reset()
+		f, err := os.OpenFile(x.logPath, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return 0, fmt.Errorf("opening zone index: %w", err)
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return 0, fmt.Errorf("opening zone index: %w", err)
+		}
+		x.f, x.fi, st = f, fi, fi
+	}
+	size := st.Size()
+	if size == x.off {
+		return size, nil
+	}
+	buf := make([]byte, size-x.off)
+	if _, err := x.f.ReadAt(buf, x.off); err != nil && !errors.Is(err, io.EOF) {
+		return 0, fmt.Errorf("reading zone index: %w", err)
+	}
+	// Consume complete lines only: a line without its '\n' is being written
+	// by another process, or was torn by a crash (and a writer will then
+	// end it, making it an invalid line that is skipped).
+	end := bytes.LastIndexByte(buf, '\n')
+	if end < 0 {
+		return size, nil
+	}
+	for line := range bytes.SplitSeq(buf[:end], []byte{'\n'}) {
+		x.lines++
+		x.applyLine(line)
+	}
+	x.off += int64(end + 1)
+	return size, nil
+}
+
+// applyLine applies one log line; invalid lines are ignored.
+func (x *index) applyLine(line []byte) {
+	var r logRecord
+	if len(line) == 0 || json.Unmarshal(line, &r) != nil || r.Name == "" {
+		return
+	}
+	switch r.Op {
+	case "put":
+		x.apply(Entry{Name: r.Name, Type: r.Type, Created: r.Created}, false)
+	case "del":
+		x.apply(Entry{Name: r.Name}, true)
+	}
+}
+
+// apply changes the in-memory state.
+func (x *index) apply(e Entry, del bool) {
+	old, had := x.live[e.Name]
+	if had {
+		if ts := x.byType[old.Type]; ts != nil {
+			ts.remove(old.Name)
+		}
+	}
+	if del {
+		if had {
+			delete(x.live, e.Name)
+			x.all.remove(e.Name)
+		}
+		return
+	}
+	x.live[e.Name] = e
+	x.all.insert(e.Name)
+	ts := x.byType[e.Type]
+	if ts == nil {
+		ts = &sortedSet{}
+		x.byType[e.Type] = ts
+	}
+	ts.insert(e.Name)
+}
+
+// write appends records under the cross-process index lock and applies
+// them; it compacts the log when it has grown to twice the live set.
+// The caller holds x.mu.
+func (x *index) write(recs []logRecord) error {
+	lf, err := os.OpenFile(x.lockPath, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("locking zone index: %w", err)
+	}
+	defer lf.Close() // also drops the flock
+	for {
+		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("locking zone index: %w", err)
+	}
+
+	size, err := x.refresh()
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if size > x.off {
+		// A torn line left by a crash: end it so it stays one invalid line.
+		buf.WriteByte('\n')
+	}
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("writing zone index: %w", err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	if _, err := x.f.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("writing zone index: %w", err)
+	}
+	if err := x.f.Sync(); err != nil {
+		return fmt.Errorf("writing zone index: %w", err)
+	}
+	// Nobody else appends while we hold the lock: consume what we wrote.
+	if _, err := x.refresh(); err != nil {
+		return err
+	}
+	if x.lines > x.compactMin && x.lines > 2*len(x.live) {
+		if err := x.compact(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compact atomically replaces the log by one put line per live entry. The
+// caller holds x.mu and the index lock.
+func (x *index) compact() error {
+	dir := filepath.Dir(x.logPath)
+	tmp, err := os.CreateTemp(dir, "index.log.tmp-*")
+	if err != nil {
+		return fmt.Errorf("compacting zone index: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	var encErr error
+	x.all.ascend("", func(name string) bool {
+		e := x.live[name]
+		encErr = enc.Encode(logRecord{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created})
+		return encErr == nil
+	})
+	if encErr != nil {
+		tmp.Close()
+		return fmt.Errorf("compacting zone index: %w", encErr)
+	}
+	if err := writeSync(tmp, buf.Bytes()); err != nil {
+		return fmt.Errorf("compacting zone index: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), x.logPath); err != nil {
+		return fmt.Errorf("compacting zone index: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("compacting zone index: %w", err)
+	}
+	// Re-read the new file; the content is what we already hold.
+	_, err = x.refresh()
+	return err
+}
+
+// Put adds or replaces the index entry of a zone. A zero Created is set to
+// the current time.
+func (s *Store) Put(e Entry) error {
+	if err := checkZone(e.Name); err != nil {
+		return fmt.Errorf("indexing zone: %w", err)
+	}
+	if msg := checkIdentifier(e.Type); msg != "" {
+		return fmt.Errorf("indexing zone %s: type %s", e.Name, msg)
+	}
+	if e.Created.IsZero() {
+		e.Created = time.Now()
+	}
+	e.Created = e.Created.UTC()
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.write([]logRecord{{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created}})
+}
+
+// Remove deletes the index entry of a zone; removing an absent zone is not
+// an error.
+func (s *Store) Remove(name string) error {
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if _, err := x.refresh(); err != nil {
+		return err
+	}
+	if _, ok := x.live[name]; !ok {
+		return nil
+	}
+	return x.write([]logRecord{{Op: "del", Name: name}})
+}
+
+// Get returns the index entry of a zone and whether it exists.
+func (s *Store) Get(name string) (Entry, bool, error) {
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if _, err := x.refresh(); err != nil {
+		return Entry{}, false, err
+	}
+	e, ok := x.live[name]
+	return e, ok, nil
+}
+
+// List returns up to limit entries (all when limit <= 0) with Name > cursor,
+// sorted by name and filtered by type when typ != "". next is the cursor of
+// the following page, "" when there is none; total is the number of entries
+// of type typ (of any type when typ is "").
+func (s *Store) List(typ, cursor string, limit int) (entries []Entry, next string, total int, err error) {
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if _, err := x.refresh(); err != nil {
+		return nil, "", 0, err
+	}
+	set := &x.all
+	if typ != "" {
+		set = x.byType[typ]
+		if set == nil {
+			return []Entry{}, "", 0, nil
+		}
+	}
+	entries = []Entry{}
+	more := false
+	set.ascend(cursor, func(name string) bool {
+		if limit > 0 && len(entries) == limit {
+			more = true
+			return false
+		}
+		entries = append(entries, x.live[name])
+		return true
+	})
+	if more {
+		next = entries[len(entries)-1].Name
+	}
+	return entries, next, set.n, nil
+}
+
+// Counts returns the number of indexed zones per type. After an error
+// reading the index it returns the last known counts.
+func (s *Store) Counts() map[string]int {
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	_, _ = x.refresh()
+	out := make(map[string]int, len(x.byType))
+	for t, set := range x.byType {
+		if set.n > 0 {
+			out[t] = set.n
+		}
+	}
+	return out
+}
+
+// putMany writes many entries with one append and one fsync (bulk loads in
+// tests and benchmarks).
+func (s *Store) putMany(es []Entry) error {
+	recs := make([]logRecord, len(es))
+	for i, e := range es {
+		if err := checkZone(e.Name); err != nil {
+			return err
+		}
+		recs[i] = logRecord{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created.UTC()}
+	}
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.write(recs)
+}
+
+// chunkSize bounds the chunks of a sortedSet: inserts and removals move at
+// most 2*chunkSize strings, so their cost does not grow with the set.
+const chunkSize = 128
+
+// sortedSet is a set of strings kept in order in bounded chunks.
+type sortedSet struct {
+	chunks [][]string
+	n      int
+}
+
+// chunkFor returns the index of the first chunk whose last element is >= s,
+// or len(chunks).
+func (t *sortedSet) chunkFor(s string) int {
+	return sort.Search(len(t.chunks), func(i int) bool {
+		c := t.chunks[i]
+		return c[len(c)-1] >= s
+	})
+}
+
+func (t *sortedSet) insert(s string) {
+	if len(t.chunks) == 0 {
+		t.chunks = [][]string{{s}}
+		t.n = 1
+		return
+	}
+	ci := t.chunkFor(s)
+	if ci == len(t.chunks) {
+		ci--
+	}
+	c := t.chunks[ci]
+	i, found := slices.BinarySearch(c, s)
+	if found {
+		return
+	}
+	c = slices.Insert(c, i, s)
+	t.n++
+	if len(c) > 2*chunkSize {
+		left := slices.Clone(c[:chunkSize])
+		right := slices.Clone(c[chunkSize:])
+		t.chunks[ci] = left
+		t.chunks = slices.Insert(t.chunks, ci+1, right)
+		return
+	}
+	t.chunks[ci] = c
+}
+
+func (t *sortedSet) remove(s string) {
+	ci := t.chunkFor(s)
+	if ci == len(t.chunks) {
+		return
+	}
+	c := t.chunks[ci]
+	i, found := slices.BinarySearch(c, s)
+	if !found {
+		return
+	}
+	c = slices.Delete(c, i, i+1)
+	t.n--
+	if len(c) == 0 {
+		t.chunks = slices.Delete(t.chunks, ci, ci+1)
+		return
+	}
+	t.chunks[ci] = c
+}
+
+// ascend calls fn for each element > after, in order, until fn returns false.
+func (t *sortedSet) ascend(after string, fn func(string) bool) {
+	ci := sort.Search(len(t.chunks), func(i int) bool {
+		c := t.chunks[i]
+		return strings.Compare(c[len(c)-1], after) > 0
+	})
+	for ; ci < len(t.chunks); ci++ {
+		c := t.chunks[ci]
+		i := sort.Search(len(c), func(j int) bool { return c[j] > after })
+		for ; i < len(c); i++ {
+			if !fn(c[i]) {
+				return
+			}
+		}
+	}
+}
