@@ -1,0 +1,98 @@
+package module
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// stores holds one zonestore.Store per zone directory for the whole
+// process, so that every config generation (and every site) shares the
+// same per-zone locks and index view across `caddy reload`.
+var (
+	storesMu sync.Mutex
+	stores   = map[string]*zonestore.Store{}
+)
+
+// openStore returns the process-wide store of dir, opening it on first use.
+func openStore(dir string) (*zonestore.Store, error) {
+	storesMu.Lock()
+	defer storesMu.Unlock()
+	if s, ok := stores[dir]; ok {
+		return s, nil
+	}
+	s, err := zonestore.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	stores[dir] = s
+	return s, nil
+}
+
+// getBackend resolves keys and opens the zone store on first use. A
+// failure is not remembered: the next request tries again, so fixing a key
+// file or creating the zone directory needs no reload.
+func (h *Handler) getBackend() (*backend, error) {
+	h.cell.mu.Lock()
+	defer h.cell.mu.Unlock()
+	if h.cell.backend != nil {
+		return h.cell.backend, nil
+	}
+	key, err := resolveKey(h.rndcKeyConf)
+	if err != nil {
+		return nil, fmt.Errorf("loading rndc key: %w", err)
+	}
+	updateKey := ""
+	if h.updateKeyConf != nil {
+		updateKey, err = resolveKeyName(*h.updateKeyConf)
+		if err != nil {
+			return nil, fmt.Errorf("loading update key: %w", err)
+		}
+	}
+	store, err := openStore(h.zoneDir)
+	if err != nil {
+		return nil, fmt.Errorf("opening zone directory: %w", err)
+	}
+	h.cell.backend = &backend{
+		store:     store,
+		rndc:      &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout},
+		updateKey: updateKey,
+	}
+	return h.cell.backend, nil
+}
+
+// resolveKey expands placeholders in k and loads the key it names.
+func resolveKey(k KeyConfig) (rndc.Key, error) {
+	repl := caddy.NewReplacer()
+	name := repl.ReplaceKnown(k.Name, "")
+	if k.File != "" {
+		cfg, err := rndc.LoadConfig(repl.ReplaceKnown(k.File, ""))
+		if err != nil {
+			return rndc.Key{}, err
+		}
+		return cfg.Key(name)
+	}
+	secret, err := repl.ReplaceOrErr(k.Secret, true, true)
+	if err != nil {
+		// The error names the placeholder, never its value.
+		return rndc.Key{}, fmt.Errorf("key %q secret: %v", name, err)
+	}
+	return rndc.NewKey(name, repl.ReplaceKnown(k.Algorithm, ""), secret)
+}
+
+// resolveKeyName returns the name of the key k describes; only a key file
+// needs to be read for it.
+func resolveKeyName(k KeyConfig) (string, error) {
+	if k.File == "" {
+		return caddy.NewReplacer().ReplaceKnown(k.Name, ""), nil
+	}
+	key, err := resolveKey(k)
+	if err != nil {
+		return "", err
+	}
+	return key.Name, nil
+}

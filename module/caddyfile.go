@@ -1,0 +1,138 @@
+package module
+
+import (
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("zone_api", parseCaddyfile)
+	httpcaddyfile.RegisterDirectiveOrder("zone_api", httpcaddyfile.Before, "respond")
+}
+
+// parseCaddyfile sets up the handler from Caddyfile tokens.
+func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	var m Handler
+	err := m.UnmarshalCaddyfile(h.Dispenser)
+	return &m, err
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	zone_api [<matcher>] {
+//		zone_dir <path>
+//		rndc {
+//			server   <host:port>
+//			key_file <path> [<key_name>]
+//			key      <name> <algorithm> <secret>
+//			timeout  <duration>
+//		}
+//		update_key_file <path> [<key_name>]
+//		update_key      <name> [<algorithm> <secret>]
+//		disable_auth
+//	}
+//
+// Secrets should be placeholders such as {env.RNDC_SECRET} or
+// {file./run/secrets/rndc}; they are expanded when the handler first needs
+// them, never while the Caddyfile is adapted.
+func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // consume directive name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "zone_dir":
+			if !d.AllArgs(&h.ZoneDir) {
+				return d.ArgErr()
+			}
+		case "rndc":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			if h.RNDC == nil {
+				h.RNDC = new(RNDCConfig)
+			}
+			for n := d.Nesting(); d.NextBlock(n); {
+				switch d.Val() {
+				case "server":
+					if !d.AllArgs(&h.RNDC.Server) {
+						return d.ArgErr()
+					}
+				case "key_file":
+					if err := parseKeyFile(d, &h.RNDC.Key); err != nil {
+						return err
+					}
+				case "key":
+					if !d.AllArgs(&h.RNDC.Key.Name, &h.RNDC.Key.Algorithm, &h.RNDC.Key.Secret) {
+						return d.ArgErr()
+					}
+				case "timeout":
+					if !d.NextArg() {
+						return d.ArgErr()
+					}
+					dur, err := caddy.ParseDuration(d.Val())
+					if err != nil {
+						return d.Errf("bad timeout %q: %v", d.Val(), err)
+					}
+					if dur <= 0 {
+						return d.Errf("timeout must be positive, got %q", d.Val())
+					}
+					h.RNDC.Timeout = caddy.Duration(dur)
+					if d.NextArg() {
+						return d.ArgErr()
+					}
+				default:
+					return d.Errf("unrecognized rndc subdirective %q", d.Val())
+				}
+			}
+		case "update_key_file":
+			if h.UpdateKey == nil {
+				h.UpdateKey = new(KeyConfig)
+			}
+			if err := parseKeyFile(d, h.UpdateKey); err != nil {
+				return err
+			}
+		case "update_key":
+			if h.UpdateKey == nil {
+				h.UpdateKey = new(KeyConfig)
+			}
+			args := d.RemainingArgs()
+			switch len(args) {
+			case 1:
+				h.UpdateKey.Name = args[0]
+			case 3:
+				h.UpdateKey.Name, h.UpdateKey.Algorithm, h.UpdateKey.Secret = args[0], args[1], args[2]
+			default:
+				return d.ArgErr()
+			}
+		case "disable_auth":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			h.DisableAuth = true
+		default:
+			return d.Errf("unrecognized subdirective %q", d.Val())
+		}
+	}
+	return nil
+}
+
+// parseKeyFile reads `<path> [<key_name>]` into k.
+func parseKeyFile(d *caddyfile.Dispenser, k *KeyConfig) error {
+	args := d.RemainingArgs()
+	switch len(args) {
+	case 1:
+		k.File = args[0]
+	case 2:
+		k.File, k.Name = args[0], args[1]
+	default:
+		return d.ArgErr()
+	}
+	return nil
+}
+
+// Interface guards
+var _ caddyfile.Unmarshaler = (*Handler)(nil)

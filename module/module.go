@@ -1,0 +1,277 @@
+// Package module implements the zone_api HTTP handler: a REST API, under
+// /api/v1, that manages DNS zones on a BIND 9 name server by writing zone
+// files and speaking BIND's native rndc control-channel protocol.
+//
+// The handler owns every request whose path starts with /api/v1/ and passes
+// any other request to the next handler, so it can share a site with other
+// handlers (for example Caddy's metrics handler on /metrics).
+package module
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// Version is the version of the zone API reported by the health endpoint.
+const Version = "0.1.0"
+
+// Defaults used when the configuration leaves a value out.
+const (
+	DefaultRNDCServer  = "127.0.0.1:953"
+	DefaultRNDCTimeout = 10 * time.Second
+	// MaxBodyBytes is the largest request body accepted; larger bodies get 413.
+	MaxBodyBytes = 1 << 20
+)
+
+func init() {
+	caddy.RegisterModule(Handler{})
+}
+
+// Handler is an HTTP handler that serves the zone management API. It writes
+// zone files into ZoneDir (the directory named reads) and drives named over
+// its control channel. Every route except health and ready requires an
+// `Authorization: Bearer <token>` header unless authentication is disabled.
+type Handler struct {
+	// ZoneDir is the directory where zone files are written. named must be
+	// able to read it at the same path. Placeholders are expanded.
+	ZoneDir string `json:"zone_dir,omitempty"`
+
+	// RNDC configures the connection to named's control channel.
+	RNDC *RNDCConfig `json:"rndc,omitempty"`
+
+	// UpdateKey names the TSIG key that zones created through the API accept
+	// dynamic updates from (`allow-update { key "<name>"; }`), unless a
+	// create request names its own updateKeyName. Without it, zones are
+	// created without allow-update.
+	UpdateKey *KeyConfig `json:"update_key,omitempty"`
+
+	// DisableAuth turns bearer authentication off. The environment variable
+	// DISABLE_AUTH=true does the same. Use it only behind an authenticating
+	// gateway or for local development.
+	DisableAuth bool `json:"disable_auth,omitempty"`
+
+	authDisabled bool
+	logger       *zap.Logger
+	routes       []route
+
+	zoneDir       string
+	rndcServer    string
+	rndcTimeout   time.Duration
+	rndcKeyConf   KeyConfig
+	updateKeyConf *KeyConfig
+
+	// cell holds the backend, resolved lazily on the first request,
+	// because Provision must not touch the disk or BIND (`caddy validate`
+	// runs it).
+	cell *backendCell
+}
+
+// backendCell guards the lazily resolved backend.
+type backendCell struct {
+	mu      sync.Mutex
+	backend *backend
+}
+
+// RNDCConfig configures the rndc control channel.
+type RNDCConfig struct {
+	// Server is the host:port of named's control channel. Default: 127.0.0.1:953.
+	Server string `json:"server,omitempty"`
+
+	// Key is the rndc key: a key file (rndc.key or rndc.conf syntax) or an
+	// inline name, algorithm and secret.
+	Key KeyConfig `json:"key,omitempty"`
+
+	// Timeout bounds each control command. Default: 10s.
+	Timeout caddy.Duration `json:"timeout,omitempty"`
+}
+
+// KeyConfig names an HMAC key, either in a BIND key file (rndc.key,
+// rndc.conf, or tsig-keygen output) or inline. Secrets should be given as
+// {env.VAR} or {file.path} placeholders, which are expanded at run time and
+// never stored in the adapted configuration.
+type KeyConfig struct {
+	// File is the path of a key file in BIND syntax.
+	File string `json:"file,omitempty"`
+
+	// Name is the key's name. With File, it selects one key of several.
+	Name string `json:"name,omitempty"`
+
+	// Algorithm is the HMAC algorithm of an inline key, e.g. hmac-sha256.
+	Algorithm string `json:"algorithm,omitempty"`
+
+	// Secret is the base64 secret of an inline key.
+	Secret string `json:"secret,omitempty"`
+}
+
+// backend holds what the handler needs at run time: the zone store and
+// the rndc client.
+type backend struct {
+	store     *zonestore.Store
+	rndc      *rndc.Client
+	updateKey string
+}
+
+// CaddyModule returns the Caddy module information.
+func (Handler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.zone_api",
+		New: func() caddy.Module { return new(Handler) },
+	}
+}
+
+// Provision sets up the handler. It expands placeholders and checks the
+// configuration's syntax; it neither reads key files nor contacts BIND.
+func (h *Handler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	repl := caddy.NewReplacer()
+
+	h.zoneDir = repl.ReplaceKnown(h.ZoneDir, "")
+	if h.zoneDir != "" {
+		abs, err := filepath.Abs(h.zoneDir)
+		if err != nil {
+			return fmt.Errorf("zone_dir: %v", err)
+		}
+		h.zoneDir = abs
+	}
+
+	h.rndcServer = DefaultRNDCServer
+	h.rndcTimeout = DefaultRNDCTimeout
+	if h.RNDC != nil {
+		if h.RNDC.Server != "" {
+			h.rndcServer = repl.ReplaceKnown(h.RNDC.Server, "")
+		}
+		if h.RNDC.Timeout > 0 {
+			h.rndcTimeout = time.Duration(h.RNDC.Timeout)
+		}
+		h.rndcKeyConf = h.RNDC.Key
+	}
+	if h.UpdateKey != nil {
+		k := *h.UpdateKey
+		h.updateKeyConf = &k
+	}
+
+	h.authDisabled = h.DisableAuth || os.Getenv("DISABLE_AUTH") == "true"
+	if h.authDisabled {
+		h.logger.Warn("authentication is disabled: every request is admitted without a token; use this only behind an authenticating gateway or for local development")
+	}
+
+	h.routes = h.buildRoutes()
+	h.cell = new(backendCell)
+	return nil
+}
+
+// Validate checks the configuration without touching the disk or BIND.
+func (h *Handler) Validate() error {
+	if h.zoneDir == "" {
+		return fmt.Errorf("zone_dir is required")
+	}
+	if _, _, err := net.SplitHostPort(h.rndcServer); err != nil {
+		return fmt.Errorf("rndc server %q: %v", h.rndcServer, err)
+	}
+	if err := validateKeyConfig("rndc key", h.rndcKeyConf, true); err != nil {
+		return err
+	}
+	if h.updateKeyConf != nil {
+		if err := validateKeyConfig("update key", *h.updateKeyConf, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateKeyConfig checks that a key is given either by file or inline.
+// The update key may be given by name alone, since only its name is used
+// when creating zones.
+func validateKeyConfig(what string, k KeyConfig, needSecret bool) error {
+	inline := k.Algorithm != "" || k.Secret != ""
+	switch {
+	case k.File != "" && inline:
+		return fmt.Errorf("%s: give either a key file or an inline algorithm and secret, not both", what)
+	case k.File == "" && !inline && needSecret:
+		return fmt.Errorf("%s: a key file or an inline name, algorithm and secret is required", what)
+	case k.File == "" && !inline && k.Name == "":
+		return fmt.Errorf("%s: a key file or a key name is required", what)
+	case inline && (k.Name == "" || k.Algorithm == "" || k.Secret == ""):
+		return fmt.Errorf("%s: an inline key needs a name, an algorithm and a secret", what)
+	}
+	if k.Algorithm != "" && !strings.Contains(k.Algorithm, "{") {
+		if _, err := rndc.ParseAlgorithm(k.Algorithm); err != nil {
+			return fmt.Errorf("%s: %v", what, err)
+		}
+	}
+	return nil
+}
+
+// Cleanup releases the handler. Zone stores are shared by every config
+// generation of the process and stay open.
+func (h *Handler) Cleanup() error {
+	return nil
+}
+
+// ServeHTTP serves requests under /api/v1/ and passes the rest to next.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if r.URL.Path != apiPrefix && !strings.HasPrefix(r.URL.Path, apiPrefix+"/") {
+		return next.ServeHTTP(w, r)
+	}
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w}
+	h.serveAPI(rec, r)
+	h.logger.Info("request completed",
+		zap.String("method", r.Method),
+		zap.String("uri", r.RequestURI),
+		zap.Int("status", rec.status()),
+		zap.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+	)
+	return nil
+}
+
+// statusRecorder remembers the status code written through it.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.code == 0 {
+		s.code = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.code == 0 {
+		s.code = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) status() int {
+	if s.code == 0 {
+		return http.StatusOK
+	}
+	return s.code
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// Interface guards
+var (
+	_ caddy.Provisioner           = (*Handler)(nil)
+	_ caddy.Validator             = (*Handler)(nil)
+	_ caddy.CleanerUpper          = (*Handler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
+)

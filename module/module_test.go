@@ -1,0 +1,197 @@
+package module
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"go.uber.org/zap"
+)
+
+func TestCheckBearer(t *testing.T) {
+	cases := []struct {
+		values []string
+		msg    string
+	}{
+		{nil, msgMissingHeader},
+		{[]string{""}, msgMissingHeader},
+		{[]string{"Bearer abc.def-ghi_~+/="}, ""},
+		{[]string{"Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln"}, ""},
+		{[]string{"Bearer"}, msgEmptyToken},
+		{[]string{"Bearer "}, msgEmptyToken},
+		{[]string{"Bearer   "}, msgEmptyToken},
+		{[]string{"bearer abc"}, msgBadFormat},
+		{[]string{"BEARER abc"}, msgBadFormat},
+		{[]string{"Basic dXNlcjpw"}, msgBadFormat},
+		{[]string{"Bearer a b"}, msgBadFormat},
+		{[]string{"Bearer a\tb"}, msgBadFormat},
+		{[]string{"Bearer abc", "Bearer def"}, msgBadFormat},
+	}
+	for _, tc := range cases {
+		_, msg := checkBearer(tc.values)
+		if msg != tc.msg {
+			t.Errorf("checkBearer(%q) = %q, want %q", tc.values, msg, tc.msg)
+		}
+	}
+}
+
+func TestDecodeBody(t *testing.T) {
+	type inner struct {
+		N uint32 `json:"n"`
+	}
+	type body struct {
+		Name  string `json:"name"`
+		Inner *inner `json:"inner"`
+	}
+	cases := []struct {
+		name, ctype, body string
+		status            int
+		msg               string
+	}{
+		{"ok", "application/json", `{"name":"x","inner":{"n":1}}`, 0, ""},
+		{"ok charset", "application/json; charset=utf-8", `{"name":"x"}`, 0, ""},
+		{"ok no content type", "", `{"name":"x"}`, 0, ""},
+		{"trailing space", "", "{\"name\":\"x\"}\n  ", 0, ""},
+		{"form", "application/x-www-form-urlencoded", `name=x`, 415, "must be JSON"},
+		{"syntax", "", `{"name":}`, 400, "malformed JSON at byte"},
+		{"truncated", "", `{"name":"x"`, 400, "unexpected end"},
+		{"unknown", "", `{"nam":"x"}`, 400, `unknown field "nam"`},
+		{"nested unknown", "", `{"inner":{"m":1}}`, 400, `unknown field "m"`},
+		{"type", "", `{"inner":{"n":"1"}}`, 400, "field inner.n: expected uint32, got JSON string"},
+		{"negative", "", `{"inner":{"n":-1}}`, 400, "field inner.n"},
+		{"array", "", `[1]`, 400, "expected module.body"},
+		{"two", "", `{} {}`, 400, "single JSON object"},
+		{"empty", "", ``, 400, "empty"},
+		{"large", "", `{"name":"` + strings.Repeat("x", MaxBodyBytes) + `"}`, 413, "exceeds"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/api/v1/zones", strings.NewReader(tc.body))
+			if tc.ctype != "" {
+				req.Header.Set("Content-Type", tc.ctype)
+			}
+			w := httptest.NewRecorder()
+			var b body
+			ok := decodeBody(w, req, &b)
+			if tc.status == 0 {
+				if !ok {
+					t.Fatalf("decode failed: %d %s", w.Code, w.Body)
+				}
+				return
+			}
+			if ok || w.Code != tc.status {
+				t.Fatalf("ok=%v status=%d, want %d (%s)", ok, w.Code, tc.status, w.Body)
+			}
+			var eb errorBody
+			if err := json.Unmarshal(w.Body.Bytes(), &eb); err != nil {
+				t.Fatalf("error body is not JSON: %s", w.Body)
+			}
+			if eb.Error != http.StatusText(tc.status) || !strings.Contains(eb.Message, tc.msg) {
+				t.Errorf("error body %+v, want message containing %q", eb, tc.msg)
+			}
+		})
+	}
+}
+
+func TestMatch(t *testing.T) {
+	h := &Handler{}
+	h.routes = h.buildRoutes()
+	cases := []struct {
+		method, path, template, name string
+		allowed                      string
+	}{
+		{"GET", "/api/v1/health", "/api/v1/health", "", ""},
+		{"HEAD", "/api/v1/health", "/api/v1/health", "", ""},
+		{"GET", "/api/v1/zones/", "/api/v1/zones", "", ""},
+		{"GET", "/api/v1/zones/example.com", "/api/v1/zones/{name}", "example.com", ""},
+		{"GET", "/api/v1/zones/a%2Fb", "/api/v1/zones/{name}", "a/b", ""},
+		{"POST", "/api/v1/zones/example.com/thaw", "/api/v1/zones/{name}/thaw", "example.com", ""},
+		{"PUT", "/api/v1/zones", "", "", "POST,GET"},
+		{"GET", "/api/v1/zones/x/freeze", "", "", "POST"},
+		{"GET", "/api/v1/zonesx", "", "", ""},
+		{"GET", "/api/v1/zones/x/y/z", "", "", ""},
+	}
+	for _, tc := range cases {
+		req := httptest.NewRequest(tc.method, tc.path, nil)
+		rt, p, allowed := h.match(req)
+		got := ""
+		if rt != nil {
+			got = rt.template
+		}
+		if got != tc.template || p.name != tc.name || strings.Join(allowed, ",") != tc.allowed {
+			t.Errorf("%s %s: route %q name %q allowed %v; want %q %q %q", tc.method, tc.path, got, p.name, allowed, tc.template, tc.name, tc.allowed)
+		}
+	}
+}
+
+// TestServeHTTPPassesOtherPaths: requests outside /api/v1 go to next.
+func TestServeHTTPPassesOtherPaths(t *testing.T) {
+	h := &Handler{logger: zap.NewNop()}
+	h.routes = h.buildRoutes()
+	called := false
+	next := nextFunc(func(w http.ResponseWriter, r *http.Request) error { called = true; return nil })
+	for _, p := range []string{"/metrics", "/api/v10/x", "/"} {
+		called = false
+		if err := h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", p, nil), next); err != nil || !called {
+			t.Errorf("%s: next called=%v err=%v", p, called, err)
+		}
+	}
+	called = false
+	w := httptest.NewRecorder()
+	_ = h.ServeHTTP(w, httptest.NewRequest("GET", "/api/v1/health", nil), next)
+	if called || w.Code != 200 || !strings.Contains(w.Body.String(), `"healthy"`) {
+		t.Errorf("health: next called=%v, %d %s", called, w.Code, w.Body)
+	}
+}
+
+type nextFunc func(http.ResponseWriter, *http.Request) error
+
+func (f nextFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) error { return f(w, r) }
+
+func TestUnmarshalCaddyfile(t *testing.T) {
+	d := caddyfile.NewTestDispenser(`zone_api {
+		zone_dir /var/cache/bind
+		rndc {
+			server 127.0.0.1:9953
+			key rndc-key hmac-sha512 {env.SECRET}
+			timeout 3s
+		}
+		update_key zoneapi-update
+		disable_auth
+	}`)
+	var h Handler
+	if err := h.UnmarshalCaddyfile(d); err != nil {
+		t.Fatal(err)
+	}
+	if h.ZoneDir != "/var/cache/bind" || h.RNDC.Server != "127.0.0.1:9953" || h.RNDC.Key.Secret != "{env.SECRET}" ||
+		h.RNDC.Key.Algorithm != "hmac-sha512" || time.Duration(h.RNDC.Timeout) != 3*time.Second || h.UpdateKey.Name != "zoneapi-update" || !h.DisableAuth {
+		t.Errorf("parsed zone_dir %q disable_auth %v rndc %+v update %+v", h.ZoneDir, h.DisableAuth, h.RNDC, h.UpdateKey)
+	}
+}
+
+func TestValidateKeyConfig(t *testing.T) {
+	cases := []struct {
+		k          KeyConfig
+		needSecret bool
+		err        string
+	}{
+		{KeyConfig{File: "/k"}, true, ""},
+		{KeyConfig{Name: "k", Algorithm: "hmac-sha256", Secret: "{env.X}"}, true, ""},
+		{KeyConfig{Name: "k"}, false, ""},
+		{KeyConfig{Name: "k"}, true, "is required"},
+		{KeyConfig{}, false, "is required"},
+		{KeyConfig{File: "/k", Secret: "x"}, true, "not both"},
+		{KeyConfig{Name: "k", Secret: "x"}, true, "needs a name, an algorithm and a secret"},
+		{KeyConfig{Name: "k", Algorithm: "hmac-sha3", Secret: "x"}, true, "sha3"},
+	}
+	for _, tc := range cases {
+		err := validateKeyConfig("rndc key", tc.k, tc.needSecret)
+		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%+v: err %v, want %q", tc.k, err, tc.err)
+		}
+	}
+}

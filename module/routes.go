@@ -1,0 +1,125 @@
+package module
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// apiPrefix is the path prefix the handler owns.
+const apiPrefix = "/api/v1"
+
+// route is one API endpoint: a method and a path template whose segments
+// are literals or the parameter {name}.
+type route struct {
+	method   string
+	template string // e.g. /api/v1/zones/{name}/reload
+	segments []string
+	public   bool // served without authentication
+	handle   func(w http.ResponseWriter, r *http.Request, p params)
+}
+
+// params holds the decoded path parameters of a matched route.
+type params struct {
+	name string
+}
+
+// buildRoutes lists every endpoint the handler serves.
+func (h *Handler) buildRoutes() []route {
+	rs := []route{
+		{method: http.MethodGet, template: "/api/v1/health", public: true, handle: h.handleHealth},
+		{method: http.MethodGet, template: "/api/v1/ready", public: true, handle: h.handleReady},
+		{method: http.MethodGet, template: "/api/v1/server/status", handle: h.handleServerStatus},
+		{method: http.MethodPost, template: "/api/v1/zones", handle: h.handleCreateZone},
+		{method: http.MethodGet, template: "/api/v1/zones", handle: h.handleListZones},
+		{method: http.MethodGet, template: "/api/v1/zones/{name}", handle: h.handleGetZone},
+		{method: http.MethodDelete, template: "/api/v1/zones/{name}", handle: h.handleDeleteZone},
+		{method: http.MethodGet, template: "/api/v1/zones/{name}/status", handle: h.handleZoneStatus},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/reload", handle: h.zoneCommand("reload")},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/freeze", handle: h.zoneCommand("freeze")},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/thaw", handle: h.zoneCommand("thaw")},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/notify", handle: h.zoneCommand("notify")},
+	}
+	for i := range rs {
+		rs[i].segments = strings.Split(strings.TrimPrefix(rs[i].template, "/"), "/")
+	}
+	return rs
+}
+
+// Routes returns "METHOD template" for every endpoint, sorted; the API
+// specification is checked against it.
+func (h *Handler) Routes() []string {
+	var out []string
+	for _, r := range h.buildRoutes() {
+		out = append(out, r.method+" "+r.template)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// match finds the route for the request. It returns the route (nil when
+// none matches the path and method), the decoded parameters, and the
+// methods allowed on the path when the path matched but the method did not.
+func (h *Handler) match(r *http.Request) (*route, params, []string) {
+	path := r.URL.EscapedPath()
+	if len(path) > 1 {
+		path = strings.TrimSuffix(path, "/")
+	}
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	var allowed []string
+	for i := range h.routes {
+		rt := &h.routes[i]
+		p, ok := matchSegments(rt.segments, segs)
+		if !ok {
+			continue
+		}
+		if rt.method == r.Method || (r.Method == http.MethodHead && rt.method == http.MethodGet) {
+			return rt, p, nil
+		}
+		allowed = append(allowed, rt.method)
+	}
+	return nil, params{}, allowed
+}
+
+// matchSegments matches path segments against a template's segments.
+func matchSegments(tmpl, segs []string) (params, bool) {
+	var p params
+	if len(tmpl) != len(segs) {
+		return p, false
+	}
+	for i, t := range tmpl {
+		if t == "{name}" {
+			v, err := url.PathUnescape(segs[i])
+			if err != nil {
+				v = segs[i] // left for name validation to reject
+			}
+			p.name = v
+			continue
+		}
+		if t != segs[i] {
+			return p, false
+		}
+	}
+	return p, true
+}
+
+// serveAPI routes one API request: match, authenticate, dispatch.
+func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
+	rt, p, allowed := h.match(r)
+	if rt == nil || !rt.public {
+		if !h.authenticate(w, r) {
+			return
+		}
+	}
+	if rt == nil {
+		if len(allowed) > 0 {
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			writeError(w, http.StatusMethodNotAllowed, "method %s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", "))
+			return
+		}
+		writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
+		return
+	}
+	rt.handle(w, r, p)
+}
