@@ -1,0 +1,342 @@
+// Package integration tests the Caddy build with the zone_api module end to
+// end: a real named started from a generated config on loopback ports, a
+// real caddy binary built per xcaddy.json, HTTP requests to the API and DNS
+// queries to named.
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+)
+
+// caddyBin is the caddy binary under test: $ZONEAPI_CADDY, or the one
+// scripts/build.sh builds (and caches) from this tree.
+var caddyBin string
+
+func TestMain(m *testing.M) {
+	caddyBin = os.Getenv("ZONEAPI_CADDY")
+	if caddyBin == "" {
+		out, err := exec.Command("bash", "../scripts/build.sh").Output()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "building caddy: %v\n", err)
+			os.Exit(1)
+		}
+		caddyBin = strings.TrimSpace(string(out))
+	}
+	os.Exit(m.Run())
+}
+
+// testToken is the bearer token the tests send; basic mode accepts any
+// well-formed token. It must never appear in Caddy's log.
+const testToken = "zoneapi-test-token-7c1e"
+
+// caddyOpts tunes the Caddyfile a test runs.
+type caddyOpts struct {
+	extra string   // extra lines inside the zone_api block
+	env   []string // extra environment, e.g. DISABLE_AUTH=true
+}
+
+// caddy is a running caddy process serving the API over plain HTTP on a
+// loopback port.
+type caddy struct {
+	t         testing.TB
+	dir       string
+	base      string // http://127.0.0.1:port
+	adminAddr string
+	port      int
+	cmd       *exec.Cmd
+	done      chan struct{}
+	ns        *testbind.Server
+	opts      caddyOpts
+}
+
+// startNamed starts named for one test.
+func startNamed(t testing.TB) *testbind.Server {
+	return testbind.Start(t, nil)
+}
+
+// startCaddy writes a Caddyfile pointing at ns and starts caddy.
+func startCaddy(t testing.TB, ns *testbind.Server, opts caddyOpts) *caddy {
+	t.Helper()
+	c := &caddy{t: t, dir: t.TempDir(), ns: ns, opts: opts}
+	c.port = freePort(t)
+	c.adminAddr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	c.base = fmt.Sprintf("http://127.0.0.1:%d", c.port)
+	if err := os.WriteFile(c.configPath(), []byte(c.caddyfile("10s")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.start()
+	t.Cleanup(c.stop)
+	return c
+}
+
+func (c *caddy) configPath() string { return filepath.Join(c.dir, "Caddyfile") }
+func (c *caddy) logPath() string    { return filepath.Join(c.dir, "caddy.log") }
+
+// caddyfile renders the test Caddyfile; timeout varies it for reloads.
+func (c *caddy) caddyfile(timeout string) string {
+	return fmt.Sprintf(`{
+	admin %s
+	auto_https off
+	persist_config off
+	grace_period 5s
+	servers {
+		protocols h1 h2c
+	}
+	log {
+		output file %s
+		format json
+		level DEBUG
+	}
+}
+
+http://127.0.0.1:%d {
+	bind 127.0.0.1
+	handle /api/v1/* {
+		zone_api {
+			zone_dir %s
+			rndc {
+				server %s
+				key_file %s
+				timeout %s
+			}
+			update_key_file %s
+			%s
+		}
+	}
+	handle /metrics {
+		metrics
+	}
+}
+`, c.adminAddr, c.logPath(), c.port, c.ns.ZoneDir, c.ns.ControlAddr, c.ns.RNDCKeyFile, timeout, c.ns.TSIGKeyFile, c.opts.extra)
+}
+
+func (c *caddy) start() {
+	t := c.t
+	t.Helper()
+	cmd := exec.Command(caddyBin, "run", "--config", c.configPath(), "--adapter", "caddyfile")
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir, "HOME="+c.dir)
+	cmd.Env = append(cmd.Env, c.opts.env...)
+	out, err := os.Create(filepath.Join(c.dir, "caddy.stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting caddy: %v", err)
+	}
+	c.cmd = cmd
+	c.done = make(chan struct{})
+	go func() { _ = cmd.Wait(); out.Close(); close(c.done) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-c.done:
+			b, _ := os.ReadFile(filepath.Join(c.dir, "caddy.stderr"))
+			t.Fatalf("caddy exited at start:\n%s", b)
+		default:
+		}
+		resp, err := http.Get(c.base + "/api/v1/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("caddy did not answer health in time")
+}
+
+// stop ends caddy by its pid.
+func (c *caddy) stop() {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.done:
+	case <-time.After(10 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	}
+}
+
+// logText returns what caddy logged so far.
+func (c *caddy) logText() string {
+	b, _ := os.ReadFile(c.logPath())
+	s, _ := os.ReadFile(filepath.Join(c.dir, "caddy.stderr"))
+	return string(b) + string(s)
+}
+
+// response is a decoded API answer.
+type response struct {
+	status int
+	header http.Header
+	raw    []byte
+	body   map[string]any
+}
+
+// str returns a top-level string field of the JSON body.
+func (r *response) str(key string) string {
+	s, _ := r.body[key].(string)
+	return s
+}
+
+// do sends a request with the test token and decodes the JSON answer.
+func (c *caddy) do(method, path string, body any) *response {
+	c.t.Helper()
+	return c.doAuth(method, path, body, "Bearer "+testToken)
+}
+
+// doAuth sends a request with the given Authorization header ("" = none).
+func (c *caddy) doAuth(method, path string, body any, auth string) *response {
+	c.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	r := &response{status: resp.StatusCode, header: resp.Header, raw: raw}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &r.body); err != nil {
+			c.t.Fatalf("%s %s: %d with a non-JSON body %q", method, path, resp.StatusCode, raw)
+		}
+	}
+	return r
+}
+
+// expect fails the test unless the response has the wanted status.
+func expect(t testing.TB, r *response, status int, what string) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("%s: status %d, want %d; body %s", what, r.status, status, r.raw)
+	}
+}
+
+// expectError checks status, the error reason phrase and a message part.
+func expectError(t testing.TB, r *response, status int, errText, msgPart string) {
+	t.Helper()
+	expect(t, r, status, msgPart)
+	if r.str("error") != errText {
+		t.Errorf("error = %q, want %q (body %s)", r.str("error"), errText, r.raw)
+	}
+	if !strings.Contains(r.str("message"), msgPart) {
+		t.Errorf("message = %q, want it to contain %q", r.str("message"), msgPart)
+	}
+}
+
+// query asks named one question over UDP.
+func query(t testing.TB, ns *testbind.Server, name string, qtype uint16) *dns.Msg {
+	t.Helper()
+	m := new(dns.Msg)
+	m.SetQuestion(dns.Fqdn(name), qtype)
+	cl := &dns.Client{Timeout: 2 * time.Second}
+	in, _, err := cl.Exchange(m, ns.DNSAddr)
+	if err != nil {
+		t.Fatalf("query %s %s: %v", name, dns.TypeToString[qtype], err)
+	}
+	return in
+}
+
+// answers returns the rdata text of the answer RRs of the given type.
+func answers(m *dns.Msg, qtype uint16) []string {
+	var out []string
+	for _, rr := range m.Answer {
+		if rr.Header().Rrtype == qtype {
+			h := rr.Header().String()
+			out = append(out, strings.TrimSpace(strings.TrimPrefix(rr.String(), h)))
+		}
+	}
+	return out
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// dirNames lists the names in dir, sorted, without the .zoneapi folder.
+func dirNames(t testing.TB, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Name() != ".zoneapi" {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// zoneBody is a create request for zone with SOA, NS, v4 and v6 glue and
+// three records.
+func zoneBody(zone string) map[string]any {
+	return map[string]any{
+		"zoneName": zone,
+		"zoneType": "primary",
+		"zoneConfig": map[string]any{
+			"ttl": 3600,
+			"soa": map[string]any{
+				"primaryNs":  "ns1." + zone + ".",
+				"adminEmail": "hostmaster." + zone + ".",
+				"serial":     2026112501,
+			},
+			"nameServers":   []string{"ns1." + zone + ".", "ns2." + zone + "."},
+			"nameServerIps": map[string]string{"ns1." + zone + ".": "192.0.2.53", "ns2." + zone + ".": "2001:db8::53"},
+			"records": []map[string]any{
+				{"name": "www", "type": "A", "value": "192.0.2.80", "ttl": 300},
+				{"name": "@", "type": "MX", "value": "mail." + zone + ".", "priority": 10},
+				{"name": "@", "type": "TXT", "value": "v=spf1 mx -all"},
+			},
+		},
+	}
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds Caddy with this module as xcaddy.json describes: one `xcaddy build`
+# with the pinned Caddy version, the plugins and the replacements. The
+# binary is rebuilt only when a Go file, go.mod, go.sum or xcaddy.json is
+# newer than it. Prints the binary's path.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+out=$(jq -r '.output // "build/caddy"' xcaddy.json)
+
+if [ -x "$out" ] && [ -z "$(find . -path ./build -prune -o \( -name '*.go' -o -name go.mod -o -name go.sum -o -name xcaddy.json \) -newer "$out" -print -quit)" ]; then
+	echo "$root/$out"
+	exit 0
+fi
+
+args=(build "$(jq -r .caddy_version xcaddy.json)" --output "$root/$out")
+while IFS=$'\t' read -r mod ver; do
+	# A version-specific spec (M@v0.0.0=./dir) keeps `go get` away from the
+	# module proxy, which refuses unpublished paths.
+	repl=$(jq -r --arg m "$mod" '.replacements[] | select(.old == $m) | .new' xcaddy.json)
+	if [ -n "$repl" ]; then
+		args+=(--with "$mod@${ver:-v0.0.0}=$(cd "$repl" && pwd)")
+	else
+		args+=(--with "$mod${ver:+@$ver}")
+	fi
+done < <(jq -r '.plugins[] | [.module_path, (.version // "")] | @tsv' xcaddy.json)
+while IFS=$'\t' read -r old new; do
+	jq -e --arg m "$old" '.plugins[] | select(.module_path == $m)' xcaddy.json >/dev/null && continue
+	args+=(--replace "$old=$(cd "$new" && pwd)")
+done < <(jq -r '.replacements[] | [.old, .new] | @tsv' xcaddy.json)
+
+mkdir -p "$(dirname "$out")"
+echo "build: xcaddy ${args[*]}" >&2
+"$(go env GOPATH)/bin/xcaddy" "${args[@]}" >&2
+echo "$root/$out"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what the project needs on a Debian machine with Go: BIND 9 and
+# its tools from Debian's packages, jq, and xcaddy (the version pinned in
+# xcaddy.json) through the Go module proxy. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+for pair in named:bind9 rndc:bind9-utils named-checkzone:bind9-utils dig:bind9-dnsutils nsupdate:bind9-dnsutils jq:jq; do
+	cmd=${pair%%:*} pkg=${pair#*:}
+	command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
+	echo "setup: installing ${need[*]}" >&2
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+gobin=$(go env GOPATH)/bin
+xv=$(jq -r .xcaddy_version xcaddy.json)
+if ! "$gobin/xcaddy" version 2>/dev/null | grep -q "^$xv "; then
+	echo "setup: installing xcaddy $xv" >&2
+	go install "github.com/caddyserver/xcaddy/cmd/xcaddy@$xv"
+fi

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every check and test of the project; CI runs exactly this
+# (.ci/run). Installs what is missing first (scripts/setup.sh).
+#
+#   gofmt and go vet; the Caddy build per xcaddy.json and its module list;
+#   unit, adapt-fixture and integration tests with the race detector
+#   (integration tests start real named and caddy processes on loopback);
+#   short fuzzing runs of every fuzz target.
+#
+# FUZZTIME (default 5s) sets the length of each fuzzing run; 0 skips them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+
+echo "== gofmt, go vet" >&2
+unformatted=$(gofmt -l $(find . -name '*.go' -not -path './build/*' -not -path './state/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change: $unformatted" >&2
+	exit 1
+fi
+go vet ./...
+
+echo "== caddy build" >&2
+ZONEAPI_CADDY=$(bash scripts/build.sh)
+export ZONEAPI_CADDY
+"$ZONEAPI_CADDY" list-modules | grep -qx 'http.handlers.zone_api' || {
+	echo "the built caddy does not list http.handlers.zone_api" >&2
+	exit 1
+}
+
+echo "== go test -race" >&2
+go test -race -count=1 ./...
+
+fuzztime=${FUZZTIME:-5s}
+if [ "$fuzztime" != "0" ]; then
+	echo "== fuzzing ($fuzztime per target)" >&2
+	for pkg in ./rndc ./zonestore; do
+		for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+			go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" "$pkg"
+		done
+	done
+fi
