@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
 )
 
 // TestZoneLifecycle creates a zone and drives every zone route, checking
@@ -359,5 +361,38 @@ func TestUnknownRoutes(t *testing.T) {
 	expectError(t, r, 405, "Method Not Allowed", "not allowed")
 	if !strings.Contains(r.header.Get("Allow"), "POST") {
 		t.Errorf("Allow = %q", r.header.Get("Allow"))
+	}
+}
+
+// TestCreateZoneNamedAlreadyServes: a zone from named.conf (not created
+// through the API) is refused with 409 and its file is left alone, whether
+// it lives at the API's file name or elsewhere.
+func TestCreateZoneNamedAlreadyServes(t *testing.T) {
+	dir := t.TempDir()
+	own := filepath.Join(dir, "conf.test.db")
+	if err := os.WriteFile(own, []byte(testbind.MinimalZone("conf.test", 7)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ns := testbind.Start(t, &testbind.Options{ExtraConfig: fmt.Sprintf("zone \"conf.test\" { type primary; file %q; };\n", own)})
+	c := startCaddy(t, ns, caddyOpts{})
+	before, _ := os.ReadFile(own)
+
+	r := c.do("POST", "/api/v1/zones", zoneBody("conf.test"))
+	expectError(t, r, http.StatusConflict, "Conflict", "already exists in named")
+	after, _ := os.ReadFile(own)
+	if !bytes.Equal(before, after) {
+		t.Errorf("named's own zone file changed")
+	}
+	if names := dirNames(t, ns.ZoneDir); len(names) != 0 {
+		t.Errorf("files left in the zone dir: %v", names)
+	}
+	if soa := query(t, ns, "conf.test", dns.TypeSOA); len(soa.Answer) != 1 || soa.Answer[0].(*dns.SOA).Serial != 7 {
+		t.Errorf("named's zone changed: %v", soa)
+	}
+	// It is not managed, but GET still describes it.
+	r = c.do("GET", "/api/v1/zones/conf.test", nil)
+	expect(t, r, 200, "get named's zone")
+	if r.body["managed"] != false || r.body["serial"] != float64(7) {
+		t.Errorf("get body: %s", r.raw)
 	}
 }

@@ -113,16 +113,13 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 		writeError(w, http.StatusConflict, "zone %s already exists", zone.Name)
 		return
 	}
-	if _, err := b.rndc.ZoneStatus(ctx, zone.Name); err == nil {
-		writeError(w, http.StatusConflict, "zone %s already exists in named (not created through this API)", zone.Name)
-		return
-	} else if !rndc.IsNotFound(err) {
-		h.commandFailed(w, "zonestatus", zone.Name, err)
-		return
-	}
+	// A zone that named serves but the index does not know (one from
+	// named.conf, say) is caught below: by CreateFile when it uses our file
+	// name, else by addzone's "already exists", after which our new file is
+	// removed again. Either way nothing of it is touched.
 
 	path := b.store.FilePath(zone.Name)
-	if zone.Type == "primary" {
+	if zone.Type == zonestore.TypePrimary {
 		data, err := zone.RenderFile()
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "invalid zone: %v", err)
@@ -147,19 +144,41 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 	}
 	cfg := zone.BINDConfig(path, updateKey)
 	h.logger.Debug("adding zone", zap.String("zone", zone.Name), zap.String("command", "addzone"), zap.String("config", cfg))
+	// The index entry is written (and fsynced) while named adds the zone;
+	// whichever fails, the other is undone.
+	putErr := make(chan error, 1)
+	go func() {
+		putErr <- b.store.Put(zonestore.Entry{Name: zone.Name, Type: zone.Type, Created: time.Now().UTC()})
+	}()
 	text, err := b.rndc.AddZone(ctx, zone.Name, cfg)
+	perr := <-putErr
 	if err != nil {
-		h.removeFiles(b, zone.Name)
+		if perr == nil {
+			if rerr := b.store.Remove(zone.Name); rerr != nil {
+				h.logger.Error("removing index entry of a failed create", zap.String("zone", zone.Name), zap.Error(rerr))
+			}
+		}
+		// Remove only the file written above: other files of that name
+		// may belong to a zone named already serves.
+		if zone.Type == zonestore.TypePrimary {
+			if rerr := os.Remove(path); rerr != nil {
+				h.logger.Error("removing the zone file of a failed create", zap.String("zone", zone.Name), zap.Error(rerr))
+			}
+		}
+		if rndc.IsAlreadyExists(err) {
+			writeError(w, http.StatusConflict, "zone %s already exists in named (not created through this API)", zone.Name)
+			return
+		}
 		h.commandFailed(w, "addzone", zone.Name, err)
 		return
 	}
-	if err := b.store.Put(zonestore.Entry{Name: zone.Name, Type: zone.Type, Created: time.Now().UTC()}); err != nil {
+	if perr != nil {
 		// Undo: named must not serve a zone the index does not know.
-		if _, derr := b.rndc.DelZone(ctx, zone.Name, false); derr != nil {
+		if _, derr := b.rndc.DelZone(context.WithoutCancel(ctx), zone.Name, false); derr != nil {
 			h.logger.Error("rolling back addzone failed", zap.String("zone", zone.Name), zap.Error(derr))
 		}
 		h.removeFiles(b, zone.Name)
-		writeError(w, http.StatusInternalServerError, "recording zone %s in the index: %v", zone.Name, err)
+		writeError(w, http.StatusInternalServerError, "recording zone %s in the index: %v", zone.Name, perr)
 		return
 	}
 
