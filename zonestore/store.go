@@ -4,25 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"sync"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrExists is returned by CreateFile when the zone file already exists.
 var ErrExists = errors.New("zone file already exists")
 
 // metaDir is the directory, inside the zone directory, that holds the lock
-// files and the index.
+// file and the index.
 const metaDir = ".zoneapi"
 
 // Store manages the zone files and the index of managed zones in one
 // directory, the directory named reads. It is safe for concurrent use by
-// goroutines and by several processes sharing the directory (lock files).
+// goroutines and by several processes sharing the directory (byte-range
+// locks on one lock file).
 type Store struct {
 	dir  string // absolute, cleaned
 	meta string // dir/.zoneapi
@@ -30,7 +35,7 @@ type Store struct {
 }
 
 // Open returns a Store for dir, which must exist. It creates
-// <dir>/.zoneapi/ for the lock files and the index; it reads no zone file
+// <dir>/.zoneapi/ for the lock file and the index; it reads no zone file
 // and defers reading the index to its first use.
 func Open(dir string) (*Store, error) {
 	abs, err := filepath.Abs(dir)
@@ -45,7 +50,7 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("opening zone directory: %s is not a directory", abs)
 	}
 	meta := filepath.Join(abs, metaDir)
-	if err := os.MkdirAll(filepath.Join(meta, "locks"), 0o755); err != nil {
+	if err := os.MkdirAll(meta, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", meta, err)
 	}
 	s := &Store{dir: abs, meta: meta}
@@ -74,9 +79,13 @@ func checkZone(zone string) error {
 	return nil
 }
 
+// lockFileName is the file, inside the meta directory, whose bytes are the
+// zones' cross-process locks.
+const lockFileName = "zones.lock"
+
 // processLocks are the in-process halves of the zone locks, shared by every
 // Store of the process (Caddy replaces modules on reload while requests run)
-// and keyed by lock file path.
+// and keyed by lock file and byte offset.
 var processLocks = struct {
 	sync.Mutex
 	m map[string]*procLock
@@ -87,6 +96,7 @@ type procLock struct {
 	refs int
 }
 
+// acquireProcLock takes the in-process lock of key, honouring ctx.
 func acquireProcLock(ctx context.Context, key string) (func(), error) {
 	processLocks.Lock()
 	l := processLocks.m[key]
@@ -114,19 +124,56 @@ func acquireProcLock(ctx context.Context, key string) (func(), error) {
 	}
 }
 
-// Lock takes the per-zone lock: an in-process mutex plus flock(2) on
-// <dir>/.zoneapi/locks/<zone>.lock, honouring ctx while waiting. The
-// returned function releases both; lock files are left in place.
+// lockFiles holds, per lock file path, the descriptor the process locks
+// byte ranges of. It stays open for the life of the process: open file
+// description locks belong to it.
+var lockFiles = struct {
+	sync.Mutex
+	m map[string]*os.File
+}{m: map[string]*os.File{}}
+
+func openLockFile(path string) (*os.File, error) {
+	lockFiles.Lock()
+	defer lockFiles.Unlock()
+	if f, ok := lockFiles.m[path]; ok {
+		return f, nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	lockFiles.m[path] = f
+	return f, nil
+}
+
+// lockOffset maps a zone name to a byte of the lock file. Two zones that
+// share a byte (a 1 in 2^62 chance) only wait for each other.
+func lockOffset(zone string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(zone))
+	return int64(h.Sum64() & (1<<62 - 1))
+}
+
+// Lock takes the per-zone lock: an in-process lock plus an open file
+// description lock (fcntl F_OFD_SETLK) on the zone's byte of
+// <dir>/.zoneapi/zones.lock, which excludes other processes sharing the
+// directory and is released by the kernel if the process dies. It honours
+// ctx while waiting. The returned function releases both. Locking a zone
+// creates no file, so it costs the same for a new zone as for an old one.
 func (s *Store) Lock(ctx context.Context, zone string) (unlock func(), err error) {
 	if err := checkZone(zone); err != nil {
 		return nil, fmt.Errorf("locking zone: %w", err)
 	}
-	path := filepath.Join(s.meta, "locks", zone+".lock")
-	release, err := acquireProcLock(ctx, path)
+	path := filepath.Join(s.meta, lockFileName)
+	off := lockOffset(zone)
+	release, err := acquireProcLock(ctx, path+"#"+strconv.FormatInt(off, 10))
 	if err != nil {
 		return nil, fmt.Errorf("locking zone %s: %w", zone, err)
 	}
-	f, err := flockFile(ctx, path)
+	f, err := openLockFile(path)
+	if err == nil {
+		err = lockRange(ctx, f, off)
+	}
 	if err != nil {
 		release()
 		return nil, fmt.Errorf("locking zone %s: %w", zone, err)
@@ -134,73 +181,118 @@ func (s *Store) Lock(ctx context.Context, zone string) (unlock func(), err error
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			_ = f.Close() // closing the descriptor drops the flock
+			lk := unix.Flock_t{Type: unix.F_UNLCK, Whence: io.SeekStart, Start: off, Len: 1}
+			_ = unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk)
 			release()
 		})
 	}, nil
 }
 
-// flockFile opens path and takes an exclusive flock on it, polling so that
-// ctx can end the wait.
-func flockFile(ctx context.Context, path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
+// lockRange takes a write lock on byte off of f, polling so that ctx can
+// end the wait.
+func lockRange(ctx context.Context, f *os.File, off int64) error {
 	delay := time.Millisecond
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart, Start: off, Len: 1}
+		err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk)
 		if err == nil {
-			return f, nil
+			return nil
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("flock %s: %w", path, err)
+		if !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EACCES) && !errors.Is(err, unix.EINTR) {
+			return fmt.Errorf("fcntl lock %s: %w", f.Name(), err)
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			f.Close()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-t.C:
 		}
 		delay = min(delay*2, 50*time.Millisecond)
 	}
 }
 
-// CreateFile writes the zone's master file atomically and exclusively: a
-// temporary file in the directory is written and fsynced, then hard-linked
-// to <dir>/<zone>.zone, which fails with ErrExists when that file exists
-// (it never overwrites), then the temporary file is removed and the
-// directory fsynced. The file's mode is 0644. It returns the file's path.
+// CreateFile writes the zone's master file atomically and exclusively and
+// returns its path, <dir>/<zone>.zone. The data goes to an unnamed file
+// (O_TMPFILE) that is written, made 0644 and fsynced, then linked to its
+// name, which fails with ErrExists when that name exists (it never
+// overwrites); then the directory is fsynced. A crash leaves either no
+// file or the whole file, and never a temporary file. Where the file
+// system has no O_TMPFILE, a named temporary file is linked instead.
 func (s *Store) CreateFile(zone string, data []byte) (path string, err error) {
 	if err := checkZone(zone); err != nil {
 		return "", fmt.Errorf("creating zone file: %w", err)
 	}
 	path = s.FilePath(zone)
-	tmp, err := os.CreateTemp(s.dir, ".zoneapi-tmp-"+zone+"-*")
+	err = createUnnamed(s.dir, path, data)
+	if errors.Is(err, errNoTmpfile) {
+		err = createNamedTemp(s.dir, path, zone, data)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("creating zone file %s: %w", path, ErrExists)
+	}
 	if err != nil {
 		return "", fmt.Errorf("creating zone file %s: %w", path, err)
-	}
-	tmpName := tmp.Name()
-	defer os.Remove(tmpName)
-	if err := writeSync(tmp, data); err != nil {
-		return "", fmt.Errorf("creating zone file %s: %w", path, err)
-	}
-	if err := os.Link(tmpName, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return "", fmt.Errorf("creating zone file %s: %w", path, ErrExists)
-		}
-		return "", fmt.Errorf("creating zone file %s: %w", path, err)
-	}
-	if err := os.Remove(tmpName); err != nil {
-		return "", fmt.Errorf("removing temporary file %s: %w", tmpName, err)
 	}
 	if err := syncDir(s.dir); err != nil {
 		return "", fmt.Errorf("creating zone file %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// errNoTmpfile means O_TMPFILE (or /proc, needed to link the file) is not
+// available here.
+var errNoTmpfile = errors.New("O_TMPFILE not available")
+
+// createUnnamed writes data to an O_TMPFILE file in dir, fsyncs it and
+// links it to path.
+func createUnnamed(dir, path string, data []byte) error {
+	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) {
+			return errNoTmpfile
+		}
+		return err
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil { // the umask applied at open
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW)
+	if errors.Is(err, unix.ENOENT) {
+		if _, statErr := os.Stat("/proc/self/fd"); statErr != nil {
+			return errNoTmpfile // no /proc: link by name instead
+		}
+	}
+	if errors.Is(err, unix.EEXIST) {
+		return fs.ErrExist
+	}
+	return err
+}
+
+// createNamedTemp writes data to a named temporary file in dir, fsyncs it,
+// links it to path and removes the temporary name.
+func createNamedTemp(dir, path, zone string, data []byte) error {
+	tmp, err := os.CreateTemp(dir, ".zoneapi-tmp-"+zone+"-*")
+	if err != nil {
+		return err
+	}
+	tmpName := tmp.Name()
+	defer os.Remove(tmpName)
+	if err := writeSync(tmp, data); err != nil {
+		return err
+	}
+	if err := os.Link(tmpName, path); err != nil {
+		return err
+	}
+	return os.Remove(tmpName)
 }
 
 // writeSync writes data to f, makes it 0644, fsyncs and closes it.

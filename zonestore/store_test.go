@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,7 +33,7 @@ func TestOpen(t *testing.T) {
 	if s.Dir() != dir {
 		t.Errorf("Dir() = %q, want %q", s.Dir(), dir)
 	}
-	if fi, err := os.Stat(filepath.Join(dir, ".zoneapi", "locks")); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(filepath.Join(dir, ".zoneapi")); err != nil || !fi.IsDir() {
 		t.Errorf("lock dir missing: %v", err)
 	}
 	if got := s.FilePath("example.com"); got != filepath.Join(dir, "example.com.zone") {
@@ -278,4 +280,44 @@ func TestLockAcrossProcesses(t *testing.T) {
 		t.Fatalf("Lock after the helper exited: %v", err)
 	}
 	u()
+}
+
+// TestCreateNamedTempFallback covers the path used where O_TMPFILE is
+// missing: exclusive, complete, no temporary file left.
+func TestCreateNamedTempFallback(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "example.com.zone")
+	if err := createNamedTemp(dir, path, "example.com", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := createNamedTemp(dir, path, "example.com", []byte("two")); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("second create: %v, want ErrExist", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "one" {
+		t.Errorf("file holds %q", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("directory holds %d entries, want 1", len(ents))
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+}
+
+// TestCreateFileMode: the unnamed-file path gives 0644 whatever the umask.
+func TestCreateFileMode(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := s.CreateFile("example.com", []byte("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", fi.Mode())
+	}
 }
