@@ -1,0 +1,97 @@
+package apispec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Error is one problem in a resource file, at a position.
+type Error struct {
+	// File is the file's name as given to the loader.
+	File string
+	// Line and Column are 1-based; 0 when unknown.
+	Line, Column int
+	// Pointer is the JSON pointer of the offending value ("" for the root).
+	Pointer string
+	// Message says what is wrong.
+	Message string
+}
+
+// Error formats the problem as file:line:col: message (at pointer).
+func (e Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Message)
+	if e.Pointer != "" {
+		fmt.Fprintf(&b, " (at %s)", e.Pointer)
+	}
+	return b.String()
+}
+
+// ErrorList is every problem found, sorted by file and position.
+type ErrorList []Error
+
+// Error joins the problems one per line.
+func (l ErrorList) Error() string {
+	s := make([]string, len(l))
+	for i, e := range l {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "\n")
+}
+
+func (l ErrorList) sort() {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := l[i], l[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Message < b.Message
+	})
+}
+
+// pos is a position in a YAML file.
+type pos struct{ line, col int }
+
+// positions maps JSON pointers to the position of the value's key (for
+// object members) or of the value itself (for the root and array elements).
+type positions map[string]pos
+
+// at returns the position of ptr, or of its nearest ancestor that has one.
+func (p positions) at(ptr string) pos {
+	for {
+		if q, ok := p[ptr]; ok {
+			return q
+		}
+		if ptr == "" {
+			return pos{}
+		}
+		ptr = ptr[:strings.LastIndexByte(ptr, '/')]
+	}
+}
+
+// escape escapes one JSON pointer token.
+func escape(tok string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
+}
+
+// pointer joins tokens into a JSON pointer.
+func pointer(toks ...string) string {
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteByte('/')
+		b.WriteString(escape(t))
+	}
+	return b.String()
+}

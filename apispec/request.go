@@ -1,0 +1,145 @@
+package apispec
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// Violation is one way a request body fails its schema.
+type Violation struct {
+	// Pointer is the JSON pointer of the offending value in the body ("" is
+	// the whole body); for a missing member it names the member.
+	Pointer string `json:"pointer"`
+	// Message says what is wrong.
+	Message string `json:"message"`
+}
+
+// docURL is the base URL under which the document is compiled.
+const docURL = "https://zoneapi.invalid/openapi.json"
+
+// HasRequestBody reports whether the operation declares a JSON request
+// body. pathTemplate may include the server path ("/api/v1/zones") or not
+// ("/v1/zones").
+func (d *Document) HasRequestBody(method, pathTemplate string) bool {
+	_, ptr := d.bodyPointer(method, pathTemplate)
+	return ptr != ""
+}
+
+// ValidateRequest validates a request body against the schema of the
+// operation's JSON request body, with formats asserted. It returns nil when
+// the body is valid or the operation has no JSON body.
+func (d *Document) ValidateRequest(method, pathTemplate string, body []byte) []Violation {
+	sch, err := d.bodySchema(method, pathTemplate)
+	if err != nil {
+		return []Violation{{Message: err.Error()}}
+	}
+	if sch == nil {
+		return nil
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		return []Violation{{Message: fmt.Sprintf("malformed JSON: %v", err)}}
+	}
+	err = sch.Validate(v)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return []Violation{{Message: err.Error()}}
+	}
+	return violations(ve)
+}
+
+// bodyPointer finds the operation's JSON media type and returns it with
+// the JSON pointer of its schema in the document ("" when none).
+func (d *Document) bodyPointer(method, pathTemplate string) (string, string) {
+	path := pathTemplate
+	if d.t.Paths.Value(path) == nil {
+		path = strings.TrimPrefix(pathTemplate, d.serverPath())
+	}
+	item := d.t.Paths.Value(path)
+	if item == nil {
+		return "", ""
+	}
+	op := item.GetOperation(strings.ToUpper(method))
+	if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
+		return "", ""
+	}
+	for _, mt := range []string{"application/json", "application/merge-patch+json"} {
+		if c := op.RequestBody.Value.Content.Get(mt); c != nil && c.Schema != nil {
+			return mt, pointer("paths", path, strings.ToLower(method), "requestBody", "content", mt, "schema")
+		}
+	}
+	return "", ""
+}
+
+// bodySchema compiles (once) the request body schema of an operation.
+func (d *Document) bodySchema(method, pathTemplate string) (*jsonschema.Schema, error) {
+	_, ptr := d.bodyPointer(method, pathTemplate)
+	if ptr == "" {
+		return nil, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s, ok := d.bodies[ptr]; ok {
+		return s, nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(d.json))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	if err := c.AddResource(docURL, doc); err != nil {
+		return nil, fmt.Errorf("compiling request schemas: %v", err)
+	}
+	s, err := c.Compile(docURL + "#" + ptr)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the request schema of %s %s: %v", method, pathTemplate, err)
+	}
+	d.bodies[ptr] = s
+	return s, nil
+}
+
+// violations flattens a validation error tree.
+func violations(ve *jsonschema.ValidationError) []Violation {
+	var out []Violation
+	seen := map[Violation]bool{}
+	addv := func(v Violation) {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		ptr := pointer(e.InstanceLocation...)
+		switch k := e.ErrorKind.(type) {
+		case *kind.Required:
+			for _, m := range k.Missing {
+				addv(Violation{Pointer: ptr + "/" + escape(m), Message: "required field is missing"})
+			}
+			return
+		case *kind.AdditionalProperties:
+			for _, p := range k.Properties {
+				addv(Violation{Pointer: ptr + "/" + escape(p), Message: "unknown field"})
+			}
+			return
+		}
+		addv(Violation{Pointer: ptr, Message: e.ErrorKind.LocalizedString(printer)})
+	}
+	walk(ve)
+	return out
+}
