@@ -3,6 +3,8 @@ package zonestore
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,6 +77,70 @@ func FuzzNormalize(f *testing.F) {
 			if strings.HasPrefix(line, "$") && !strings.HasPrefix(line, "$ORIGIN "+z.Name+".") && !strings.HasPrefix(line, "$TTL ") {
 				t.Fatalf("unexpected directive line %q", line)
 			}
+		}
+	})
+}
+
+func FuzzParseRecord(f *testing.F) {
+	for _, s := range [][4]string{
+		{"www", "A", "192.0.2.1", ""}, {"@", "MX", "mail", "10"}, {"_s._tcp", "SRV", "5 5060 sip.example.com.", "1"},
+		{"t", "TXT", "v=spf1 mx -all", ""}, {"t", "TXT", `"a" "b`, ""}, {"x", "TYPE65280", `\# 2 abcd`, ""},
+		{"c", "CAA", `0 issue "ca.example"`, ""}, {"s", "SVCB", "1 . alpn=h2", ""}, {"n", "NS", "$INCLUDE /etc/passwd", ""},
+		{"*.w", "CNAME", "www.example.com.", ""}, {"a.example.com.", "AAAA", "::1 ; x", ""}, {"a", "DS", "1 13 2 (ab", ""},
+	} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	f.Fuzz(func(t *testing.T, name, typ, value, prio string) {
+		var p *uint16
+		if n, err := strconv.ParseUint(prio, 10, 16); err == nil {
+			v := uint16(n)
+			p = &v
+		}
+		rr, err := ParseRecord("example.com", 300, name, typ, value, nil, p, "", "value")
+		if err != nil {
+			var ve *ValidationError
+			var ce *ConflictError
+			if !errors.As(err, &ve) && !errors.As(err, &ce) {
+				t.Fatalf("error %T is not a client error: %v", err, err)
+			}
+			if ve != nil && len(ve.Problems) == 0 {
+				t.Fatal("validation error without problems")
+			}
+			return
+		}
+		h := rr.Header()
+		if !dns.IsSubDomain("example.com.", h.Name) || h.Class != dns.ClassINET || h.Ttl != 300 {
+			t.Fatalf("bad header %v", h)
+		}
+		// The record packs (it can be sent) and its text parses back.
+		buf := make([]byte, dns.Len(rr)+64)
+		if _, err := dns.PackRR(rr, buf, 0, nil, false); err != nil {
+			t.Fatalf("accepted record does not pack: %v (%v)", rr, err)
+		}
+		back, err := dns.NewRR(rr.String())
+		if err != nil || back == nil || !dns.IsDuplicate(back, rr) {
+			t.Fatalf("%q does not parse back: %v %v", rr.String(), back, err)
+		}
+	})
+}
+
+func FuzzNormalizeRecordName(f *testing.F) {
+	for _, s := range []string{"@", "www", "www.example.com", "www.example.com.", "notexample.com", "notexample.com.", "*", "*.a", "a.*", "..", ".", "a b", "", "EXAMPLE.COM", strings.Repeat("a.", 130)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := NormalizeRecordName(s, "example.com")
+		if err != nil {
+			return
+		}
+		if !strings.HasSuffix(n, ".") || n != strings.ToLower(n) || !dns.IsSubDomain("example.com.", n) {
+			t.Fatalf("NormalizeRecordName(%q) = %q", s, n)
+		}
+		if _, ok := dns.IsDomainName(n); !ok {
+			t.Fatalf("%q is not a domain name", n)
+		}
+		if n2, err := NormalizeRecordName(n, "example.com"); err != nil || n2 != n {
+			t.Fatalf("not idempotent: %q -> %q, %v", n, n2, err)
 		}
 	})
 }

@@ -68,9 +68,11 @@ func (z *Zone) verify(text []byte) error {
 // BINDConfig renders the block for `rndc addzone <name> <block>`, e.g.
 // `{ type primary; file "/zones/example.com.zone"; allow-update { key "k"; }; };`.
 // Secondary zones get `type secondary; primaries { ... };` and the file too,
-// so BIND persists transfers. defaultUpdateKey is the key name to use when
-// the request gave no updateKeyName ("" means no allow-update clause); it is
-// not used for secondary zones, where BIND does not allow allow-update.
+// so BIND persists transfers. defaultUpdateKey is the module's key: the
+// key of allow-update when the request gave no updateKeyName ("" means no
+// allow-update clause; never for secondary zones, where BIND does not allow
+// it), and added to an allow-transfer list so the module can still read
+// the zone by AXFR.
 // The result is one line without a newline. Every interpolated value has been
 // validated against a strict charset; file and defaultUpdateKey come from the
 // caller and are quoted, with any '"', '\\' or control character dropped.
@@ -113,6 +115,11 @@ func (z *Zone) BINDConfig(file, defaultUpdateKey string) string {
 			} else {
 				b.WriteString(" " + p.String() + ";")
 			}
+		}
+		// The module reads zones by AXFR signed with its key: a zone that
+		// restricts transfers must still admit it.
+		if defaultUpdateKey != "" && checkIdentifier(defaultUpdateKey) == "" {
+			b.WriteString(" key " + quoteConf(defaultUpdateKey) + ";")
 		}
 		b.WriteString(" }; ")
 	}

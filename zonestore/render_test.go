@@ -205,7 +205,7 @@ func TestBINDConfig(t *testing.T) {
 			file: "/zones/example.com.zone", key: "zoneapi-key",
 			want: `{ type primary; file "/zones/example.com.zone"; allow-update { key "tenant-a.key"; }; ` +
 				`also-notify { 192.0.2.1; 192.0.2.2 port 5353; 2001:db8::2 port 53; 2001:db8::3; }; ` +
-				`allow-transfer { 192.0.2.7; 198.51.100.0/24; 2001:db8::/32; }; ` +
+				`allow-transfer { 192.0.2.7; 198.51.100.0/24; 2001:db8::/32; key "zoneapi-key"; }; ` +
 				`dnssec-policy "default"; inline-signing yes; };`,
 		},
 		{

@@ -655,13 +655,74 @@ var forbiddenTypes = map[uint16]bool{
 	dns.TypeRRSIG: true, dns.TypeNSEC: true, dns.TypeNSEC3: true, dns.TypeSIG: true,
 }
 
+// checkRecordType returns a message when t is not a record type a client
+// may write, or "".
+func checkRecordType(t string) string {
+	typeName := strings.ToUpper(t)
+	rrtype, known := lookupType(typeName)
+	switch {
+	case t == "":
+		return "must not be empty"
+	case !known:
+		return fmt.Sprintf("%q is not a known record type", t)
+	case forbiddenTypes[rrtype]:
+		return fmt.Sprintf("records of type %s cannot be created here", typeName)
+	case rrtype >= 128 && rrtype <= 255:
+		return fmt.Sprintf("type %s is a meta or query type (128-255), not record data", typeName)
+	}
+	return ""
+}
+
+// lookupType resolves an upper-case type mnemonic or the RFC 3597 generic
+// form "TYPEnnn".
+func lookupType(typeName string) (uint16, bool) {
+	if t, ok := dns.StringToType[typeName]; ok {
+		return t, true
+	}
+	if n, ok := strings.CutPrefix(typeName, "TYPE"); ok && n != "" && n[0] != '0' && n[0] != '+' {
+		if v, err := strconv.ParseUint(n, 10, 16); err == nil && v > 0 {
+			return uint16(v), true
+		}
+	}
+	return 0, false
+}
+
+// absoluteIfInZone appends the root dot to a name that is the zone name or
+// ends in ".<zone>" (case-insensitively, on a label boundary), so that
+// bindcar clients' "www.example.com" means www.example.com.
+func absoluteIfInZone(name, origin string) string {
+	if name == "" || strings.HasSuffix(name, ".") {
+		return name
+	}
+	zone := strings.TrimSuffix(origin, ".")
+	lower := strings.ToLower(name)
+	if lower == zone || strings.HasSuffix(lower, "."+zone) {
+		return name + "."
+	}
+	return name
+}
+
 // normalizeRecord validates one record and returns it as a dns.RR, or nil
 // after adding problems.
 func (z *Zone) normalizeRecord(r *Record, field string, ve *ValidationError) dns.RR {
-	origin := z.origin()
+	return parseRecord(r, z.origin(), z.TTL, field, false, ve)
+}
+
+// parseRecord validates one record of the zone origin and returns it as a
+// dns.RR, or nil after adding problems to ve under field. defaultTTL applies
+// when r.TTL is nil. With suffixAbsolute, an owner without a trailing dot
+// that is the zone name or ends in ".<zone>" is taken as absolute
+// (bindcar's rule for the record endpoints, with a label-boundary check);
+// otherwise master-file rules apply. It is shared by zone creation and the
+// record endpoints.
+func parseRecord(r *Record, origin string, defaultTTL uint32, field string, suffixAbsolute bool, ve *ValidationError) dns.RR {
 	ok := true
 
-	owner, msg := resolveName(r.Name, origin, true)
+	name := r.Name
+	if suffixAbsolute {
+		name = absoluteIfInZone(name, origin)
+	}
+	owner, msg := resolveName(name, origin, true)
 	if msg != "" {
 		ve.add(field+".name", "%s", msg)
 		ok = false
@@ -671,20 +732,13 @@ func (z *Zone) normalizeRecord(r *Record, field string, ve *ValidationError) dns
 	}
 
 	typeName := strings.ToUpper(r.Type)
-	rrtype, known := dns.StringToType[typeName]
-	switch {
-	case r.Type == "":
-		ve.add(field+".type", "must not be empty")
-		ok = false
-	case !known:
-		ve.add(field+".type", "%q is not a known record type", r.Type)
-		ok = false
-	case forbiddenTypes[rrtype]:
-		ve.add(field+".type", "records of type %s cannot be created here", typeName)
+	rrtype, known := lookupType(typeName)
+	if msg := checkRecordType(r.Type); msg != "" {
+		ve.add(field+".type", "%s", msg)
 		ok = false
 	}
 
-	ttl := z.TTL
+	ttl := defaultTTL
 	if r.TTL != nil {
 		if *r.TTL > maxTTL {
 			ve.add(field+".ttl", "must be at most %d seconds (RFC 2181), got %d", maxTTL, *r.TTL)
@@ -693,9 +747,11 @@ func (z *Zone) normalizeRecord(r *Record, field string, ve *ValidationError) dns
 		ttl = *r.TTL
 	}
 
+	prio := r.Priority
 	if r.Priority != nil && known && rrtype != dns.TypeMX && rrtype != dns.TypeSRV {
 		ve.add(field+".priority", "is allowed only for MX and SRV records, not %s", typeName)
 		ok = false
+		prio = nil
 	}
 
 	value := strings.TrimSpace(r.Value)
@@ -705,11 +761,24 @@ func (z *Zone) normalizeRecord(r *Record, field string, ve *ValidationError) dns
 		return nil
 	}
 	if !ok {
-		return nil
+		// Still parse the value when the type allows, so that every
+		// problem is listed; nothing is returned.
+		if checkRecordType(r.Type) != "" {
+			return nil
+		}
+		if owner == "" {
+			owner = origin
+		}
+		if ttl > maxTTL {
+			ttl = 0
+		}
 	}
 
 	hdr := dns.RR_Header{Name: owner, Rrtype: rrtype, Class: dns.ClassINET, Ttl: ttl}
 	if literal {
+		if !ok {
+			return nil
+		}
 		// Literal text: one character-string, split at 255 bytes.
 		txt := splitTXT(r.Value)
 		if rrtype == dns.TypeSPF {
@@ -728,8 +797,8 @@ func (z *Zone) normalizeRecord(r *Record, field string, ve *ValidationError) dns
 	b.WriteString(" IN ")
 	b.WriteString(typeName)
 	b.WriteString(" ")
-	if r.Priority != nil {
-		b.WriteString(strconv.FormatUint(uint64(*r.Priority), 10))
+	if prio != nil {
+		b.WriteString(strconv.FormatUint(uint64(*prio), 10))
 		b.WriteString(" ")
 	}
 	b.WriteString(value)
@@ -752,6 +821,9 @@ func (z *Zone) normalizeRecord(r *Record, field string, ve *ValidationError) dns
 	rr := got[0]
 	if h := rr.Header(); h.Rrtype != rrtype || !strings.EqualFold(h.Name, owner) || h.Class != dns.ClassINET || h.Ttl != ttl {
 		ve.add(field+".value", "%q is not valid %s data", r.Value, typeName)
+		return nil
+	}
+	if !ok {
 		return nil
 	}
 	h := rr.Header()

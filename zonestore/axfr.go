@@ -1,0 +1,197 @@
+package zonestore
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/miekg/dns"
+)
+
+// Snapshot is a zone's content as read by one AXFR: immutable, shared by
+// readers until the zone's serial changes.
+type Snapshot struct {
+	// Zone is the canonical zone name.
+	Zone string
+	// SOA is the zone's SOA record.
+	SOA *dns.SOA
+	// RRs are the records in transfer order, SOA first (not repeated at the
+	// end).
+	RRs []dns.RR
+
+	byName map[string][]dns.RR // lower-case owner -> records
+
+	setsOnce sync.Once
+	sets     []RRset // sorted, built on first use
+}
+
+// Serial returns the snapshot's SOA serial.
+func (s *Snapshot) Serial() uint32 { return s.SOA.Serial }
+
+// RRset is the records sharing an owner name and a type.
+type RRset struct {
+	// Name is the owner, an absolute lower-case name.
+	Name string `json:"name"`
+	// Type is the type mnemonic, e.g. "A" or "TYPE65534".
+	Type string `json:"type"`
+	// TTL is the RRset's TTL.
+	TTL uint32 `json:"ttl"`
+	// Values are the records' data in master-file form.
+	Values []string `json:"values"`
+
+	rrtype uint16
+	key    string // canonical sort key
+}
+
+func newSnapshot(zone string, rrs []dns.RR) *Snapshot {
+	s := &Snapshot{Zone: zone, RRs: rrs, byName: make(map[string][]dns.RR)}
+	for _, rr := range rrs {
+		h := rr.Header()
+		h.Name = strings.ToLower(h.Name)
+		if soa, ok := rr.(*dns.SOA); ok && s.SOA == nil {
+			s.SOA = soa
+		}
+		s.byName[h.Name] = append(s.byName[h.Name], rr)
+	}
+	return s
+}
+
+// At returns the records owned by the absolute name.
+func (s *Snapshot) At(name string) []dns.RR { return s.byName[strings.ToLower(name)] }
+
+// RRsets returns the zone's RRsets in DNSSEC canonical order of their
+// owner names (RFC 4034 §6.1), then by type number.
+func (s *Snapshot) RRsets() []RRset {
+	s.setsOnce.Do(func() {
+		idx := map[string]int{}
+		for _, rr := range s.RRs {
+			h := rr.Header()
+			k := h.Name + "\x00" + dns.TypeToString[h.Rrtype]
+			i, ok := idx[k]
+			if !ok {
+				i = len(s.sets)
+				idx[k] = i
+				s.sets = append(s.sets, RRset{Name: h.Name, Type: typeString(h.Rrtype), TTL: h.Ttl,
+					rrtype: h.Rrtype, key: canonicalKey(h.Name, h.Rrtype)})
+			}
+			s.sets[i].Values = append(s.sets[i].Values, rdataText(rr))
+		}
+		sort.Slice(s.sets, func(a, b int) bool { return s.sets[a].key < s.sets[b].key })
+	})
+	return s.sets
+}
+
+// canonicalKey sorts names by their labels from the root, then by type.
+func canonicalKey(name string, t uint16) string {
+	labels := dns.SplitDomainName(name)
+	var b strings.Builder
+	for i := len(labels) - 1; i >= 0; i-- {
+		b.WriteString(labels[i])
+		b.WriteByte(0)
+	}
+	b.WriteByte(1)
+	b.WriteByte(byte(t >> 8))
+	b.WriteByte(byte(t))
+	return b.String()
+}
+
+// typeString is the type's mnemonic or its RFC 3597 form.
+func typeString(t uint16) string {
+	if s, ok := dns.TypeToString[t]; ok {
+		return s
+	}
+	return "TYPE" + itoa(uint32(t))
+}
+
+// RDataText is the record's data in master-file form, e.g.
+// "10 mail.example.com." or `\# 3 abcdef` for a type miekg/dns does not
+// know.
+func RDataText(rr dns.RR) string {
+	if u, ok := rr.(*dns.RFC3597); ok {
+		return `\# ` + itoa(uint32(len(u.Rdata)/2)) + " " + u.Rdata
+	}
+	return strings.TrimPrefix(rr.String(), rr.Header().String())
+}
+
+func rdataText(rr dns.RR) string { return RDataText(rr) }
+
+// snapshotCache holds the last snapshot of each zone.
+type snapshotCache struct {
+	mu    sync.Mutex
+	zones map[string]*zoneSnap
+}
+
+type zoneSnap struct {
+	fill sync.Mutex // one transfer at a time per zone
+	snap *Snapshot  // guarded by snapshotCache.mu
+}
+
+func (c *snapshotCache) entry(zone string) *zoneSnap {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.zones == nil {
+		c.zones = make(map[string]*zoneSnap)
+	}
+	e := c.zones[zone]
+	if e == nil {
+		e = new(zoneSnap)
+		c.zones[zone] = e
+	}
+	return e
+}
+
+func (c *snapshotCache) get(e *zoneSnap) *Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return e.snap
+}
+
+func (c *snapshotCache) set(e *zoneSnap, s *Snapshot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.snap == nil || serialLess(e.snap.Serial(), s.Serial()) || e.snap.Serial() == s.Serial() {
+		e.snap = s
+	}
+}
+
+// forget drops a zone's snapshot.
+func (c *snapshotCache) forget(zone string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.zones, zone)
+}
+
+// serialLess compares serials with RFC 1982 arithmetic.
+func serialLess(a, b uint32) bool { return a != b && int32(b-a) > 0 }
+
+// Snapshot returns the zone's content at its current serial. One SOA query
+// tells whether the cached snapshot is current; only a changed zone is
+// transferred again.
+func (u *Updater) Snapshot(ctx context.Context, zone string) (*Snapshot, error) {
+	soa, err := u.dns.SOA(ctx, zone)
+	if err != nil {
+		return nil, err
+	}
+	u.noteSOA(zone, soa)
+	e := u.cache.entry(zone)
+	if s := u.cache.get(e); s != nil && dns.IsDuplicate(s.SOA, soa) {
+		return s, nil
+	}
+	e.fill.Lock()
+	defer e.fill.Unlock()
+	if s := u.cache.get(e); s != nil && !serialLess(s.Serial(), soa.Serial) && dns.IsDuplicate(s.SOA, soa) {
+		return s, nil
+	}
+	rrs, err := u.dns.Transfer(ctx, zone)
+	if err != nil {
+		return nil, err
+	}
+	s := newSnapshot(zone, rrs)
+	if s.SOA == nil {
+		return nil, &ServerError{Op: "transfer", Zone: zone, Rcode: dns.RcodeServerFailure}
+	}
+	u.cache.set(e, s)
+	u.transfers.Add(1)
+	return s, nil
+}

@@ -1,0 +1,168 @@
+package zonestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+)
+
+// startUpdater starts named with one dynamic zone (allow-update for the
+// testbind TSIG key) and returns an Updater for it.
+func startUpdater(t *testing.T, zone string) (*testbind.Server, *Updater) {
+	t.Helper()
+	ns := testbind.Start(t, nil)
+	path, err := ns.WriteZone(zone, testbind.MinimalZone(zone, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := ns.RNDC("addzone", zone, fmt.Sprintf(`{ type primary; file %q; allow-update { key %q; }; };`, path, testbind.TSIGKeyName)); err != nil {
+		t.Fatalf("addzone: %v %s", err, out)
+	}
+	c, err := NewDNSClient(ns.DNSAddr, &TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return ns, NewUpdater(c)
+}
+
+func rdatas(rrs []dns.RR, t uint16) []string {
+	var out []string
+	for _, rr := range rrs {
+		if rr.Header().Rrtype == t {
+			out = append(out, rdataText(rr))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func u32p(v uint32) *uint32 { return &v }
+func strp(s string) *string { return &s }
+
+func TestUpdaterAgainstNamed(t *testing.T) {
+	const zone = "upd.test"
+	_, u := startUpdater(t, zone)
+	ctx := context.Background()
+	c := u.Client()
+
+	res, err := u.Add(ctx, zone, &AddRecordRequest{Name: "txt", Type: "TXT", Value: "v=spf1 mx -all"}, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.HasSerial || res.Serial != 2 || res.Records[0].Header().Ttl != 300 {
+		t.Fatalf("add result %+v %v", res, res.Records)
+	}
+	got, err := c.Query(ctx, zone, "txt.upd.test.", dns.TypeTXT)
+	if err != nil || !slices.Equal(rdatas(got, dns.TypeTXT), []string{`"v=spf1 mx -all"`}) {
+		t.Fatalf("txt: %v %v", got, err)
+	}
+
+	// CNAME rules.
+	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "www", Type: "CNAME", Value: "txt"}, WriteOptions{}); !isConflict(err) {
+		t.Fatalf("CNAME beside A: %v", err)
+	}
+	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "alias", Type: "CNAME", Value: "www"}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "alias", Type: "CNAME", Value: "www"}, WriteOptions{}); err != nil {
+		t.Fatalf("same CNAME again: %v", err)
+	}
+	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "alias", Type: "CNAME", Value: "txt"}, WriteOptions{}); !isConflict(err) {
+		t.Fatalf("second CNAME: %v", err)
+	}
+	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "alias", Type: "A", Value: "192.0.2.9"}, WriteOptions{}); !isConflict(err) {
+		t.Fatalf("A beside CNAME: %v", err)
+	}
+
+	// PUT.
+	_, err = u.Replace(ctx, zone, &UpdateRecordRequest{Name: "www", Type: "A", CurrentValue: "192.0.2.99", NewValue: "192.0.2.2"}, WriteOptions{})
+	if !errors.Is(err, ErrRecordNotFound) {
+		t.Fatalf("replace missing: %v", err)
+	}
+	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "www", Type: "A", Value: "192.0.2.3"}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = u.Replace(ctx, zone, &UpdateRecordRequest{Name: "www.upd.test", Type: "A", CurrentValue: "192.0.2.1", NewValue: "192.0.2.2", TTL: u32p(60)}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = c.Query(ctx, zone, "www.upd.test.", dns.TypeA)
+	if !slices.Equal(rdatas(got, dns.TypeA), []string{"192.0.2.2", "192.0.2.3"}) {
+		t.Fatalf("www after replace: %v", got)
+	}
+
+	// Delete by value, then RRset; apex NS.
+	if _, err := u.Remove(ctx, zone, &RemoveRecordRequest{Name: "www", Type: "A", Value: strp("192.0.2.3")}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Remove(ctx, zone, &RemoveRecordRequest{Name: "@", Type: "NS"}, WriteOptions{}); !isConflict(err) {
+		t.Fatalf("apex NS delete: %v", err)
+	}
+	if _, err := u.Remove(ctx, zone, &RemoveRecordRequest{Name: "@", Type: "NS", Value: strp("ns1")}, WriteOptions{}); !isConflict(err) {
+		t.Fatalf("last NS delete: %v", err)
+	}
+
+	// Batch: replace apex NS, a CNAME swap, conditional.
+	snap, err := u.Snapshot(ctx, zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := &BatchRequest{Changes: []Change{
+		{Op: OpReplace, Name: "@", Type: "NS", Values: []string{"ns2", "ns3"}},
+		{Op: OpAdd, Name: "ns2", Type: "A", Value: "127.0.0.2"},
+		{Op: OpAdd, Name: "ns3", Type: "AAAA", Value: "::1"},
+		{Op: OpDelete, Name: "txt", Type: "TXT"},
+		{Op: OpAdd, Name: "txt", Type: "CNAME", Value: "www"},
+	}}
+	old := snap.Serial()
+	res, err = u.Batch(ctx, zone, batch, WriteOptions{IfSerial: &old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OldSerial != old || res.Serial != old+1 {
+		t.Fatalf("batch serials %d -> %d", res.OldSerial, res.Serial)
+	}
+	got, _ = c.Query(ctx, zone, "upd.test.", dns.TypeNS)
+	if !slices.Equal(rdatas(got, dns.TypeNS), []string{"ns2.upd.test.", "ns3.upd.test."}) {
+		t.Fatalf("apex NS after batch: %v", got)
+	}
+	if _, err := u.Batch(ctx, zone, batch, WriteOptions{IfSerial: &old}); !errors.As(err, new(*PreconditionError)) {
+		t.Fatalf("stale If-Match: %v", err)
+	}
+
+	// Export equals a fresh transfer.
+	snap, err = u.Snapshot(ctx, zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := u.Transfers()
+	if _, err := u.Snapshot(ctx, zone); err != nil || u.Transfers() != n {
+		t.Fatalf("unchanged zone transferred again: %v", err)
+	}
+	zp := dns.NewZoneParser(strings.NewReader(string(snap.MasterFile())), "", "")
+	var parsed []dns.RR
+	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+		parsed = append(parsed, rr)
+	}
+	if zp.Err() != nil || len(parsed) != len(snap.RRs) {
+		t.Fatalf("export parses to %d records (%v), want %d", len(parsed), zp.Err(), len(snap.RRs))
+	}
+	for i := range parsed {
+		if !dns.IsDuplicate(parsed[i], snap.RRs[i]) || parsed[i].Header().Ttl != snap.RRs[i].Header().Ttl {
+			t.Fatalf("record %d: %v != %v", i, parsed[i], snap.RRs[i])
+		}
+	}
+}
+
+func isConflict(err error) bool {
+	var ce *ConflictError
+	return errors.As(err, &ce)
+}
