@@ -16,8 +16,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	_ "github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
-	_ "github.com/caddyserver/caddy/v2/modules/metrics"
 	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/standard"
+	_ "github.com/caddyserver/caddy/v2/modules/metrics"
 
 	_ "github.com/zoneapi/caddy-zoneapi"
 )

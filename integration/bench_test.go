@@ -156,6 +156,8 @@ func timeEach(n int, f func(i int)) stats {
 	return stats{mean: total / time.Duration(n), p50: d[n/2], p99: d[(n*99)/100]}
 }
 
-func ms(d time.Duration) string { return strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()*1000), "0") + " ms" }
+func ms(d time.Duration) string {
+	return strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()*1000), "0") + " ms"
+}
 
 func ratio(a, b time.Duration) float64 { return a.Seconds() / b.Seconds() }

@@ -48,7 +48,7 @@ const testToken = "zoneapi-test-token-7c1e"
 // caddyOpts tunes the Caddyfile a test runs.
 type caddyOpts struct {
 	extra string   // extra lines inside the zone_api block
-	env   []string // extra environment, e.g. DISABLE_AUTH=true
+	env   []string // extra environment, e.g. DISABLE_AUTH=true, RUST_LOG=debug
 }
 
 // caddy is a running caddy process serving the API over plain HTTP on a
@@ -73,6 +73,15 @@ func startNamed(t testing.TB) *testbind.Server {
 // startCaddy writes a Caddyfile pointing at ns and starts caddy.
 func startCaddy(t testing.TB, ns *testbind.Server, opts caddyOpts) *caddy {
 	t.Helper()
+	c := newCaddy(t, ns, opts)
+	c.start()
+	t.Cleanup(c.stop)
+	return c
+}
+
+// newCaddy writes the Caddyfile of a caddy that is not started yet.
+func newCaddy(t testing.TB, ns *testbind.Server, opts caddyOpts) *caddy {
+	t.Helper()
 	c := &caddy{t: t, dir: t.TempDir(), ns: ns, opts: opts}
 	c.port = freePort(t)
 	c.adminAddr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
@@ -80,9 +89,13 @@ func startCaddy(t testing.TB, ns *testbind.Server, opts caddyOpts) *caddy {
 	if err := os.WriteFile(c.configPath(), []byte(c.caddyfile("10s")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c.start()
-	t.Cleanup(c.stop)
 	return c
+}
+
+// env is the environment caddy runs with.
+func (c *caddy) env() []string {
+	env := append(os.Environ(), "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir, "HOME="+c.dir)
+	return append(env, c.opts.env...)
 }
 
 func (c *caddy) configPath() string { return filepath.Join(c.dir, "Caddyfile") }
@@ -100,7 +113,13 @@ func (c *caddy) caddyfile(timeout string) string {
 	}
 	log {
 		output file %s
-		format json
+		format json {
+			time_key timestamp
+			time_format iso8601
+			level_format lower
+			name_key target
+			message_key message
+		}
 		level DEBUG
 	}
 }
@@ -116,6 +135,7 @@ http://127.0.0.1:%d {
 				timeout %s
 			}
 			update_key_file %s
+			dns_server %s
 			%s
 		}
 	}
@@ -123,15 +143,14 @@ http://127.0.0.1:%d {
 		metrics
 	}
 }
-`, c.adminAddr, c.logPath(), c.port, c.ns.ZoneDir, c.ns.ControlAddr, c.ns.RNDCKeyFile, timeout, c.ns.TSIGKeyFile, c.opts.extra)
+`, c.adminAddr, c.logPath(), c.port, c.ns.ZoneDir, c.ns.ControlAddr, c.ns.RNDCKeyFile, timeout, c.ns.TSIGKeyFile, c.ns.DNSAddr, c.opts.extra)
 }
 
 func (c *caddy) start() {
 	t := c.t
 	t.Helper()
 	cmd := exec.Command(caddyBin, "run", "--config", c.configPath(), "--adapter", "caddyfile")
-	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir, "HOME="+c.dir)
-	cmd.Env = append(cmd.Env, c.opts.env...)
+	cmd.Env = c.env()
 	out, err := os.Create(filepath.Join(c.dir, "caddy.stderr"))
 	if err != nil {
 		t.Fatal(err)

@@ -248,10 +248,11 @@ func TestBadBodies(t *testing.T) {
 	}{
 		{"malformed", `{"zoneName": "a.test",`, 400, "malformed JSON"},
 		{"not json", `zoneName=a.test`, 400, "malformed JSON"},
-		{"unknown field", `{"zoneName":"a.test","zoneType":"primary","zoneKonfig":{}}`, 400, `unknown field "zoneKonfig"`},
-		{"nested unknown field", `{"zoneName":"a.test","zoneType":"primary","zoneConfig":{"ttl":60,"tll":1}}`, 400, `unknown field "tll"`},
-		{"wrong type", `{"zoneName":"a.test","zoneType":"primary","zoneConfig":{"ttl":"3600"}}`, 400, "zoneConfig.ttl"},
-		{"negative", `{"zoneName":"a.test","zoneType":"primary","zoneConfig":{"ttl":-1}}`, 400, "zoneConfig.ttl"},
+		{"unknown field", `{"zoneName":"a.test","zoneType":"primary","zoneKonfig":{}}`, 400, `/zoneKonfig: unknown field`},
+		{"nested unknown field", `{"zoneName":"a.test","zoneType":"primary","zoneConfig":{"ttl":60,"tll":1}}`, 400, `/zoneConfig/tll: unknown field`},
+		{"wrong type", `{"zoneName":"a.test","zoneType":"primary","zoneConfig":{"ttl":"3600"}}`, 400, "/zoneConfig/ttl: got string, want integer"},
+		{"negative", `{"zoneName":"a.test","zoneType":"primary","zoneConfig":{"ttl":-1}}`, 400, "/zoneConfig/ttl: minimum"},
+		{"every violation listed", `{"zoneName":7,"zoneType":"primary","zoneConfig":{"ttl":"x","soa":{"primaryNs":1}}}`, 400, "/zoneName: got number, want string"},
 		{"two values", `{"zoneName":"a.test"} {}`, 400, "single JSON object"},
 		{"empty", ``, 400, "empty"},
 		{"too large", `{"zoneName":"` + strings.Repeat("a", 1<<20) + `"}`, 413, "exceeds"},
@@ -261,6 +262,18 @@ func TestBadBodies(t *testing.T) {
 			r := c.do("POST", "/api/v1/zones", tc.body)
 			expectError(t, r, tc.status, http.StatusText(tc.status), tc.msg)
 		})
+	}
+	// Schema violations come as a list of JSON pointers, all of them.
+	r := c.do("POST", "/api/v1/zones", `{"zoneName":7,"zoneType":"primary","zoneConfig":{"ttl":"x","soa":{"primaryNs":1}}}`)
+	vs, _ := r.body["violations"].([]any)
+	var ptrs []string
+	for _, v := range vs {
+		ptrs = append(ptrs, v.(map[string]any)["pointer"].(string))
+	}
+	for _, want := range []string{"/zoneName", "/zoneConfig/ttl", "/zoneConfig/soa/primaryNs", "/zoneConfig/soa/adminEmail"} {
+		if !slices.Contains(ptrs, want) {
+			t.Errorf("violations %v lack %s", ptrs, want)
+		}
 	}
 	if names := dirNames(t, ns.ZoneDir); len(names) != 0 {
 		t.Errorf("files written for bad bodies: %v", names)
@@ -394,5 +407,36 @@ func TestCreateZoneNamedAlreadyServes(t *testing.T) {
 	expect(t, r, 200, "get named's zone")
 	if r.body["managed"] != false || r.body["serial"] != float64(7) {
 		t.Errorf("get body: %s", r.raw)
+	}
+}
+
+// TestAllowTransferAdmitsModuleKey: a zone that restricts transfers still
+// lets the module read it (AXFR signed with its key), and named still
+// refuses an unsigned transfer from elsewhere.
+func TestAllowTransferAdmitsModuleKey(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{})
+	body := zoneBody("xfr.test")
+	body["zoneConfig"].(map[string]any)["allowTransfer"] = []string{"192.0.2.7"}
+	expect(t, c.do("POST", "/api/v1/zones", body), http.StatusCreated, "create")
+	r := c.do("GET", "/api/v1/zones/xfr.test/records?type=A", nil)
+	expect(t, r, 200, "records read by AXFR")
+	if !strings.Contains(string(r.raw), "www.xfr.test.") {
+		t.Errorf("records: %s", r.raw)
+	}
+	m := new(dns.Msg)
+	m.SetAxfr("xfr.test.")
+	tr := &dns.Transfer{}
+	env, err := tr.In(m, ns.DNSAddr)
+	refused := err != nil
+	if err == nil {
+		for e := range env {
+			if e.Error != nil {
+				refused = true
+			}
+		}
+	}
+	if !refused {
+		t.Error("an unsigned AXFR from 127.0.0.1 was allowed")
 	}
 }

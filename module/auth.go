@@ -23,10 +23,11 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) bool {
 	}
 	reason, msg := checkBearer(r.Header.Values("Authorization"))
 	if msg == "" {
-		h.logger.Debug("token accepted", zap.String("mode", "basic"))
+		h.authLog.Debug("token accepted", zap.String("mode", "basic"))
 		return true
 	}
-	h.logger.Warn("authentication failed", zap.String("reason", reason), zap.String("uri", r.URL.Path))
+	metrics.authFailures.WithLabelValues(reason).Inc()
+	h.authLog.Warn("authentication failed", zap.String("reason", reason), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 	w.Header().Set("WWW-Authenticate", `Bearer realm="zone_api"`)
 	writeJSON(w, http.StatusUnauthorized, errorBody{Error: "Unauthorized", Message: msg})
 	return false

@@ -47,11 +47,18 @@ func (h *Handler) getBackend() (*backend, error) {
 		return nil, fmt.Errorf("loading rndc key: %w", err)
 	}
 	updateKey := ""
+	var (
+		records *zonestore.Updater
+		tsig    *rndc.Key
+	)
 	if h.updateKeyConf != nil {
-		updateKey, err = resolveKeyName(*h.updateKeyConf)
+		updateKey, tsig, err = resolveUpdateKey(*h.updateKeyConf)
 		if err != nil {
 			return nil, fmt.Errorf("loading update key: %w", err)
 		}
+	}
+	if records, err = sharedUpdater(h.dnsServer, tsig, h.rndcTimeout); err != nil {
+		return nil, err
 	}
 	store, err := openStore(h.zoneDir)
 	if err != nil {
@@ -59,8 +66,9 @@ func (h *Handler) getBackend() (*backend, error) {
 	}
 	h.cell.backend = &backend{
 		store:     store,
-		rndc:      &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout},
+		rndc:      &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout, Trace: h.rndcTraceHook()},
 		updateKey: updateKey,
+		records:   records,
 	}
 	return h.cell.backend, nil
 }
@@ -84,15 +92,18 @@ func resolveKey(k KeyConfig) (rndc.Key, error) {
 	return rndc.NewKey(name, repl.ReplaceKnown(k.Algorithm, ""), secret)
 }
 
-// resolveKeyName returns the name of the key k describes; only a key file
-// needs to be read for it.
-func resolveKeyName(k KeyConfig) (string, error) {
-	if k.File == "" {
-		return caddy.NewReplacer().ReplaceKnown(k.Name, ""), nil
+// resolveUpdateKey returns the name of the update key k describes and,
+// when k has a secret (a key file, or an inline algorithm and secret), the
+// whole key for signing updates. A name-only key gives a nil key: zones
+// are created with allow-update for it, but this module cannot send
+// updates.
+func resolveUpdateKey(k KeyConfig) (string, *rndc.Key, error) {
+	if k.File == "" && k.Secret == "" {
+		return caddy.NewReplacer().ReplaceKnown(k.Name, ""), nil, nil
 	}
 	key, err := resolveKey(k)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return key.Name, nil
+	return key.Name, &key, nil
 }

@@ -1,6 +1,8 @@
 package module
 
 import (
+	"strings"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
@@ -31,7 +33,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		}
 //		update_key_file <path> [<key_name>]
 //		update_key      <name> [<algorithm> <secret>]
+//		dns_server      <host:port>            # named's DNS port, default 127.0.0.1:53
 //		disable_auth
+//		docs            public|auth|off         # default auth
+//		log_filter      <RUST_LOG directives>   # default {env.RUST_LOG}
 //	}
 //
 // Secrets should be placeholders such as {env.RNDC_SECRET} or
@@ -108,11 +113,31 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			default:
 				return d.ArgErr()
 			}
+		case "dns_server":
+			if !d.AllArgs(&h.DNSServer) {
+				return d.ArgErr()
+			}
+		case "docs":
+			if !d.AllArgs(&h.Docs) {
+				return d.ArgErr()
+			}
+			if h.Docs != DocsPublic && h.Docs != DocsAuth && h.Docs != DocsOff {
+				return d.Errf("docs: want public, auth or off, got %q", h.Docs)
+			}
 		case "disable_auth":
 			if d.NextArg() {
 				return d.ArgErr()
 			}
 			h.DisableAuth = true
+		case "log_filter":
+			if !d.AllArgs(&h.LogFilter) {
+				return d.ArgErr()
+			}
+			if !strings.Contains(h.LogFilter, "{") {
+				if _, err := ParseLogFilter(h.LogFilter); err != nil {
+					return d.Errf("%v", err)
+				}
+			}
 		default:
 			return d.Errf("unrecognized subdirective %q", d.Val())
 		}

@@ -32,6 +32,7 @@ const Version = "0.1.0"
 const (
 	DefaultRNDCServer  = "127.0.0.1:953"
 	DefaultRNDCTimeout = 10 * time.Second
+	DefaultDNSServer   = "127.0.0.1:53"
 	// MaxBodyBytes is the largest request body accepted; larger bodies get 413.
 	MaxBodyBytes = 1 << 20
 )
@@ -58,13 +59,40 @@ type Handler struct {
 	// created without allow-update.
 	UpdateKey *KeyConfig `json:"update_key,omitempty"`
 
+	// DNSServer is the host:port of named's DNS port, where the record
+	// endpoints send RFC 2136 updates (signed with UpdateKey, which then
+	// needs its secret) and read zones by AXFR. Default: 127.0.0.1:53.
+	DNSServer string `json:"dns_server,omitempty"`
+
 	// DisableAuth turns bearer authentication off. The environment variable
 	// DISABLE_AUTH=true does the same. Use it only behind an authenticating
 	// gateway or for local development.
 	DisableAuth bool `json:"disable_auth,omitempty"`
 
+	// LogFilter sets the module's log levels in RUST_LOG syntax: a default
+	// level (error, warn, info, debug, trace, off) and comma-separated
+	// `<target>=<level>` directives, e.g. "info,zone_api::rndc=debug".
+	// Targets: zone_api, zone_api::http, zone_api::auth, zone_api::rndc,
+	// zone_api::zonestore, zone_api::dns (or their Caddy logger names,
+	// http.handlers.zone_api.rndc and so on). Default: {env.RUST_LOG},
+	// and info when that is empty. Caddy's own log level must admit the
+	// levels asked for (set the log's level to DEBUG).
+	LogFilter string `json:"log_filter,omitempty"`
+
+	// Docs controls the API specification (/api/v1/openapi.json and
+	// .yaml) and the interactive explorer (/api/v1/docs): "auth" (the
+	// default) serves them to requests with a bearer token, like every
+	// other endpoint; "public" serves them without one; "off" does not
+	// serve them.
+	Docs string `json:"docs,omitempty"`
+
 	authDisabled bool
-	logger       *zap.Logger
+	logger       *zap.Logger // http.handlers.zone_api: zone operations
+	httpLog      *zap.Logger // .http: request details and completions
+	authLog      *zap.Logger // .auth: token validation
+	rndcLog      *zap.Logger // .rndc: control commands and their output
+	rndcTrace    *zap.Logger // .rndc.trace: control-channel messages
+	dnsLog       *zap.Logger // .dns: record changes; .dns.trace: DNS messages
 	routes       []route
 
 	zoneDir       string
@@ -72,6 +100,7 @@ type Handler struct {
 	rndcTimeout   time.Duration
 	rndcKeyConf   KeyConfig
 	updateKeyConf *KeyConfig
+	dnsServer     string
 
 	// cell holds the backend, resolved lazily on the first request,
 	// because Provision must not touch the disk or BIND (`caddy validate`
@@ -122,6 +151,10 @@ type backend struct {
 	store     *zonestore.Store
 	rndc      *rndc.Client
 	updateKey string
+	// records sends record changes and reads zones; it cannot sign
+	// updates when the update key has no secret (zones still get
+	// allow-update for it).
+	records *zonestore.Updater
 }
 
 // CaddyModule returns the Caddy module information.
@@ -135,8 +168,23 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // Provision sets up the handler. It expands placeholders and checks the
 // configuration's syntax; it neither reads key files nor contacts BIND.
 func (h *Handler) Provision(ctx caddy.Context) error {
-	h.logger = ctx.Logger()
 	repl := caddy.NewReplacer()
+	filterText := h.LogFilter
+	if filterText == "" {
+		filterText = "{env.RUST_LOG}"
+	}
+	filter, err := ParseLogFilter(repl.ReplaceKnown(filterText, ""))
+	if err != nil {
+		return fmt.Errorf("log_filter: %v", err)
+	}
+	h.setLoggers(ctx.Logger().WithOptions(zap.WrapCore(filter.Wrap)))
+	dnsTraceLog.Store(h.dnsLog.Named("trace"))
+	for _, d := range filter.Ignored {
+		h.logger.Warn("log_filter directive ignored: its target is not one of this module's", zap.String("directive", d), zap.Strings("targets", Targets))
+	}
+	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %v", err)
+	}
 
 	h.zoneDir = repl.ReplaceKnown(h.ZoneDir, "")
 	if h.zoneDir != "" {
@@ -162,6 +210,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		k := *h.UpdateKey
 		h.updateKeyConf = &k
 	}
+	h.dnsServer = DefaultDNSServer
+	if v := repl.ReplaceKnown(h.DNSServer, ""); v != "" {
+		h.dnsServer = v
+	}
 
 	h.authDisabled = h.DisableAuth || os.Getenv("DISABLE_AUTH") == "true"
 	if h.authDisabled {
@@ -170,16 +222,35 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 	h.routes = h.buildRoutes()
 	h.cell = new(backendCell)
+	if h.zoneDir != "" {
+		metrics.zones.addDir(h.zoneDir)
+	}
 	return nil
+}
+
+// setLoggers sets the module's logger and its sub-loggers.
+func (h *Handler) setLoggers(l *zap.Logger) {
+	h.logger = l
+	h.httpLog = l.Named("http")
+	h.authLog = l.Named("auth")
+	h.rndcLog = l.Named("rndc")
+	h.rndcTrace = h.rndcLog.Named("trace")
+	h.dnsLog = l.Named("dns")
 }
 
 // Validate checks the configuration without touching the disk or BIND.
 func (h *Handler) Validate() error {
+	if err := h.validateDocs(); err != nil {
+		return err
+	}
 	if h.zoneDir == "" {
 		return fmt.Errorf("zone_dir is required")
 	}
 	if _, _, err := net.SplitHostPort(h.rndcServer); err != nil {
 		return fmt.Errorf("rndc server %q: %v", h.rndcServer, err)
+	}
+	if _, _, err := net.SplitHostPort(h.dnsServer); err != nil {
+		return fmt.Errorf("dns_server %q: %v", h.dnsServer, err)
 	}
 	if err := validateKeyConfig("rndc key", h.rndcKeyConf, true); err != nil {
 		return err
@@ -227,13 +298,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return next.ServeHTTP(w, r)
 	}
 	start := time.Now()
+	if ce := h.httpLog.Check(zap.DebugLevel, "request received"); ce != nil {
+		ce.Write(
+			zap.String("method", r.Method),
+			zap.String("uri", r.RequestURI),
+			zap.String("proto", r.Proto),
+			zap.String("remote_addr", r.RemoteAddr),
+			zap.String("user_agent", r.UserAgent()),
+			zap.Int64("content_length", r.ContentLength),
+			zap.Bool("authorization_present", r.Header.Get("Authorization") != ""),
+		)
+	}
+	body := h.captureBody(r)
 	rec := &statusRecorder{ResponseWriter: w}
-	h.serveAPI(rec, r)
-	h.logger.Info("request completed",
+	route := h.serveAPI(rec, r)
+	h.logBody(r, body)
+	d := time.Since(start)
+	observeRequest(r.Method, route, rec.status(), d)
+	h.httpLog.Info("request completed",
 		zap.String("method", r.Method),
 		zap.String("uri", r.RequestURI),
 		zap.Int("status", rec.status()),
-		zap.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+		zap.Float64("duration_ms", float64(d.Microseconds())/1000),
 	)
 	return nil
 }

@@ -130,7 +130,8 @@ func TestMatch(t *testing.T) {
 
 // TestServeHTTPPassesOtherPaths: requests outside /api/v1 go to next.
 func TestServeHTTPPassesOtherPaths(t *testing.T) {
-	h := &Handler{logger: zap.NewNop()}
+	h := &Handler{}
+	h.setLoggers(zap.NewNop())
 	h.routes = h.buildRoutes()
 	called := false
 	next := nextFunc(func(w http.ResponseWriter, r *http.Request) error { called = true; return nil })

@@ -1,6 +1,7 @@
 package module
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"sort"
@@ -17,7 +18,10 @@ type route struct {
 	template string // e.g. /api/v1/zones/{name}/reload
 	segments []string
 	public   bool // served without authentication
-	handle   func(w http.ResponseWriter, r *http.Request, p params)
+	// op, when set, is the zoneapi_zone_operations_total operation label;
+	// the result is success for a 2xx or 3xx answer, else error.
+	op     string
+	handle func(w http.ResponseWriter, r *http.Request, p params)
 }
 
 // params holds the decoded path parameters of a matched route.
@@ -31,16 +35,23 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodGet, template: "/api/v1/health", public: true, handle: h.handleHealth},
 		{method: http.MethodGet, template: "/api/v1/ready", public: true, handle: h.handleReady},
 		{method: http.MethodGet, template: "/api/v1/server/status", handle: h.handleServerStatus},
-		{method: http.MethodPost, template: "/api/v1/zones", handle: h.handleCreateZone},
+		{method: http.MethodPost, template: "/api/v1/zones", handle: h.handleCreateZone, op: "create"},
 		{method: http.MethodGet, template: "/api/v1/zones", handle: h.handleListZones},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}", handle: h.handleGetZone},
-		{method: http.MethodDelete, template: "/api/v1/zones/{name}", handle: h.handleDeleteZone},
+		{method: http.MethodDelete, template: "/api/v1/zones/{name}", handle: h.handleDeleteZone, op: "delete"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/status", handle: h.handleZoneStatus},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/reload", handle: h.zoneCommand("reload")},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/freeze", handle: h.zoneCommand("freeze")},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/thaw", handle: h.zoneCommand("thaw")},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/notify", handle: h.zoneCommand("notify")},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/reload", handle: h.zoneCommand("reload"), op: "reload"},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/freeze", handle: h.zoneCommand("freeze"), op: "freeze"},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/thaw", handle: h.zoneCommand("thaw"), op: "thaw"},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/notify", handle: h.zoneCommand("notify"), op: "notify"},
+		{method: http.MethodGet, template: "/api/v1/zones/{name}/records", handle: h.handleListRecords},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/records", handle: h.handleAddRecord, op: "record_add"},
+		{method: http.MethodPut, template: "/api/v1/zones/{name}/records", handle: h.handleUpdateRecord, op: "record_update"},
+		{method: http.MethodDelete, template: "/api/v1/zones/{name}/records", handle: h.handleRemoveRecord, op: "record_remove"},
+		{method: http.MethodPatch, template: "/api/v1/zones/{name}/records", handle: h.handleBatchRecords, op: "record_batch"},
+		{method: http.MethodGet, template: "/api/v1/zones/{name}/export", handle: h.handleExportZone},
 	}
+	rs = append(rs, h.docsRoutes()...)
 	for i := range rs {
 		rs[i].segments = strings.Split(strings.TrimPrefix(rs[i].template, "/"), "/")
 	}
@@ -89,7 +100,7 @@ func matchSegments(tmpl, segs []string) (params, bool) {
 		return p, false
 	}
 	for i, t := range tmpl {
-		if t == "{name}" {
+		if t == "{name}" || t == "{file}" { // {file}: an explorer asset
 			v, err := url.PathUnescape(segs[i])
 			if err != nil {
 				v = segs[i] // left for name validation to reject
@@ -104,22 +115,42 @@ func matchSegments(tmpl, segs []string) (params, bool) {
 	return p, true
 }
 
-// serveAPI routes one API request: match, authenticate, dispatch.
-func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) {
+// unmatchedRoute is the route label of requests that match no endpoint.
+const unmatchedRoute = "<unmatched>"
+
+// serveAPI routes one API request: match, authenticate, dispatch. It
+// returns the matched route's template (the metrics label; never a raw
+// path, which would carry zone names).
+func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 	rt, p, allowed := h.match(r)
+	label := unmatchedRoute
+	if rt != nil {
+		label = rt.template
+	}
 	if rt == nil || !rt.public {
 		if !h.authenticate(w, r) {
-			return
+			return label
 		}
 	}
 	if rt == nil {
 		if len(allowed) > 0 {
 			w.Header().Set("Allow", strings.Join(allowed, ", "))
 			writeError(w, http.StatusMethodNotAllowed, "method %s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", "))
-			return
+			return label
 		}
 		writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
-		return
+		return label
 	}
 	rt.handle(w, r, p)
+	if rt.op != "" {
+		var err error
+		if sr, ok := w.(*statusRecorder); ok && sr.status() >= 400 {
+			err = errOpFailed
+		}
+		observeZoneOp(rt.op, err)
+	}
+	return label
 }
+
+// errOpFailed marks a failed operation for its metric.
+var errOpFailed = errors.New("operation failed")

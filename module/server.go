@@ -44,7 +44,11 @@ func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) 
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
+		// Probes come every few seconds: counted, but logged at debug only.
+		start := time.Now()
 		_, rndcErr = b.rndc.Status(ctx)
+		countControl("status", rndcErr, time.Since(start))
+		h.rndcLog.Debug("readiness probe", zap.String("command", "status"), zap.Error(rndcErr))
 	}()
 	wg.Wait()
 
@@ -100,7 +104,15 @@ func (h *Handler) handleServerStatus(w http.ResponseWriter, r *http.Request, _ p
 	if !ok {
 		return
 	}
-	st, err := b.rndc.Status(r.Context())
+	var st *rndc.ServerStatus
+	_, err := h.control(r.Context(), "status", "", func(ctx context.Context) (string, error) {
+		var err error
+		st, err = b.rndc.Status(ctx)
+		if err != nil {
+			return "", err
+		}
+		return st.Raw, nil
+	})
 	if err != nil {
 		h.commandFailed(w, "status", "", err)
 		return
@@ -137,9 +149,8 @@ var conflictErrs = map[string]string{
 
 // commandFailed answers a failed control command: 404 when BIND does not
 // know the zone, 409 for state conflicts, else 500 "Bad Gateway" naming
-// the command and BIND's text. It logs the failure at error level.
+// the command and BIND's text. (control has logged the failure.)
 func (h *Handler) commandFailed(w http.ResponseWriter, command, zone string, err error) {
-	h.logger.Error("control command failed", zap.String("command", command), zap.String("zone", zone), zap.Error(err))
 	var re *rndc.Error
 	switch {
 	case rndc.IsNotFound(err) && zone != "" && command != "addzone":

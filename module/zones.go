@@ -85,6 +85,9 @@ func zoneName(w http.ResponseWriter, p params) (string, bool) {
 // file was written removes the file again; a zone that exists touches
 // nothing and answers 409.
 func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ params) {
+	if !h.checkBody(w, r, "/api/v1/zones") {
+		return
+	}
 	var req zonestore.CreateZoneRequest
 	if !decodeBody(w, r, &req) {
 		return
@@ -138,26 +141,15 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 		return
 	}
 
-	updateKey := b.updateKey
-	if zone.UpdateKeyName != "" {
-		updateKey = zone.UpdateKeyName
-	}
-	cfg := zone.BINDConfig(path, updateKey)
+	// Zones accept updates signed with the request's updateKeyName, or
+	// else the module's key; transfers they restrict still admit the
+	// module's key (record reads use AXFR).
+	cfg := zone.BINDConfig(path, b.updateKey)
 	h.logger.Debug("adding zone", zap.String("zone", zone.Name), zap.String("command", "addzone"), zap.String("config", cfg))
-	// The index entry is written (and fsynced) while named adds the zone;
-	// whichever fails, the other is undone.
-	putErr := make(chan error, 1)
-	go func() {
-		putErr <- b.store.Put(zonestore.Entry{Name: zone.Name, Type: zone.Type, Created: time.Now().UTC()})
-	}()
-	text, err := b.rndc.AddZone(ctx, zone.Name, cfg)
-	perr := <-putErr
+	text, err := h.control(ctx, "addzone", zone.Name, func(ctx context.Context) (string, error) {
+		return b.rndc.AddZone(ctx, zone.Name, cfg)
+	})
 	if err != nil {
-		if perr == nil {
-			if rerr := b.store.Remove(zone.Name); rerr != nil {
-				h.logger.Error("removing index entry of a failed create", zap.String("zone", zone.Name), zap.Error(rerr))
-			}
-		}
 		// Remove only the file written above: other files of that name
 		// may belong to a zone named already serves.
 		if zone.Type == zonestore.TypePrimary {
@@ -172,18 +164,23 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 		h.commandFailed(w, "addzone", zone.Name, err)
 		return
 	}
-	if perr != nil {
+	// The index is written after addzone: written alongside, its fsync
+	// delayed named's own (measured), and a list must not show a zone that
+	// may yet fail to be added.
+	if err := b.store.Put(zonestore.Entry{Name: zone.Name, Type: zone.Type, Created: time.Now().UTC()}); err != nil {
 		// Undo: named must not serve a zone the index does not know.
-		if _, derr := b.rndc.DelZone(context.WithoutCancel(ctx), zone.Name, false); derr != nil {
+		if _, derr := h.control(context.WithoutCancel(ctx), "delzone", zone.Name, func(ctx context.Context) (string, error) {
+			return b.rndc.DelZone(ctx, zone.Name, false)
+		}); derr != nil {
 			h.logger.Error("rolling back addzone failed", zap.String("zone", zone.Name), zap.Error(derr))
 		}
 		h.removeFiles(b, zone.Name)
-		writeError(w, http.StatusInternalServerError, "recording zone %s in the index: %v", zone.Name, perr)
+		writeError(w, http.StatusInternalServerError, "recording zone %s in the index: %v", zone.Name, err)
 		return
 	}
 
 	info := &zoneInfo{Name: zone.Name, ZoneType: zone.Type, FilePath: path}
-	if zone.Type == "primary" {
+	if zone.Type == zonestore.TypePrimary {
 		s := zone.Serial
 		info.Serial = &s
 	}
@@ -278,7 +275,15 @@ func (h *Handler) zoneState(w http.ResponseWriter, r *http.Request, b *backend, 
 		writeError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
 		return nil, "", false
 	}
-	st, err := b.rndc.ZoneStatus(r.Context(), name)
+	var st *rndc.ZoneStatus
+	_, err = h.control(r.Context(), "zonestatus", name, func(ctx context.Context) (string, error) {
+		var err error
+		st, err = b.rndc.ZoneStatus(ctx, name)
+		if err != nil {
+			return "", err
+		}
+		return st.Raw, nil
+	})
 	if err != nil {
 		if isNotLoaded(err) {
 			var re *rndc.Error
@@ -337,12 +342,15 @@ func (h *Handler) handleDeleteZone(w http.ResponseWriter, r *http.Request, p par
 		writeError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
 		return
 	}
-	text, err := b.rndc.DelZone(ctx, name, false)
+	text, err := h.control(ctx, "delzone", name, func(ctx context.Context) (string, error) {
+		return b.rndc.DelZone(ctx, name, false)
+	})
 	if err != nil && !(rndc.IsNotFound(err) && managed) {
 		h.commandFailed(w, "delzone", name, err)
 		return
 	}
 	removed := h.removeFiles(b, name)
+	b.records.Forget(name)
 	if managed {
 		if err := b.store.Remove(name); err != nil {
 			writeError(w, http.StatusInternalServerError, "removing zone %s from the index: %v", name, err)
@@ -384,12 +392,16 @@ func (h *Handler) zoneCommand(command string) func(http.ResponseWriter, *http.Re
 			return
 		}
 		defer unlock()
-		text, err := zc.run(b.rndc, r.Context(), name)
+		text, err := h.control(r.Context(), command, name, func(ctx context.Context) (string, error) {
+			return zc.run(b.rndc, ctx, name)
+		})
 		if err != nil {
 			h.commandFailed(w, command, name, err)
 			return
 		}
-		h.logger.Info("control command executed", zap.String("command", command), zap.String("zone", name))
+		if command == "reload" {
+			h.logger.Info("zone reloaded", zap.String("zone", name))
+		}
 		writeJSON(w, http.StatusOK, zoneResponse{Success: true, Message: fmt.Sprintf(zc.message, name), Details: text})
 	}
 }

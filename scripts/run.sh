@@ -50,6 +50,7 @@ export ZONEAPI_ZONE_DIR="$state/zones"
 export ZONEAPI_RNDC_SERVER="127.0.0.1:$rndc_port"
 export ZONEAPI_RNDC_KEY_FILE="$state/rndc.key"
 export ZONEAPI_UPDATE_KEY_FILE="$state/update.key"
+export ZONEAPI_DNS_SERVER="127.0.0.1:$dns_port"
 export XDG_DATA_HOME="$state/caddy" XDG_CONFIG_HOME="$state/caddy"
 export RUST_LOG=${RUST_LOG:-info}
 

@@ -1,0 +1,52 @@
+package integration
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestDocsServed checks the explorer and the specification in a real
+// Caddy build: with docs public they need no token, the page's assets
+// come from the binary, and the document lists the zone operations.
+func TestDocsServed(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{extra: "docs public"})
+	get := func(path string) (int, string, string) {
+		t.Helper()
+		resp, err := http.Get(c.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+	}
+	code, ctype, page := get("/api/v1/docs")
+	if code != 200 || !strings.HasPrefix(ctype, "text/html") || !strings.Contains(page, "swagger-ui-bundle.js") {
+		t.Fatalf("GET /api/v1/docs: %d %s", code, ctype)
+	}
+	for _, a := range []string{"/api/v1/docs/swagger-ui.css", "/api/v1/docs/swagger-ui-bundle.js", "/api/v1/docs/explorer.js"} {
+		if code, _, body := get(a); code != 200 || len(body) == 0 {
+			t.Errorf("GET %s: %d", a, code)
+		}
+	}
+	code, _, spec := get("/api/v1/openapi.json")
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	if code != 200 || json.Unmarshal([]byte(spec), &doc) != nil {
+		t.Fatalf("GET /api/v1/openapi.json: %d", code)
+	}
+	for _, p := range []string{"/v1/zones", "/v1/zones/{name}", "/v1/zones/{name}/records", "/v1/health"} {
+		if doc.Paths[p] == nil {
+			t.Errorf("the document lacks %s", p)
+		}
+	}
+	// The API itself still needs the token.
+	if r := c.doAuth("GET", "/api/v1/zones", nil, ""); r.status != 401 {
+		t.Errorf("GET /api/v1/zones without a token: %d", r.status)
+	}
+}

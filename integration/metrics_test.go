@@ -1,0 +1,150 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// scrape reads /metrics without a token and returns every sample by its
+// series text, e.g. `zoneapi_zones{type="primary"}`.
+func scrape(t testing.TB, c *caddy) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(c.base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("/metrics: status %d", resp.StatusCode)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("parsing /metrics: %v", err)
+	}
+	out := map[string]float64{}
+	for name, mf := range families {
+		if !strings.HasPrefix(name, "zoneapi_") {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			var labels []string
+			for _, lp := range m.GetLabel() {
+				labels = append(labels, fmt.Sprintf("%s=%q", lp.GetName(), lp.GetValue()))
+			}
+			key := name + "{" + strings.Join(labels, ",") + "}"
+			switch {
+			case m.Counter != nil:
+				out[key] = m.GetCounter().GetValue()
+			case m.Gauge != nil:
+				out[key] = m.GetGauge().GetValue()
+			case m.Histogram != nil:
+				out[name+"_count{"+strings.Join(labels, ",")+"}"] = float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return out
+}
+
+// TestMetrics runs a scripted workload and checks exact counter values,
+// the zones gauge, and that counters continue across `caddy reload`.
+func TestMetrics(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{})
+
+	for _, z := range []string{"m1.test", "m2.test", "m3.test"} {
+		expect(t, c.do("POST", "/api/v1/zones", zoneBody(z)), 201, "create "+z)
+	}
+	expect(t, c.do("POST", "/api/v1/zones", zoneBody("m1.test")), 409, "duplicate")
+	expect(t, c.do("GET", "/api/v1/zones/m1.test", nil), 200, "get")
+	expect(t, c.do("GET", "/api/v1/zones/m2.test", nil), 200, "get")
+	expect(t, c.do("GET", "/api/v1/zones/none.test", nil), 404, "get unknown")
+	expect(t, c.do("POST", "/api/v1/zones/m1.test/freeze", nil), 200, "freeze")
+	expect(t, c.do("POST", "/api/v1/zones/m1.test/freeze", nil), 409, "freeze again")
+	expect(t, c.do("POST", "/api/v1/zones/m1.test/thaw", nil), 200, "thaw")
+	expect(t, c.do("DELETE", "/api/v1/zones/m3.test", nil), 200, "delete")
+	expect(t, c.do("POST", "/api/v1/zones/m1.test/records", map[string]any{"name": "a", "type": "A", "value": "192.0.2.1"}), 201, "add record")
+	expect(t, c.do("POST", "/api/v1/zones/m1.test/records", map[string]any{"name": "b", "type": "TXT", "value": "hello"}), 201, "add record")
+	expect(t, c.do("POST", "/api/v1/zones/m1.test/records", map[string]any{"name": "www", "type": "CNAME", "value": "a.m1.test."}), 409, "CNAME beside data")
+	expect(t, c.doAuth("GET", "/api/v1/zones", nil, ""), 401, "no header")
+	expect(t, c.doAuth("GET", "/api/v1/zones", nil, "Bearer "), 401, "empty token")
+
+	want := map[string]float64{
+		`zoneapi_http_requests_total{method="POST",route="/api/v1/zones",status="201"}`:               3,
+		`zoneapi_http_requests_total{method="POST",route="/api/v1/zones",status="409"}`:               1,
+		`zoneapi_http_requests_total{method="GET",route="/api/v1/zones/{name}",status="200"}`:         2,
+		`zoneapi_http_requests_total{method="GET",route="/api/v1/zones/{name}",status="404"}`:         1,
+		`zoneapi_http_requests_total{method="POST",route="/api/v1/zones/{name}/freeze",status="200"}`: 1,
+		`zoneapi_http_requests_total{method="POST",route="/api/v1/zones/{name}/freeze",status="409"}`: 1,
+		`zoneapi_http_requests_total{method="GET",route="/api/v1/zones",status="401"}`:                2,
+		`zoneapi_http_request_duration_seconds_count{method="POST",route="/api/v1/zones"}`:            4,
+		`zoneapi_zone_operations_total{operation="create",result="success"}`:                          3,
+		`zoneapi_zone_operations_total{operation="create",result="error"}`:                            1,
+		`zoneapi_zone_operations_total{operation="freeze",result="success"}`:                          1,
+		`zoneapi_zone_operations_total{operation="freeze",result="error"}`:                            1,
+		`zoneapi_zone_operations_total{operation="thaw",result="success"}`:                            1,
+		`zoneapi_zone_operations_total{operation="delete",result="success"}`:                          1,
+		`zoneapi_rndc_commands_total{command="addzone",result="success"}`:                             3,
+		`zoneapi_rndc_commands_total{command="zonestatus",result="success"}`:                          2,
+		`zoneapi_rndc_commands_total{command="zonestatus",result="error"}`:                            1,
+		`zoneapi_rndc_commands_total{command="freeze",result="error"}`:                                1,
+		`zoneapi_rndc_commands_total{command="delzone",result="success"}`:                             1,
+		`zoneapi_rndc_command_duration_seconds_count{command="addzone"}`:                              3,
+		`zoneapi_zone_operations_total{operation="record_add",result="success"}`:                      2,
+		`zoneapi_zone_operations_total{operation="record_add",result="error"}`:                        1,
+		`zoneapi_dns_updates_total{result="success"}`:                                                 2,
+		`zoneapi_dns_updates_total{result="yxdomain"}`:                                                1,
+		`zoneapi_dns_update_duration_seconds_count{}`:                                                 3,
+		`zoneapi_auth_failures_total{reason="missing_header"}`:                                        1,
+		`zoneapi_auth_failures_total{reason="empty_token"}`:                                           1,
+		`zoneapi_zones{type="primary"}`:                                                               2,
+		`zoneapi_zones{type="secondary"}`:                                                             0,
+		`zoneapi_build_info{version="0.1.0"}`:                                                         1,
+	}
+	got := scrape(t, c)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	for k := range got {
+		if strings.Contains(k, ".test") {
+			t.Errorf("a zone name appears in a label: %s", k)
+		}
+	}
+
+	// A config reload (a real change) keeps the counters.
+	reload(t, c, "7s")
+	expect(t, c.do("GET", "/api/v1/zones/m1.test", nil), 200, "get after reload")
+	got = scrape(t, c)
+	if k := `zoneapi_http_requests_total{method="GET",route="/api/v1/zones/{name}",status="200"}`; got[k] != 3 {
+		t.Errorf("after reload %s = %v, want 3", k, got[k])
+	}
+	if k := `zoneapi_zone_operations_total{operation="create",result="success"}`; got[k] != 3 {
+		t.Errorf("after reload %s = %v, want 3", k, got[k])
+	}
+	if k := `zoneapi_zones{type="primary"}`; got[k] != 2 {
+		t.Errorf("after reload %s = %v, want 2", k, got[k])
+	}
+}
+
+// reload writes the test Caddyfile with another rndc timeout (a real
+// change) and runs `caddy reload` against the admin API.
+func reload(t testing.TB, c *caddy, timeout string) {
+	t.Helper()
+	if err := os.WriteFile(c.configPath(), []byte(c.caddyfile(timeout)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(caddyBin, "reload", "--config", c.configPath(), "--adapter", "caddyfile", "--address", c.adminAddr)
+	cmd.Env = c.env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("caddy reload: %v\n%s", err, out)
+	}
+}

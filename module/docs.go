@@ -1,0 +1,210 @@
+package module
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+
+	swaggerfiles "github.com/swaggo/files/v2"
+
+	"github.com/zoneapi/caddy-zoneapi/apispec"
+)
+
+// The docs option's values: the specification and the explorer need a
+// bearer token (auth, the default), need none (public), or are not served
+// (off).
+const (
+	DocsAuth   = apispec.DocsAuth
+	DocsPublic = apispec.DocsPublic
+	DocsOff    = apispec.DocsOff
+)
+
+// docsMode returns the configured docs mode, auth by default.
+func (h *Handler) docsMode() string {
+	if h.Docs == "" {
+		return DocsAuth
+	}
+	return h.Docs
+}
+
+// validateDocs checks the docs option and that the service's specification
+// builds (it is embedded, so this fails only on a broken build).
+func (h *Handler) validateDocs() error {
+	switch h.docsMode() {
+	case DocsAuth, DocsPublic, DocsOff:
+	default:
+		return fmt.Errorf("docs: want %s, %s or %s, got %q", DocsPublic, DocsAuth, DocsOff, h.Docs)
+	}
+	if _, err := apispec.Service(h.docsMode()); err != nil {
+		return fmt.Errorf("building the API specification: %v", err)
+	}
+	return nil
+}
+
+// docsRoutes lists the specification and explorer endpoints.
+func (h *Handler) docsRoutes() []route {
+	mode := h.docsMode()
+	if mode == DocsOff {
+		return nil
+	}
+	public := mode == DocsPublic
+	return []route{
+		{method: http.MethodGet, template: apiPrefix + "/openapi.json", public: public, handle: h.handleSpec(false)},
+		{method: http.MethodGet, template: apiPrefix + "/openapi.yaml", public: public, handle: h.handleSpec(true)},
+		{method: http.MethodGet, template: apiPrefix + "/docs", public: public, handle: h.handleExplorer},
+		{method: http.MethodGet, template: apiPrefix + "/docs/{file}", public: public, handle: h.handleExplorerAsset},
+	}
+}
+
+// spec returns the service's OpenAPI document for the configured mode.
+func (h *Handler) spec() (*apispec.Document, error) {
+	return apispec.Service(h.docsMode())
+}
+
+// handleSpec serves the OpenAPI document as JSON or YAML.
+func (h *Handler) handleSpec(asYAML bool) func(http.ResponseWriter, *http.Request, params) {
+	return func(w http.ResponseWriter, r *http.Request, _ params) {
+		d, err := h.spec()
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "building the API specification: %v", err)
+			return
+		}
+		body, ctype := d.JSON(), "application/json"
+		if asYAML {
+			body, ctype = d.YAML(), "application/yaml"
+		}
+		w.Header().Set("Content-Type", ctype)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(body)
+	}
+}
+
+// explorerHTML is the explorer's page. Its assets come from the binary
+// (Swagger UI, embedded by github.com/swaggo/files/v2), so it works
+// offline; the online validator badge is off.
+const explorerHTML = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>zoneapi API explorer</title>
+<link rel="stylesheet" href="` + apiPrefix + `/docs/swagger-ui.css">
+<link rel="icon" type="image/png" href="` + apiPrefix + `/docs/favicon-32x32.png">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="` + apiPrefix + `/docs/swagger-ui-bundle.js"></script>
+<script src="` + apiPrefix + `/docs/explorer.js"></script>
+</body>
+</html>
+`
+
+// explorerJS starts Swagger UI on the served specification. Authorize
+// takes a bearer token, which try-it-out requests then send; it is kept
+// across reloads (persistAuthorization).
+const explorerJS = `window.ui = SwaggerUIBundle({
+  url: "` + apiPrefix + `/openapi.json",
+  dom_id: "#swagger-ui",
+  deepLinking: true,
+  persistAuthorization: true,
+  validatorUrl: null,
+  oauth2RedirectUrl: window.location.origin + "` + apiPrefix + `/docs/oauth2-redirect.html",
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: "BaseLayout"
+});
+`
+
+// handleExplorer serves the explorer's HTML page.
+func (h *Handler) handleExplorer(w http.ResponseWriter, r *http.Request, _ params) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write([]byte(explorerHTML))
+}
+
+// explorerAssets are the Swagger UI files the page uses, served from the
+// embedded dist directory (source maps too, for browser tools).
+var explorerAssets = map[string]bool{
+	"swagger-ui.css": true, "swagger-ui-bundle.js": true, "oauth2-redirect.html": true,
+	"favicon-16x16.png": true, "favicon-32x32.png": true,
+	"swagger-ui.css.map": true, "swagger-ui-bundle.js.map": true,
+}
+
+// handleExplorerAsset serves one explorer asset from the binary.
+func (h *Handler) handleExplorerAsset(w http.ResponseWriter, r *http.Request, p params) {
+	name := p.name
+	if name == "explorer.js" {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write([]byte(explorerJS))
+		return
+	}
+	if !explorerAssets[name] || strings.Contains(name, "/") || path.Clean(name) != name {
+		writeError(w, http.StatusNotFound, "no such explorer asset: %s", name)
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	http.ServeFileFS(w, r, swaggerfiles.FS, name)
+}
+
+// bodyViolations is the 400 answer of a request body that fails its
+// schema: the usual error and message, plus each violation by JSON pointer.
+type bodyViolations struct {
+	Error      string              `json:"error"`
+	Message    string              `json:"message"`
+	Violations []apispec.Violation `json:"violations"`
+}
+
+// checkBody validates the request body against the request schema that
+// the served specification gives the route (template as in buildRoutes,
+// e.g. /api/v1/zones), so the document and the validation cannot drift.
+// On violations it answers 400 listing each one and returns false; the
+// body stays readable for decodeBody either way. Bodies over MaxBodyBytes
+// answer 413.
+func (h *Handler) checkBody(w http.ResponseWriter, r *http.Request, template string) bool {
+	d, err := h.spec()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "building the API specification: %v", err)
+		return false
+	}
+	if !d.HasRequestBody(r.Method, template) {
+		return true
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		if isTooLarge(err) {
+			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", MaxBodyBytes)
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "reading the request body: %v", err)
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	if !json.Valid(raw) {
+		return true // decodeBody answers an empty or malformed body precisely
+	}
+	vs := d.ValidateRequest(r.Method, template, raw)
+	if len(vs) == 0 {
+		return true
+	}
+	msgs := make([]string, len(vs))
+	for i, v := range vs {
+		ptr := v.Pointer
+		if ptr == "" {
+			ptr = "(body)"
+		}
+		msgs[i] = ptr + ": " + v.Message
+	}
+	writeJSON(w, http.StatusBadRequest, bodyViolations{
+		Error:      http.StatusText(http.StatusBadRequest),
+		Message:    "request body does not match the schema: " + strings.Join(msgs, "; "),
+		Violations: vs,
+	})
+	return false
+}

@@ -1,0 +1,169 @@
+package module
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+	"gopkg.in/yaml.v3"
+
+	"github.com/zoneapi/caddy-zoneapi/apispec"
+)
+
+// docsHandler returns a handler with the given docs mode, ready to serve.
+func docsHandler(t *testing.T, mode string) *Handler {
+	t.Helper()
+	h := &Handler{Docs: mode}
+	h.setLoggers(zap.NewNop())
+	h.routes = h.buildRoutes()
+	if err := h.validateDocs(); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func serve(h *Handler, method, path, token string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	w := httptest.NewRecorder()
+	_ = h.ServeHTTP(w, req, nextFunc(func(http.ResponseWriter, *http.Request) error { return nil }))
+	return w
+}
+
+// TestSpecMatchesRoutes fails when a route the handler serves is missing
+// from the served document, or the document names a route the handler
+// does not serve.
+func TestSpecMatchesRoutes(t *testing.T) {
+	for _, mode := range []string{"", DocsPublic, DocsOff} {
+		h := &Handler{Docs: mode}
+		d, err := apispec.Service(h.docsMode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		served, documented := h.Routes(), d.Routes()
+		for _, r := range served {
+			if !slices.Contains(documented, r) {
+				t.Errorf("docs %q: the handler serves %s, which the OpenAPI document lacks", h.docsMode(), r)
+			}
+		}
+		for _, r := range documented {
+			if !slices.Contains(served, r) {
+				t.Errorf("docs %q: the OpenAPI document lists %s, which the handler does not serve", h.docsMode(), r)
+			}
+		}
+	}
+}
+
+func TestExplorerPublic(t *testing.T) {
+	h := docsHandler(t, DocsPublic)
+	w := serve(h, "GET", "/api/v1/docs", "")
+	if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") || !strings.Contains(w.Body.String(), `id="swagger-ui"`) {
+		t.Fatalf("GET /api/v1/docs: %d %s", w.Code, w.Body)
+	}
+	// Every asset the page references comes from the binary.
+	refs := regexp.MustCompile(`(?:src|href)="(/api/v1/docs/[^"]+)"`).FindAllStringSubmatch(w.Body.String(), -1)
+	if len(refs) < 3 {
+		t.Fatalf("the page references %d assets", len(refs))
+	}
+	for _, m := range refs {
+		a := serve(h, "GET", m[1], "")
+		if a.Code != 200 || a.Body.Len() == 0 {
+			t.Errorf("GET %s: %d (%d bytes)", m[1], a.Code, a.Body.Len())
+		}
+	}
+	if w := serve(h, "GET", "/api/v1/docs/swagger-ui-bundle.js", ""); !strings.Contains(w.Header().Get("Content-Type"), "javascript") || w.Body.Len() < 100_000 {
+		t.Errorf("bundle: %q, %d bytes", w.Header().Get("Content-Type"), w.Body.Len())
+	}
+	if w := serve(h, "GET", "/api/v1/docs/explorer.js", ""); !strings.Contains(w.Body.String(), `"/api/v1/openapi.json"`) || strings.Contains(w.Body.String(), "https://") {
+		t.Errorf("explorer.js must load the local spec and nothing remote: %s", w.Body)
+	}
+	if w := serve(h, "GET", "/api/v1/docs/index.html", ""); w.Code != 404 {
+		t.Errorf("unlisted asset: %d", w.Code)
+	}
+
+	w = serve(h, "GET", "/api/v1/openapi.json", "")
+	var doc struct {
+		OpenAPI string                    `json:"openapi"`
+		Servers []struct{ URL string }    `json:"servers"`
+		Paths   map[string]map[string]any `json:"paths"`
+	}
+	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &doc) != nil || doc.OpenAPI != "3.1.0" {
+		t.Fatalf("GET /api/v1/openapi.json: %d %.200s", w.Code, w.Body)
+	}
+	var listed []string
+	for p, item := range doc.Paths {
+		for m := range item {
+			if m != "parameters" {
+				listed = append(listed, strings.ToUpper(m)+" "+doc.Servers[0].URL+p)
+			}
+		}
+	}
+	slices.Sort(listed)
+	if !slices.Equal(listed, h.Routes()) {
+		t.Errorf("openapi.json routes differ from the handler's\n got: %v\nwant: %v", listed, h.Routes())
+	}
+	w = serve(h, "GET", "/api/v1/openapi.yaml", "")
+	var y map[string]any
+	if w.Code != 200 || yaml.Unmarshal(w.Body.Bytes(), &y) != nil || y["openapi"] != "3.1.0" {
+		t.Errorf("GET /api/v1/openapi.yaml: %d", w.Code)
+	}
+}
+
+func TestDocsAuthAndOff(t *testing.T) {
+	h := docsHandler(t, "") // auth by default
+	for _, p := range []string{"/api/v1/docs", "/api/v1/openapi.json", "/api/v1/openapi.yaml", "/api/v1/docs/swagger-ui.css"} {
+		if w := serve(h, "GET", p, ""); w.Code != 401 || !strings.Contains(w.Body.String(), msgMissingHeader) {
+			t.Errorf("auth, no token: GET %s = %d %s", p, w.Code, w.Body)
+		}
+		if w := serve(h, "GET", p, "tok"); w.Code != 200 {
+			t.Errorf("auth, token: GET %s = %d", p, w.Code)
+		}
+	}
+	h = docsHandler(t, DocsOff)
+	for _, p := range []string{"/api/v1/docs", "/api/v1/openapi.json"} {
+		if w := serve(h, "GET", p, "tok"); w.Code != 404 {
+			t.Errorf("off: GET %s = %d", p, w.Code)
+		}
+	}
+	if err := (&Handler{Docs: "sometimes"}).validateDocs(); err == nil {
+		t.Error("docs sometimes accepted")
+	}
+}
+
+func TestCheckBody(t *testing.T) {
+	h := docsHandler(t, "")
+	req := httptest.NewRequest("POST", "/api/v1/zones", strings.NewReader(`{"zoneName":"example.com","zoneType":"bogus","zoneConfig":{"ttl":-1},"extra":true}`))
+	w := httptest.NewRecorder()
+	if h.checkBody(w, req, "/api/v1/zones") {
+		t.Fatal("invalid body passed")
+	}
+	var body bodyViolations
+	if w.Code != 400 || json.Unmarshal(w.Body.Bytes(), &body) != nil || body.Error != "Bad Request" {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	var ptrs []string
+	for _, v := range body.Violations {
+		ptrs = append(ptrs, v.Pointer)
+	}
+	slices.Sort(ptrs)
+	if want := []string{"/extra", "/zoneConfig/ttl", "/zoneType"}; !slices.Equal(ptrs, want) {
+		t.Errorf("violations at %v, want %v (%s)", ptrs, want, w.Body)
+	}
+	ok := `{"zoneName":"example.com","zoneType":"primary"}`
+	req = httptest.NewRequest("POST", "/api/v1/zones", strings.NewReader(ok))
+	w = httptest.NewRecorder()
+	if !h.checkBody(w, req, "/api/v1/zones") {
+		t.Fatalf("valid body refused: %s", w.Body)
+	}
+	var again map[string]any // the body is still readable
+	if err := json.NewDecoder(req.Body).Decode(&again); err != nil || again["zoneName"] != "example.com" {
+		t.Errorf("body not restored: %v %v", again, err)
+	}
+}

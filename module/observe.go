@@ -1,0 +1,180 @@
+package module
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/miekg/dns"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// control runs one control command through run, then counts it, times it
+// and logs it: info when it succeeded (debug adds BIND's output), error
+// with BIND's text when it failed.
+func (h *Handler) control(ctx context.Context, command, zone string, run func(context.Context) (string, error)) (string, error) {
+	start := time.Now()
+	out, err := run(ctx)
+	d := time.Since(start)
+	countControl(command, err, d)
+	fields := []zap.Field{zap.String("command", command)}
+	if zone != "" {
+		fields = append(fields, zap.String("zone", zone))
+	}
+	fields = append(fields, zap.Float64("duration_ms", float64(d.Microseconds())/1000))
+	if err != nil {
+		h.rndcLog.Error("control command failed", append(fields, zap.Error(err))...)
+		return out, err
+	}
+	h.rndcLog.Info("control command executed", fields...)
+	if ce := h.rndcLog.Check(zapcore.DebugLevel, "control command output"); ce != nil {
+		ce.Write(append(fields, zap.String("output", out))...)
+	}
+	return out, nil
+}
+
+// countControl counts and times one control command.
+func countControl(command string, err error, d time.Duration) {
+	metrics.rndcCommands.WithLabelValues(command, result(err)).Inc()
+	metrics.rndcDuration.WithLabelValues(command).Observe(d.Seconds())
+}
+
+// rndcTraceHook returns the rndc client's wire hook when trace is on for
+// zone_api::rndc, and nil (no per-message cost) otherwise.
+func (h *Handler) rndcTraceHook() func(string, map[string]any) {
+	if ce := h.rndcTrace.Check(zapcore.DebugLevel, ""); ce == nil {
+		return nil
+	}
+	return h.traceRNDC
+}
+
+// traceRNDC is the rndc client's wire hook: every control message, with
+// its _ctrl and _data tables, at trace level. The client never passes the
+// key or the signature.
+func (h *Handler) traceRNDC(direction string, msg map[string]any) {
+	if ce := h.rndcTrace.Check(zapcore.DebugLevel, "control message"); ce != nil {
+		ce.Write(zap.String("direction", direction), zap.Any("rndc_message", msg))
+	}
+}
+
+// maxLoggedBody bounds how much of a request body the debug log keeps.
+const maxLoggedBody = 64 << 10
+
+// captureBody makes r's body copy what the handler reads into a buffer,
+// when the http logger would log request bodies (debug) and the method
+// carries one. It returns nil otherwise.
+func (h *Handler) captureBody(r *http.Request) *bytes.Buffer {
+	if r.Method != http.MethodPost && r.Method != http.MethodPatch && r.Method != http.MethodPut || r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	if ce := h.httpLog.Check(zapcore.DebugLevel, "request body"); ce == nil {
+		return nil
+	}
+	buf := new(bytes.Buffer)
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.TeeReader(r.Body, &limitedWriter{w: buf, n: maxLoggedBody}), r.Body}
+	return buf
+}
+
+// logBody writes the captured body at debug, secrets redacted.
+func (h *Handler) logBody(r *http.Request, buf *bytes.Buffer) {
+	if buf == nil || buf.Len() == 0 {
+		return
+	}
+	h.httpLog.Debug("request body",
+		zap.String("method", r.Method),
+		zap.String("uri", r.RequestURI),
+		zap.String("body", redactJSON(buf.Bytes())),
+	)
+}
+
+// secretKey matches JSON keys whose values are never logged.
+var secretKey = regexp.MustCompile(`(?i)(secret|password|passwd|token|private|credential|authorization)`)
+
+// redactJSON returns body with the values of secret-looking keys replaced
+// by "[REDACTED]". A body that is not JSON is described, not echoed.
+func redactJSON(body []byte) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return "(not JSON, " + strconv.Itoa(len(body)) + " bytes)"
+	}
+	out, err := json.Marshal(redact(v))
+	if err != nil {
+		return "(unprintable JSON)"
+	}
+	return string(out)
+}
+
+func redact(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, val := range t {
+			if secretKey.MatchString(k) {
+				t[k] = "[REDACTED]"
+			} else {
+				t[k] = redact(val)
+			}
+		}
+	case []any:
+		for i := range t {
+			t[i] = redact(t[i])
+		}
+	}
+	return v
+}
+
+// limitedWriter keeps the first n bytes written to it and drops the rest.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		_, _ = l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
+}
+
+// dnsTraceLog is the zone_api::dns trace logger of the most recently
+// provisioned handler. The DNS clients are shared by every config
+// generation of the process, so their hooks log through it.
+var dnsTraceLog atomic.Pointer[zap.Logger]
+
+// traceDNS logs a DNS message at trace level (zone_api::dns).
+func traceDNS(direction string, m *dns.Msg) {
+	l := dnsTraceLog.Load()
+	if l == nil {
+		return
+	}
+	if ce := l.Check(zapcore.DebugLevel, "dns message"); ce != nil {
+		ce.Write(zap.String("direction", direction), zap.String("opcode", dns.OpcodeToString[m.Opcode]),
+			zap.String("rcode", dns.RcodeToString[m.Rcode]), zap.String("dns_message", m.String()))
+	}
+}
+
+// countDNSUpdate counts one UPDATE by its answer.
+func countDNSUpdate(rcode int, d time.Duration) {
+	switch {
+	case rcode < 0:
+		observeDNSUpdate("no_answer", d)
+	case rcode == dns.RcodeSuccess:
+		observeDNSUpdate("", d)
+	default:
+		observeDNSUpdate(strings.ToLower(dns.RcodeToString[rcode]), d)
+	}
+}

@@ -1,0 +1,467 @@
+package module
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/miekg/dns"
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// updaters holds one zonestore.Updater per DNS server and key for the
+// whole process, so its TCP connections and zone snapshots survive
+// `caddy reload`.
+var (
+	updatersMu sync.Mutex
+	updaters   = map[string]*zonestore.Updater{}
+)
+
+// sharedUpdater returns the process-wide updater of server and key (nil
+// key: reads only).
+func sharedUpdater(server string, key *rndc.Key, timeout time.Duration) (*zonestore.Updater, error) {
+	id := server
+	var tsig *zonestore.TSIGKey
+	if key != nil {
+		sum := sha256.Sum256(key.Secret)
+		id += "\x00" + key.Name + "\x00" + string(key.Algorithm) + "\x00" + hex.EncodeToString(sum[:])
+		tsig = &zonestore.TSIGKey{Name: key.Name, Algorithm: string(key.Algorithm), Secret: key.SecretBase64()}
+	}
+	updatersMu.Lock()
+	defer updatersMu.Unlock()
+	if u, ok := updaters[id]; ok {
+		return u, nil
+	}
+	c, err := zonestore.NewDNSClient(server, tsig, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("dns_server: %w", err)
+	}
+	c.SetHooks(zonestore.Hooks{Message: traceDNS, Update: countDNSUpdate})
+	u := zonestore.NewUpdater(c)
+	updaters[id] = u
+	return u, nil
+}
+
+// recordBody is the answer of the single-record endpoints: bindcar's
+// {success, message, details: {zone, record}} plus the record as stored
+// and the zone's serial after the change.
+type recordBody struct {
+	Success bool          `json:"success"`
+	Message string        `json:"message"`
+	Details recordDetails `json:"details"`
+	Record  *storedRecord `json:"record,omitempty"`
+	Serial  *uint32       `json:"serial,omitempty"`
+}
+
+// recordDetails echoes the request, as bindcar does.
+type recordDetails struct {
+	Zone   string         `json:"zone"`
+	Record map[string]any `json:"record"`
+}
+
+// storedRecord is a record as named stores it.
+type storedRecord struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	TTL   uint32 `json:"ttl"`
+	Value string `json:"value"`
+}
+
+func stored(rr dns.RR) *storedRecord {
+	h := rr.Header()
+	t := dns.TypeToString[h.Rrtype]
+	if t == "" {
+		t = "TYPE" + strconv.Itoa(int(h.Rrtype))
+	}
+	return &storedRecord{Name: h.Name, Type: t, TTL: h.Ttl, Value: zonestore.RDataText(rr)}
+}
+
+// batchBody is the answer of PATCH /zones/{name}/records.
+type batchBody struct {
+	Success   bool   `json:"success"`
+	Message   string `json:"message"`
+	Zone      string `json:"zone"`
+	Changes   int    `json:"changes"`
+	OldSerial uint32 `json:"oldSerial"`
+	Serial    uint32 `json:"serial"`
+}
+
+// listRecordsBody is the answer of GET /zones/{name}/records.
+type listRecordsBody struct {
+	Zone       string            `json:"zone"`
+	Serial     uint32            `json:"serial"`
+	RRsets     []zonestore.RRset `json:"rrsets"`
+	Count      int               `json:"count"`
+	NextCursor string            `json:"nextCursor,omitempty"`
+}
+
+// recordTarget validates the zone and returns the backend; for writes it
+// also requires a key to sign updates with.
+func (h *Handler) recordTarget(w http.ResponseWriter, p params, write bool) (*backend, string, bool) {
+	zone, ok := zoneName(w, p)
+	if !ok {
+		return nil, "", false
+	}
+	b, ok := h.backendOr500(w)
+	if !ok {
+		return nil, "", false
+	}
+	if write && !b.records.Client().CanUpdate() {
+		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
+		return nil, "", false
+	}
+	return b, zone, true
+}
+
+// noKeyMessage explains how to enable record changes.
+func noKeyMessage(b *backend) string {
+	if b.updateKey == "" {
+		return "record changes are disabled: no TSIG update key is configured; add `update_key_file <path>` (or `update_key <name> <algorithm> <secret>`) to the zone_api block, and allow-update { key \"<name>\"; } to the zone (zones created through this API get it)"
+	}
+	return fmt.Sprintf("record changes are disabled: the update key %q is configured by name only, so zones accept updates signed with it but this module cannot sign them; give its secret with `update_key_file <path>` or `update_key %s <algorithm> <secret>`", b.updateKey, b.updateKey)
+}
+
+// ifMatch parses an If-Match header holding a zone serial ("123", 123 or
+// W/"123"); "*" or no header means no condition.
+func ifMatch(w http.ResponseWriter, r *http.Request) (*uint32, bool) {
+	v := strings.TrimSpace(r.Header.Get("If-Match"))
+	if v == "" || v == "*" {
+		return nil, true
+	}
+	s := strings.Trim(strings.TrimPrefix(v, "W/"), `"`)
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "If-Match must be a zone serial as an ETag, e.g. \"2026112503\", got %q", v)
+		return nil, false
+	}
+	serial := uint32(n)
+	return &serial, true
+}
+
+func etag(serial uint32) string { return `"` + strconv.FormatUint(uint64(serial), 10) + `"` }
+
+// handleAddRecord adds one record: POST /zones/{name}/records.
+func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p params) {
+	b, zone, ok := h.recordTarget(w, p, true)
+	if !ok {
+		return
+	}
+	var req zonestore.AddRecordRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	cond, ok := ifMatch(w, r)
+	if !ok {
+		return
+	}
+	res, err := h.settle(r, b, zone, func() (*zonestore.ChangeResult, error) {
+		return b.records.Add(r.Context(), zone, &req, zonestore.WriteOptions{IfSerial: cond})
+	})
+	if err != nil {
+		h.recordFailed(w, r, b, zone, "add", err)
+		return
+	}
+	rec := res.Records[0]
+	h.dnsLog.Info("record added", zap.String("zone", zone), zap.String("name", rec.Header().Name),
+		zap.String("type", dns.TypeToString[rec.Header().Rrtype]), zap.Uint32("serial", res.Serial))
+	echo := map[string]any{"name": req.Name, "type": req.Type, "value": req.Value, "ttl": rec.Header().Ttl}
+	if req.Priority != nil {
+		echo["priority"] = *req.Priority
+	}
+	h.writeChange(w, http.StatusCreated, "Record added to zone "+zone, zone, echo, rec, res)
+}
+
+// handleRemoveRecord deletes one record or an RRset: DELETE
+// /zones/{name}/records.
+func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p params) {
+	b, zone, ok := h.recordTarget(w, p, true)
+	if !ok {
+		return
+	}
+	var req zonestore.RemoveRecordRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	cond, ok := ifMatch(w, r)
+	if !ok {
+		return
+	}
+	res, err := h.settle(r, b, zone, func() (*zonestore.ChangeResult, error) {
+		return b.records.Remove(r.Context(), zone, &req, zonestore.WriteOptions{IfSerial: cond})
+	})
+	if err != nil {
+		h.recordFailed(w, r, b, zone, "remove", err)
+		return
+	}
+	h.dnsLog.Info("record removed", zap.String("zone", zone), zap.String("name", req.Name), zap.String("type", req.Type),
+		zap.Bool("whole_rrset", req.Value == nil), zap.Uint32("serial", res.Serial))
+	echo := map[string]any{"name": req.Name, "type": req.Type, "value": req.Value}
+	h.writeChange(w, http.StatusOK, "Record removed from zone "+zone, zone, echo, nil, res)
+}
+
+// handleUpdateRecord replaces one record's data: PUT /zones/{name}/records.
+func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p params) {
+	b, zone, ok := h.recordTarget(w, p, true)
+	if !ok {
+		return
+	}
+	var req zonestore.UpdateRecordRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	cond, ok := ifMatch(w, r)
+	if !ok {
+		return
+	}
+	res, err := h.settle(r, b, zone, func() (*zonestore.ChangeResult, error) {
+		return b.records.Replace(r.Context(), zone, &req, zonestore.WriteOptions{IfSerial: cond})
+	})
+	if err != nil {
+		if errors.Is(err, zonestore.ErrRecordNotFound) {
+			writeError(w, http.StatusNotFound, "%s record %q with value %q not found in zone %s; nothing was changed", strings.ToUpper(req.Type), req.Name, req.CurrentValue, zone)
+			return
+		}
+		h.recordFailed(w, r, b, zone, "update", err)
+		return
+	}
+	rec := res.Records[0]
+	h.dnsLog.Info("record updated", zap.String("zone", zone), zap.String("name", rec.Header().Name),
+		zap.String("type", dns.TypeToString[rec.Header().Rrtype]), zap.Uint32("serial", res.Serial))
+	echo := map[string]any{"name": req.Name, "type": req.Type, "currentValue": req.CurrentValue, "newValue": req.NewValue, "ttl": rec.Header().Ttl}
+	if req.Priority != nil {
+		echo["priority"] = *req.Priority
+	}
+	h.writeChange(w, http.StatusOK, "Record updated in zone "+zone, zone, echo, rec, res)
+}
+
+// writeChange answers a single-record change.
+func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone string, echo map[string]any, rec dns.RR, res *zonestore.ChangeResult) {
+	body := recordBody{Success: true, Message: msg, Details: recordDetails{Zone: zone, Record: echo}}
+	if rec != nil {
+		body.Record = stored(rec)
+	}
+	if res.HasSerial {
+		s := res.Serial
+		body.Serial = &s
+		w.Header().Set("ETag", etag(s))
+	}
+	writeJSON(w, status, body)
+}
+
+// handleBatchRecords applies changes atomically: PATCH
+// /zones/{name}/records.
+func (h *Handler) handleBatchRecords(w http.ResponseWriter, r *http.Request, p params) {
+	b, zone, ok := h.recordTarget(w, p, true)
+	if !ok {
+		return
+	}
+	var req zonestore.BatchRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	cond, ok := ifMatch(w, r)
+	if !ok {
+		return
+	}
+	res, err := h.settle(r, b, zone, func() (*zonestore.ChangeResult, error) {
+		return b.records.Batch(r.Context(), zone, &req, zonestore.WriteOptions{IfSerial: cond})
+	})
+	if err != nil {
+		h.recordFailed(w, r, b, zone, "batch", err)
+		return
+	}
+	h.dnsLog.Info("record batch applied", zap.String("zone", zone), zap.Int("changes", res.Changes),
+		zap.Uint32("old_serial", res.OldSerial), zap.Uint32("serial", res.Serial))
+	if res.HasSerial {
+		w.Header().Set("ETag", etag(res.Serial))
+	}
+	writeJSON(w, http.StatusOK, batchBody{
+		Success: true, Message: fmt.Sprintf("%d changes applied to zone %s", len(req.Changes), zone),
+		Zone: zone, Changes: len(req.Changes), OldSerial: res.OldSerial, Serial: res.Serial,
+	})
+}
+
+// handleListRecords lists RRsets read by AXFR: GET /zones/{name}/records.
+func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p params) {
+	b, zone, ok := h.recordTarget(w, p, false)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	opt := zonestore.ListOptions{Limit: defaultListLimit, Cursor: q.Get("cursor")}
+	var problems []string
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxListLimit {
+			problems = append(problems, fmt.Sprintf("limit: must be an integer from 1 to %d, got %q", maxListLimit, v))
+		}
+		opt.Limit = n
+	}
+	if v := q.Get("name"); v != "" {
+		n, err := zonestore.NormalizeRecordName(v, zone)
+		if err != nil {
+			problems = append(problems, "name: "+err.Error())
+		}
+		opt.Name = n
+	}
+	if v := q.Get("type"); v != "" {
+		t, err := zonestore.ParseRecordType(v)
+		if err != nil && !strings.EqualFold(v, "SOA") {
+			problems = append(problems, "type: "+err.Error())
+		}
+		if strings.EqualFold(v, "SOA") {
+			t = dns.TypeSOA
+		}
+		opt.Type = t
+	}
+	if len(problems) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid query: %s", strings.Join(problems, "; "))
+		return
+	}
+	snap, sets, next, err := b.records.List(r.Context(), zone, opt)
+	if err != nil {
+		h.recordFailed(w, r, b, zone, "read", err)
+		return
+	}
+	tag := etag(snap.Serial())
+	w.Header().Set("ETag", tag)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && strings.Contains(inm, tag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if sets == nil {
+		sets = []zonestore.RRset{}
+	}
+	writeJSON(w, http.StatusOK, listRecordsBody{Zone: zone, Serial: snap.Serial(), RRsets: sets, Count: len(sets), NextCursor: next})
+}
+
+// handleExportZone answers the zone in master-file text: GET
+// /zones/{name}/export.
+func (h *Handler) handleExportZone(w http.ResponseWriter, r *http.Request, p params) {
+	b, zone, ok := h.recordTarget(w, p, false)
+	if !ok {
+		return
+	}
+	snap, err := b.records.Snapshot(r.Context(), zone)
+	if err != nil {
+		h.recordFailed(w, r, b, zone, "read", err)
+		return
+	}
+	tag := etag(snap.Serial())
+	w.Header().Set("ETag", tag)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && strings.Contains(inm, tag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", "text/dns; charset=utf-8")
+	w.Header().Set("Content-Disposition", `inline; filename="`+zone+`.zone"`)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(snap.MasterFile())
+}
+
+// settle runs a change and, when named refuses it although zonestatus
+// says the zone is a dynamic primary that is not frozen, runs it again a
+// few times: right after `rndc thaw` named reloads the zone and refuses
+// updates until the load completes. Only this error path asks rndc.
+func (h *Handler) settle(r *http.Request, b *backend, zone string, f func() (*zonestore.ChangeResult, error)) (*zonestore.ChangeResult, error) {
+	res, err := f()
+	for i := 1; i <= 4 && zonestore.IsRcode(err, dns.RcodeRefused); i++ {
+		st, serr := b.rndc.ZoneStatus(r.Context(), zone)
+		if serr != nil || st.Frozen || !st.Dynamic || (st.Type != "primary" && st.Type != "master") {
+			break
+		}
+		select {
+		case <-r.Context().Done():
+			return nil, err
+		case <-time.After(time.Duration(i) * 50 * time.Millisecond):
+		}
+		res, err = f()
+	}
+	return res, err
+}
+
+// recordFailed maps a failed record operation to a response. Where named
+// answered with an error, the zone's state is read over rndc (only on this
+// error path) to say why: unknown zone 404, frozen 409, secondary or no
+// allow-update for the module's key 400.
+func (h *Handler) recordFailed(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, err error) {
+	var (
+		ve *zonestore.ValidationError
+		ce *zonestore.ConflictError
+		pe *zonestore.PreconditionError
+		se *zonestore.ServerError
+	)
+	switch {
+	case errors.As(err, &ve):
+		writeError(w, http.StatusBadRequest, "invalid record: %s", ve.Error())
+	case errors.As(err, &ce):
+		writeError(w, http.StatusConflict, "%s; nothing was changed", ce.Error())
+	case errors.As(err, &pe):
+		w.Header().Set("ETag", etag(pe.Current))
+		writeError(w, http.StatusPreconditionFailed, "zone %s: %s; nothing was changed", zone, pe.Error())
+	case errors.Is(err, zonestore.ErrNoUpdateKey):
+		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
+	case errors.As(err, &se):
+		h.serverRefused(w, r, b, zone, op, se)
+	default:
+		h.dnsLog.Error("record operation failed", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
+		writeBadGateway(w, "record %s in zone %s failed: %v", op, zone, err)
+	}
+}
+
+// serverRefused explains an error rcode from named.
+func (h *Handler) serverRefused(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, se *zonestore.ServerError) {
+	h.dnsLog.Warn("named refused a record operation", zap.String("zone", zone), zap.String("operation", op),
+		zap.String("rcode", dns.RcodeToString[se.Rcode]), zap.Uint16("tsig_error", se.TSIGError))
+	rc := dns.RcodeToString[se.Rcode]
+	if se.TSIGError != 0 {
+		writeBadGateway(w, "named rejected the TSIG signature of the update (%s, %s): check that named knows the update key %q with the same algorithm and secret, and that the clocks agree",
+			rc, dns.RcodeToString[int(se.TSIGError)], b.records.Client().KeyName())
+		return
+	}
+	switch se.Rcode {
+	case dns.RcodeRefused, dns.RcodeNotAuth, dns.RcodeNotZone, dns.RcodeServerFailure:
+	default:
+		writeBadGateway(w, "record %s in zone %s: named answered %s", op, zone, rc)
+		return
+	}
+	st, err := b.rndc.ZoneStatus(r.Context(), zone)
+	switch {
+	case err != nil && rndc.IsNotFound(err):
+		writeError(w, http.StatusNotFound, "zone %s not found", zone)
+		return
+	case err != nil:
+		writeBadGateway(w, "record %s in zone %s: named answered %s, and rndc zonestatus failed: %v", op, zone, rc, err)
+		return
+	case st.Frozen:
+		writeError(w, http.StatusConflict, "zone %s is frozen; thaw it (POST /api/v1/zones/%s/thaw) to change records", zone, zone)
+		return
+	case st.Type != "" && st.Type != "primary" && st.Type != "master":
+		writeError(w, http.StatusBadRequest, "zone %s is a %s zone: change its records on its primary server", zone, st.Type)
+		return
+	}
+	if se.Rcode == dns.RcodeServerFailure {
+		writeBadGateway(w, "record %s in zone %s: named failed to apply it (SERVFAIL); see named's log", op, zone)
+		return
+	}
+	if op == "read" {
+		writeBadGateway(w, "reading zone %s: named refused the zone transfer (%s): allow-transfer of the zone must admit the key %q or this host", zone, rc, b.records.Client().KeyName())
+		return
+	}
+	if se.Rcode == dns.RcodeNotZone {
+		writeError(w, http.StatusBadRequest, "named answered NOTZONE: a name of the change is outside zone %s", zone)
+		return
+	}
+	writeError(w, http.StatusBadRequest, "zone %s does not accept dynamic updates signed with the key %q (named answered %s): create the zone through this API, which adds allow-update { key \"%s\"; }, or add that clause to the zone's configuration",
+		zone, b.records.Client().KeyName(), rc, b.records.Client().KeyName())
+}

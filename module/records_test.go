@@ -1,0 +1,87 @@
+package module
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+)
+
+// recordsHandler is a handler with an inline rndc key, a zone directory
+// and the given update key; it never reaches BIND in these tests.
+func recordsHandler(t *testing.T, update *KeyConfig) *Handler {
+	t.Helper()
+	h := &Handler{
+		zoneDir:       t.TempDir(),
+		rndcServer:    "127.0.0.1:1",
+		dnsServer:     "127.0.0.1:1",
+		rndcKeyConf:   KeyConfig{Name: "rndc-key", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"},
+		updateKeyConf: update,
+		authDisabled:  true,
+		cell:          new(backendCell),
+	}
+	h.setLoggers(zap.NewNop())
+	h.routes = h.buildRoutes()
+	return h
+}
+
+func serveRecords(h *Handler, method, path, body string, hdr map[string]string) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		r.Header.Set(k, v)
+	}
+	_ = h.ServeHTTP(w, r, nextFunc(func(http.ResponseWriter, *http.Request) error { return nil }))
+	return w
+}
+
+// TestRecordsNeedKeySecret: without an update key secret, writes answer
+// 400 explaining how to enable them, before any body parsing or DNS.
+func TestRecordsNeedKeySecret(t *testing.T) {
+	for _, tc := range []struct {
+		key  *KeyConfig
+		want string
+	}{
+		{nil, "no TSIG update key is configured"},
+		{&KeyConfig{Name: "zoneapi-update"}, "configured by name only"},
+	} {
+		h := recordsHandler(t, tc.key)
+		for _, m := range []string{"POST", "PUT", "DELETE", "PATCH"} {
+			w := serveRecords(h, m, "/api/v1/zones/example.com/records", `{}`, nil)
+			var body errorBody
+			_ = json.Unmarshal(w.Body.Bytes(), &body)
+			if w.Code != 400 || !strings.Contains(body.Message, tc.want) || !strings.Contains(body.Message, "update_key") {
+				t.Errorf("%s with key %v: %d %s", m, tc.key, w.Code, w.Body)
+			}
+		}
+	}
+}
+
+// TestRecordsRequestChecks: zone names, If-Match and query parameters are
+// checked before BIND is asked.
+func TestRecordsRequestChecks(t *testing.T) {
+	h := recordsHandler(t, &KeyConfig{Name: "k", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"})
+	cases := []struct {
+		method, path, body string
+		hdr                map[string]string
+		status             int
+		part               string
+	}{
+		{"POST", "/api/v1/zones/bad..zone/records", `{}`, nil, 400, "invalid zone name"},
+		{"POST", "/api/v1/zones/example.com/records", `{"name":"a","type":"A","value":"192.0.2.1","x":1}`, nil, 400, "unknown field"},
+		{"POST", "/api/v1/zones/example.com/records", `{"name":"a","type":"A","value":"192.0.2.1"}`, map[string]string{"If-Match": `"abc"`}, 400, "If-Match"},
+		{"GET", "/api/v1/zones/example.com/records?limit=0&type=NOPE&name=www.other.org.", "", nil, 400, "limit"},
+		{"GET", "/api/v1/zones/example.com/records?name=www.other.org.", "", nil, 400, "outside the zone"},
+		{"GET", "/api/v1/zones/example.com/records?type=NOPE", "", nil, 400, "not a known record type"},
+	}
+	for _, tc := range cases {
+		w := serveRecords(h, tc.method, tc.path, tc.body, tc.hdr)
+		if w.Code != tc.status || !strings.Contains(w.Body.String(), tc.part) {
+			t.Errorf("%s %s: %d %s; want %d containing %q", tc.method, tc.path, w.Code, w.Body, tc.status, tc.part)
+		}
+	}
+}
