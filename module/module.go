@@ -286,9 +286,19 @@ func validateKeyConfig(what string, k KeyConfig, needSecret bool) error {
 	return nil
 }
 
-// Cleanup releases the handler. Zone stores are shared by every config
-// generation of the process and stay open.
+// Cleanup releases the handler: it closes the idle control-channel
+// connections of this config generation. Zone stores and DNS clients are
+// shared by every config generation of the process and stay open.
 func (h *Handler) Cleanup() error {
+	if h.cell == nil {
+		return nil
+	}
+	h.cell.mu.Lock()
+	b := h.cell.backend
+	h.cell.mu.Unlock()
+	if b != nil {
+		b.rndc.Close()
+	}
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -52,6 +53,29 @@ type Client struct {
 	// values as strings. It never receives the _auth signature or the
 	// secret. It must not retain or modify the map.
 	Trace func(direction string, msg map[string]any)
+	// MaxIdle is how many idle connections are kept for reuse: named
+	// answers further commands on a connection once it has issued its
+	// nonce, which saves the connect and the nonce round trip. Zero means
+	// DefaultMaxIdle; a negative value turns reuse off.
+	MaxIdle int
+
+	mu     sync.Mutex
+	idle   []*ctlConn
+	closed bool
+}
+
+// DefaultMaxIdle is the number of idle connections a Client keeps when
+// MaxIdle is zero.
+const DefaultMaxIdle = 4
+
+// idleTimeout is how long an idle connection is kept for reuse.
+const idleTimeout = 30 * time.Second
+
+// ctlConn is a control-channel connection and the nonce named issued on it.
+type ctlConn struct {
+	net.Conn
+	nonce uint32
+	since time.Time // when it went idle
 }
 
 // Response is named's answer to one command.
@@ -160,27 +184,125 @@ func (c *Client) Command(ctx context.Context, command string) (*Response, error)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	// A reused connection that named has closed meanwhile fails before
+	// named reads the command: the command is then sent once more on a
+	// new connection.
+	for attempt := 0; ; attempt++ {
+		conn, reused, err := c.conn(ctx, attempt > 0)
+		if err != nil {
+			return nil, withContext(ctx, fmt.Errorf("rndc %s: connecting to %s: %w", verb, c.Addr, err))
+		}
+		resp, err := c.run(ctx, conn, command, verb)
+		switch {
+		case err == nil || isCommandError(err):
+			c.release(conn)
+			return resp, err
+		case reused && errors.Is(err, errClosed):
+			conn.Close()
+			continue
+		}
+		conn.Close()
+		if errors.Is(err, errClosed) {
+			return nil, ErrAuth
+		}
+		if errors.Is(err, ErrAuth) {
+			return resp, err
+		}
+		return resp, withContext(ctx, err)
+	}
+}
+
+// isCommandError reports whether err is named's answer to a command (the
+// connection is still good).
+func isCommandError(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}
+
+// conn returns an idle connection (reused true) or, when there is none or
+// fresh is set, a new one that has completed the nonce handshake.
+func (c *Client) conn(ctx context.Context, fresh bool) (*ctlConn, bool, error) {
+	if !fresh {
+		c.mu.Lock()
+		for len(c.idle) > 0 {
+			cc := c.idle[len(c.idle)-1]
+			c.idle = c.idle[:len(c.idle)-1]
+			if time.Since(cc.since) < idleTimeout {
+				c.mu.Unlock()
+				return cc, true, nil
+			}
+			cc.Close()
+		}
+		c.mu.Unlock()
+	}
 	d := c.Dialer
 	if d == nil {
 		d = &net.Dialer{}
 	}
-	conn, err := d.DialContext(ctx, "tcp", c.Addr)
+	nc, err := d.DialContext(ctx, "tcp", c.Addr)
 	if err != nil {
-		return nil, withContext(ctx, fmt.Errorf("rndc %s: connecting to %s: %w", verb, c.Addr, err))
+		return nil, false, err
 	}
-	defer conn.Close()
+	return &ctlConn{Conn: nc}, false, nil
+}
+
+// release keeps conn for reuse, or closes it when the pool is full.
+func (c *Client) release(conn *ctlConn) {
+	max := c.MaxIdle
+	if max == 0 {
+		max = DefaultMaxIdle
+	}
+	_ = conn.SetDeadline(time.Time{})
+	c.mu.Lock()
+	if !c.closed && len(c.idle) < max {
+		conn.since = time.Now()
+		c.idle = append(c.idle, conn)
+		conn = nil
+	}
+	c.mu.Unlock()
+	if conn != nil {
+		conn.Close()
+	}
+}
+
+// CloseIdle closes the idle connections. The Client stays usable.
+func (c *Client) CloseIdle() {
+	c.mu.Lock()
+	idle := c.idle
+	c.idle = nil
+	c.mu.Unlock()
+	for _, cc := range idle {
+		cc.Close()
+	}
+}
+
+// Close closes the idle connections and keeps none from now on: commands
+// still running finish, then close their connections. The Client stays
+// usable, one connection per command.
+func (c *Client) Close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.CloseIdle()
+}
+
+// run sends one command on conn (first obtaining a nonce on a new
+// connection), bounded by ctx.
+func (c *Client) run(ctx context.Context, conn *ctlConn, command, verb string) (*Response, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
 	// Unblock reads and writes as soon as ctx is done.
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-
-	resp, err := c.exchange(conn, command, verb)
-	if err != nil && !errors.Is(err, ErrAuth) {
-		return resp, withContext(ctx, err)
+	if conn.nonce == 0 {
+		nonce, err := c.handshake(conn, verb)
+		if err != nil {
+			return nil, err
+		}
+		conn.nonce = nonce
 	}
-	return resp, err
+	return c.exchange(conn, conn.nonce, command, verb)
 }
 
 // withContext makes err also wrap ctx's error when ctx is done, or
@@ -201,11 +323,38 @@ func withContext(ctx context.Context, err error) error {
 	return fmt.Errorf("%w: %w", err, ctxErr)
 }
 
-// exchange runs the nonce handshake and the command on conn.
-func (c *Client) exchange(conn net.Conn, command, verb string) (*Response, error) {
-	// 1. A "null" request, to obtain a nonce.
+// handshake sends a "null" request on a new connection and returns the
+// nonce named issues in its reply.
+func (c *Client) handshake(conn net.Conn, verb string) (uint32, error) {
 	ser1 := nextSerial()
 	if err := c.send(conn, ser1, 0, "null"); err != nil {
+		return 0, fmt.Errorf("rndc %s: %w", verb, err)
+	}
+	reply, err := c.receive(conn)
+	if err != nil {
+		return 0, fmt.Errorf("rndc %s: %w", verb, err)
+	}
+	ctrl, _ := reply.sub("_ctrl")
+	if err := checkSerial(ctrl, ser1); err != nil {
+		return 0, fmt.Errorf("rndc %s: %w", verb, err)
+	}
+	s, ok := ctrl.str("_nonce")
+	if !ok {
+		return 0, fmt.Errorf("rndc %s: %w: reply has no nonce", verb, errMalformed)
+	}
+	n, err := strconv.ParseUint(s, 10, 32)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("rndc %s: %w: invalid nonce", verb, errMalformed)
+	}
+	return uint32(n), nil
+}
+
+// exchange sends the command with the connection's nonce and reads the
+// answer.
+func (c *Client) exchange(conn net.Conn, nonce uint32, command, verb string) (*Response, error) {
+	// The command itself, carrying the nonce.
+	ser2 := nextSerial()
+	if err := c.send(conn, ser2, nonce, command); err != nil {
 		return nil, fmt.Errorf("rndc %s: %w", verb, err)
 	}
 	reply, err := c.receive(conn)
@@ -213,28 +362,6 @@ func (c *Client) exchange(conn net.Conn, command, verb string) (*Response, error
 		return nil, fmt.Errorf("rndc %s: %w", verb, err)
 	}
 	ctrl, _ := reply.sub("_ctrl")
-	if err := checkSerial(ctrl, ser1); err != nil {
-		return nil, fmt.Errorf("rndc %s: %w", verb, err)
-	}
-	var nonce uint32
-	if s, ok := ctrl.str("_nonce"); ok {
-		n, err := strconv.ParseUint(s, 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("rndc %s: %w: invalid nonce", verb, errMalformed)
-		}
-		nonce = uint32(n)
-	}
-
-	// 2. The command itself, carrying the nonce.
-	ser2 := nextSerial()
-	if err := c.send(conn, ser2, nonce, command); err != nil {
-		return nil, fmt.Errorf("rndc %s: %w", verb, err)
-	}
-	reply, err = c.receive(conn)
-	if err != nil {
-		return nil, fmt.Errorf("rndc %s: %w", verb, err)
-	}
-	ctrl, _ = reply.sub("_ctrl")
 	if err := checkSerial(ctrl, ser2); err != nil {
 		return nil, fmt.Errorf("rndc %s: %w", verb, err)
 	}
@@ -302,6 +429,9 @@ func (c *Client) send(conn net.Conn, ser, nonce uint32, command string) error {
 		return err
 	}
 	if _, err := conn.Write(msg); err != nil {
+		if isClosed(err) {
+			return fmt.Errorf("sending to %s: %w", c.Addr, errClosed)
+		}
 		return fmt.Errorf("sending to %s: %w", c.Addr, err)
 	}
 	return nil
@@ -312,7 +442,7 @@ func (c *Client) receive(conn net.Conn) (table, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(conn, hdr[:]); err != nil {
 		if isClosed(err) {
-			return nil, ErrAuth
+			return nil, errClosed
 		}
 		return nil, fmt.Errorf("reading from %s: %w", c.Addr, err)
 	}
@@ -336,6 +466,11 @@ func (c *Client) receive(conn net.Conn) (table, error) {
 	}
 	return m.top, nil
 }
+
+// errClosed means named closed the connection before answering: on a new
+// connection, the sign of a rejected key (ErrAuth); on a reused one, of a
+// connection named had already closed.
+var errClosed = errors.New("named closed the connection without answering")
 
 // isClosed reports whether err means the peer closed or reset the
 // connection before sending anything.

@@ -195,7 +195,7 @@ func TestKey(t *testing.T) {
 	if k.String() != `key "rndc-key" (hmac-sha256)` {
 		t.Errorf("String = %s", k.String())
 	}
-	c := Client{Key: k}
+	c := &Client{Key: k}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		if s := sprintf(verb, c); strings.Contains(s, "0123456789abcdef") {
 			t.Errorf("%s of Client leaks secret: %s", verb, s)

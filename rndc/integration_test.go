@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -342,5 +344,86 @@ func BenchmarkZoneStatus(b *testing.B) {
 	if native > 0 && program > 0 {
 		b.Logf("\n| zonestatus | per op | ratio |\n|---|---|---|\n| native client | %v | 1.0 |\n| rndc program | %v | %.1fx |",
 			native, program, float64(program)/float64(native))
+	}
+}
+
+// TestIntegrationConnectionReuse: commands reuse an idle connection (one
+// dial for many commands); a connection named closed while idle (here by
+// a restart) is replaced without failing the command; MaxIdle < 0 and
+// CloseIdle turn reuse off.
+func TestIntegrationConnectionReuse(t *testing.T) {
+	t.Parallel()
+	s, c := startNamed(t, "")
+	var dials atomic.Int32
+	c.Dialer = &net.Dialer{Control: func(string, string, syscall.RawConn) error { dials.Add(1); return nil }}
+	ctx := context.Background()
+	for i := 0; i < 5; i++ {
+		if _, err := c.Status(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := dials.Load(); n != 1 {
+		t.Errorf("5 commands dialled %d times, want 1", n)
+	}
+
+	s.Stop()
+	s.Restart(t)
+	if _, err := c.Status(ctx); err != nil {
+		t.Fatalf("command after a restart (stale idle connection): %v", err)
+	}
+	if n := dials.Load(); n != 2 {
+		t.Errorf("dials after restart = %d, want 2", n)
+	}
+
+	c.CloseIdle()
+	if _, err := c.Status(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := dials.Load(); n != 3 {
+		t.Errorf("dials after CloseIdle = %d, want 3", n)
+	}
+
+	c.MaxIdle = -1
+	c.CloseIdle()
+	for i := 0; i < 3; i++ {
+		if _, err := c.Status(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := dials.Load(); n != 6 {
+		t.Errorf("dials without reuse = %d, want 6", n)
+	}
+
+	// A command error leaves the connection usable.
+	c.MaxIdle = 0
+	if _, err := c.ZoneStatus(ctx, "nowhere.test"); !IsNotFound(err) {
+		t.Fatalf("err = %v, want not found", err)
+	}
+	before := dials.Load()
+	if _, err := c.Status(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if dials.Load() != before {
+		t.Error("a command error closed the connection")
+	}
+}
+
+// TestIntegrationClose: after Close no connection is kept.
+func TestIntegrationClose(t *testing.T) {
+	t.Parallel()
+	_, c := startNamed(t, "")
+	ctx := context.Background()
+	if _, err := c.Status(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := c.Status(ctx); err != nil {
+		t.Fatalf("a closed client must still run commands: %v", err)
+	}
+	c.mu.Lock()
+	n := len(c.idle)
+	c.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d idle connections kept after Close", n)
 	}
 }
