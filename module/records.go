@@ -1,6 +1,7 @@
 package module
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -107,11 +108,7 @@ type listRecordsBody struct {
 // recordTarget validates the zone and returns the backend; for writes it
 // also requires a key to sign updates with.
 func (h *Handler) recordTarget(w http.ResponseWriter, p params, write bool) (*backend, string, bool) {
-	zone, ok := zoneName(w, p)
-	if !ok {
-		return nil, "", false
-	}
-	b, ok := h.backendOr500(w)
+	b, zone, ok := h.zoneTarget(w, p)
 	if !ok {
 		return nil, "", false
 	}
@@ -151,21 +148,11 @@ func etag(serial uint32) string { return `"` + strconv.FormatUint(uint64(serial)
 
 // handleAddRecord adds one record: POST /zones/{name}/records.
 func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p params) {
-	b, zone, ok := h.recordTarget(w, p, true)
-	if !ok {
-		return
-	}
 	var req zonestore.AddRecordRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
-	cond, ok := ifMatch(w, r)
+	b, zone, res, ok, err := recordWrite(h, w, r, p, &req, (*zonestore.Updater).Add)
 	if !ok {
 		return
 	}
-	res, err := h.settle(r, b, zone, func() (*zonestore.ChangeResult, error) {
-		return b.records.Add(r.Context(), zone, &req, zonestore.WriteOptions{IfSerial: cond})
-	})
 	if err != nil {
 		h.recordFailed(w, r, b, zone, "add", err)
 		return
@@ -183,21 +170,11 @@ func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p para
 // handleRemoveRecord deletes one record or an RRset: DELETE
 // /zones/{name}/records.
 func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p params) {
-	b, zone, ok := h.recordTarget(w, p, true)
-	if !ok {
-		return
-	}
 	var req zonestore.RemoveRecordRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
-	cond, ok := ifMatch(w, r)
+	b, zone, res, ok, err := recordWrite(h, w, r, p, &req, (*zonestore.Updater).Remove)
 	if !ok {
 		return
 	}
-	res, err := h.settle(r, b, zone, func() (*zonestore.ChangeResult, error) {
-		return b.records.Remove(r.Context(), zone, &req, zonestore.WriteOptions{IfSerial: cond})
-	})
 	if err != nil {
 		h.recordFailed(w, r, b, zone, "remove", err)
 		return
@@ -210,21 +187,11 @@ func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p p
 
 // handleUpdateRecord replaces one record's data: PUT /zones/{name}/records.
 func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p params) {
-	b, zone, ok := h.recordTarget(w, p, true)
-	if !ok {
-		return
-	}
 	var req zonestore.UpdateRecordRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
-	cond, ok := ifMatch(w, r)
+	b, zone, res, ok, err := recordWrite(h, w, r, p, &req, (*zonestore.Updater).Replace)
 	if !ok {
 		return
 	}
-	res, err := h.settle(r, b, zone, func() (*zonestore.ChangeResult, error) {
-		return b.records.Replace(r.Context(), zone, &req, zonestore.WriteOptions{IfSerial: cond})
-	})
 	if err != nil {
 		if errors.Is(err, zonestore.ErrRecordNotFound) {
 			writeError(w, http.StatusNotFound, "%s record %q with value %q not found in zone %s; nothing was changed", strings.ToUpper(req.Type), req.Name, req.CurrentValue, zone)
@@ -241,6 +208,27 @@ func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p p
 		echo["priority"] = *req.Priority
 	}
 	h.writeChange(w, http.StatusOK, "Record updated in zone "+zone, zone, echo, rec, res)
+}
+
+// recordWrite runs the steps every record change shares: the zone and a
+// key to sign with, the strict body into req, If-Match, then apply (settled
+// as settle does). ok false means the request has been answered; err is
+// apply's error, for the caller to answer.
+func recordWrite[T any](h *Handler, w http.ResponseWriter, r *http.Request, p params, req *T,
+	apply func(*zonestore.Updater, context.Context, string, *T, zonestore.WriteOptions) (*zonestore.ChangeResult, error),
+) (b *backend, zone string, res *zonestore.ChangeResult, ok bool, err error) {
+	b, zone, ok = h.recordTarget(w, p, true)
+	if !ok || !decodeBody(w, r, req) {
+		return nil, "", nil, false, nil
+	}
+	cond, ok := ifMatch(w, r)
+	if !ok {
+		return nil, "", nil, false, nil
+	}
+	res, err = h.settle(r, b, zone, func() (*zonestore.ChangeResult, error) {
+		return apply(b.records, r.Context(), zone, req, zonestore.WriteOptions{IfSerial: cond})
+	})
+	return b, zone, res, true, err
 }
 
 // writeChange answers a single-record change.
@@ -260,21 +248,11 @@ func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone strin
 // handleBatchRecords applies changes atomically: PATCH
 // /zones/{name}/records.
 func (h *Handler) handleBatchRecords(w http.ResponseWriter, r *http.Request, p params) {
-	b, zone, ok := h.recordTarget(w, p, true)
-	if !ok {
-		return
-	}
 	var req zonestore.BatchRequest
-	if !decodeBody(w, r, &req) {
-		return
-	}
-	cond, ok := ifMatch(w, r)
+	b, zone, res, ok, err := recordWrite(h, w, r, p, &req, (*zonestore.Updater).Batch)
 	if !ok {
 		return
 	}
-	res, err := h.settle(r, b, zone, func() (*zonestore.ChangeResult, error) {
-		return b.records.Batch(r.Context(), zone, &req, zonestore.WriteOptions{IfSerial: cond})
-	})
 	if err != nil {
 		h.recordFailed(w, r, b, zone, "batch", err)
 		return

@@ -79,6 +79,17 @@ func zoneName(w http.ResponseWriter, p params) (string, bool) {
 	return name, true
 }
 
+// zoneTarget validates the {name} parameter and returns the backend; on
+// failure it has answered the request.
+func (h *Handler) zoneTarget(w http.ResponseWriter, p params) (*backend, string, bool) {
+	name, ok := zoneName(w, p)
+	if !ok {
+		return nil, "", false
+	}
+	b, ok := h.backendOr500(w)
+	return b, name, ok
+}
+
 // handleCreateZone creates a zone: validate, lock, check that neither the
 // index nor BIND nor the zone directory has it, write the zone file
 // exclusively, `rndc addzone`, record it in the index. A failure after the
@@ -250,11 +261,7 @@ func (h *Handler) handleListZones(w http.ResponseWriter, r *http.Request, _ para
 
 // handleGetZone answers the zone's parsed state from `rndc zonestatus`.
 func (h *Handler) handleGetZone(w http.ResponseWriter, r *http.Request, p params) {
-	name, ok := zoneName(w, p)
-	if !ok {
-		return
-	}
-	b, ok := h.backendOr500(w)
+	b, name, ok := h.zoneTarget(w, p)
 	if !ok {
 		return
 	}
@@ -301,11 +308,7 @@ func (h *Handler) zoneState(w http.ResponseWriter, r *http.Request, b *backend, 
 // handleZoneStatus answers `rndc zonestatus`: BIND's text in details
 // (as bindcar does) and the parsed state in zone.
 func (h *Handler) handleZoneStatus(w http.ResponseWriter, r *http.Request, p params) {
-	name, ok := zoneName(w, p)
-	if !ok {
-		return
-	}
-	b, ok := h.backendOr500(w)
+	b, name, ok := h.zoneTarget(w, p)
 	if !ok {
 		return
 	}
@@ -322,11 +325,7 @@ func (h *Handler) handleZoneStatus(w http.ResponseWriter, r *http.Request, p par
 // files and its index entry. A managed zone that named no longer knows is
 // still cleaned up.
 func (h *Handler) handleDeleteZone(w http.ResponseWriter, r *http.Request, p params) {
-	name, ok := zoneName(w, p)
-	if !ok {
-		return
-	}
-	b, ok := h.backendOr500(w)
+	b, name, ok := h.zoneTarget(w, p)
 	if !ok {
 		return
 	}
@@ -378,11 +377,7 @@ var zoneCommands = map[string]struct {
 func (h *Handler) zoneCommand(command string) func(http.ResponseWriter, *http.Request, params) {
 	zc := zoneCommands[command]
 	return func(w http.ResponseWriter, r *http.Request, p params) {
-		name, ok := zoneName(w, p)
-		if !ok {
-			return
-		}
-		b, ok := h.backendOr500(w)
+		b, name, ok := h.zoneTarget(w, p)
 		if !ok {
 			return
 		}
