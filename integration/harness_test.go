@@ -226,6 +226,28 @@ func (c *caddy) do(method, path string, body any) *response {
 // doAuth sends a request with the given Authorization header ("" = none).
 func (c *caddy) doAuth(method, path string, body any, auth string) *response {
 	c.t.Helper()
+	hdr := map[string]string{}
+	if auth != "" {
+		hdr["Authorization"] = auth
+	}
+	return c.send(method, path, body, hdr)
+}
+
+// doHdr sends a request with the test token and extra headers.
+func (c *caddy) doHdr(method, path string, body any, hdr map[string]string) *response {
+	c.t.Helper()
+	all := map[string]string{"Authorization": "Bearer " + testToken}
+	for k, v := range hdr {
+		all[k] = v
+	}
+	return c.send(method, path, body, all)
+}
+
+// send sends a request with the given headers. A JSON answer is decoded;
+// an error answer that is not JSON fails the test (the module never
+// answers plain text).
+func (c *caddy) send(method, path string, body any, hdr map[string]string) *response {
+	c.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -247,8 +269,8 @@ func (c *caddy) doAuth(method, path string, body any, auth string) *response {
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -257,7 +279,8 @@ func (c *caddy) doAuth(method, path string, body any, auth string) *response {
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	r := &response{status: resp.StatusCode, header: resp.Header, raw: raw}
-	if len(raw) > 0 {
+	isJSON := strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json")
+	if len(raw) > 0 && (isJSON || resp.StatusCode >= 400) {
 		if err := json.Unmarshal(raw, &r.body); err != nil {
 			c.t.Fatalf("%s %s: %d with a non-JSON body %q", method, path, resp.StatusCode, raw)
 		}

@@ -2,9 +2,7 @@ package integration
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -16,43 +14,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
-
-// doHdr sends a request with extra headers and decodes the JSON answer.
-func (c *caddy) doHdr(method, path string, body any, hdr map[string]string) *response {
-	c.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		j, err := json.Marshal(body)
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		rd = bytes.NewReader(j)
-	}
-	req, err := http.NewRequest(method, c.base+path, rd)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	r := &response{status: resp.StatusCode, header: resp.Header, raw: raw}
-	if len(raw) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		if err := json.Unmarshal(raw, &r.body); err != nil {
-			c.t.Fatalf("%s %s: bad JSON %q", method, path, raw)
-		}
-	}
-	return r
-}
 
 // tcpAnswers asks named over TCP and returns the rdata of the records of
 // name and type in the answer and authority sections, sorted.
