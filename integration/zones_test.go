@@ -440,3 +440,28 @@ func TestAllowTransferAdmitsModuleKey(t *testing.T) {
 		t.Error("an unsigned AXFR from 127.0.0.1 was allowed")
 	}
 }
+
+// TestDeleteUnmanagedZoneKeepsFiles: deleting a zone from named.conf whose
+// file happens to sit in the zone directory under the API's naming removes
+// it from named (as BIND allows) but leaves its file alone.
+func TestDeleteUnmanagedZoneKeepsFiles(t *testing.T) {
+	// named.conf names the file relative to named's directory; it is
+	// written, and the zone loaded, once named runs.
+	ns := testbind.Start(t, &testbind.Options{ExtraConfig: "zone \"own.test\" { type primary; file \"zones/own.test.zone\"; };\n"})
+	file := filepath.Join(ns.ZoneDir, "own.test.zone")
+	if err := os.WriteFile(file, []byte(testbind.MinimalZone("own.test", 3)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := ns.RNDC("reload", "own.test"); err != nil {
+		t.Fatalf("loading named's zone: %v %s", err, out)
+	}
+	c := startCaddy(t, ns, caddyOpts{})
+	r := c.do("DELETE", "/api/v1/zones/own.test", nil)
+	expect(t, r, 200, "delete")
+	if !strings.Contains(r.str("details"), "named.conf") {
+		t.Errorf("BIND's advice is not passed on: %s", r.raw)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Errorf("the file of named's own zone was removed: %v", err)
+	}
+}

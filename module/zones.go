@@ -321,9 +321,9 @@ func (h *Handler) handleZoneStatus(w http.ResponseWriter, r *http.Request, p par
 	})
 }
 
-// handleDeleteZone removes a zone from named (`rndc delzone`), then its
-// files and its index entry. A managed zone that named no longer knows is
-// still cleaned up.
+// handleDeleteZone removes a zone from named (`rndc delzone`), then, for
+// a zone created through this API, its files and its index entry. A
+// managed zone that named no longer knows is still cleaned up.
 func (h *Handler) handleDeleteZone(w http.ResponseWriter, r *http.Request, p params) {
 	b, name, ok := h.zoneTarget(w, p)
 	if !ok {
@@ -348,9 +348,13 @@ func (h *Handler) handleDeleteZone(w http.ResponseWriter, r *http.Request, p par
 		h.commandFailed(w, "delzone", name, err)
 		return
 	}
-	removed := h.removeFiles(b, name)
 	b.records.Forget(name)
+	// Files are removed only for zones this API created: a zone from
+	// named's own configuration keeps its files (named says it must also
+	// be removed from named.conf; BIND's text is in details).
+	var removed []string
 	if managed {
+		removed = h.removeFiles(b, name)
 		if err := b.store.Remove(name); err != nil {
 			writeError(w, http.StatusInternalServerError, "removing zone %s from the index: %v", name, err)
 			return
