@@ -198,8 +198,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.rndcServer = DefaultRNDCServer
 	h.rndcTimeout = DefaultRNDCTimeout
 	if h.RNDC != nil {
-		if h.RNDC.Server != "" {
-			h.rndcServer = repl.ReplaceKnown(h.RNDC.Server, "")
+		// A placeholder that expands to nothing (an unset {env.X}) means
+		// the default, as an absent option does.
+		if v := repl.ReplaceKnown(h.RNDC.Server, ""); v != "" {
+			h.rndcServer = v
 		}
 		if h.RNDC.Timeout > 0 {
 			h.rndcTimeout = time.Duration(h.RNDC.Timeout)

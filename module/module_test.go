@@ -1,6 +1,7 @@
 package module
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
 )
@@ -194,5 +196,38 @@ func TestValidateKeyConfig(t *testing.T) {
 		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%+v: err %v, want %q", tc.k, err, tc.err)
 		}
+	}
+}
+
+// TestProvisionDefaults: placeholders that expand to nothing mean the
+// defaults; Provision touches neither the disk nor BIND (the key file and
+// zone directory need not exist); a bad log filter fails it.
+func TestProvisionDefaults(t *testing.T) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	h := &Handler{
+		ZoneDir:   "/nonexistent/zones",
+		RNDC:      &RNDCConfig{Server: "{env.ZONEAPI_TEST_UNSET_SERVER}", Key: KeyConfig{File: "/nonexistent/rndc.key"}},
+		DNSServer: "{env.ZONEAPI_TEST_UNSET_DNS}",
+	}
+	if err := h.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if h.rndcServer != DefaultRNDCServer || h.dnsServer != DefaultDNSServer {
+		t.Errorf("servers %q %q, want the defaults", h.rndcServer, h.dnsServer)
+	}
+	if h.cell.backend != nil {
+		t.Error("Provision resolved the backend")
+	}
+	if err := h.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
+
+	bad := &Handler{ZoneDir: "/z", LogFilter: "info,zone_api=loud"}
+	if err := bad.Provision(ctx); err == nil || !strings.Contains(err.Error(), `unknown level "loud"`) {
+		t.Errorf("Provision with a bad log_filter: %v", err)
 	}
 }
