@@ -318,3 +318,38 @@ func TestRecordsLifecycle(t *testing.T) {
 		t.Errorf("If-None-Match: %d", r.status)
 	}
 }
+
+// TestRecordBodiesCheckedAgainstSpec: record bodies are validated with the
+// schemas of the served API specification, every violation listed by JSON
+// pointer, before anything reaches named.
+func TestRecordBodiesCheckedAgainstSpec(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{})
+	expect(t, c.do("POST", "/api/v1/zones", zoneBody("spec.test")), http.StatusCreated, "create")
+	cases := []struct {
+		method string
+		body   string
+		ptrs   []string
+	}{
+		{"POST", `{"name":5,"type":"A","ttl":"60"}`, []string{"/name", "/value", "/ttl"}},
+		{"PUT", `{"name":"www","type":"A","newValue":"192.0.2.9","extra":1}`, []string{"/currentValue", "/extra"}},
+		{"PATCH", `{"changes":"all"}`, []string{"/changes"}},
+	}
+	for _, tc := range cases {
+		r := c.do(tc.method, "/api/v1/zones/spec.test/records", tc.body)
+		expect(t, r, http.StatusBadRequest, tc.method)
+		vs, _ := r.body["violations"].([]any)
+		var got []string
+		for _, v := range vs {
+			got = append(got, v.(map[string]any)["pointer"].(string))
+		}
+		for _, p := range tc.ptrs {
+			if !slices.Contains(got, p) {
+				t.Errorf("%s: violations %v lack %s (%s)", tc.method, got, p, r.raw)
+			}
+		}
+	}
+	if got := answers(query(t, ns, "www.spec.test", dns.TypeA), dns.TypeA); len(got) != 1 || got[0] != "192.0.2.80" {
+		t.Errorf("www changed: %v", got)
+	}
+}

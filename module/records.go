@@ -211,14 +211,15 @@ func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p p
 }
 
 // recordWrite runs the steps every record change shares: the zone and a
-// key to sign with, the strict body into req, If-Match, then apply (settled
+// key to sign with, the body checked against the API specification's
+// schema and decoded strictly into req, If-Match, then apply (settled
 // as settle does). ok false means the request has been answered; err is
 // apply's error, for the caller to answer.
 func recordWrite[T any](h *Handler, w http.ResponseWriter, r *http.Request, p params, req *T,
 	apply func(*zonestore.Updater, context.Context, string, *T, zonestore.WriteOptions) (*zonestore.ChangeResult, error),
 ) (b *backend, zone string, res *zonestore.ChangeResult, ok bool, err error) {
 	b, zone, ok = h.recordTarget(w, p, true)
-	if !ok || !decodeBody(w, r, req) {
+	if !ok || !h.checkBody(w, r, "/api/v1/zones/{name}/records") || !decodeBody(w, r, req) {
 		return nil, "", nil, false, nil
 	}
 	cond, ok := ifMatch(w, r)
