@@ -128,17 +128,29 @@ func observeDNSUpdate(rcode string, d time.Duration) {
 // their stores on first use, never during Provision.
 type zonesCollector struct {
 	mu   sync.Mutex
-	dirs map[string]bool
+	dirs map[string]int // zone directory -> handlers using it
 }
 
-// addDir makes the collector count the zones of dir.
+// addDir makes the collector count the zones of dir, for one more handler.
 func (c *zonesCollector) addDir(dir string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dirs == nil {
-		c.dirs = map[string]bool{}
+		c.dirs = map[string]int{}
 	}
-	c.dirs[dir] = true
+	c.dirs[dir]++
+}
+
+// removeDir undoes one addDir: a directory no handler uses any more (the
+// config moved to another zone_dir) stops being counted.
+func (c *zonesCollector) removeDir(dir string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dirs[dir] <= 1 {
+		delete(c.dirs, dir)
+		return
+	}
+	c.dirs[dir]--
 }
 
 var zonesDesc = prometheus.NewDesc("zoneapi_zones", "Zones managed through the API, by type (primary or secondary).", []string{"type"}, nil)

@@ -102,6 +102,10 @@ type Handler struct {
 	updateKeyConf *KeyConfig
 	dnsServer     string
 
+	// countedDir is set once zoneapi_zones counts zoneDir for this
+	// handler (Cleanup runs after a failed Provision too).
+	countedDir bool
+
 	// cell holds the backend, resolved lazily on the first request,
 	// because Provision must not touch the disk or BIND (`caddy validate`
 	// runs it).
@@ -226,6 +230,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.cell = new(backendCell)
 	if h.zoneDir != "" {
 		metrics.zones.addDir(h.zoneDir)
+		h.countedDir = true
 	}
 	return nil
 }
@@ -289,11 +294,16 @@ func validateKeyConfig(what string, k KeyConfig, needSecret bool) error {
 }
 
 // Cleanup releases the handler: it closes the idle control-channel
-// connections of this config generation. Zone stores and DNS clients are
+// connections of this config generation and stops counting its zone
+// directory in zoneapi_zones unless another handler uses it. Zone stores and DNS clients are
 // shared by every config generation of the process and stay open.
 func (h *Handler) Cleanup() error {
 	if h.cell == nil {
 		return nil
+	}
+	if h.countedDir {
+		metrics.zones.removeDir(h.zoneDir)
+		h.countedDir = false
 	}
 	h.cell.mu.Lock()
 	b := h.cell.backend

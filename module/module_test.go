@@ -231,3 +231,20 @@ func TestProvisionDefaults(t *testing.T) {
 		t.Errorf("Provision with a bad log_filter: %v", err)
 	}
 }
+
+// TestZonesCollectorDirs: a zone directory is counted while a handler
+// uses it, across the overlap of two config generations.
+func TestZonesCollectorDirs(t *testing.T) {
+	var c zonesCollector
+	c.addDir("/a") // config 1
+	c.addDir("/a") // config 2 provisions before config 1 cleans up
+	c.removeDir("/a")
+	if c.dirs["/a"] != 1 {
+		t.Fatalf("dirs = %v after the overlap", c.dirs)
+	}
+	c.addDir("/b") // config 3 moves to another zone_dir
+	c.removeDir("/a")
+	if _, ok := c.dirs["/a"]; ok || c.dirs["/b"] != 1 {
+		t.Fatalf("dirs = %v, want only /b", c.dirs)
+	}
+}
