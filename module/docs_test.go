@@ -16,7 +16,7 @@ import (
 )
 
 // docsHandler returns a handler with the given docs mode, ready to serve.
-func docsHandler(t *testing.T, mode string) *Handler {
+func docsHandler(t testing.TB, mode string) *Handler {
 	t.Helper()
 	h := &Handler{Docs: mode}
 	h.setLoggers(zap.NewNop())

@@ -27,19 +27,23 @@ const retries = 3
 // CNAME, deleting the apex NS RRset) is either a prerequisite of the UPDATE
 // message, so named enforces it atomically, or checked against a snapshot
 // of the zone whose serial is itself a prerequisite.
+//
+// Writes to a zone go through its writer (see commit.go): one UPDATE in
+// flight per zone, concurrent single adds merged into one message, every
+// message pinned to the last SOA seen and setting the next serial.
 type Updater struct {
 	dns   *DNSClient
 	cache snapshotCache
 
-	ttlMu sync.Mutex
-	ttls  map[string]uint32 // zone -> SOA TTL, the default TTL of new records
+	wmu     sync.Mutex
+	writers map[string]*zoneWriter // zone -> its writer and last SOA
 
 	transfers atomic.Int64
 }
 
 // NewUpdater returns an Updater using the client.
 func NewUpdater(c *DNSClient) *Updater {
-	return &Updater{dns: c, ttls: make(map[string]uint32)}
+	return &Updater{dns: c, writers: make(map[string]*zoneWriter)}
 }
 
 // Client returns the DNS client.
@@ -52,9 +56,9 @@ func (u *Updater) Transfers() int64 { return u.transfers.Load() }
 // or re-created).
 func (u *Updater) Forget(zone string) {
 	u.cache.forget(zone)
-	u.ttlMu.Lock()
-	delete(u.ttls, zone)
-	u.ttlMu.Unlock()
+	u.wmu.Lock()
+	delete(u.writers, zone)
+	u.wmu.Unlock()
 }
 
 // WriteOptions tunes a change.
@@ -86,26 +90,17 @@ type ChangeResult struct {
 	Changes int
 }
 
-func (u *Updater) noteSOA(zone string, soa *dns.SOA) {
-	u.ttlMu.Lock()
-	u.ttls[zone] = soa.Hdr.Ttl
-	u.ttlMu.Unlock()
-}
-
 // defaultTTL is the zone's default TTL: its SOA record's TTL (the $TTL of
-// zones created through the API), read once and refreshed after changes.
+// zones created through the API), read once and refreshed whenever the
+// SOA is read.
 func (u *Updater) defaultTTL(ctx context.Context, zone string) (uint32, error) {
-	u.ttlMu.Lock()
-	ttl, ok := u.ttls[zone]
-	u.ttlMu.Unlock()
-	if ok {
-		return ttl, nil
+	if soa := u.cachedSOA(zone); soa != nil {
+		return soa.Hdr.Ttl, nil
 	}
-	soa, err := u.dns.SOA(ctx, zone)
+	soa, err := u.readSOA(ctx, zone)
 	if err != nil {
 		return 0, err
 	}
-	u.noteSOA(zone, soa)
 	return soa.Hdr.Ttl, nil
 }
 
@@ -114,46 +109,6 @@ func newUpdate(zone string) *dns.Msg {
 	m.SetUpdate(zone + ".")
 	m.Compress = true
 	return m
-}
-
-// pin adds the prerequisite that the SOA record is soa (value-dependent
-// RRset exists, RFC 2136 §2.4.2): the update applies only at that serial.
-func pin(m *dns.Msg, soa *dns.SOA) {
-	m.Used([]dns.RR{dns.Copy(soa)})
-}
-
-// condition reads the SOA for an If-Match change and pins it.
-func (u *Updater) condition(ctx context.Context, zone string, m *dns.Msg, opt WriteOptions, res *ChangeResult) error {
-	if opt.IfSerial == nil {
-		return nil
-	}
-	soa, err := u.dns.SOA(ctx, zone)
-	if err != nil {
-		return err
-	}
-	if soa.Serial != *opt.IfSerial {
-		return &PreconditionError{Expected: *opt.IfSerial, Current: soa.Serial}
-	}
-	pin(m, soa)
-	res.OldSerial, res.HasOldSerial = soa.Serial, true
-	return nil
-}
-
-// staleCondition turns an NXRRSET of a conditional change into a
-// *PreconditionError when the serial moved; it returns nil otherwise.
-func (u *Updater) staleCondition(ctx context.Context, zone string, opt WriteOptions, err error) error {
-	if opt.IfSerial == nil || !IsRcode(err, dns.RcodeNXRrset) {
-		return nil
-	}
-	soa, serr := u.dns.SOA(ctx, zone)
-	if serr != nil || soa.Serial != *opt.IfSerial {
-		cur := uint32(0)
-		if soa != nil {
-			cur = soa.Serial
-		}
-		return &PreconditionError{Expected: *opt.IfSerial, Current: cur}
-	}
-	return nil
 }
 
 // send signs and sends an UPDATE message.
@@ -170,8 +125,7 @@ func (u *Updater) send(ctx context.Context, zone string, m *dns.Msg) error {
 
 // finish reads the serial after a change.
 func (u *Updater) finish(ctx context.Context, zone string, res *ChangeResult) *ChangeResult {
-	if soa, err := u.dns.SOA(ctx, zone); err == nil {
-		u.noteSOA(zone, soa)
+	if soa, err := u.readSOA(ctx, zone); err == nil {
 		res.Serial, res.HasSerial = soa.Serial, true
 	}
 	return res
@@ -199,30 +153,28 @@ func (u *Updater) Add(ctx context.Context, zone string, req *AddRecordRequest, o
 		return nil, &ConflictError{Field: "name", Message: "a CNAME is not allowed at the zone apex: it cannot coexist with the SOA and NS records (RFC 1034 §3.6.2)"}
 	}
 	res := &ChangeResult{Zone: zone, Records: []dns.RR{rr}, Changes: 1}
-	m := newUpdate(zone)
-	if err := u.condition(ctx, zone, m, opt, res); err != nil {
-		return nil, err
-	}
+	r := records()
 	if h.Rrtype == dns.TypeCNAME {
-		m.NameNotUsed([]dns.RR{rr})
+		r.NameNotUsed([]dns.RR{rr})
 	} else if !coexistsWithCNAME[h.Rrtype] {
-		m.RRsetNotUsed([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: h.Name, Rrtype: dns.TypeCNAME}}})
+		r.RRsetNotUsed([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: h.Name, Rrtype: dns.TypeCNAME}}})
 	}
-	m.Insert([]dns.RR{dns.Copy(rr)})
-	if err := u.send(ctx, zone, m); err != nil {
-		if perr := u.staleCondition(ctx, zone, opt, err); perr != nil {
-			return nil, perr
-		}
-		if IsRcode(err, dns.RcodeYXRrset) || IsRcode(err, dns.RcodeYXDomain) {
-			cerr, same := u.explainAddConflict(ctx, zone, rr)
-			if same {
-				return u.finish(ctx, zone, res), nil
-			}
-			return nil, cerr
-		}
-		return nil, u.explainRefused(ctx, zone, rr, "value", err)
+	r.Insert([]dns.RR{dns.Copy(rr)})
+	// A CNAME add must not share a message: its prerequisite ("name not
+	// in use") holds only before the other adds.
+	w := &write{prereq: r.Answer, update: r.Ns, ifSerial: opt.IfSerial, merge: opt.IfSerial == nil && h.Rrtype != dns.TypeCNAME}
+	s, err := u.commit(ctx, zone, w)
+	if err == nil {
+		return s.into(res), nil
 	}
-	return u.finish(ctx, zone, res), nil
+	if IsRcode(err, dns.RcodeYXRrset) || IsRcode(err, dns.RcodeYXDomain) {
+		cerr, same := u.explainAddConflict(ctx, zone, rr)
+		if same {
+			return u.finish(ctx, zone, res), nil
+		}
+		return nil, cerr
+	}
+	return nil, u.explainRefused(ctx, zone, rr, "value", err)
 }
 
 // explainRefused turns named's REFUSED of an added MX whose target is in
@@ -302,12 +254,10 @@ func (u *Updater) Remove(ctx context.Context, zone string, req *RemoveRecordRequ
 	}
 	res := &ChangeResult{Zone: zone, Changes: 1}
 	for attempt := 0; ; attempt++ {
-		m := newUpdate(zone)
-		if err := u.condition(ctx, zone, m, opt, res); err != nil {
-			return nil, err
-		}
+		r := records()
+		w := &write{ifSerial: opt.IfSerial}
 		if rr == nil {
-			m.RemoveRRset([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: name, Rrtype: t}}})
+			r.RemoveRRset([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: name, Rrtype: t}}})
 		} else {
 			if name == origin && t == dns.TypeNS {
 				set, err := u.dns.Query(ctx, zone, origin, dns.TypeNS)
@@ -318,17 +268,16 @@ func (u *Updater) Remove(ctx context.Context, zone string, req *RemoveRecordRequ
 					if len(set) == 1 {
 						return nil, &ConflictError{Field: "value", Message: "this is the zone's last NS record: removing it would leave the zone without name servers (named ignores such a deletion)"}
 					}
-					m.Used(copyRRs(set))
+					r.Used(copyRRs(set))
+					w.ownNX = true
 				}
 			}
-			m.Remove([]dns.RR{dns.Copy(rr)})
+			r.Remove([]dns.RR{dns.Copy(rr)})
 		}
-		err := u.send(ctx, zone, m)
+		w.prereq, w.update = r.Answer, r.Ns
+		s, err := u.commit(ctx, zone, w)
 		if err == nil {
-			return u.finish(ctx, zone, res), nil
-		}
-		if perr := u.staleCondition(ctx, zone, opt, err); perr != nil {
-			return nil, perr
+			return s.into(res), nil
 		}
 		if IsRcode(err, dns.RcodeNXRrset) && attempt < retries {
 			continue // the apex NS set changed meanwhile
@@ -381,19 +330,13 @@ func (u *Updater) Replace(ctx context.Context, zone string, req *UpdateRecordReq
 		if !containsRR(set, cur) {
 			return nil, ErrRecordNotFound
 		}
-		m := newUpdate(zone)
-		if err := u.condition(ctx, zone, m, opt, res); err != nil {
-			return nil, err
-		}
-		m.Used(copyRRs(set))
-		m.Remove([]dns.RR{dns.Copy(cur)})
-		m.Insert([]dns.RR{dns.Copy(next)})
-		err := u.send(ctx, zone, m)
+		r := records()
+		r.Used(copyRRs(set))
+		r.Remove([]dns.RR{dns.Copy(cur)})
+		r.Insert([]dns.RR{dns.Copy(next)})
+		s, err := u.commit(ctx, zone, &write{prereq: r.Answer, update: r.Ns, ownNX: true, ifSerial: opt.IfSerial})
 		if err == nil {
-			return u.finish(ctx, zone, res), nil
-		}
-		if perr := u.staleCondition(ctx, zone, opt, err); perr != nil {
-			return nil, perr
+			return s.into(res), nil
 		}
 		if IsRcode(err, dns.RcodeNXRrset) && attempt < retries {
 			continue
@@ -452,8 +395,7 @@ func (u *Updater) Batch(ctx context.Context, zone string, req *BatchRequest, opt
 			}
 		}
 
-		m := newUpdate(zone)
-		pin(m, snap.SOA)
+		m := records()
 		res := &ChangeResult{Zone: zone, OldSerial: snap.Serial(), HasOldSerial: true}
 		for _, c := range changes {
 			if apexNS && c.name == origin && c.rrtype == dns.TypeNS {
@@ -484,9 +426,9 @@ func (u *Updater) Batch(ctx context.Context, zone string, req *BatchRequest, opt
 			}
 			res.Changes += len(final)
 		}
-		err = u.send(ctx, zone, m)
+		s, err := u.commit(ctx, zone, &write{update: m.Ns, exact: snap.SOA})
 		if err == nil {
-			return u.finish(ctx, zone, res), nil
+			return s.into(res), nil
 		}
 		if IsRcode(err, dns.RcodeNXRrset) {
 			if opt.IfSerial != nil {
@@ -578,17 +520,8 @@ func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change
 			return nil, nil, false
 		}
 	}
-	m := newUpdate(zone)
+	m := records()
 	res := &ChangeResult{Zone: zone}
-	if opt.IfSerial != nil {
-		if err := u.condition(ctx, zone, m, opt, res); err != nil {
-			return nil, err, true
-		}
-	} else if soa, err := u.dns.SOA(ctx, zone); err != nil {
-		return nil, err, true
-	} else {
-		res.OldSerial, res.HasOldSerial = soa.Serial, true
-	}
 	cnameGone := map[string]bool{}
 	guarded := map[string]bool{}
 	var body []dns.RR
@@ -615,13 +548,9 @@ func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change
 		}
 		res.Changes++
 	}
-	m.Ns = body
-	err := u.send(ctx, zone, m)
+	s, err := u.commit(ctx, zone, &write{prereq: m.Answer, update: body, ifSerial: opt.IfSerial})
 	if err == nil {
-		return u.finish(ctx, zone, res), nil, true
-	}
-	if perr := u.staleCondition(ctx, zone, opt, err); perr != nil {
-		return nil, perr, true
+		return s.into(res), nil, true
 	}
 	if IsRcode(err, dns.RcodeYXRrset) {
 		return nil, nil, false

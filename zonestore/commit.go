@@ -1,0 +1,344 @@
+package zonestore
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/miekg/dns"
+)
+
+// Writes to one zone go through the zone's writer: at most one UPDATE
+// message per zone is in flight from this process (named applies a zone's
+// updates one at a time anyway), and single-record adds that arrive while
+// one is in flight share the next message (group commit): they cost named
+// one journal write and one serial bump instead of one each.
+//
+// Every message is pinned to the SOA the writer last saw (prerequisite
+// "the SOA is exactly this record") and sets the next serial itself (an
+// added SOA record with serial+1, which named takes instead of
+// incrementing), so the old and new serial of every write are known
+// exactly without asking named again. When another writer (another
+// process, nsupdate, a reload) moved the zone, named answers NXRRSET; the
+// writer reads the SOA and sends the message again. A zone whose SOA never
+// matches (such as the unsigned side of an inline-signed zone) is written
+// unpinned, with the serial read back afterwards, as before.
+
+// mergeBytes bounds the size of the records of writes merged into one
+// UPDATE message, far below the 64 KiB limit of a DNS message.
+const mergeBytes = 16 << 10
+
+// write is one change (prerequisites and updates) waiting for a writer.
+type write struct {
+	prereq []dns.RR
+	update []dns.RR
+	// merge allows the write to share a message with other merge writes:
+	// only single-record adds whose prerequisites no other add of the
+	// message can invalidate (no CNAME added).
+	merge bool
+	// ownNX tells that the write has prerequisites of its own whose
+	// failure is NXRRSET (RRset exists), like the SOA pin's.
+	ownNX bool
+	// ifSerial requires the zone to be at this serial (If-Match).
+	ifSerial *uint32
+	// exact pins the message to this SOA (a snapshot's); an NXRRSET is
+	// returned to the caller, which prepares the write again.
+	exact *dns.SOA
+	size  int
+
+	wake     chan struct{} // closed when done or promoted to lead
+	lead     bool
+	finished bool
+	serials  serials
+	err      error
+}
+
+// serials are the zone's serial before and after a write.
+type serials struct {
+	old, new       uint32
+	hasOld, hasNew bool
+}
+
+func (s serials) into(res *ChangeResult) *ChangeResult {
+	if s.hasOld {
+		res.OldSerial, res.HasOldSerial = s.old, true
+	}
+	if s.hasNew {
+		res.Serial, res.HasSerial = s.new, true
+	}
+	return res
+}
+
+// zoneWriter is the queue and SOA of one zone.
+type zoneWriter struct {
+	mu       sync.Mutex
+	soa      *dns.SOA // last SOA seen (nil: none yet)
+	queue    []*write
+	busy     bool // a goroutine is leading: queued writes will be sent
+	unpinned bool // the SOA pin never matches: send unpinned
+}
+
+// writer returns the zone's writer.
+func (u *Updater) writer(zone string) *zoneWriter {
+	u.wmu.Lock()
+	defer u.wmu.Unlock()
+	w, ok := u.writers[zone]
+	if !ok {
+		w = &zoneWriter{}
+		u.writers[zone] = w
+	}
+	return w
+}
+
+// cachedSOA returns the zone's last seen SOA, or nil.
+func (u *Updater) cachedSOA(zone string) *dns.SOA {
+	zw := u.writer(zone)
+	zw.mu.Lock()
+	defer zw.mu.Unlock()
+	return zw.soa
+}
+
+// noteSOA remembers soa as the zone's SOA unless a newer one is known;
+// force remembers it anyway (it was read after a failed pin).
+func (u *Updater) noteSOA(zone string, soa *dns.SOA, force bool) {
+	zw := u.writer(zone)
+	zw.mu.Lock()
+	if force || zw.soa == nil || !serialLess(soa.Serial, zw.soa.Serial) {
+		zw.soa = soa
+	}
+	zw.mu.Unlock()
+}
+
+// readSOA queries the zone's SOA and remembers it.
+func (u *Updater) readSOA(ctx context.Context, zone string) (*dns.SOA, error) {
+	soa, err := u.dns.SOA(ctx, zone)
+	if err != nil {
+		return nil, err
+	}
+	u.noteSOA(zone, soa, true)
+	return soa, nil
+}
+
+// records collects prerequisites (Answer) and updates (Ns) made with the
+// dns.Msg update helpers, for a write.
+func records() *dns.Msg {
+	m := new(dns.Msg)
+	m.SetUpdate(".")
+	return m
+}
+
+// nextSerial is serial plus one in RFC 1982 arithmetic, skipping 0 as
+// named does.
+func nextSerial(serial uint32) uint32 {
+	serial++
+	if serial == 0 {
+		serial = 1
+	}
+	return serial
+}
+
+// commit queues w on the zone's writer and returns when it was sent (or
+// dropped from the queue because ctx ended first). The goroutine that
+// finds the writer idle leads: it sends the queued writes, then hands the
+// lead to the first write still queued.
+func (u *Updater) commit(ctx context.Context, zone string, w *write) (serials, error) {
+	if !u.dns.CanUpdate() {
+		return serials{}, ErrNoUpdateKey
+	}
+	for _, rr := range w.update {
+		w.size += dns.Len(rr)
+	}
+	zw := u.writer(zone)
+	w.wake = make(chan struct{})
+	zw.mu.Lock()
+	zw.queue = append(zw.queue, w)
+	lead := !zw.busy
+	zw.busy = true
+	zw.mu.Unlock()
+	if !lead {
+		select {
+		case <-w.wake:
+		case <-ctx.Done():
+			zw.mu.Lock()
+			if !w.lead && !w.finished {
+				for i, q := range zw.queue {
+					if q == w {
+						zw.queue = append(zw.queue[:i], zw.queue[i+1:]...)
+						zw.mu.Unlock()
+						return serials{}, ctx.Err()
+					}
+				}
+			}
+			zw.mu.Unlock()
+			<-w.wake // in flight: its outcome is known soon
+		}
+		zw.mu.Lock()
+		lead = !w.finished
+		zw.mu.Unlock()
+	}
+	if lead {
+		// The leader's client may leave; the writes it carries must not
+		// fail with it (each exchange has the client's own timeout).
+		u.lead(context.WithoutCancel(ctx), zone, zw, w)
+	}
+	return w.serials, w.err
+}
+
+// lead sends queued writes until self is done, then passes the lead on.
+func (u *Updater) lead(ctx context.Context, zone string, zw *zoneWriter, self *write) {
+	for {
+		zw.mu.Lock()
+		batch := zw.take()
+		zw.mu.Unlock()
+		u.run(ctx, zone, zw, batch)
+		zw.mu.Lock()
+		if self.finished {
+			if len(zw.queue) == 0 {
+				zw.busy = false
+			} else {
+				next := zw.queue[0]
+				next.lead = true
+				close(next.wake)
+			}
+			zw.mu.Unlock()
+			return
+		}
+		zw.mu.Unlock()
+	}
+}
+
+// take removes the next message's writes from the queue: the first write,
+// and when it may be merged, every other queued write that may, up to
+// mergeBytes. Called with zw.mu held.
+func (zw *zoneWriter) take() []*write {
+	if len(zw.queue) == 0 {
+		return nil
+	}
+	first := zw.queue[0]
+	batch := []*write{first}
+	rest := zw.queue[:0]
+	size := first.size
+	for _, w := range zw.queue[1:] {
+		if first.merge && w.merge && size+w.size <= mergeBytes {
+			batch = append(batch, w)
+			size += w.size
+		} else {
+			rest = append(rest, w)
+		}
+	}
+	clear(zw.queue[len(rest):])
+	zw.queue = rest
+	return batch
+}
+
+// run sends batch as one message; when named refuses a merged message,
+// each write is sent alone so that only the culprit fails.
+func (u *Updater) run(ctx context.Context, zone string, zw *zoneWriter, batch []*write) {
+	if len(batch) > 1 {
+		s, err := u.send1(ctx, zone, zw, batch)
+		var se *ServerError
+		if err == nil || !errors.As(err, &se) {
+			for _, w := range batch {
+				zw.finish(w, s, err)
+			}
+			return
+		}
+	}
+	for _, w := range batch {
+		s, err := u.send1(ctx, zone, zw, []*write{w})
+		zw.finish(w, s, err)
+	}
+}
+
+func (zw *zoneWriter) finish(w *write, s serials, err error) {
+	zw.mu.Lock()
+	w.serials, w.err, w.finished = s, err, true
+	if !w.lead { // a promoted write's wake is closed, and it waits on nothing
+		close(w.wake)
+	}
+	zw.mu.Unlock()
+}
+
+// send1 sends writes as one UPDATE message, pinned and with the next
+// serial set, and sends it again while a concurrent change of the zone
+// made the pin fail.
+func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*write) (serials, error) {
+	ifSerial, exact := ws[0].ifSerial, ws[0].exact
+	ownNX := false
+	for _, w := range ws {
+		ownNX = ownNX || w.ownNX
+	}
+	for attempt := 0; ; attempt++ {
+		zw.mu.Lock()
+		soa, unpinned := zw.soa, zw.unpinned
+		zw.mu.Unlock()
+		if exact != nil {
+			soa = exact
+		} else if ifSerial == nil && (unpinned || attempt > retries) {
+			soa = nil // give up pinning: send as is, read the serial back
+		} else if attempt > retries {
+			return serials{}, &ConflictError{Message: "the zone keeps changing concurrently; try again"}
+		} else if soa == nil || ifSerial != nil && soa.Serial != *ifSerial {
+			var err error
+			if soa, err = u.readSOA(ctx, zone); err != nil {
+				return serials{}, err
+			}
+		}
+		if ifSerial != nil && (soa == nil || soa.Serial != *ifSerial) {
+			cur := uint32(0)
+			if soa != nil {
+				cur = soa.Serial
+			}
+			return serials{}, &PreconditionError{Expected: *ifSerial, Current: cur}
+		}
+		m := newUpdate(zone)
+		var next *dns.SOA
+		if soa != nil {
+			next = dns.Copy(soa).(*dns.SOA)
+			next.Serial = nextSerial(soa.Serial)
+			m.Used([]dns.RR{dns.Copy(soa)})
+			m.Ns = append(m.Ns, next)
+		}
+		for _, w := range ws {
+			m.Answer = append(m.Answer, w.prereq...)
+			m.Ns = append(m.Ns, w.update...)
+		}
+		err := u.send(ctx, zone, m)
+		if err == nil {
+			if next != nil {
+				u.noteSOA(zone, next, true)
+				return serials{old: soa.Serial, new: next.Serial, hasOld: true, hasNew: true}, nil
+			}
+			var s serials
+			if cur, err := u.readSOA(ctx, zone); err == nil {
+				s.new, s.hasNew = cur.Serial, true
+			}
+			return s, nil
+		}
+		if soa == nil || !IsRcode(err, dns.RcodeNXRrset) {
+			return serials{}, err
+		}
+		// NXRRSET: the pin failed, or a prerequisite of the write did.
+		cur, qerr := u.readSOA(ctx, zone)
+		if qerr != nil || exact != nil {
+			return serials{}, err
+		}
+		if ifSerial != nil && cur.Serial != *ifSerial {
+			return serials{}, &PreconditionError{Expected: *ifSerial, Current: cur.Serial}
+		}
+		if dns.IsDuplicate(cur, soa) {
+			if ownNX {
+				return serials{}, err
+			}
+			// Nothing but the pin can have failed, yet the SOA is the
+			// one pinned: named checks prerequisites against another
+			// version of the zone than it serves (inline signing).
+			zw.mu.Lock()
+			zw.unpinned = true
+			zw.mu.Unlock()
+			if ifSerial != nil {
+				return serials{}, err
+			}
+		}
+	}
+}

@@ -1,0 +1,264 @@
+package zonestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+)
+
+// addWrite is the write Add makes for an A record at name.
+func addWrite(t *testing.T, zone, name string) *write {
+	t.Helper()
+	rr, err := dns.NewRR(fmt.Sprintf("%s.%s. 300 IN A 192.0.2.7", name, zone))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := records()
+	r.RRsetNotUsed([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: rr.Header().Name, Rrtype: dns.TypeCNAME}}})
+	r.Insert([]dns.RR{rr})
+	return &write{prereq: r.Answer, update: r.Ns, merge: true, wake: make(chan struct{})}
+}
+
+func servedSerial(t *testing.T, u *Updater, zone string) uint32 {
+	t.Helper()
+	soa, err := u.Client().SOA(context.Background(), zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return soa.Serial
+}
+
+func hasA(t *testing.T, u *Updater, zone, name string) bool {
+	t.Helper()
+	rrs, err := u.Client().Query(context.Background(), zone, name+"."+zone+".", dns.TypeA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(rrs) == 1
+}
+
+// TestWriterMergesAndIsolates: adds sent together cost one message and
+// one serial bump; when one of them is refused, the others are sent
+// alone and only the culprit fails.
+func TestWriterMergesAndIsolates(t *testing.T) {
+	const zone = "grp.test"
+	_, u := startUpdater(t, zone)
+	ctx := context.Background()
+	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "alias", Type: "CNAME", Value: "target"}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	zw := u.writer(zone)
+
+	before := servedSerial(t, u, zone)
+	var batch []*write
+	for i := range 5 {
+		batch = append(batch, addWrite(t, zone, fmt.Sprintf("m%d", i)))
+	}
+	u.run(ctx, zone, zw, batch)
+	for i, w := range batch {
+		if w.err != nil || !w.finished || w.serials != (serials{old: before, new: before + 1, hasOld: true, hasNew: true}) {
+			t.Fatalf("merged write %d: %+v %v", i, w.serials, w.err)
+		}
+		if !hasA(t, u, zone, fmt.Sprintf("m%d", i)) {
+			t.Errorf("m%d missing", i)
+		}
+	}
+	if got := servedSerial(t, u, zone); got != before+1 {
+		t.Fatalf("serial %d after one merged message from %d", got, before)
+	}
+
+	// The third add conflicts with the CNAME at alias.
+	batch = []*write{addWrite(t, zone, "i0"), addWrite(t, zone, "i1"), addWrite(t, zone, "alias"), addWrite(t, zone, "i3")}
+	u.run(ctx, zone, zw, batch)
+	if !IsRcode(batch[2].err, dns.RcodeYXRrset) {
+		t.Fatalf("conflicting write: %v", batch[2].err)
+	}
+	for _, i := range []int{0, 1, 3} {
+		if batch[i].err != nil || !hasA(t, u, zone, fmt.Sprintf("i%d", i)) {
+			t.Fatalf("write %d: %v", i, batch[i].err)
+		}
+	}
+	if got := servedSerial(t, u, zone); got != before+4 || batch[3].serials.new != got {
+		t.Fatalf("serial %d (last write says %d), want %d: three single messages", got, batch[3].serials.new, before+4)
+	}
+}
+
+// TestWriterConcurrentAdds: concurrent adds all land, each answer's serial
+// is its message's (old+1), and the zone's serial moved once per message.
+func TestWriterConcurrentAdds(t *testing.T) {
+	const zone = "conc.test"
+	_, u := startUpdater(t, zone)
+	ctx := context.Background()
+	before := servedSerial(t, u, zone)
+	const workers, each = 24, 5
+	results := make([]*ChangeResult, workers*each)
+	errs := make([]error, workers*each)
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				k := g*each + i
+				results[k], errs[k] = u.Add(ctx, zone, &AddRecordRequest{Name: fmt.Sprintf("c%d", k), Type: "A", Value: "192.0.2.9"}, WriteOptions{})
+			}
+		}()
+	}
+	wg.Wait()
+	messages := map[uint32]int{}
+	top := before
+	for k, res := range results {
+		if errs[k] != nil {
+			t.Fatalf("add %d: %v", k, errs[k])
+		}
+		if !res.HasOldSerial || !res.HasSerial || res.Serial != res.OldSerial+1 {
+			t.Fatalf("add %d serials %+v", k, res)
+		}
+		messages[res.Serial]++
+		top = max(top, res.Serial)
+	}
+	if got := servedSerial(t, u, zone); got != top || int(got-before) != len(messages) {
+		t.Fatalf("served serial %d; answers name %d messages up to %d, from %d", got, len(messages), top, before)
+	}
+	snap, err := u.Snapshot(ctx, zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range results {
+		if len(snap.At(fmt.Sprintf("c%d.%s.", k, zone))) != 1 {
+			t.Fatalf("c%d missing from the zone", k)
+		}
+	}
+	t.Logf("%d adds in %d UPDATE messages", len(results), len(messages))
+}
+
+// TestWriterFollowsOtherWriters: a change made behind the updater's back
+// (another process) makes its pin fail; it reads the SOA and succeeds with
+// exact serials. Repeating a record also moves the serial by one.
+func TestWriterFollowsOtherWriters(t *testing.T) {
+	const zone = "other.test"
+	ns, u := startUpdater(t, zone)
+	ctx := context.Background()
+	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "a", Type: "A", Value: "192.0.2.1"}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := NewDNSClient(ns.DNSAddr, &TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	other := NewUpdater(c2)
+	for i := range 3 {
+		if _, err := other.Add(ctx, zone, &AddRecordRequest{Name: fmt.Sprintf("o%d", i), Type: "A", Value: "192.0.2.2"}, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	moved := servedSerial(t, u, zone)
+	res, err := u.Add(ctx, zone, &AddRecordRequest{Name: "b", Type: "A", Value: "192.0.2.1"}, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OldSerial != moved || res.Serial != moved+1 || servedSerial(t, u, zone) != res.Serial {
+		t.Fatalf("serials %d -> %d after the zone moved to %d", res.OldSerial, res.Serial, moved)
+	}
+	again, err := u.Add(ctx, zone, &AddRecordRequest{Name: "b", Type: "A", Value: "192.0.2.1"}, WriteOptions{})
+	if err != nil || again.Serial != res.Serial+1 || servedSerial(t, u, zone) != again.Serial {
+		t.Fatalf("repeated add: %+v %v", again, err)
+	}
+}
+
+// TestWriterDropsCancelledWrites: a write whose client left while it was
+// queued is never sent.
+func TestWriterDropsCancelledWrites(t *testing.T) {
+	const zone = "cancel.test"
+	_, u := startUpdater(t, zone)
+	zw := u.writer(zone)
+	zw.mu.Lock()
+	zw.busy = true // as if another request were leading
+	zw.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := u.Add(ctx, zone, &AddRecordRequest{Name: "gone", Type: "A", Value: "192.0.2.1"}, WriteOptions{})
+		done <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		zw.mu.Lock()
+		n := len(zw.queue)
+		zw.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("write never queued")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled write: %v", err)
+	}
+	zw.mu.Lock()
+	n := len(zw.queue)
+	zw.busy = false
+	zw.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d writes still queued", n)
+	}
+	if hasA(t, u, zone, "gone") {
+		t.Fatal("a cancelled write was applied")
+	}
+}
+
+// TestWriterInlineSigned: named checks an inline-signed zone's
+// prerequisites against its unsigned version, whose SOA is not the one it
+// serves, so pinning cannot work: writes go unpinned and still succeed.
+func TestWriterInlineSigned(t *testing.T) {
+	const zone = "inline.test"
+	ns := testbind.Start(t, nil)
+	path, err := ns.WriteZone(zone, testbind.MinimalZone(zone, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := ns.RNDC("addzone", zone, fmt.Sprintf(`{ type primary; file %q; inline-signing yes; dnssec-policy default; allow-update { key %q; }; };`, path, testbind.TSIGKeyName)); err != nil {
+		t.Fatalf("addzone: %v %s", err, out)
+	}
+	c, err := NewDNSClient(ns.DNSAddr, &TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	u := NewUpdater(c)
+	ctx := context.Background()
+	for i := range 2 {
+		res, err := u.Add(ctx, zone, &AddRecordRequest{Name: fmt.Sprintf("s%d", i), Type: "A", Value: "192.0.2.3"}, WriteOptions{})
+		if err != nil {
+			t.Fatalf("add %d: %v", i, err)
+		}
+		if !res.HasSerial {
+			t.Fatalf("add %d: no serial", i)
+		}
+	}
+	zw := u.writer(zone)
+	zw.mu.Lock()
+	unpinned := zw.unpinned
+	zw.mu.Unlock()
+	if !unpinned {
+		t.Error("writes to an inline-signed zone are still pinned")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !hasA(t, u, zone, "s1") {
+		if time.Now().After(deadline) {
+			t.Fatal("s1 never served")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
