@@ -268,13 +268,14 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 	for _, w := range ws {
 		ownNX = ownNX || w.ownNX
 	}
+	probe := false // sending unpinned once to see whether the pin failed
 	for attempt := 0; ; attempt++ {
 		zw.mu.Lock()
 		soa, unpinned := zw.soa, zw.unpinned
 		zw.mu.Unlock()
 		if exact != nil {
 			soa = exact
-		} else if ifSerial == nil && (unpinned || attempt > retries) {
+		} else if ifSerial == nil && (unpinned || probe || attempt > retries) {
 			soa = nil // give up pinning: send as is, read the serial back
 		} else if attempt > retries {
 			return serials{}, &ConflictError{Message: "the zone keeps changing concurrently; try again"}
@@ -309,6 +310,13 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 				u.noteSOA(zone, next, true)
 				return serials{old: soa.Serial, new: next.Serial, hasOld: true, hasNew: true}, nil
 			}
+			if probe {
+				// Only the pin had failed: named checks it against
+				// another SOA than it serves (inline signing).
+				zw.mu.Lock()
+				zw.unpinned = true
+				zw.mu.Unlock()
+			}
 			var s serials
 			if cur, err := u.readSOA(ctx, zone); err == nil {
 				s.new, s.hasNew = cur.Serial, true
@@ -327,18 +335,20 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 			return serials{}, &PreconditionError{Expected: *ifSerial, Current: cur.Serial}
 		}
 		if dns.IsDuplicate(cur, soa) {
-			if ownNX {
-				return serials{}, err
-			}
-			// Nothing but the pin can have failed, yet the SOA is the
-			// one pinned: named checks prerequisites against another
-			// version of the zone than it serves (inline signing).
-			zw.mu.Lock()
-			zw.unpinned = true
-			zw.mu.Unlock()
+			// The zone is at the SOA pinned: a prerequisite of the
+			// write failed, or named checks the pin against another SOA
+			// than it serves (the unsigned side of an inline-signed
+			// zone). Without prerequisites of its own, the pin failed;
+			// otherwise sending once unpinned tells.
 			if ifSerial != nil {
 				return serials{}, err
 			}
+			if !ownNX {
+				zw.mu.Lock()
+				zw.unpinned = true
+				zw.mu.Unlock()
+			}
+			probe = true
 		}
 	}
 }
