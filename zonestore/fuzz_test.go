@@ -144,3 +144,26 @@ func FuzzNormalizeRecordName(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseAddress: whatever the A/AAAA fast path accepts, miekg/dns's
+// master-file parser accepts too, as the same record.
+func FuzzParseAddress(f *testing.F) {
+	for _, v := range []string{"192.0.2.1", "::1", "::ffff:192.0.2.1", "2001:db8::1", "01.2.3.4", "1.2.3", "fe80::1%eth0", "1.2.3.4:53"} {
+		f.Add(v, false)
+		f.Add(v, true)
+	}
+	f.Fuzz(func(t *testing.T, value string, v6 bool) {
+		typ := uint16(dns.TypeA)
+		if v6 {
+			typ = dns.TypeAAAA
+		}
+		fast := parseAddress(dns.RR_Header{Name: "x.example.com.", Rrtype: typ, Class: dns.ClassINET, Ttl: 300}, value)
+		if fast == nil {
+			return
+		}
+		slow, err := dns.NewRR("x.example.com. 300 IN " + dns.TypeToString[typ] + " " + value)
+		if err != nil || slow == nil || !dns.IsDuplicate(fast, slow) {
+			t.Fatalf("fast path took %q as %v; the parser says %v, %v", value, fast, slow, err)
+		}
+	})
+}

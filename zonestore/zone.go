@@ -2,6 +2,7 @@ package zonestore
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -787,6 +788,12 @@ func parseRecord(r *Record, origin string, defaultTTL uint32, field string, suff
 		return &dns.TXT{Hdr: hdr, Txt: txt}
 	}
 
+	if ok && prio == nil {
+		if rr := parseAddress(hdr, value); rr != nil {
+			return rr
+		}
+	}
+
 	// Assemble the line from validated parts only; the value has passed
 	// checkValueText (no newline, directive, comment or unbalanced quote or
 	// parenthesis), so it can only be rdata.
@@ -829,6 +836,43 @@ func parseRecord(r *Record, origin string, defaultTTL uint32, field string, suff
 	h := rr.Header()
 	h.Name = owner
 	return rr
+}
+
+// parseAddress parses the data of an A or AAAA record without the
+// master-file parser (several times faster, which counts in a batch of
+// a thousand adds), accepting exactly what miekg/dns accepts: one token of
+// the address family's characters that net.ParseIP takes. It returns nil
+// for any other type or value, which the parser then handles (and
+// explains).
+func parseAddress(hdr dns.RR_Header, value string) dns.RR {
+	var v4 bool
+	switch hdr.Rrtype {
+	case dns.TypeA:
+		v4 = true
+	case dns.TypeAAAA:
+	default:
+		return nil
+	}
+	sep := false
+	for i := 0; i < len(value); i++ {
+		switch c := value[i]; {
+		case c >= '0' && c <= '9', c == '.':
+			sep = sep || v4 && c == '.'
+		case !v4 && (c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'):
+		case !v4 && c == ':':
+			sep = true
+		default:
+			return nil
+		}
+	}
+	ip := net.ParseIP(value)
+	if !sep || ip == nil {
+		return nil
+	}
+	if v4 {
+		return &dns.A{Hdr: hdr, A: ip}
+	}
+	return &dns.AAAA{Hdr: hdr, AAAA: ip}
 }
 
 // parseErrText extracts the reason from a *dns.ParseError without the
