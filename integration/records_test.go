@@ -2,10 +2,13 @@ package integration
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -351,5 +354,103 @@ func TestRecordBodiesCheckedAgainstSpec(t *testing.T) {
 	}
 	if got := answers(query(t, ns, "www.spec.test", dns.TypeA), dns.TypeA); len(got) != 1 || got[0] != "192.0.2.80" {
 		t.Errorf("www changed: %v", got)
+	}
+}
+
+// TestRecordsConcurrentAdds sends adds from many clients at once, as ACME
+// clients and controllers do: concurrent adds share UPDATE messages, yet
+// every add lands, a conflicting one among them fails alone with 409, and
+// the serials in the answers are the zone's.
+func TestRecordsConcurrentAdds(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{})
+	const zone = "burst.test"
+	expect(t, c.do("POST", "/api/v1/zones", zoneBody(zone)), http.StatusCreated, "create")
+	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "alias", "type": "CNAME", "value": "www"}), http.StatusCreated, "cname")
+	before := serialOf(t, ns, zone)
+
+	type result struct {
+		status int
+		serial float64
+		body   string
+	}
+	const clients, each = 12, 6
+	post := func(body map[string]any) result {
+		j, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", c.base+"/api/v1/zones/"+zone+"/records", bytes.NewReader(j))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return result{body: err.Error()}
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Serial float64 `json:"serial"`
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		_ = json.Unmarshal(raw, &out)
+		return result{status: resp.StatusCode, serial: out.Serial, body: string(raw)}
+	}
+	results := make([][]result, clients)
+	conflicts := make([]result, each)
+	var wg sync.WaitGroup
+	for g := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				name := fmt.Sprintf("h%d-%d", g, i)
+				if i%2 == 0 { // several TXT values at one name, as for a wildcard certificate
+					results[g] = append(results[g], post(map[string]any{"name": "_acme-challenge", "type": "TXT", "value": name}))
+				} else {
+					results[g] = append(results[g], post(map[string]any{"name": name, "type": "A", "value": "192.0.2.8"}))
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range each {
+			conflicts[i] = post(map[string]any{"name": "alias", "type": "A", "value": "192.0.2.9"})
+		}
+	}()
+	wg.Wait()
+
+	top := float64(before)
+	for g := range clients {
+		for i, r := range results[g] {
+			if r.status != http.StatusCreated || r.serial <= float64(before) {
+				t.Fatalf("add %d-%d: %d %s", g, i, r.status, r.body)
+			}
+			top = max(top, r.serial)
+		}
+	}
+	for i, r := range conflicts {
+		if r.status != http.StatusConflict {
+			t.Fatalf("conflicting add %d: %d %s", i, r.status, r.body)
+		}
+	}
+	if got := serialOf(t, ns, zone); float64(got) != top {
+		t.Fatalf("zone serial %d, highest answered %v", got, top)
+	}
+	var want []string
+	for g := range clients {
+		for i := 0; i < each; i += 2 {
+			want = append(want, fmt.Sprintf("%q", fmt.Sprintf("h%d-%d", g, i)))
+		}
+		for i := 1; i < each; i += 2 {
+			if got := tcpAnswers(t, ns, fmt.Sprintf("h%d-%d.%s", g, i, zone), dns.TypeA); !slices.Equal(got, []string{"192.0.2.8"}) {
+				t.Fatalf("h%d-%d: %v", g, i, got)
+			}
+		}
+	}
+	slices.Sort(want)
+	if got := tcpAnswers(t, ns, "_acme-challenge."+zone, dns.TypeTXT); !slices.Equal(got, want) {
+		t.Fatalf("TXT set has %d values, want %d: %v", len(got), len(want), got)
+	}
+	if got := tcpAnswers(t, ns, "alias."+zone, dns.TypeA); len(got) != 0 {
+		t.Fatalf("A beside the CNAME: %v", got)
 	}
 }
