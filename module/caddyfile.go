@@ -7,6 +7,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 func init() {
@@ -34,6 +36,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		update_key_file <path> [<key_name>]
 //		update_key      <name> [<algorithm> <secret>]
 //		dns_server      <host:port>            # named's DNS port, default 127.0.0.1:53
+//		serial_update_method increment|unixtime|date  # default increment
 //		disable_auth
 //		docs            public|auth|off         # default auth
 //		log_filter      <RUST_LOG directives>   # default {env.RUST_LOG}
@@ -116,6 +119,13 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "dns_server":
 			if !d.AllArgs(&h.DNSServer) {
 				return d.ArgErr()
+			}
+		case "serial_update_method":
+			if !d.AllArgs(&h.SerialUpdateMethod) {
+				return d.ArgErr()
+			}
+			if _, err := zonestore.ParseSerialMethod(h.SerialUpdateMethod); err != nil {
+				return d.Errf("serial_update_method: %v", err)
 			}
 		case "docs":
 			if !d.AllArgs(&h.Docs) {

@@ -64,6 +64,13 @@ type Handler struct {
 	// needs its secret) and read zones by AXFR. Default: 127.0.0.1:53.
 	DNSServer string `json:"dns_server,omitempty"`
 
+	// SerialUpdateMethod is how record changes set a zone's next serial:
+	// increment (default), unixtime or date, as named's
+	// serial-update-method. Each change sets the serial itself (so the
+	// answer names it exactly), so set this to what named.conf says for
+	// the zones managed here.
+	SerialUpdateMethod string `json:"serial_update_method,omitempty"`
+
 	// DisableAuth turns bearer authentication off. The environment variable
 	// DISABLE_AUTH=true does the same. Use it only behind an authenticating
 	// gateway or for local development.
@@ -101,6 +108,7 @@ type Handler struct {
 	rndcKeyConf   KeyConfig
 	updateKeyConf *KeyConfig
 	dnsServer     string
+	serialMethod  zonestore.SerialMethod
 
 	// countedDir is set once zoneapi_zones counts zoneDir for this
 	// handler (Cleanup runs after a failed Provision too).
@@ -220,6 +228,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if v := repl.ReplaceKnown(h.DNSServer, ""); v != "" {
 		h.dnsServer = v
 	}
+	m, err := zonestore.ParseSerialMethod(h.SerialUpdateMethod)
+	if err != nil {
+		return fmt.Errorf("serial_update_method: %v", err)
+	}
+	h.serialMethod = m
 
 	h.authDisabled = h.DisableAuth || os.Getenv("DISABLE_AUTH") == "true"
 	if h.authDisabled {

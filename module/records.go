@@ -227,7 +227,7 @@ func recordWrite[T any](h *Handler, w http.ResponseWriter, r *http.Request, p pa
 		return nil, "", nil, false, nil
 	}
 	res, err = h.settle(r, b, zone, func() (*zonestore.ChangeResult, error) {
-		return apply(b.records, r.Context(), zone, req, zonestore.WriteOptions{IfSerial: cond})
+		return apply(b.records, r.Context(), zone, req, zonestore.WriteOptions{IfSerial: cond, SerialMethod: h.serialMethod})
 	})
 	return b, zone, res, true, err
 }

@@ -3,7 +3,10 @@ package zonestore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/miekg/dns"
 )
@@ -16,9 +19,10 @@ import (
 //
 // Every message is pinned to the SOA the writer last saw (prerequisite
 // "the SOA is exactly this record") and sets the next serial itself (an
-// added SOA record with serial+1, which named takes instead of
-// incrementing), so the old and new serial of every write are known
-// exactly without asking named again. When another writer (another
+// added SOA record with the serial that named's serial-update-method
+// would give, configured as WriteOptions.SerialMethod; named takes it
+// instead of computing one), so the old and new serial of every write are
+// known exactly without asking named again. When another writer (another
 // process, nsupdate, a reload) moved the zone, named answers NXRRSET; the
 // writer reads the SOA and sends the message again. A zone whose SOA never
 // matches (such as the unsigned side of an inline-signed zone) is written
@@ -41,6 +45,8 @@ type write struct {
 	ownNX bool
 	// ifSerial requires the zone to be at this serial (If-Match).
 	ifSerial *uint32
+	// method sets the next serial; only writes of one method merge.
+	method SerialMethod
 	// exact pins the message to this SOA (a snapshot's); an NXRRSET is
 	// returned to the caller, which prepares the write again.
 	exact *dns.SOA
@@ -127,14 +133,52 @@ func records() *dns.Msg {
 	return m
 }
 
-// nextSerial is serial plus one in RFC 1982 arithmetic, skipping 0 as
-// named does.
-func nextSerial(serial uint32) uint32 {
-	serial++
-	if serial == 0 {
-		serial = 1
+// SerialMethod is how a change sets the zone's next serial: the values
+// of named's serial-update-method.
+type SerialMethod string
+
+// The serial update methods.
+const (
+	// SerialIncrement adds one (named's default).
+	SerialIncrement SerialMethod = "increment"
+	// SerialUnixtime takes the current Unix time when that is greater.
+	SerialUnixtime SerialMethod = "unixtime"
+	// SerialDate takes YYYYMMDD00 of the current UTC date when that is
+	// greater.
+	SerialDate SerialMethod = "date"
+)
+
+// ParseSerialMethod checks a serial-update-method name ("" is increment).
+func ParseSerialMethod(s string) (SerialMethod, error) {
+	switch m := SerialMethod(strings.ToLower(s)); m {
+	case "", SerialIncrement:
+		return SerialIncrement, nil
+	case SerialUnixtime, SerialDate:
+		return m, nil
 	}
-	return serial
+	return "", fmt.Errorf("serial update method %q: want increment, unixtime or date", s)
+}
+
+// Next is the serial after old at time now, as named computes it: the
+// method's candidate when it is greater than old in RFC 1982 arithmetic,
+// else old plus one, skipping 0.
+func (m SerialMethod) Next(old uint32, now time.Time) uint32 {
+	var candidate uint32
+	switch m {
+	case SerialUnixtime:
+		candidate = uint32(now.Unix())
+	case SerialDate:
+		y, mo, d := now.UTC().Date()
+		candidate = uint32((y*10000 + int(mo)*100 + d) * 100)
+	}
+	if candidate != 0 && serialLess(old, candidate) {
+		return candidate
+	}
+	old++
+	if old == 0 {
+		old = 1
+	}
+	return old
 }
 
 // commit queues w on the zone's writer and returns when it was sent (or
@@ -219,7 +263,7 @@ func (zw *zoneWriter) take() []*write {
 	rest := zw.queue[:0]
 	size := first.size
 	for _, w := range zw.queue[1:] {
-		if first.merge && w.merge && size+w.size <= mergeBytes {
+		if first.merge && w.merge && w.method == first.method && size+w.size <= mergeBytes {
 			batch = append(batch, w)
 			size += w.size
 		} else {
@@ -296,7 +340,7 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 		var next *dns.SOA
 		if soa != nil {
 			next = dns.Copy(soa).(*dns.SOA)
-			next.Serial = nextSerial(soa.Serial)
+			next.Serial = ws[0].method.Next(soa.Serial, time.Now())
 			m.Used([]dns.RR{dns.Copy(soa)})
 			m.Ns = append(m.Ns, next)
 		}

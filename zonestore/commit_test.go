@@ -284,3 +284,56 @@ func TestWriterInlineSigned(t *testing.T) {
 	}
 	served("u")
 }
+
+func TestSerialMethodNext(t *testing.T) {
+	now := time.Date(2026, 11, 26, 23, 59, 0, 0, time.FixedZone("x", -5*3600)) // 2026-11-27 UTC
+	unix := uint32(now.Unix())
+	for _, c := range []struct {
+		m        SerialMethod
+		old, new uint32
+	}{
+		{SerialIncrement, 1, 2},
+		{"", 41, 42},
+		{SerialIncrement, 0xffffffff, 1}, // 0 is skipped
+		{SerialUnixtime, 1, unix},
+		{SerialUnixtime, unix, unix + 1},
+		{SerialUnixtime, 2026112501, 2026112502}, // a date serial is "after" today's Unix time
+		{SerialDate, 1, 2026112700},
+		{SerialDate, 2026112505, 2026112700},
+		{SerialDate, 2026112700, 2026112701},
+		{SerialDate, 2026112799, 2026112800}, // a day's hundred changes spill over
+		{SerialDate, 4000000000, 4000000001},
+	} {
+		if got := c.m.Next(c.old, now); got != c.new {
+			t.Errorf("%q.Next(%d) = %d, want %d", c.m, c.old, got, c.new)
+		}
+	}
+	for _, s := range []string{"", "increment", "UNIXTIME", "date"} {
+		if _, err := ParseSerialMethod(s); err != nil {
+			t.Errorf("%q: %v", s, err)
+		}
+	}
+	if _, err := ParseSerialMethod("weekly"); err == nil {
+		t.Error("weekly accepted")
+	}
+}
+
+// TestWriterSerialMethod: writes set the serial the configured method
+// gives, exactly as named would.
+func TestWriterSerialMethod(t *testing.T) {
+	const zone = "method.test" // starts at serial 1
+	_, u := startUpdater(t, zone)
+	ctx := context.Background()
+	before := time.Now()
+	res, err := u.Add(ctx, zone, &AddRecordRequest{Name: "d", Type: "A", Value: "192.0.2.1"}, WriteOptions{SerialMethod: SerialDate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := SerialDate.Next(1, before); res.Serial != want && res.Serial != SerialDate.Next(1, time.Now()) || servedSerial(t, u, zone) != res.Serial {
+		t.Fatalf("date method: serial %d, want %d", res.Serial, want)
+	}
+	res, err = u.Add(ctx, zone, &AddRecordRequest{Name: "e", Type: "A", Value: "192.0.2.1"}, WriteOptions{SerialMethod: SerialDate})
+	if err != nil || res.Serial != res.OldSerial+1 || servedSerial(t, u, zone) != res.Serial {
+		t.Fatalf("second change of the day: %+v %v", res, err)
+	}
+}

@@ -67,6 +67,9 @@ type WriteOptions struct {
 	// serial (If-Match): a *PreconditionError when it differs, checked
 	// atomically by an UPDATE prerequisite on the SOA record.
 	IfSerial *uint32
+	// SerialMethod is how the change sets the zone's next serial, as
+	// named's serial-update-method would (default increment).
+	SerialMethod SerialMethod
 }
 
 // ChangeResult describes an applied change.
@@ -162,7 +165,7 @@ func (u *Updater) Add(ctx context.Context, zone string, req *AddRecordRequest, o
 	r.Insert([]dns.RR{dns.Copy(rr)})
 	// A CNAME add must not share a message: its prerequisite ("name not
 	// in use") holds only before the other adds.
-	w := &write{prereq: r.Answer, update: r.Ns, ifSerial: opt.IfSerial, merge: opt.IfSerial == nil && h.Rrtype != dns.TypeCNAME}
+	w := &write{prereq: r.Answer, update: r.Ns, ifSerial: opt.IfSerial, method: opt.SerialMethod, merge: opt.IfSerial == nil && h.Rrtype != dns.TypeCNAME}
 	s, err := u.commit(ctx, zone, w)
 	if err == nil {
 		return s.into(res), nil
@@ -255,7 +258,7 @@ func (u *Updater) Remove(ctx context.Context, zone string, req *RemoveRecordRequ
 	res := &ChangeResult{Zone: zone, Changes: 1}
 	for attempt := 0; ; attempt++ {
 		r := records()
-		w := &write{ifSerial: opt.IfSerial}
+		w := &write{ifSerial: opt.IfSerial, method: opt.SerialMethod}
 		if rr == nil {
 			r.RemoveRRset([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: name, Rrtype: t}}})
 		} else {
@@ -334,7 +337,7 @@ func (u *Updater) Replace(ctx context.Context, zone string, req *UpdateRecordReq
 		r.Used(copyRRs(set))
 		r.Remove([]dns.RR{dns.Copy(cur)})
 		r.Insert([]dns.RR{dns.Copy(next)})
-		s, err := u.commit(ctx, zone, &write{prereq: r.Answer, update: r.Ns, ownNX: true, ifSerial: opt.IfSerial})
+		s, err := u.commit(ctx, zone, &write{prereq: r.Answer, update: r.Ns, ownNX: true, ifSerial: opt.IfSerial, method: opt.SerialMethod})
 		if err == nil {
 			return s.into(res), nil
 		}
@@ -426,7 +429,7 @@ func (u *Updater) Batch(ctx context.Context, zone string, req *BatchRequest, opt
 			}
 			res.Changes += len(final)
 		}
-		s, err := u.commit(ctx, zone, &write{update: m.Ns, exact: snap.SOA})
+		s, err := u.commit(ctx, zone, &write{update: m.Ns, exact: snap.SOA, method: opt.SerialMethod})
 		if err == nil {
 			return s.into(res), nil
 		}
@@ -548,7 +551,7 @@ func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change
 		}
 		res.Changes++
 	}
-	s, err := u.commit(ctx, zone, &write{prereq: m.Answer, update: body, ifSerial: opt.IfSerial})
+	s, err := u.commit(ctx, zone, &write{prereq: m.Answer, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod})
 	if err == nil {
 		return s.into(res), nil, true
 	}
