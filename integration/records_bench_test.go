@@ -253,7 +253,7 @@ func BenchmarkRecords(b *testing.B) {
 	var rows []runResult
 	for _, conc := range []int{1, 8} {
 		conc := conc
-		res := interleaved(4, conc, n,
+		res := interleaved(10, conc, n,
 			[]string{"API (HTTP/1.1 keep-alive -> zone_api -> RFC 2136)", "raw RFC 2136 (Go, TSIG, persistent TCP)", "API through Go's net/http client"},
 			[]func(int) func() func(int) error{
 				func(r int) func() func(int) error { return leanAPIWorker(b, c, zone, fmt.Sprintf("a%d-%d-", conc, r)) },
