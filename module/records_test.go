@@ -12,7 +12,7 @@ import (
 
 // recordsHandler is a handler with an inline rndc key, a zone directory
 // and the given update key; it never reaches BIND in these tests.
-func recordsHandler(t *testing.T, update *KeyConfig) *Handler {
+func recordsHandler(t testing.TB, update *KeyConfig) *Handler {
 	t.Helper()
 	h := &Handler{
 		zoneDir:       t.TempDir(),
