@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Builds Caddy with this module as xcaddy.json describes: one `xcaddy build`
 # with the pinned Caddy version, the plugins and the replacements. The
-# binary is rebuilt only when a Go file, go.mod, go.sum or xcaddy.json is
-# newer than it. Prints the binary's path.
+# binary is rebuilt only when a file of the module (Go sources, files they
+# embed such as the resource definitions, go.mod, go.sum, xcaddy.json) is
+# newer than it; tests, docs and run state do not count. Prints the
+# binary's path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 out=$(jq -r '.output // "build/caddy"' xcaddy.json)
 
-if [ -x "$out" ] && [ -z "$(find . -path ./build -prune -o \( -name '*.go' -o -name go.mod -o -name go.sum -o -name xcaddy.json \) -newer "$out" -print -quit)" ]; then
+if [ -x "$out" ] && [ -z "$(find . \( -path ./build -o -path ./state -o -path ./.git -o -path ./integration -o -path ./examples -o -name testdata \) -prune -o -type f ! -name '*_test.go' ! -name '*.md' -newer "$out" -print -quit)" ]; then
 	echo "$root/$out"
 	exit 0
 fi
