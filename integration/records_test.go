@@ -199,6 +199,12 @@ func TestRecordsLifecycle(t *testing.T) {
 	if got := tcpAnswers(t, ns, zone, dns.TypeMX); !slices.Equal(got, []string{"10 ns1.life.test."}) {
 		t.Errorf("MX after PUT: %q", got)
 	}
+	// MX priority on DELETE (the documented body; the spec once refused it).
+	expect(t, c.do("POST", base, map[string]any{"name": "@", "type": "MX", "value": "ns1.life.test.", "priority": 20}), 201, "add second MX")
+	expect(t, c.do("DELETE", base, map[string]any{"name": "@", "type": "MX", "value": "ns1.life.test.", "priority": 20}), 200, "delete MX by value and priority")
+	if got := tcpAnswers(t, ns, zone, dns.TypeMX); !slices.Equal(got, []string{"10 ns1.life.test."}) {
+		t.Errorf("MX after DELETE: %q", got)
+	}
 
 	// Delete by value, then the RRset.
 	v := "192.0.2.2"
