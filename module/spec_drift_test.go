@@ -1,0 +1,91 @@
+package module
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// jsonFields lists the JSON names of a struct's fields.
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func schemaFields(s *openapi3.Schema) []string {
+	var out []string
+	for k := range s.Properties {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestRequestBodiesMatchSpec: each request body the handlers decode has
+// exactly the properties the served specification gives it, nested
+// objects and array items included, so neither refuses what the other
+// accepts (a DELETE with priority once passed the decoder and failed the
+// schema).
+func TestRequestBodiesMatchSpec(t *testing.T) {
+	h := &Handler{}
+	d, err := h.spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type check struct {
+		method, path string
+		body         any
+		nested       map[string]any // property path -> struct of that object (or of its items)
+	}
+	for _, c := range []check{
+		{"POST", "/zones", zonestore.CreateZoneRequest{}, map[string]any{
+			"zoneConfig": zonestore.ZoneConfig{}, "zoneConfig.records": zonestore.Record{},
+		}},
+		{"POST", "/zones/{name}/records", zonestore.AddRecordRequest{}, nil},
+		{"DELETE", "/zones/{name}/records", zonestore.RemoveRecordRequest{}, nil},
+		{"PUT", "/zones/{name}/records", zonestore.UpdateRecordRequest{}, nil},
+		{"PATCH", "/zones/{name}/records", zonestore.BatchRequest{}, map[string]any{"changes": zonestore.Change{}}},
+	} {
+		var item *openapi3.PathItem
+		for _, prefix := range []string{"", "/v1", "/api/v1"} { // the server URL holds the rest
+			if item = d.T().Paths.Value(prefix + c.path); item != nil {
+				break
+			}
+		}
+		if item == nil {
+			t.Fatalf("%s not in the spec", c.path)
+		}
+		op := item.GetOperation(c.method)
+		if op == nil || op.RequestBody == nil {
+			t.Fatalf("%s %s has no request body in the spec", c.method, c.path)
+		}
+		root := op.RequestBody.Value.Content.Get("application/json").Schema.Value
+		if got, want := schemaFields(root), jsonFields(reflect.TypeOf(c.body)); !slices.Equal(got, want) {
+			t.Errorf("%s %s: spec properties %v, decoder fields %v", c.method, c.path, got, want)
+		}
+		for path, body := range c.nested {
+			s := root
+			for p := range strings.SplitSeq(path, ".") {
+				s = s.Properties[p].Value
+				if s.Items != nil {
+					s = s.Items.Value
+				}
+			}
+			if got, want := schemaFields(s), jsonFields(reflect.TypeOf(body)); !slices.Equal(got, want) {
+				t.Errorf("%s %s %s: spec properties %v, decoder fields %v", c.method, c.path, path, got, want)
+			}
+		}
+	}
+}
