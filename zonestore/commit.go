@@ -230,25 +230,50 @@ func (u *Updater) commit(ctx context.Context, zone string, w *write) (serials, e
 
 // lead sends queued writes until self is done, then passes the lead on.
 func (u *Updater) lead(ctx context.Context, zone string, zw *zoneWriter, self *write) {
+	var batch []*write
+	defer func() {
+		// A panic while sending must not leave the zone's queue waiting
+		// for a leader that is gone: the batch fails, the lead passes on.
+		if p := recover(); p != nil {
+			for _, w := range batch {
+				if !w.finished {
+					zw.finish(w, serials{}, fmt.Errorf("update of %s: internal error: %v", zone, p))
+				}
+			}
+			zw.handOff()
+			panic(p)
+		}
+	}()
 	for {
 		zw.mu.Lock()
-		batch := zw.take()
+		batch = zw.take()
 		zw.mu.Unlock()
 		u.run(ctx, zone, zw, batch)
-		zw.mu.Lock()
-		if self.finished {
-			if len(zw.queue) == 0 {
-				zw.busy = false
-			} else {
-				next := zw.queue[0]
-				next.lead = true
-				close(next.wake)
-			}
-			zw.mu.Unlock()
+		if self.finishedLocked(&zw.mu) {
+			zw.handOff()
 			return
 		}
-		zw.mu.Unlock()
 	}
+}
+
+func (w *write) finishedLocked(mu *sync.Mutex) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	return w.finished
+}
+
+// handOff passes the lead to the first queued write, or marks the writer
+// idle.
+func (zw *zoneWriter) handOff() {
+	zw.mu.Lock()
+	defer zw.mu.Unlock()
+	if len(zw.queue) == 0 {
+		zw.busy = false
+		return
+	}
+	next := zw.queue[0]
+	next.lead = true
+	close(next.wake)
 }
 
 // take removes the next message's writes from the queue: the first write,
@@ -347,6 +372,9 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 		for _, w := range ws {
 			m.Answer = append(m.Answer, w.prereq...)
 			m.Ns = append(m.Ns, w.update...)
+		}
+		if u.beforeSend != nil {
+			u.beforeSend(m)
 		}
 		err := u.send(ctx, zone, m)
 		if err == nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -335,5 +337,74 @@ func TestWriterSerialMethod(t *testing.T) {
 	res, err = u.Add(ctx, zone, &AddRecordRequest{Name: "e", Type: "A", Value: "192.0.2.1"}, WriteOptions{SerialMethod: SerialDate})
 	if err != nil || res.Serial != res.OldSerial+1 || servedSerial(t, u, zone) != res.Serial {
 		t.Fatalf("second change of the day: %+v %v", res, err)
+	}
+}
+
+// TestWriterSurvivesPanic: a panic while sending fails the writes of that
+// message and hands the lead on, so the zone's later writes still go out.
+func TestWriterSurvivesPanic(t *testing.T) {
+	const zone = "panic.test"
+	_, u := startUpdater(t, zone)
+	ctx := context.Background()
+	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "before", Type: "A", Value: "192.0.2.1"}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	zw := u.writer(zone)
+	zw.mu.Lock()
+	zw.busy = true // hold the lead while two writes queue up
+	zw.mu.Unlock()
+	errs := make(chan error, 2)
+	queued := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			zw.mu.Lock()
+			got := len(zw.queue)
+			zw.mu.Unlock()
+			if got == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d writes queued, want %d", got, n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	// "boom" queues first, so it leads and "after" waits behind it.
+	for i, name := range []string{"boom", "after"} {
+		go func() {
+			defer func() {
+				if p := recover(); p != nil {
+					errs <- fmt.Errorf("panic: %v", p)
+				}
+			}()
+			_, err := u.Add(ctx, zone, &AddRecordRequest{Name: name, Type: "CNAME", Value: "x"}, WriteOptions{}) // CNAMEs: sent one by one
+			errs <- err
+		}()
+		queued(i + 1)
+	}
+	u.beforeSend = func(m *dns.Msg) {
+		for _, rr := range m.Ns {
+			if strings.HasPrefix(rr.Header().Name, "boom.") {
+				panic("injected")
+			}
+		}
+	}
+	zw.handOff() // the first queued write leads
+	var got []string
+	for range 2 {
+		select {
+		case err := <-errs:
+			got = append(got, fmt.Sprint(err))
+		case <-time.After(5 * time.Second):
+			t.Fatalf("writes stuck after a panic; got %v", got)
+		}
+	}
+	slices.Sort(got)
+	if got[0] != "<nil>" || !strings.Contains(got[1], "injected") {
+		t.Fatalf("outcomes %q: want one success and one failure naming the panic", got)
+	}
+	if rrs, err := u.Client().Query(ctx, zone, "after."+zone+".", dns.TypeCNAME); err != nil || len(rrs) != 1 {
+		t.Fatalf("the write after the panic: %v %v", rrs, err)
 	}
 }

@@ -39,6 +39,8 @@ type Updater struct {
 	writers map[string]*zoneWriter // zone -> its writer and last SOA
 
 	transfers atomic.Int64
+
+	beforeSend func(*dns.Msg) // tests only: sees each UPDATE before it is sent
 }
 
 // NewUpdater returns an Updater using the client.
