@@ -666,6 +666,8 @@ func checkRecordType(t string) string {
 		return "must not be empty"
 	case !known:
 		return fmt.Sprintf("%q is not a known record type", t)
+	case rrtype == dns.TypeNULL:
+		return fmt.Sprintf("type %s is NULL (10), which has no text form (RFC 1035 §3.3.10), so its records can be neither written nor shown here", typeName)
 	case forbiddenTypes[rrtype]:
 		return fmt.Sprintf("records of type %s cannot be created here", typeName)
 	case rrtype >= 128 && rrtype <= 255:
