@@ -20,7 +20,9 @@ const (
 	// context has no earlier deadline.
 	DefaultDNSTimeout = 5 * time.Second
 	// maxIdleConns is the number of idle TCP connections kept per server.
-	maxIdleConns = 16
+	maxIdleConns = maxOpen
+	// maxOpen is how many connections to one server may be open at once.
+	maxOpen = 8
 	// maxIdleAge is how long an idle connection is reused; named closes
 	// idle TCP connections after tcp-idle-timeout (30 s by default).
 	maxIdleAge = 10 * time.Second
@@ -91,6 +93,13 @@ type DNSClient struct {
 
 	mu   sync.Mutex
 	idle []idleConn
+	// open holds a token per open connection (maxOpen at most): named's
+	// tcp-listen-queue is 10 by default, and a burst of connects it does
+	// not accept in time loses SYNs, which the kernel sends again only
+	// after a second. freed is closed (and replaced) when a connection
+	// is returned, waking those waiting for one.
+	open  chan struct{}
+	freed chan struct{}
 
 	hooks Hooks
 }
@@ -124,7 +133,7 @@ func NewDNSClient(server string, key *TSIGKey, timeout time.Duration) (*DNSClien
 	if timeout <= 0 {
 		timeout = DefaultDNSTimeout
 	}
-	c := &DNSClient{server: server, timeout: timeout}
+	c := &DNSClient{server: server, timeout: timeout, open: make(chan struct{}, maxOpen), freed: make(chan struct{})}
 	if key != nil {
 		alg, ok := tsigAlgorithms[strings.TrimSuffix(strings.ToLower(key.Algorithm), ".")]
 		if !ok {
@@ -153,40 +162,61 @@ func (c *DNSClient) KeyName() string {
 	return c.key.Name
 }
 
-// get returns a pooled connection (reused true) or a new one.
+// get returns a pooled connection (reused true) or a new one. At most
+// maxOpen connections are open; beyond that, get waits for one to be
+// returned.
 func (c *DNSClient) get(ctx context.Context) (net.Conn, bool, error) {
-	now := time.Now()
-	c.mu.Lock()
-	for len(c.idle) > 0 {
-		ic := c.idle[len(c.idle)-1]
-		c.idle = c.idle[:len(c.idle)-1]
-		if now.Sub(ic.since) < maxIdleAge {
-			c.mu.Unlock()
-			return ic.c, true, nil
-		}
-		_ = ic.c.Close()
-	}
-	c.mu.Unlock()
 	dctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	conn, err := c.dialer.DialContext(dctx, "tcp", c.server)
-	if err != nil {
-		return nil, false, fmt.Errorf("connecting to named at %s: %w", c.server, err)
+	for {
+		now := time.Now()
+		c.mu.Lock()
+		for len(c.idle) > 0 {
+			ic := c.idle[len(c.idle)-1]
+			c.idle = c.idle[:len(c.idle)-1]
+			if now.Sub(ic.since) < maxIdleAge {
+				c.mu.Unlock()
+				return ic.c, true, nil
+			}
+			_ = ic.c.Close()
+			<-c.open
+		}
+		freed := c.freed
+		c.mu.Unlock()
+		select {
+		case c.open <- struct{}{}:
+			conn, err := c.dialer.DialContext(dctx, "tcp", c.server)
+			if err != nil {
+				<-c.open
+				return nil, false, fmt.Errorf("connecting to named at %s: %w", c.server, err)
+			}
+			return conn, false, nil
+		case <-freed: // a connection came back: take it
+		case <-dctx.Done():
+			return nil, false, fmt.Errorf("waiting for a connection to named at %s: %w", c.server, dctx.Err())
+		}
 	}
-	return conn, false, nil
 }
 
-// put returns a healthy connection to the pool.
+// put returns a healthy connection to the pool and wakes the waiters.
 func (c *DNSClient) put(conn net.Conn) {
 	c.mu.Lock()
 	if len(c.idle) < maxIdleConns {
 		c.idle = append(c.idle, idleConn{conn, time.Now()})
 		conn = nil
+		close(c.freed)
+		c.freed = make(chan struct{})
 	}
 	c.mu.Unlock()
 	if conn != nil {
-		_ = conn.Close()
+		c.discard(conn)
 	}
+}
+
+// discard closes a connection that failed or is not kept.
+func (c *DNSClient) discard(conn net.Conn) {
+	_ = conn.Close()
+	<-c.open
 }
 
 // Close closes the idle connections.
@@ -196,7 +226,7 @@ func (c *DNSClient) Close() {
 	c.idle = nil
 	c.mu.Unlock()
 	for _, ic := range idle {
-		_ = ic.c.Close()
+		c.discard(ic.c)
 	}
 }
 
@@ -238,7 +268,7 @@ func (c *DNSClient) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.M
 			c.put(conn)
 			return r, nil
 		}
-		_ = conn.Close()
+		c.discard(conn)
 		if reused && attempt == 0 && isStale(err) {
 			continue
 		}

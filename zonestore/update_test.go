@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -165,4 +168,37 @@ func TestUpdaterAgainstNamed(t *testing.T) {
 func isConflict(err error) bool {
 	var ce *ConflictError
 	return errors.As(err, &ce)
+}
+
+// TestDNSClientCapsConnections: a burst of exchanges opens at most maxOpen
+// connections and the rest wait for one: a burst of connects beyond
+// named's listen queue loses SYNs, retried a second later.
+func TestDNSClientCapsConnections(t *testing.T) {
+	const zone = "burst.test"
+	_, u := startUpdater(t, zone)
+	c := u.Client()
+	var dials atomic.Int32
+	c.dialer.Control = func(string, string, syscall.RawConn) error {
+		dials.Add(1)
+		return nil
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 48)
+	for range 48 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.SOA(context.Background(), zone); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if n := dials.Load(); n < 1 || n > maxOpen {
+		t.Fatalf("%d connections opened for 48 queries, want 1..%d", n, maxOpen)
+	}
 }
