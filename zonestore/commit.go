@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,9 +41,6 @@ type write struct {
 	// only single-record adds whose prerequisites no other add of the
 	// message can invalidate (no CNAME added).
 	merge bool
-	// ownNX tells that the write has prerequisites of its own whose
-	// failure is NXRRSET (RRset exists), like the SOA pin's.
-	ownNX bool
 	// ifSerial requires the zone to be at this serial (If-Match).
 	ifSerial *uint32
 	// method sets the next serial; only writes of one method merge.
@@ -77,11 +75,30 @@ func (s serials) into(res *ChangeResult) *ChangeResult {
 
 // zoneWriter is the queue and SOA of one zone.
 type zoneWriter struct {
-	mu       sync.Mutex
-	soa      *dns.SOA // last SOA seen (nil: none yet)
-	queue    []*write
-	busy     bool // a goroutine is leading: queued writes will be sent
-	unpinned bool // the SOA pin never matches: send unpinned
+	mu    sync.Mutex
+	soa   *dns.SOA // last SOA seen (nil: none yet)
+	queue []*write
+	busy  bool       // a goroutine is leading: queued writes will be sent
+	first sync.Mutex // held while the zone's SOA is read for the first time
+
+	// Until these times, the zone's writes go unpinned (the pin never
+	// matched) or pinned without the SOA add (the SOA add was refused);
+	// then the module tries again, in case the zone's setup changed.
+	unpinnedUntil, noSOAUntil time.Time
+}
+
+// relearnAfter is how long a zone's writes do without the pin or the SOA
+// add before trying them again.
+const relearnAfter = 5 * time.Minute
+
+// note remembers soa as the zone's SOA unless a newer one is known; force
+// remembers it anyway (it was read from named).
+func (zw *zoneWriter) note(soa *dns.SOA, force bool) {
+	zw.mu.Lock()
+	if force || zw.soa == nil || !serialLess(soa.Serial, zw.soa.Serial) {
+		zw.soa = soa
+	}
+	zw.mu.Unlock()
 }
 
 // writer returns the zone's writer.
@@ -104,15 +121,9 @@ func (u *Updater) cachedSOA(zone string) *dns.SOA {
 	return zw.soa
 }
 
-// noteSOA remembers soa as the zone's SOA unless a newer one is known;
-// force remembers it anyway (it was read after a failed pin).
+// noteSOA remembers soa as the zone's SOA (see zoneWriter.note).
 func (u *Updater) noteSOA(zone string, soa *dns.SOA, force bool) {
-	zw := u.writer(zone)
-	zw.mu.Lock()
-	if force || zw.soa == nil || !serialLess(soa.Serial, zw.soa.Serial) {
-		zw.soa = soa
-	}
-	zw.mu.Unlock()
+	u.writer(zone).note(soa, force)
 }
 
 // readSOA queries the zone's SOA and remembers it.
@@ -218,6 +229,14 @@ func (u *Updater) commit(ctx context.Context, zone string, w *write) (serials, e
 		}
 		zw.mu.Lock()
 		lead = !w.finished
+		if lead && ctx.Err() != nil {
+			// Promoted, but its client has left: it is not sent.
+			zw.queue = slices.DeleteFunc(zw.queue, func(q *write) bool { return q == w })
+			w.finished = true
+			zw.mu.Unlock()
+			zw.handOff()
+			return serials{}, ctx.Err()
+		}
 		zw.mu.Unlock()
 	}
 	if lead {
@@ -276,27 +295,28 @@ func (zw *zoneWriter) handOff() {
 	close(next.wake)
 }
 
-// take removes the next message's writes from the queue: the first write,
-// and when it may be merged, every other queued write that may, up to
-// mergeBytes. Called with zw.mu held.
+// take removes the next message's writes from the queue: the first write
+// and, when it may be merged, the mergeable writes right behind it, up to
+// mergeBytes. Writes are sent in the order they came: a write that may not
+// be merged (a CNAME add, a batch pinned to its snapshot) is never
+// overtaken. Called with zw.mu held.
 func (zw *zoneWriter) take() []*write {
 	if len(zw.queue) == 0 {
 		return nil
 	}
 	first := zw.queue[0]
 	batch := []*write{first}
-	rest := zw.queue[:0]
 	size := first.size
 	for _, w := range zw.queue[1:] {
-		if first.merge && w.merge && w.method == first.method && size+w.size <= mergeBytes {
-			batch = append(batch, w)
-			size += w.size
-		} else {
-			rest = append(rest, w)
+		if !first.merge || !w.merge || w.method != first.method || size+w.size > mergeBytes {
+			break
 		}
+		batch = append(batch, w)
+		size += w.size
 	}
-	clear(zw.queue[len(rest):])
-	zw.queue = rest
+	rest := copy(zw.queue, zw.queue[len(batch):])
+	clear(zw.queue[rest:])
+	zw.queue = zw.queue[:rest]
 	return batch
 }
 
@@ -333,24 +353,31 @@ func (zw *zoneWriter) finish(w *write, s serials, err error) {
 // made the pin fail.
 func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*write) (serials, error) {
 	ifSerial, exact := ws[0].ifSerial, ws[0].exact
-	ownNX := false
-	for _, w := range ws {
-		ownNX = ownNX || w.ownNX
+	read := func() (*dns.SOA, error) {
+		soa, err := u.dns.SOA(ctx, zone)
+		if err == nil {
+			zw.note(soa, true)
+		}
+		return soa, err
 	}
 	probe := false // sending unpinned once to see whether the pin failed
+	noSOA := false // sending without the SOA add once to see whether it was refused
 	for attempt := 0; ; attempt++ {
+		now := time.Now()
 		zw.mu.Lock()
-		soa, unpinned := zw.soa, zw.unpinned
+		soa := zw.soa
+		unpinned := now.Before(zw.unpinnedUntil)
+		noSOA = noSOA || now.Before(zw.noSOAUntil)
 		zw.mu.Unlock()
 		if exact != nil {
 			soa = exact
 		} else if ifSerial == nil && (unpinned || probe || attempt > retries) {
-			soa = nil // give up pinning: send as is, read the serial back
+			soa = nil // give up pinning: send as is, read the serials
 		} else if attempt > retries {
 			return serials{}, &ConflictError{Message: "the zone keeps changing concurrently; try again"}
 		} else if soa == nil || ifSerial != nil && soa.Serial != *ifSerial {
 			var err error
-			if soa, err = u.readSOA(ctx, zone); err != nil {
+			if soa, err = read(); err != nil {
 				return serials{}, err
 			}
 		}
@@ -361,13 +388,24 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 			}
 			return serials{}, &PreconditionError{Expected: *ifSerial, Current: cur}
 		}
+		var s serials
 		m := newUpdate(zone)
 		var next *dns.SOA
-		if soa != nil {
+		switch {
+		case soa == nil:
+			// Unpinned: the serial before is the one read just now.
+			if cur, err := read(); err == nil {
+				s.old, s.hasOld = cur.Serial, true
+			}
+		case noSOA:
+			m.Used([]dns.RR{dns.Copy(soa)})
+			s.old, s.hasOld = soa.Serial, true
+		default:
 			next = dns.Copy(soa).(*dns.SOA)
-			next.Serial = ws[0].method.Next(soa.Serial, time.Now())
+			next.Serial = ws[0].method.Next(soa.Serial, now)
 			m.Used([]dns.RR{dns.Copy(soa)})
 			m.Ns = append(m.Ns, next)
+			s.old, s.hasOld = soa.Serial, true
 		}
 		for _, w := range ws {
 			m.Answer = append(m.Answer, w.prereq...)
@@ -379,27 +417,39 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 		err := u.send(ctx, zone, m)
 		if err == nil {
 			if next != nil {
-				u.noteSOA(zone, next, true)
-				return serials{old: soa.Serial, new: next.Serial, hasOld: true, hasNew: true}, nil
+				zw.note(next, true)
+				s.new, s.hasNew = next.Serial, true
+				return s, nil
 			}
+			zw.mu.Lock()
 			if probe {
 				// Only the pin had failed: named checks it against
 				// another SOA than it serves (inline signing).
-				zw.mu.Lock()
-				zw.unpinned = true
-				zw.mu.Unlock()
+				zw.unpinnedUntil = now.Add(relearnAfter)
 			}
-			var s serials
-			if cur, err := u.readSOA(ctx, zone); err == nil {
+			if noSOA && soa != nil && !now.Before(zw.noSOAUntil) {
+				// Only the SOA add had been refused (an update-policy
+				// that does not grant the key the SOA).
+				zw.noSOAUntil = now.Add(relearnAfter)
+			}
+			zw.mu.Unlock()
+			if cur, err := read(); err == nil {
 				s.new, s.hasNew = cur.Serial, true
 			}
 			return s, nil
+		}
+		if next != nil && IsRcode(err, dns.RcodeRefused) {
+			// An update-policy may grant the key the records but not the
+			// SOA: try once without setting the serial. A frozen zone or
+			// a key without rights refuses that too.
+			noSOA = true
+			continue
 		}
 		if soa == nil || !IsRcode(err, dns.RcodeNXRrset) {
 			return serials{}, err
 		}
 		// NXRRSET: the pin failed, or a prerequisite of the write did.
-		cur, qerr := u.readSOA(ctx, zone)
+		cur, qerr := read()
 		if qerr != nil || exact != nil {
 			return serials{}, err
 		}
@@ -410,15 +460,9 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 			// The zone is at the SOA pinned: a prerequisite of the
 			// write failed, or named checks the pin against another SOA
 			// than it serves (the unsigned side of an inline-signed
-			// zone). Without prerequisites of its own, the pin failed;
-			// otherwise sending once unpinned tells.
+			// zone); sending once unpinned tells.
 			if ifSerial != nil {
 				return serials{}, err
-			}
-			if !ownNX {
-				zw.mu.Lock()
-				zw.unpinned = true
-				zw.mu.Unlock()
 			}
 			probe = true
 		}

@@ -265,24 +265,24 @@ func TestWriterInlineSigned(t *testing.T) {
 	}
 	zw := u.writer(zone)
 	zw.mu.Lock()
-	unpinned := zw.unpinned
-	zw.unpinned = false
+	unpinned := time.Now().Before(zw.unpinnedUntil)
+	zw.unpinnedUntil = time.Time{}
 	zw.mu.Unlock()
 	// A write with prerequisites of its own (PUT) finds out too.
 	if _, err := u.Replace(ctx, zone, &UpdateRecordRequest{Name: "s0", Type: "A", CurrentValue: "192.0.2.3", NewValue: "192.0.2.5"}, WriteOptions{}); err != nil {
 		t.Fatalf("replace: %v", err)
 	}
 	zw.mu.Lock()
-	unpinned = unpinned || zw.unpinned
-	zw.unpinned = true // whichever way it went, write unpinned now
+	unpinned = unpinned || time.Now().Before(zw.unpinnedUntil)
+	zw.unpinnedUntil = time.Now().Add(time.Hour) // whichever way it went, write unpinned now
 	zw.mu.Unlock()
 	t.Logf("pinning given up by itself: %v (named's signed serial may or may not equal the unsigned one)", unpinned)
 	res, err := u.Add(ctx, zone, &AddRecordRequest{Name: "u", Type: "A", Value: "192.0.2.4"}, WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.HasOldSerial || !res.HasSerial {
-		t.Fatalf("unpinned write: %+v", res)
+	if !res.HasOldSerial || !res.HasSerial {
+		t.Fatalf("unpinned write without serials: %+v", res)
 	}
 	served("u")
 }
@@ -406,5 +406,112 @@ func TestWriterSurvivesPanic(t *testing.T) {
 	}
 	if rrs, err := u.Client().Query(ctx, zone, "after."+zone+".", dns.TypeCNAME); err != nil || len(rrs) != 1 {
 		t.Fatalf("the write after the panic: %v %v", rrs, err)
+	}
+}
+
+// TestWriterTakeKeepsOrder: adds merge only with the adds right behind
+// them, so a write that may not merge is never overtaken.
+func TestWriterTakeKeepsOrder(t *testing.T) {
+	add := func() *write { return &write{merge: true, size: 20} }
+	a1, a2, c, a3, a4 := add(), add(), &write{size: 20}, add(), add()
+	zw := &zoneWriter{queue: []*write{a1, a2, c, a3, a4}}
+	for i, want := range [][]*write{{a1, a2}, {c}, {a3, a4}, nil} {
+		if got := zw.take(); !slices.Equal(got, want) {
+			t.Fatalf("take %d: %d writes, want %d", i, len(got), len(want))
+		}
+	}
+	big := &write{merge: true, size: mergeBytes}
+	zw.queue = []*write{add(), big, add()}
+	if got := zw.take(); len(got) != 1 {
+		t.Fatalf("merged past mergeBytes: %d writes", len(got))
+	}
+	other := &write{merge: true, size: 20, method: SerialDate}
+	zw.queue = []*write{add(), other}
+	if got := zw.take(); len(got) != 1 {
+		t.Fatalf("merged writes of two serial methods")
+	}
+}
+
+// TestWriterPromotedButGone: a write whose client left is not sent even
+// when it was about to lead; the next write leads instead.
+func TestWriterPromotedButGone(t *testing.T) {
+	const zone = "gone.test"
+	_, u := startUpdater(t, zone)
+	zw := u.writer(zone)
+	zw.mu.Lock()
+	zw.busy = true
+	zw.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	errs := make([]chan error, 2)
+	for i, c := range []context.Context{ctx, context.Background()} {
+		errs[i] = make(chan error, 1)
+		go func() {
+			_, err := u.Add(c, zone, &AddRecordRequest{Name: fmt.Sprintf("w%d", i), Type: "A", Value: "192.0.2.1"}, WriteOptions{})
+			errs[i] <- err
+		}()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			zw.mu.Lock()
+			n := len(zw.queue)
+			zw.mu.Unlock()
+			if n == i+1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("write never queued")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	cancel()
+	zw.handOff() // promotes w0, unless it left the queue already
+	if err := <-errs[0]; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the write whose client left: %v", err)
+	}
+	if err := <-errs[1]; err != nil {
+		t.Fatalf("the write behind it: %v", err)
+	}
+	if hasA(t, u, zone, "w0") || !hasA(t, u, zone, "w1") {
+		t.Fatal("w0 was applied, or w1 was not")
+	}
+	zw.mu.Lock()
+	defer zw.mu.Unlock()
+	if zw.busy || len(zw.queue) != 0 {
+		t.Fatalf("writer left busy=%v with %d queued", zw.busy, len(zw.queue))
+	}
+}
+
+// TestWriterUpdatePolicy: a zone whose update-policy grants the key its
+// records but not the SOA refuses the SOA add; writes then go without it,
+// pinned, with the serial read back.
+func TestWriterUpdatePolicy(t *testing.T) {
+	const zone = "policy.test"
+	ns := testbind.Start(t, nil)
+	path, err := ns.WriteZone(zone, testbind.MinimalZone(zone, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := ns.RNDC("addzone", zone, fmt.Sprintf(`{ type primary; file %q; update-policy { grant %q zonesub A TXT; }; };`, path, testbind.TSIGKeyName)); err != nil {
+		t.Fatalf("addzone: %v %s", err, out)
+	}
+	c, err := NewDNSClient(ns.DNSAddr, &TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	u := NewUpdater(c)
+	ctx := context.Background()
+	for i := range 2 {
+		before := servedSerial(t, u, zone)
+		res, err := u.Add(ctx, zone, &AddRecordRequest{Name: fmt.Sprintf("p%d", i), Type: "A", Value: "192.0.2.6"}, WriteOptions{})
+		if err != nil {
+			t.Fatalf("add %d: %v", i, err)
+		}
+		if res.OldSerial != before || res.Serial != before+1 || servedSerial(t, u, zone) != res.Serial {
+			t.Fatalf("add %d: serials %d -> %d, zone was at %d", i, res.OldSerial, res.Serial, before)
+		}
+	}
+	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "p", Type: "MX", Value: "10 p0"}, WriteOptions{}); !IsRcode(err, dns.RcodeRefused) {
+		t.Fatalf("a type the policy does not grant: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/miekg/dns"
 )
@@ -59,8 +60,19 @@ func (u *Updater) Transfers() int64 { return u.transfers.Load() }
 func (u *Updater) Forget(zone string) {
 	u.cache.forget(zone)
 	u.wmu.Lock()
-	delete(u.writers, zone)
-	u.wmu.Unlock()
+	defer u.wmu.Unlock()
+	zw, ok := u.writers[zone]
+	if !ok {
+		return
+	}
+	zw.mu.Lock()
+	defer zw.mu.Unlock()
+	if !zw.busy {
+		delete(u.writers, zone)
+		return
+	}
+	// A write is in flight: its leader keeps this writer, which forgets.
+	zw.soa, zw.unpinnedUntil, zw.noSOAUntil = nil, time.Time{}, time.Time{}
 }
 
 // WriteOptions tunes a change.
@@ -102,6 +114,13 @@ func (u *Updater) defaultTTL(ctx context.Context, zone string) (uint32, error) {
 	if soa := u.cachedSOA(zone); soa != nil {
 		return soa.Hdr.Ttl, nil
 	}
+	// One read per zone: a burst of first writes waits for it.
+	zw := u.writer(zone)
+	zw.first.Lock()
+	defer zw.first.Unlock()
+	if soa := u.cachedSOA(zone); soa != nil {
+		return soa.Hdr.Ttl, nil
+	}
 	soa, err := u.readSOA(ctx, zone)
 	if err != nil {
 		return 0, err
@@ -136,8 +155,8 @@ func (u *Updater) finish(ctx context.Context, zone string, res *ChangeResult) *C
 	return res
 }
 
-// Add adds one record. Adding a record that exists changes nothing and
-// succeeds, as in BIND.
+// Add adds one record. Adding a record that exists succeeds and changes no
+// record, as in BIND; the serial still moves (every write sets it).
 func (u *Updater) Add(ctx context.Context, zone string, req *AddRecordRequest, opt WriteOptions) (*ChangeResult, error) {
 	if isSOAType(req.Type) {
 		return nil, soaConflict("type")
@@ -225,7 +244,8 @@ func (u *Updater) explainAddConflict(ctx context.Context, zone string, rr dns.RR
 }
 
 // Remove deletes one record (Value set) or the RRset of name and type.
-// Deleting what does not exist succeeds and changes nothing, as in BIND.
+// Deleting what does not exist succeeds and changes no record, as in BIND;
+// the serial still moves (every write sets it).
 func (u *Updater) Remove(ctx context.Context, zone string, req *RemoveRecordRequest, opt WriteOptions) (*ChangeResult, error) {
 	if isSOAType(req.Type) {
 		return nil, soaConflict("type")
@@ -274,7 +294,6 @@ func (u *Updater) Remove(ctx context.Context, zone string, req *RemoveRecordRequ
 						return nil, &ConflictError{Field: "value", Message: "this is the zone's last NS record: removing it would leave the zone without name servers (named ignores such a deletion)"}
 					}
 					r.Used(copyRRs(set))
-					w.ownNX = true
 				}
 			}
 			r.Remove([]dns.RR{dns.Copy(rr)})
@@ -339,7 +358,7 @@ func (u *Updater) Replace(ctx context.Context, zone string, req *UpdateRecordReq
 		r.Used(copyRRs(set))
 		r.Remove([]dns.RR{dns.Copy(cur)})
 		r.Insert([]dns.RR{dns.Copy(next)})
-		s, err := u.commit(ctx, zone, &write{prereq: r.Answer, update: r.Ns, ownNX: true, ifSerial: opt.IfSerial, method: opt.SerialMethod})
+		s, err := u.commit(ctx, zone, &write{prereq: r.Answer, update: r.Ns, ifSerial: opt.IfSerial, method: opt.SerialMethod})
 		if err == nil {
 			return s.into(res), nil
 		}
