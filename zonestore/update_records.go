@@ -201,10 +201,20 @@ func (u *Updater) Add(ctx context.Context, zone string, req *AddRecordRequest, o
 	return nil, u.explainRefused(ctx, zone, rr, "value", err)
 }
 
-// explainRefused turns named's REFUSED of an added MX whose target is in
-// the zone but has no address (named's check-integrity) into a
-// *ConflictError; other errors are returned as they are.
+// explainRefused turns named's refusals that have a cause a client can act
+// on into a *ConflictError: REFUSED of an added MX whose target is in the
+// zone but has no address (named's check-integrity), and SERVFAIL of an
+// add to an RRset at named's max-records-per-type (100 by default since
+// BIND 9.18.28). Other errors are returned as they are.
 func (u *Updater) explainRefused(ctx context.Context, zone string, rr dns.RR, field string, err error) error {
+	if IsRcode(err, dns.RcodeServerFailure) {
+		h := rr.Header()
+		set, qerr := u.dns.Query(ctx, zone, h.Name, h.Rrtype)
+		if qerr != nil || len(set) < 100 {
+			return err
+		}
+		return &ConflictError{Field: field, Message: fmt.Sprintf("the %s RRset at %s already holds %d records and named refuses more (its max-records-per-type, 100 by default); remove some first, or raise the limit in named.conf", dns.TypeToString[h.Rrtype], h.Name, len(set))}
+	}
 	mx, ok := rr.(*dns.MX)
 	if !ok || !IsRcode(err, dns.RcodeRefused) || !inZone(strings.ToLower(mx.Mx), zone+".") {
 		return err

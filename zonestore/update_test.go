@@ -202,3 +202,23 @@ func TestDNSClientCapsConnections(t *testing.T) {
 		t.Fatalf("%d connections opened for 48 queries, want 1..%d", n, maxOpen)
 	}
 }
+
+// TestAddBeyondMaxRecordsPerType: named answers SERVFAIL to the 101st
+// record of an RRset (max-records-per-type); the client learns why.
+func TestAddBeyondMaxRecordsPerType(t *testing.T) {
+	const zone = "many.test"
+	_, u := startUpdater(t, zone)
+	ctx := context.Background()
+	batch := &BatchRequest{}
+	for i := range 100 {
+		batch.Changes = append(batch.Changes, Change{Op: OpAdd, Name: "_acme-challenge", Type: "TXT", Value: fmt.Sprintf("token-%d", i)})
+	}
+	if _, err := u.Batch(ctx, zone, batch, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := u.Add(ctx, zone, &AddRecordRequest{Name: "_acme-challenge", Type: "TXT", Value: "token-100"}, WriteOptions{})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "max-records-per-type") || !strings.Contains(ce.Message, "100 records") {
+		t.Fatalf("101st record: %v", err)
+	}
+}
