@@ -25,9 +25,12 @@ import (
 // instead of computing one), so the old and new serial of every write are
 // known exactly without asking named again. When another writer (another
 // process, nsupdate, a reload) moved the zone, named answers NXRRSET; the
-// writer reads the SOA and sends the message again. A zone whose SOA never
-// matches (such as the unsigned side of an inline-signed zone) is written
-// unpinned, with the serial read back afterwards, as before.
+// writer reads the SOA and sends the message again. A zone whose pin never
+// matches (named checks it against the unsigned side of an inline-signed
+// zone) is written unpinned, with the serials read before and after; a zone
+// whose update-policy refuses the key the SOA is written pinned without the
+// SOA add, with the serial read after. Both are tried again after
+// relearnAfter.
 
 // mergeBytes bounds the size of the records of writes merged into one
 // UPDATE message, far below the 64 KiB limit of a DNS message.
