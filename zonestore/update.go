@@ -166,8 +166,7 @@ func (c *DNSClient) KeyName() string {
 // maxOpen connections are open; beyond that, get waits for one to be
 // returned.
 func (c *DNSClient) get(ctx context.Context) (net.Conn, bool, error) {
-	dctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
+	var dctx context.Context
 	for {
 		now := time.Now()
 		c.mu.Lock()
@@ -183,6 +182,11 @@ func (c *DNSClient) get(ctx context.Context) (net.Conn, bool, error) {
 		}
 		freed := c.freed
 		c.mu.Unlock()
+		if dctx == nil {
+			var cancel context.CancelFunc
+			dctx, cancel = context.WithTimeout(ctx, c.timeout)
+			defer cancel()
+		}
 		select {
 		case c.open <- struct{}{}:
 			conn, err := c.dialer.DialContext(dctx, "tcp", c.server)
