@@ -173,7 +173,7 @@ func (u *Updater) Snapshot(ctx context.Context, zone string) (*Snapshot, error) 
 	if err != nil {
 		return nil, err
 	}
-	u.noteSOA(zone, soa, false)
+	u.writer(zone).note(soa, false)
 	e := u.cache.entry(zone)
 	if s := u.cache.get(e); s != nil && dns.IsDuplicate(s.SOA, soa) {
 		return s, nil

@@ -124,18 +124,18 @@ func (u *Updater) cachedSOA(zone string) *dns.SOA {
 	return zw.soa
 }
 
-// noteSOA remembers soa as the zone's SOA (see zoneWriter.note).
-func (u *Updater) noteSOA(zone string, soa *dns.SOA, force bool) {
-	u.writer(zone).note(soa, force)
-}
-
 // readSOA queries the zone's SOA and remembers it.
 func (u *Updater) readSOA(ctx context.Context, zone string) (*dns.SOA, error) {
+	return u.readSOAInto(ctx, zone, u.writer(zone))
+}
+
+// readSOAInto queries the zone's SOA and remembers it in zw.
+func (u *Updater) readSOAInto(ctx context.Context, zone string, zw *zoneWriter) (*dns.SOA, error) {
 	soa, err := u.dns.SOA(ctx, zone)
 	if err != nil {
 		return nil, err
 	}
-	u.noteSOA(zone, soa, true)
+	zw.note(soa, true)
 	return soa, nil
 }
 
@@ -271,17 +271,14 @@ func (u *Updater) lead(ctx context.Context, zone string, zw *zoneWriter, self *w
 		batch = zw.take()
 		zw.mu.Unlock()
 		u.run(ctx, zone, zw, batch)
-		if self.finishedLocked(&zw.mu) {
+		zw.mu.Lock()
+		done := self.finished
+		zw.mu.Unlock()
+		if done {
 			zw.handOff()
 			return
 		}
 	}
-}
-
-func (w *write) finishedLocked(mu *sync.Mutex) bool {
-	mu.Lock()
-	defer mu.Unlock()
-	return w.finished
 }
 
 // handOff passes the lead to the first queued write, or marks the writer
@@ -356,13 +353,7 @@ func (zw *zoneWriter) finish(w *write, s serials, err error) {
 // made the pin fail.
 func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*write) (serials, error) {
 	ifSerial, exact := ws[0].ifSerial, ws[0].exact
-	read := func() (*dns.SOA, error) {
-		soa, err := u.dns.SOA(ctx, zone)
-		if err == nil {
-			zw.note(soa, true)
-		}
-		return soa, err
-	}
+	read := func() (*dns.SOA, error) { return u.readSOAInto(ctx, zone, zw) }
 	probe := false // sending unpinned once to see whether the pin failed
 	noSOA := false // sending without the SOA add once to see whether it was refused
 	for attempt := 0; ; attempt++ {

@@ -28,6 +28,34 @@ func addWrite(t *testing.T, zone, name string) *write {
 	return &write{prereq: r.Answer, update: r.Ns, merge: true, wake: make(chan struct{})}
 }
 
+// holdLead marks the zone's writer busy, as if another request were
+// leading, so that writes queue up behind it.
+func holdLead(u *Updater, zone string) *zoneWriter {
+	zw := u.writer(zone)
+	zw.mu.Lock()
+	zw.busy = true
+	zw.mu.Unlock()
+	return zw
+}
+
+// waitQueued waits until n writes are queued on zw.
+func waitQueued(t *testing.T, zw *zoneWriter, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		zw.mu.Lock()
+		got := len(zw.queue)
+		zw.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes queued, want %d", got, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func servedSerial(t *testing.T, u *Updater, zone string) uint32 {
 	t.Helper()
 	soa, err := u.Client().SOA(context.Background(), zone)
@@ -181,29 +209,14 @@ func TestWriterFollowsOtherWriters(t *testing.T) {
 func TestWriterDropsCancelledWrites(t *testing.T) {
 	const zone = "cancel.test"
 	_, u := startUpdater(t, zone)
-	zw := u.writer(zone)
-	zw.mu.Lock()
-	zw.busy = true // as if another request were leading
-	zw.mu.Unlock()
+	zw := holdLead(u, zone)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		_, err := u.Add(ctx, zone, &AddRecordRequest{Name: "gone", Type: "A", Value: "192.0.2.1"}, WriteOptions{})
 		done <- err
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		zw.mu.Lock()
-		n := len(zw.queue)
-		zw.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("write never queued")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitQueued(t, zw, 1)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled write: %v", err)
@@ -226,20 +239,7 @@ func TestWriterDropsCancelledWrites(t *testing.T) {
 // with the serial read back, and still succeed.
 func TestWriterInlineSigned(t *testing.T) {
 	const zone = "inline.test"
-	ns := testbind.Start(t, nil)
-	path, err := ns.WriteZone(zone, testbind.MinimalZone(zone, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := ns.RNDC("addzone", zone, fmt.Sprintf(`{ type primary; file %q; inline-signing yes; dnssec-policy default; allow-update { key %q; }; };`, path, testbind.TSIGKeyName)); err != nil {
-		t.Fatalf("addzone: %v %s", err, out)
-	}
-	c, err := NewDNSClient(ns.DNSAddr, &TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	u := NewUpdater(c)
+	_, u := startUpdaterWith(t, zone, fmt.Sprintf(`inline-signing yes; dnssec-policy default; allow-update { key %q; };`, testbind.TSIGKeyName))
 	ctx := context.Background()
 	served := func(name string) {
 		t.Helper()
@@ -349,27 +349,8 @@ func TestWriterSurvivesPanic(t *testing.T) {
 	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "before", Type: "A", Value: "192.0.2.1"}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	zw := u.writer(zone)
-	zw.mu.Lock()
-	zw.busy = true // hold the lead while two writes queue up
-	zw.mu.Unlock()
+	zw := holdLead(u, zone)
 	errs := make(chan error, 2)
-	queued := func(n int) {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			zw.mu.Lock()
-			got := len(zw.queue)
-			zw.mu.Unlock()
-			if got == n {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d writes queued, want %d", got, n)
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
 	// "boom" queues first, so it leads and "after" waits behind it.
 	for i, name := range []string{"boom", "after"} {
 		go func() {
@@ -381,7 +362,7 @@ func TestWriterSurvivesPanic(t *testing.T) {
 			_, err := u.Add(ctx, zone, &AddRecordRequest{Name: name, Type: "CNAME", Value: "x"}, WriteOptions{}) // CNAMEs: sent one by one
 			errs <- err
 		}()
-		queued(i + 1)
+		waitQueued(t, zw, i+1)
 	}
 	u.beforeSend = func(m *dns.Msg) {
 		for _, rr := range m.Ns {
@@ -437,10 +418,7 @@ func TestWriterTakeKeepsOrder(t *testing.T) {
 func TestWriterPromotedButGone(t *testing.T) {
 	const zone = "gone.test"
 	_, u := startUpdater(t, zone)
-	zw := u.writer(zone)
-	zw.mu.Lock()
-	zw.busy = true
-	zw.mu.Unlock()
+	zw := holdLead(u, zone)
 	ctx, cancel := context.WithCancel(context.Background())
 	errs := make([]chan error, 2)
 	for i, c := range []context.Context{ctx, context.Background()} {
@@ -449,19 +427,7 @@ func TestWriterPromotedButGone(t *testing.T) {
 			_, err := u.Add(c, zone, &AddRecordRequest{Name: fmt.Sprintf("w%d", i), Type: "A", Value: "192.0.2.1"}, WriteOptions{})
 			errs[i] <- err
 		}()
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			zw.mu.Lock()
-			n := len(zw.queue)
-			zw.mu.Unlock()
-			if n == i+1 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("write never queued")
-			}
-			time.Sleep(time.Millisecond)
-		}
+		waitQueued(t, zw, i+1)
 	}
 	cancel()
 	zw.handOff() // promotes w0, unless it left the queue already
@@ -486,20 +452,7 @@ func TestWriterPromotedButGone(t *testing.T) {
 // pinned, with the serial read back.
 func TestWriterUpdatePolicy(t *testing.T) {
 	const zone = "policy.test"
-	ns := testbind.Start(t, nil)
-	path, err := ns.WriteZone(zone, testbind.MinimalZone(zone, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := ns.RNDC("addzone", zone, fmt.Sprintf(`{ type primary; file %q; update-policy { grant %q zonesub A TXT; }; };`, path, testbind.TSIGKeyName)); err != nil {
-		t.Fatalf("addzone: %v %s", err, out)
-	}
-	c, err := NewDNSClient(ns.DNSAddr, &TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	u := NewUpdater(c)
+	_, u := startUpdaterWith(t, zone, fmt.Sprintf(`update-policy { grant %q zonesub A TXT; };`, testbind.TSIGKeyName))
 	ctx := context.Background()
 	for i := range 2 {
 		before := servedSerial(t, u, zone)

@@ -19,8 +19,6 @@ const (
 	// DefaultDNSTimeout bounds one DNS exchange (update, query) when the
 	// context has no earlier deadline.
 	DefaultDNSTimeout = 5 * time.Second
-	// maxIdleConns is the number of idle TCP connections kept per server.
-	maxIdleConns = maxOpen
 	// maxOpen is how many connections to one server may be open at once.
 	maxOpen = 8
 	// maxIdleAge is how long an idle connection is reused; named closes
@@ -203,21 +201,17 @@ func (c *DNSClient) get(ctx context.Context) (net.Conn, bool, error) {
 }
 
 // put returns a healthy connection to the pool and wakes the waiters.
+// Every open connection holds a token of c.open, so the idle list never
+// exceeds maxOpen.
 func (c *DNSClient) put(conn net.Conn) {
 	c.mu.Lock()
-	if len(c.idle) < maxIdleConns {
-		c.idle = append(c.idle, idleConn{conn, time.Now()})
-		conn = nil
-		close(c.freed)
-		c.freed = make(chan struct{})
-	}
+	c.idle = append(c.idle, idleConn{conn, time.Now()})
+	close(c.freed)
+	c.freed = make(chan struct{})
 	c.mu.Unlock()
-	if conn != nil {
-		c.discard(conn)
-	}
 }
 
-// discard closes a connection that failed or is not kept.
+// discard closes a connection that failed.
 func (c *DNSClient) discard(conn net.Conn) {
 	_ = conn.Close()
 	<-c.open

@@ -21,12 +21,19 @@ import (
 // testbind TSIG key) and returns an Updater for it.
 func startUpdater(t *testing.T, zone string) (*testbind.Server, *Updater) {
 	t.Helper()
+	return startUpdaterWith(t, zone, fmt.Sprintf(`allow-update { key %q; };`, testbind.TSIGKeyName))
+}
+
+// startUpdaterWith starts named with one primary zone whose statement
+// also holds options, and returns an Updater for it.
+func startUpdaterWith(t *testing.T, zone, options string) (*testbind.Server, *Updater) {
+	t.Helper()
 	ns := testbind.Start(t, nil)
 	path, err := ns.WriteZone(zone, testbind.MinimalZone(zone, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := ns.RNDC("addzone", zone, fmt.Sprintf(`{ type primary; file %q; allow-update { key %q; }; };`, path, testbind.TSIGKeyName)); err != nil {
+	if out, err := ns.RNDC("addzone", zone, fmt.Sprintf(`{ type primary; file %q; %s };`, path, options)); err != nil {
 		t.Fatalf("addzone: %v %s", err, out)
 	}
 	c, err := NewDNSClient(ns.DNSAddr, &TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 2*time.Second)
