@@ -1,0 +1,592 @@
+// Package client is a Go client of the zone_api REST API (/api/v1): zones,
+// their records and the server's health.
+//
+// Requests and answers are typed; an error answer is an *Error carrying the
+// HTTP status and the API's {error, message} body. Record reads and changes
+// carry the zone's serial as ETag, and writes can be made conditional on it
+// (IfMatch). Requests answered 429, 502 or 503 are sent again with
+// exponential backoff, waiting what Retry-After says when the server says
+// it. A Client is safe for concurrent use.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// APIPrefix is the path under which the API lives.
+const APIPrefix = "/api/v1"
+
+// Client talks to one zone_api endpoint. Its fields are set by New and its
+// options and never change afterwards, so one Client may serve many
+// goroutines.
+type Client struct {
+	base       *url.URL // scheme://host[/prefix], without APIPrefix
+	token      string
+	hc         *http.Client
+	retries    int
+	minBackoff time.Duration
+	maxBackoff time.Duration
+	maxWait    time.Duration
+	userAgent  string
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient sends requests with hc instead of a client of its own.
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
+// WithRetries sets how many times a request answered 429, 502 or 503 is
+// sent again (default 4), and the backoff between tries: min doubled each
+// time, at most max, with jitter (defaults 100ms and 5s).
+func WithRetries(n int, min, max time.Duration) Option {
+	return func(c *Client) { c.retries, c.minBackoff, c.maxBackoff = n, min, max }
+}
+
+// WithMaxRetryAfter caps how long the client waits for a Retry-After
+// (default 30s); a server asking for longer gets its error returned.
+func WithMaxRetryAfter(d time.Duration) Option { return func(c *Client) { c.maxWait = d } }
+
+// WithUserAgent sets the User-Agent header.
+func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
+
+// New returns a client of the API at endpoint, the URL under which
+// /api/v1 is served (e.g. "https://dns.example.com:8443"; a trailing
+// "/api/v1" is accepted too), sending token as bearer token ("" sends no
+// Authorization header).
+func New(endpoint, token string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(strings.TrimSpace(endpoint))
+	if err != nil {
+		return nil, fmt.Errorf("endpoint %q: %w", endpoint, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("endpoint %q: want an http or https URL with a host", endpoint)
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), APIPrefix)
+	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
+	c := &Client{
+		base: u, token: token, hc: &http.Client{Timeout: 60 * time.Second},
+		retries: 4, minBackoff: 100 * time.Millisecond, maxBackoff: 5 * time.Second,
+		maxWait: 30 * time.Second, userAgent: "zoneapi-go-client",
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
+}
+
+// Error is an error answer of the API.
+type Error struct {
+	// Method and Path are the request's.
+	Method, Path string
+	// StatusCode is the HTTP status.
+	StatusCode int
+	// Reason is the body's "error": the HTTP reason phrase ("Bad Gateway"
+	// for a failed control command, which is a 500).
+	Reason string `json:"error"`
+	// Message is the body's "message": what went wrong and why.
+	Message string `json:"message"`
+	// ETag is the answer's ETag; on 412 the zone's current serial.
+	ETag string `json:"-"`
+	// RetryAfter is the answer's Retry-After, if any.
+	RetryAfter time.Duration `json:"-"`
+}
+
+func (e *Error) Error() string {
+	reason := e.Reason
+	if reason == "" {
+		reason = http.StatusText(e.StatusCode)
+	}
+	return fmt.Sprintf("zone api: %s %s: %d %s: %s", e.Method, e.Path, e.StatusCode, reason, e.Message)
+}
+
+// StatusCode returns the HTTP status of an *Error in err's chain, or 0.
+func StatusCode(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.StatusCode
+	}
+	return 0
+}
+
+// IsNotFound reports whether err is a 404 answer.
+func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
+
+// IsConflict reports whether err is a 409 answer.
+func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
+
+// IsPreconditionFailed reports whether err is a 412 answer: the zone
+// changed since the If-Match serial.
+func IsPreconditionFailed(err error) bool {
+	return StatusCode(err) == http.StatusPreconditionFailed
+}
+
+// retryable are the statuses sent again.
+func retryable(status int) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusBadGateway || status == http.StatusServiceUnavailable
+}
+
+// request is one API call.
+type request struct {
+	method  string
+	path    string // below APIPrefix, escaped
+	query   url.Values
+	body    any
+	header  http.Header
+	accept  int // extra success status accepted besides 2xx (304)
+	noRetry bool
+}
+
+// answer is a successful response, read whole.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends r, retrying as the package doc says, and returns a 2xx answer
+// (or r.accept) or an error.
+func (c *Client) do(ctx context.Context, r request) (*answer, error) {
+	var body []byte
+	if r.body != nil {
+		b, err := json.Marshal(r.body)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the %s %s body: %w", r.method, r.path, err)
+		}
+		body = b
+	}
+	u := *c.base
+	u.Path += APIPrefix + r.path
+	if unescaped, err := url.PathUnescape(u.Path); err == nil {
+		u.RawPath = u.Path
+		u.Path = unescaped
+	}
+	if len(r.query) > 0 {
+		u.RawQuery = r.query.Encode()
+	}
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, r.method, u.String(), bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("zone api: %s %s: %w", r.method, r.path, err)
+		}
+		if body == nil {
+			req.Body, req.ContentLength = http.NoBody, 0
+		} else {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		req.Header.Set("Accept", "application/json")
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		if c.userAgent != "" {
+			req.Header.Set("User-Agent", c.userAgent)
+		}
+		for k, vs := range r.header {
+			req.Header[k] = vs
+		}
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			// Only reads are sent again after a transport error: a write
+			// may have been applied before the connection broke.
+			if ctx.Err() == nil && r.method == http.MethodGet && attempt < c.retries {
+				if werr := sleep(ctx, c.backoff(attempt)); werr == nil {
+					continue
+				}
+			}
+			return nil, fmt.Errorf("zone api: %s %s: %w", r.method, r.path, err)
+		}
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		resp.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("zone api: %s %s: reading the answer: %w", r.method, r.path, err)
+		}
+		if (resp.StatusCode >= 200 && resp.StatusCode < 300) || (r.accept != 0 && resp.StatusCode == r.accept) {
+			return &answer{status: resp.StatusCode, header: resp.Header, body: raw}, nil
+		}
+		apiErr := &Error{Method: r.method, Path: APIPrefix + r.path, StatusCode: resp.StatusCode, ETag: resp.Header.Get("ETag")}
+		if json.Unmarshal(raw, apiErr) != nil || apiErr.Message == "" {
+			apiErr.Message = strings.TrimSpace(string(raw))
+			if len(apiErr.Message) > 512 {
+				apiErr.Message = apiErr.Message[:512] + "…"
+			}
+		}
+		wait, hasWait := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		apiErr.RetryAfter = wait
+		if !retryable(resp.StatusCode) || r.noRetry || attempt >= c.retries {
+			return nil, apiErr
+		}
+		if !hasWait {
+			wait = c.backoff(attempt)
+		} else if wait > c.maxWait {
+			return nil, apiErr
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, apiErr
+		}
+	}
+}
+
+// backoff is the wait before try attempt+1: minBackoff doubled attempt
+// times, at most maxBackoff, with up to 50% jitter.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.minBackoff
+	for i := 0; i < attempt && d < c.maxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, c.maxBackoff)
+	if d <= 0 {
+		return 0
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// retryAfter parses a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseUint(v, 10, 31); err == nil {
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// decode decodes an answer's JSON body into v.
+func decode(a *answer, method, path string, v any) error {
+	if err := json.Unmarshal(a.body, v); err != nil {
+		return fmt.Errorf("zone api: %s %s: decoding the answer: %w", method, APIPrefix+path, err)
+	}
+	return nil
+}
+
+// call sends r and decodes the answer into v.
+func (c *Client) call(ctx context.Context, r request, v any) (*answer, error) {
+	a, err := c.do(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if v != nil && a.status != http.StatusNotModified && len(a.body) > 0 {
+		if err := decode(a, r.method, r.path, v); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// zonePath is the escaped path of a zone (a trailing dot is dropped).
+func zonePath(zone string) string {
+	return "/zones/" + url.PathEscape(strings.TrimSuffix(zone, "."))
+}
+
+// WriteOption makes a record change conditional.
+type WriteOption func(http.Header)
+
+// IfMatch applies the change only if the zone's SOA serial is still
+// serial; otherwise the API answers 412 (IsPreconditionFailed) and
+// nothing changes.
+func IfMatch(serial uint32) WriteOption {
+	return IfMatchETag(`"` + strconv.FormatUint(uint64(serial), 10) + `"`)
+}
+
+// IfMatchETag is IfMatch with an ETag of an earlier answer.
+func IfMatchETag(etag string) WriteOption {
+	return func(h http.Header) { h.Set("If-Match", etag) }
+}
+
+func writeHeader(opts []WriteOption) http.Header {
+	if len(opts) == 0 {
+		return nil
+	}
+	h := http.Header{}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
+}
+
+// Health answers GET /health (no token needed).
+func (c *Client) Health(ctx context.Context) (*Health, error) {
+	var v Health
+	_, err := c.call(ctx, request{method: http.MethodGet, path: "/health"}, &v)
+	return &v, err
+}
+
+// Ready answers GET /ready. A server that is not ready answers 503, which
+// is returned as the Readiness with Ready false, not as an error.
+func (c *Client) Ready(ctx context.Context) (*Readiness, error) {
+	var v Readiness
+	a, err := c.call(ctx, request{method: http.MethodGet, path: "/ready", accept: http.StatusServiceUnavailable, noRetry: true}, &v)
+	if err != nil {
+		return nil, err
+	}
+	if a.status == http.StatusServiceUnavailable {
+		if err := decode(a, http.MethodGet, "/ready", &v); err != nil {
+			return nil, err
+		}
+	}
+	return &v, nil
+}
+
+// ServerStatus answers GET /server/status: the raw rndc status text
+// ("status") and its parsed fields.
+func (c *Client) ServerStatus(ctx context.Context) (map[string]any, error) {
+	var v map[string]any
+	_, err := c.call(ctx, request{method: http.MethodGet, path: "/server/status"}, &v)
+	return v, err
+}
+
+// CreateZone creates a zone: POST /zones.
+func (c *Client) CreateZone(ctx context.Context, z CreateZone) (*ZoneResponse, error) {
+	var v ZoneResponse
+	a, err := c.call(ctx, request{method: http.MethodPost, path: "/zones", body: z}, &v)
+	if err != nil {
+		return nil, err
+	}
+	v.Location = a.header.Get("Location")
+	return &v, nil
+}
+
+// GetZone answers GET /zones/{name}.
+func (c *Client) GetZone(ctx context.Context, zone string) (*ZoneInfo, error) {
+	var v ZoneInfo
+	if _, err := c.call(ctx, request{method: http.MethodGet, path: zonePath(zone)}, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// DeleteZone deletes a zone and its files: DELETE /zones/{name}.
+func (c *Client) DeleteZone(ctx context.Context, zone string) (*ZoneResponse, error) {
+	return c.zoneCommand(ctx, http.MethodDelete, zonePath(zone))
+}
+
+// ZoneStatus answers GET /zones/{name}/status.
+func (c *Client) ZoneStatus(ctx context.Context, zone string) (*ZoneResponse, error) {
+	return c.zoneCommand(ctx, http.MethodGet, zonePath(zone)+"/status")
+}
+
+// ReloadZone runs rndc reload on the zone.
+func (c *Client) ReloadZone(ctx context.Context, zone string) (*ZoneResponse, error) {
+	return c.zoneCommand(ctx, http.MethodPost, zonePath(zone)+"/reload")
+}
+
+// FreezeZone runs rndc freeze on the zone.
+func (c *Client) FreezeZone(ctx context.Context, zone string) (*ZoneResponse, error) {
+	return c.zoneCommand(ctx, http.MethodPost, zonePath(zone)+"/freeze")
+}
+
+// ThawZone runs rndc thaw on the zone.
+func (c *Client) ThawZone(ctx context.Context, zone string) (*ZoneResponse, error) {
+	return c.zoneCommand(ctx, http.MethodPost, zonePath(zone)+"/thaw")
+}
+
+// NotifyZone runs rndc notify on the zone.
+func (c *Client) NotifyZone(ctx context.Context, zone string) (*ZoneResponse, error) {
+	return c.zoneCommand(ctx, http.MethodPost, zonePath(zone)+"/notify")
+}
+
+func (c *Client) zoneCommand(ctx context.Context, method, path string) (*ZoneResponse, error) {
+	var v ZoneResponse
+	if _, err := c.call(ctx, request{method: method, path: path}, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// ListZones answers one page of GET /zones.
+func (c *Client) ListZones(ctx context.Context, opt ListZonesOptions) (*ZonePage, error) {
+	q := url.Values{}
+	if opt.Limit > 0 {
+		q.Set("limit", strconv.Itoa(opt.Limit))
+	}
+	if opt.Cursor != "" {
+		q.Set("cursor", opt.Cursor)
+	}
+	if opt.Type != "" {
+		q.Set("type", opt.Type)
+	}
+	var v ZonePage
+	if _, err := c.call(ctx, request{method: http.MethodGet, path: "/zones", query: q}, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// AllZones iterates over every managed zone, reading pages of opt.Limit
+// as it goes (opt.Cursor is where it starts). It stops at the first error,
+// which it yields.
+func (c *Client) AllZones(ctx context.Context, opt ListZonesOptions) iter.Seq2[ZoneEntry, error] {
+	return func(yield func(ZoneEntry, error) bool) {
+		for {
+			p, err := c.ListZones(ctx, opt)
+			if err != nil {
+				yield(ZoneEntry{}, err)
+				return
+			}
+			for _, z := range p.Items {
+				if !yield(z, nil) {
+					return
+				}
+			}
+			if p.NextCursor == "" {
+				return
+			}
+			opt.Cursor = p.NextCursor
+		}
+	}
+}
+
+// AddRecord adds one record: POST /zones/{name}/records. Adding a record
+// that exists succeeds and changes nothing.
+func (c *Client) AddRecord(ctx context.Context, zone string, r Record, opts ...WriteOption) (*RecordChange, error) {
+	return c.recordChange(ctx, http.MethodPost, zone, r, opts)
+}
+
+// RemoveRecord removes one record, or the whole RRset when r.Value is nil:
+// DELETE /zones/{name}/records. Removing what does not exist succeeds.
+func (c *Client) RemoveRecord(ctx context.Context, zone string, r RemoveRecord, opts ...WriteOption) (*RecordChange, error) {
+	return c.recordChange(ctx, http.MethodDelete, zone, r, opts)
+}
+
+// UpdateRecord replaces one record's data: PUT /zones/{name}/records. A
+// CurrentValue that does not exist is a 404.
+func (c *Client) UpdateRecord(ctx context.Context, zone string, r UpdateRecord, opts ...WriteOption) (*RecordChange, error) {
+	return c.recordChange(ctx, http.MethodPut, zone, r, opts)
+}
+
+func (c *Client) recordChange(ctx context.Context, method, zone string, body any, opts []WriteOption) (*RecordChange, error) {
+	var v RecordChange
+	a, err := c.call(ctx, request{method: method, path: zonePath(zone) + "/records", body: body, header: writeHeader(opts)}, &v)
+	if err != nil {
+		return nil, err
+	}
+	v.ETag = a.header.Get("ETag")
+	return &v, nil
+}
+
+// Batch applies changes in order as one atomic UPDATE (all or nothing,
+// one serial bump): PATCH /zones/{name}/records.
+func (c *Client) Batch(ctx context.Context, zone string, changes []Change, opts ...WriteOption) (*BatchResult, error) {
+	var v BatchResult
+	a, err := c.call(ctx, request{method: http.MethodPatch, path: zonePath(zone) + "/records", body: batchRequest{Changes: changes}, header: writeHeader(opts)}, &v)
+	if err != nil {
+		return nil, err
+	}
+	v.ETag = a.header.Get("ETag")
+	return &v, nil
+}
+
+// ListRecords answers one page of GET /zones/{name}/records.
+func (c *Client) ListRecords(ctx context.Context, zone string, opt ListRecordsOptions) (*RecordPage, error) {
+	q := url.Values{}
+	if opt.Name != "" {
+		q.Set("name", opt.Name)
+	}
+	if opt.Type != "" {
+		q.Set("type", opt.Type)
+	}
+	if opt.Limit > 0 {
+		q.Set("limit", strconv.Itoa(opt.Limit))
+	}
+	if opt.Cursor != "" {
+		q.Set("cursor", opt.Cursor)
+	}
+	var h http.Header
+	if opt.IfNoneMatch != "" {
+		h = http.Header{"If-None-Match": {opt.IfNoneMatch}}
+	}
+	var v RecordPage
+	a, err := c.call(ctx, request{method: http.MethodGet, path: zonePath(zone) + "/records", query: q, header: h, accept: http.StatusNotModified}, &v)
+	if err != nil {
+		return nil, err
+	}
+	v.ETag = a.header.Get("ETag")
+	v.NotModified = a.status == http.StatusNotModified
+	return &v, nil
+}
+
+// AllRecords iterates over the zone's RRsets (those opt selects), reading
+// pages as it goes. Each page is read from the zone as it is then, so a
+// zone changed between pages may show parts of both versions; compare the
+// Serial of ListRecords pages where that matters. It stops at the first
+// error, which it yields.
+func (c *Client) AllRecords(ctx context.Context, zone string, opt ListRecordsOptions) iter.Seq2[RRset, error] {
+	opt.IfNoneMatch = ""
+	return func(yield func(RRset, error) bool) {
+		for {
+			p, err := c.ListRecords(ctx, zone, opt)
+			if err != nil {
+				yield(RRset{}, err)
+				return
+			}
+			for _, s := range p.RRsets {
+				if !yield(s, nil) {
+					return
+				}
+			}
+			if p.NextCursor == "" {
+				return
+			}
+			opt.Cursor = p.NextCursor
+		}
+	}
+}
+
+// RRsets reads every RRset of the zone (all pages) and the serial of the
+// first page.
+func (c *Client) RRsets(ctx context.Context, zone string) ([]RRset, uint32, error) {
+	opt := ListRecordsOptions{Limit: 1000}
+	var out []RRset
+	var serial uint32
+	for first := true; ; first = false {
+		p, err := c.ListRecords(ctx, zone, opt)
+		if err != nil {
+			return nil, 0, err
+		}
+		if first {
+			serial = p.Serial
+		}
+		out = append(out, p.RRsets...)
+		if p.NextCursor == "" {
+			return out, serial, nil
+		}
+		opt.Cursor = p.NextCursor
+	}
+}
+
+// Export answers GET /zones/{name}/export: the zone in master-file form,
+// and its ETag.
+func (c *Client) Export(ctx context.Context, zone string) ([]byte, string, error) {
+	a, err := c.do(ctx, request{method: http.MethodGet, path: zonePath(zone) + "/export"})
+	if err != nil {
+		return nil, "", err
+	}
+	return a.body, a.header.Get("ETag"), nil
+}
