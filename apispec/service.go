@@ -4,13 +4,12 @@ import (
 	"embed"
 	"fmt"
 	"sync"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/version"
 )
 
 //go:embed resources/*.yaml
 var serviceFiles embed.FS
-
-// ServiceVersion is info.version of the service's own document.
-const ServiceVersion = "0.1.0"
 
 // ServiceServer is the server URL of the service's own document: the
 // resource paths start at /v1, under the /api prefix.
@@ -66,7 +65,7 @@ func Service(docsMode string) (*Document, error) {
 	}
 	d, err := OpenAPI([]*Resource{r}, Options{
 		Title:       "zoneapi",
-		Version:     ServiceVersion,
+		Version:     version.Version,
 		Description: "Manage the zones and records of a BIND 9 name server. Every endpoint except health and ready needs `Authorization: Bearer <token>`.",
 		Servers:     []string{ServiceServer},
 		Fragments:   frags,

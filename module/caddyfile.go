@@ -8,6 +8,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -144,7 +145,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			if !strings.Contains(h.LogFilter, "{") {
-				if _, err := ParseLogFilter(h.LogFilter); err != nil {
+				if _, err := logfilter.Parse(h.LogFilter); err != nil {
 					return d.Errf("%v", err)
 				}
 			}

@@ -21,12 +21,17 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	// The spec CLI (caddy zoneapi-spec) comes with the module.
+	_ "github.com/zoneapi/caddy-zoneapi/apispec/speccmd"
+	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
+	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
-// Version is the version of the zone API reported by the health endpoint.
-const Version = "0.1.0"
+// Version is the version of the zone API reported by the health endpoint
+// and the zoneapi_build_info metric; it is internal/version.Version.
+const Version = version.Version
 
 // Defaults used when the configuration leaves a value out.
 const (
@@ -80,7 +85,7 @@ type Handler struct {
 	// level (error, warn, info, debug, trace, off) and comma-separated
 	// `<target>=<level>` directives, e.g. "info,zone_api::rndc=debug".
 	// Targets: zone_api, zone_api::http, zone_api::auth, zone_api::rndc,
-	// zone_api::zonestore, zone_api::dns (or their Caddy logger names,
+	// zone_api::dns (or their Caddy logger names,
 	// http.handlers.zone_api.rndc and so on). Default: {env.RUST_LOG},
 	// and info when that is empty. Caddy's own log level must admit the
 	// levels asked for (set the log's level to DEBUG).
@@ -185,14 +190,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if filterText == "" {
 		filterText = "{env.RUST_LOG}"
 	}
-	filter, err := ParseLogFilter(repl.ReplaceKnown(filterText, ""))
+	filter, err := logfilter.Parse(repl.ReplaceKnown(filterText, ""))
 	if err != nil {
 		return fmt.Errorf("log_filter: %v", err)
 	}
 	h.setLoggers(ctx.Logger().WithOptions(zap.WrapCore(filter.Wrap)))
 	dnsTraceLog.Store(h.dnsLog.Named("trace"))
 	for _, d := range filter.Ignored {
-		h.logger.Warn("log_filter directive ignored: its target is not one of this module's", zap.String("directive", d), zap.Strings("targets", Targets))
+		h.logger.Warn("log_filter directive ignored: its target is not one of this module's", zap.String("directive", d), zap.Strings("targets", logfilter.Targets))
 	}
 	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %v", err)

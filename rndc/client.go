@@ -33,8 +33,9 @@ const maxCommandLength = 64 << 10
 // ErrAuth. It is distinct from a refused connection (named not running).
 var ErrAuth = errors.New("rndc authentication failed: named closed the connection without a valid reply (wrong key, secret or algorithm, host not allowed, or clock skew)")
 
-// Client sends commands to named's control channel. It opens one TCP
-// connection per command, as BIND expects. The zero value is not usable:
+// Client sends commands to named's control channel. It reuses up to
+// MaxIdle idle connections (named answers further commands on a connection
+// once it has issued its nonce). The zero value is not usable:
 // set Addr and Key. A Client is safe for concurrent use; do not change its
 // fields while commands are running.
 type Client struct {
@@ -278,7 +279,7 @@ func (c *Client) CloseIdle() {
 
 // Close closes the idle connections and keeps none from now on: commands
 // still running finish, then close their connections. The Client stays
-// usable, one connection per command.
+// usable, with one connection per command from then on.
 func (c *Client) Close() {
 	c.mu.Lock()
 	c.closed = true

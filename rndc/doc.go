@@ -7,8 +7,11 @@
 // and typed helpers for the zone commands (addzone, delzone, zonestatus,
 // showzone, reload, freeze, thaw, notify) with parsers of their output.
 //
-// One TCP connection carries one command, as named expects. A Client is
-// safe for concurrent use. The package knows nothing of HTTP or Caddy.
+// A Client keeps a few idle connections and reuses them: once named has
+// issued its nonce on a connection it answers further commands there, which
+// saves the connect and the nonce round trip (Client.MaxIdle; a negative
+// value gives one connection per command). A Client is safe for concurrent
+// use. The package knows nothing of HTTP or Caddy.
 //
 // Secrets never appear in errors, in the String form of a Key, or in the
 // messages passed to a Client's Trace hook.

@@ -1,4 +1,10 @@
-package module
+// Package logfilter parses RUST_LOG-style log filters ("info,zone_api::rndc=debug")
+// and applies them to zap cores: a default level and per-target levels,
+// matched by the longest logger-name prefix, with a trace level below zap's
+// debug carried on ".trace" sub-loggers. The zone_api handler wraps its
+// logger's core with one; Caddy's own log level must still admit the
+// entries.
+package logfilter
 
 import (
 	"fmt"
@@ -19,7 +25,7 @@ const (
 )
 
 // Targets lists the module's log targets in Rust style, as documented.
-var Targets = []string{"zone_api", "zone_api::http", "zone_api::auth", "zone_api::rndc", "zone_api::zonestore", "zone_api::dns"}
+var Targets = []string{"zone_api", "zone_api::http", "zone_api::auth", "zone_api::rndc", "zone_api::dns"}
 
 // Level is a log level of a RUST_LOG directive. Trace is below zap's
 // debug level; Off is above every level.
@@ -40,9 +46,9 @@ var levelNames = map[string]Level{
 	"warn": LevelWarn, "error": LevelError, "off": LevelOff,
 }
 
-// LogFilter is a parsed RUST_LOG value: a default level and per-target
+// Filter is a parsed RUST_LOG value: a default level and per-target
 // levels, matched by the longest target prefix of a logger name.
-type LogFilter struct {
+type Filter struct {
 	Default Level
 	// rules maps Caddy logger names to levels, longest first.
 	rules []filterRule
@@ -56,11 +62,11 @@ type filterRule struct {
 	level  Level
 }
 
-// ParseLogFilter parses a RUST_LOG value such as
+// Parse parses a RUST_LOG value such as
 // "info,zone_api::rndc=debug". An empty value means info. Levels are
 // error, warn, info, debug, trace and off, in any case.
-func ParseLogFilter(s string) (*LogFilter, error) {
-	f := &LogFilter{Default: LevelInfo}
+func Parse(s string) (*Filter, error) {
+	f := &Filter{Default: LevelInfo}
 	seenDefault := false
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
@@ -131,7 +137,7 @@ func loggerName(target string) (string, bool) {
 }
 
 // levelFor returns the level in force for a logger name.
-func (f *LogFilter) levelFor(name string) Level {
+func (f *Filter) levelFor(name string) Level {
 	for _, r := range f.rules {
 		if name == r.target || strings.HasPrefix(name, r.target+".") {
 			return r.level
@@ -142,7 +148,7 @@ func (f *LogFilter) levelFor(name string) Level {
 
 // admits reports whether an entry at lvl on the named logger passes.
 // Entries on a ".trace" logger count as trace level.
-func (f *LogFilter) admits(name string, lvl zapcore.Level) bool {
+func (f *Filter) admits(name string, lvl zapcore.Level) bool {
 	l := Level(lvl)
 	if base, ok := strings.CutSuffix(name, traceSuffix); ok {
 		name, l = base, LevelTrace
@@ -151,7 +157,7 @@ func (f *LogFilter) admits(name string, lvl zapcore.Level) bool {
 }
 
 // minLevel is the lowest level any rule admits, for Enabled.
-func (f *LogFilter) minLevel() Level {
+func (f *Filter) minLevel() Level {
 	m := f.Default
 	for _, r := range f.rules {
 		if r.level < m {
@@ -162,14 +168,14 @@ func (f *LogFilter) minLevel() Level {
 }
 
 // Wrap returns a core that drops what f does not admit.
-func (f *LogFilter) Wrap(c zapcore.Core) zapcore.Core {
+func (f *Filter) Wrap(c zapcore.Core) zapcore.Core {
 	return &filterCore{Core: c, f: f}
 }
 
-// filterCore applies a LogFilter in front of another core.
+// filterCore applies a Filter in front of another core.
 type filterCore struct {
 	zapcore.Core
-	f *LogFilter
+	f *Filter
 }
 
 func (c *filterCore) Enabled(lvl zapcore.Level) bool {

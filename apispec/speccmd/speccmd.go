@@ -1,4 +1,9 @@
-package module
+// Package speccmd registers `caddy zoneapi-spec`, the command-line tool of
+// the resource-definition format of package apispec: it validates
+// resource files and prints the OpenAPI or AsyncAPI documents generated from
+// them. Importing the package (the zone_api module does) adds the command
+// to a Caddy build.
+package speccmd
 
 import (
 	"fmt"
