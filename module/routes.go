@@ -39,6 +39,8 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodGet, template: "/api/v1/zones", handle: h.handleListZones},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}", handle: h.handleGetZone},
 		{method: http.MethodDelete, template: "/api/v1/zones/{name}", handle: h.handleDeleteZone, op: "delete"},
+		{method: http.MethodPatch, template: "/api/v1/zones/{name}", handle: h.handleModifyZone, op: "modify"},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/retransfer", handle: h.handleRetransfer, op: "retransfer"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/status", handle: h.handleZoneStatus},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/reload", handle: h.zoneCommand("reload"), op: "reload"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/freeze", handle: h.zoneCommand("freeze"), op: "freeze"},

@@ -46,6 +46,8 @@ type zoneInfo struct {
 	LastLoaded string `json:"lastLoaded,omitempty"`
 	// Managed is true when the zone was created through this API.
 	Managed *bool `json:"managed,omitempty"`
+	// Config is the zone's configuration from showzone (GET only).
+	Config *zoneConfigView `json:"config,omitempty"`
 }
 
 // infoFromStatus builds zoneInfo from parsed zonestatus output.
@@ -269,6 +271,7 @@ func (h *Handler) handleGetZone(w http.ResponseWriter, r *http.Request, p params
 	if !ok {
 		return
 	}
+	info.Config = h.zoneConfigFor(r.Context(), b, name)
 	writeJSON(w, http.StatusOK, info)
 }
 

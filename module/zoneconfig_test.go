@@ -1,0 +1,102 @@
+package module
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+)
+
+func sp(v []string) *[]string { return &v }
+
+func TestModifyZoneApply(t *testing.T) {
+	const base = `zone "z.test" { type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; };`
+	yes, pol, none := true, "default", ""
+	for _, tc := range []struct {
+		name string
+		req  ModifyZoneRequest
+		want string // the block after the change
+		err  string
+	}{
+		{"empty", ModifyZoneRequest{}, "", "at least one field"},
+		{"transfer keeps keys and others", ModifyZoneRequest{AllowTransfer: sp([]string{"192.0.2.1", "!192.0.2.0/24"})},
+			`{ type primary; file "/z/z.test.zone"; allow-transfer { key "zoneapi-update"; 192.0.2.1; !192.0.2.0/24; }; allow-update { key "zoneapi-update"; }; notify explicit; };`, ""},
+		{"update with addresses keeps the key", ModifyZoneRequest{AllowUpdate: sp([]string{"127.0.0.1"})},
+			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; 127.0.0.1; }; notify explicit; };`, ""},
+		{"a list naming keys replaces them", ModifyZoneRequest{AllowUpdate: sp([]string{"key other"})},
+			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "other"; }; notify explicit; };`, ""},
+		{"empty keeps keys", ModifyZoneRequest{AllowTransfer: sp(nil)},
+			`{ type primary; file "/z/z.test.zone"; allow-transfer { key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; };`, ""},
+		{"notify, policy, inline", ModifyZoneRequest{AlsoNotify: sp([]string{"[::1]:5300 key k1", "192.0.2.2"}), DNSSECPolicy: &pol, InlineSigning: &yes},
+			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; also-notify { ::1 port 5300 key "k1"; 192.0.2.2; }; dnssec-policy "default"; inline-signing yes; };`, ""},
+		{"remove policy", ModifyZoneRequest{DNSSECPolicy: &none},
+			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; };`, ""},
+		{"primaries of a primary", ModifyZoneRequest{Primaries: sp([]string{"192.0.2.1"})}, "", "secondary zones"},
+		{"empty primaries", ModifyZoneRequest{Primaries: sp(nil)}, "", "at least one primary"},
+		{"bad entries", ModifyZoneRequest{AlsoNotify: sp([]string{"x", "1.2.3.4:0", "fe80::1%eth0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}, "",
+			"alsoNotify[0]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			zc, err := rndc.ParseZoneConfig(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch, err := tc.req.validate()
+			if err == nil {
+				err = ch.apply(zc)
+			}
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := zc.Block(); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	bad := `a"b`
+	if _, err := (&ModifyZoneRequest{DNSSECPolicy: &bad}).validate(); err == nil {
+		t.Error("a quote in a policy name was accepted")
+	}
+	req := ModifyZoneRequest{AlsoNotify: sp([]string{"x", "1.2.3.4:0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}
+	_, err := req.validate()
+	for _, f := range []string{"alsoNotify[0]", "alsoNotify[1]", "allowTransfer[0]", "allowTransfer[1]", "allowTransfer[2]"} {
+		if err == nil || !strings.Contains(err.Error(), f) {
+			t.Errorf("error %v does not name %s", err, f)
+		}
+	}
+}
+
+func TestViewConfig(t *testing.T) {
+	zc, err := rndc.ParseZoneConfig(`zone "s.test" { type slave; file "/z/s"; masters { 192.0.2.1 port 5353 key "k"; 2001:db8::1; }; allow-transfer  { 10.0.0.0/8; key "x"; !192.0.2.3/32; "any"; }; inline-signing no; };`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := viewConfig(zc)
+	if v.Type != "secondary" || v.File != "/z/s" || v.InlineSigning == nil || *v.InlineSigning {
+		t.Errorf("view = %+v", v)
+	}
+	if want := []string{"192.0.2.1:5353 key k", "2001:db8::1"}; !reflect.DeepEqual(v.Primaries, want) {
+		t.Errorf("primaries = %q", v.Primaries)
+	}
+	if want := []string{"10.0.0.0/8", "key x", "!192.0.2.3", "any"}; !reflect.DeepEqual(v.AllowTransfer, want) {
+		t.Errorf("allowTransfer = %q", v.AllowTransfer)
+	}
+	// What the view shows is accepted back by PATCH.
+	for _, s := range v.Primaries {
+		if _, err := confServer(s); err != nil {
+			t.Errorf("confServer(%q): %v", s, err)
+		}
+	}
+	for _, s := range v.AllowTransfer {
+		if _, _, err := confACL(s); err != nil {
+			t.Errorf("confACL(%q): %v", s, err)
+		}
+	}
+}
