@@ -209,6 +209,8 @@ type ZoneInfo struct {
 	LastLoaded string `json:"lastLoaded,omitempty"`
 	// Managed tells whether the zone was created through the API.
 	Managed *bool `json:"managed,omitempty"`
+	// Config is the zone's configuration from showzone (GetZone only).
+	Config *ZoneSettings `json:"config,omitempty"`
 }
 
 // ZoneResponse is the answer of zone commands (create, delete, reload,
