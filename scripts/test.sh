@@ -23,6 +23,12 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
+# The peer suites are Go modules of their own (integration/*/go.mod), so
+# that the peers' dependencies stay out of the main module's graph.
+peer_modules=$(find integration -mindepth 2 -name go.mod -exec dirname {} \; | sort)
+for m in $peer_modules; do
+	(cd "$m" && go vet ./...)
+done
 
 echo "== caddy build" >&2
 ZONEAPI_CADDY=$(bash scripts/build.sh)
@@ -34,11 +40,15 @@ export ZONEAPI_CADDY
 
 echo "== go test -race" >&2
 go test -race -count=1 ./...
+for m in $peer_modules; do
+	echo "== go test -race ($m)" >&2
+	(cd "$m" && go test -race -count=1 ./...)
+done
 
 fuzztime=${FUZZTIME:-20000x}
 if [ "$fuzztime" != "0" ]; then
 	echo "== fuzzing ($fuzztime per target)" >&2
-	for pkg in ./rndc ./zonestore; do
+	for pkg in ./rndc ./zonestore ./client/libdnsprovider; do
 		for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
 			go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" "$pkg"
 		done
