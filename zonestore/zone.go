@@ -837,6 +837,13 @@ func parseRecord(r *Record, origin string, defaultTTL uint32, field string, suff
 	}
 	h := rr.Header()
 	h.Name = owner
+	// The parser accepts a type with no rdata at all ("MX ()"), the
+	// form RFC 2136 uses to delete an RRset, which no zone file can hold:
+	// what is kept must read back as itself.
+	if back, err := dns.NewRR(rr.String()); err != nil || back == nil || !dns.IsDuplicate(back, rr) {
+		ve.add(field+".value", "%q is not valid %s data: it does not make a complete record", r.Value, typeName)
+		return nil
+	}
 	return rr
 }
 

@@ -158,6 +158,8 @@ func TestNormalizeRejects(t *testing.T) {
 		{"value dangling escape", withRecords(rec("a", "CNAME", `x\`)), "zoneConfig.records[0].value", "dangling"},
 		{"value two records", withRecords(rec("a", "A", "192.0.2.1 192.0.2.2")), "zoneConfig.records[0].value", "not valid A data"},
 		{"value MX missing pref", withRecords(rec("a", "MX", "mail.example.com.")), "zoneConfig.records[0].value", "not valid MX data"},
+		{"value MX empty parens", withRecords(rec("a", "MX", "()")), "zoneConfig.records[0].value", "does not make a complete record"},
+		{"value CNAME empty parens", withRecords(rec("a", "CNAME", "( )")), "zoneConfig.records[0].value", "does not make a complete record"},
 		{"value MX pref twice", withRecords(Record{Name: "a", Type: "MX", Value: "10 mail.example.com.", Priority: u16(5)}), "zoneConfig.records[0].value", "not valid MX data"},
 		{"value CAA bad", withRecords(rec("@", "CAA", "issue")), "zoneConfig.records[0].value", "not valid CAA data"},
 		{"priority on A", withRecords(Record{Name: "a", Type: "A", Value: "192.0.2.1", Priority: u16(5)}), "zoneConfig.records[0].priority", "only for MX and SRV"},
