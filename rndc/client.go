@@ -60,9 +60,29 @@ type Client struct {
 	// DefaultMaxIdle; a negative value turns reuse off.
 	MaxIdle int
 
+	// Expiry is how long after it was sent named may still execute a
+	// command (the message's _exp): named refuses a message it reads
+	// later, so a command that timed out cannot take effect after its
+	// expiry. Zero means DefaultExpiry, BIND's own 60 s. named's clock must
+	// agree with this host's within a small part of it.
+	Expiry time.Duration
+
 	mu     sync.Mutex
 	idle   []*ctlConn
 	closed bool
+}
+
+// DefaultExpiry is how long named may execute a command after it was sent
+// when Client.Expiry is zero: 60 s, as the rndc program sets.
+const DefaultExpiry = 60 * time.Second
+
+// expiry returns the expiry of commands, whole seconds, at least 1 s.
+func (c *Client) expiry() time.Duration {
+	e := c.Expiry
+	if e <= 0 {
+		return DefaultExpiry
+	}
+	return max(e.Round(time.Second), time.Second)
 }
 
 // DefaultMaxIdle is the number of idle connections a Client keeps when
@@ -187,13 +207,23 @@ func (c *Client) Command(ctx context.Context, command string) (*Response, error)
 
 	// A reused connection that named has closed meanwhile fails before
 	// named reads the command: the command is then sent once more on a
-	// new connection.
+	// new connection. A new connection that named closes during the
+	// handshake is tried once more, so that a named that is stopping
+	// (which then refuses the next connection) is not reported as a
+	// rejected key. Once the command was sent on any attempt, a failure
+	// without a reply is reported as ErrOutcomeUnknown.
+	sent, handshakeClosed := false, false
 	for attempt := 0; ; attempt++ {
 		conn, reused, err := c.conn(ctx, attempt > 0)
 		if err != nil {
-			return nil, withContext(ctx, fmt.Errorf("rndc %s: connecting to %s: %w", verb, c.Addr, err))
+			err = withContext(ctx, fmt.Errorf("rndc %s: connecting to %s: %w", verb, c.Addr, err))
+			if handshakeClosed {
+				err = fmt.Errorf("rndc %s: named closed the control connection before the handshake, then: %w", verb, err)
+			}
+			return nil, unknownIf(sent, err)
 		}
-		resp, err := c.run(ctx, conn, command, verb)
+		resp, sentNow, err := c.run(ctx, conn, command, verb)
+		sent = sent || sentNow
 		switch {
 		case err == nil || isCommandError(err):
 			c.release(conn)
@@ -201,16 +231,39 @@ func (c *Client) Command(ctx context.Context, command string) (*Response, error)
 		case reused && errors.Is(err, errClosed):
 			conn.Close()
 			continue
+		case !reused && !sentNow && !handshakeClosed && errors.Is(err, errClosed) && ctx.Err() == nil:
+			conn.Close()
+			handshakeClosed = true
+			continue
 		}
 		conn.Close()
-		if errors.Is(err, errClosed) {
-			return nil, ErrAuth
+		if errors.Is(err, errClosed) && !sentNow {
+			return nil, unknownIf(sent, ErrAuth)
 		}
-		if errors.Is(err, ErrAuth) {
-			return resp, err
+		if errors.Is(err, ErrAuth) && !sentNow {
+			return resp, unknownIf(sent, err)
 		}
-		return resp, withContext(ctx, err)
+		return resp, unknownIf(sent, withContext(ctx, err))
 	}
+}
+
+// ErrOutcomeUnknown is wrapped by the error of a command that was sent to
+// named but got no reply (a timeout, a lost connection, a reply that does
+// not verify): named may or may not have executed it, now or later.
+var ErrOutcomeUnknown = errors.New("the command was sent but named did not answer, so whether it was executed is unknown")
+
+// OutcomeUnknown reports whether err is a command that named may have
+// executed without answering (see ErrOutcomeUnknown). An error of a command
+// that was never sent (no connection, a failed handshake) or that named
+// answered is not.
+func OutcomeUnknown(err error) bool { return errors.Is(err, ErrOutcomeUnknown) }
+
+// unknownIf wraps err with ErrOutcomeUnknown when the command was sent.
+func unknownIf(sent bool, err error) error {
+	if !sent || err == nil {
+		return err
+	}
+	return fmt.Errorf("%w (%w)", err, ErrOutcomeUnknown)
 }
 
 // isCommandError reports whether err is named's answer to a command (the
@@ -289,7 +342,8 @@ func (c *Client) Close() {
 
 // run sends one command on conn (first obtaining a nonce on a new
 // connection), bounded by ctx.
-func (c *Client) run(ctx context.Context, conn *ctlConn, command, verb string) (*Response, error) {
+// It reports whether the command itself was (at least partly) sent.
+func (c *Client) run(ctx context.Context, conn *ctlConn, command, verb string) (*Response, bool, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
@@ -299,11 +353,15 @@ func (c *Client) run(ctx context.Context, conn *ctlConn, command, verb string) (
 	if conn.nonce == 0 {
 		nonce, err := c.handshake(conn, verb)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		conn.nonce = nonce
 	}
-	return c.exchange(conn, conn.nonce, command, verb)
+	if ctx.Err() != nil {
+		return nil, false, ctx.Err()
+	}
+	resp, err := c.exchange(conn, conn.nonce, command, verb)
+	return resp, true, err
 }
 
 // withContext makes err also wrap ctx's error when ctx is done, or
@@ -413,7 +471,7 @@ func (c *Client) send(conn net.Conn, ser, nonce uint32, command string) error {
 	ctrl := table{
 		{key: "_ser", val: strconv.FormatUint(uint64(ser), 10)},
 		{key: "_tim", val: strconv.FormatInt(now, 10)},
-		{key: "_exp", val: strconv.FormatInt(now+60, 10)},
+		{key: "_exp", val: strconv.FormatInt(now+int64(c.expiry()/time.Second), 10)},
 	}
 	if nonce != 0 {
 		ctrl = append(ctrl, entry{key: "_nonce", val: strconv.FormatUint(uint64(nonce), 10)})
