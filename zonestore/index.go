@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,14 +26,21 @@ type Entry struct {
 	Type string `json:"type"`
 	// Created is when the zone was created.
 	Created time.Time `json:"created"`
+	// Fingerprint identifies the create request that made the zone, so
+	// that a retry of the same request is recognised; empty for zones
+	// indexed otherwise. It is not part of the API's answers.
+	Fingerprint string `json:"-"`
 }
 
 // logRecord is one line of <dir>/.zoneapi/index.log.
 type logRecord struct {
-	Op      string    `json:"op"` // "put" or "del"
+	Op      string    `json:"op"` // "put", "del", "intent" or "done"
 	Name    string    `json:"name"`
 	Type    string    `json:"type,omitempty"`
 	Created time.Time `json:"created,omitzero"`
+	FP      string    `json:"fp,omitempty"`
+	// Intent is set on "intent" lines (see intent.go).
+	Intent *Intent `json:"intent,omitempty"`
 }
 
 // index is the in-memory view of the append-only index log. The log is
@@ -46,13 +54,17 @@ type index struct {
 	lockPath   string
 	compactMin int // no compaction below this many log lines
 
-	f      *os.File    // the log, O_RDWR|O_APPEND
-	fi     os.FileInfo // identity of f
-	off    int64       // bytes consumed: always just after a '\n'
-	lines  int         // lines consumed, valid or not
-	live   map[string]Entry
-	all    sortedSet
-	byType map[string]*sortedSet
+	f     *os.File    // the log, O_RDWR|O_APPEND
+	fi    os.FileInfo // identity of f
+	off   int64       // bytes consumed: always just after a '\n'
+	lines int         // lines consumed, valid or not
+	// discarded counts the bytes of torn lines this process removed.
+	discarded int64
+	live      map[string]Entry
+	// pending holds the intents not yet marked done, by zone.
+	pending map[string]Intent
+	all     sortedSet
+	byType  map[string]*sortedSet
 }
 
 func (x *index) init(meta string) {
@@ -68,6 +80,7 @@ func (x *index) reset() {
 	}
 	x.f, x.fi, x.off, x.lines = nil, nil, 0, 0
 	x.live = map[string]Entry{}
+	x.pending = map[string]Intent{}
 	x.all = sortedSet{}
 	x.byType = map[string]*sortedSet{}
 }
@@ -103,8 +116,8 @@ func (x *index) refresh() (int64, error) {
 		return 0, fmt.Errorf("reading zone index: %w", err)
 	}
 	// Consume complete lines only: a line without its '\n' is being written
-	// by another process, or was torn by a crash (and a writer will then
-	// end it, making it an invalid line that is skipped).
+	// by another process, or was torn by a crash or a failed write (and the
+	// next writer discards it).
 	end := bytes.LastIndexByte(buf, '\n')
 	if end < 0 {
 		return size, nil
@@ -125,9 +138,17 @@ func (x *index) applyLine(line []byte) {
 	}
 	switch r.Op {
 	case "put":
-		x.apply(Entry{Name: r.Name, Type: r.Type, Created: r.Created}, false)
+		x.apply(Entry{Name: r.Name, Type: r.Type, Created: r.Created, Fingerprint: r.FP}, false)
 	case "del":
 		x.apply(Entry{Name: r.Name}, true)
+	case "intent":
+		if r.Intent != nil {
+			in := *r.Intent
+			in.Name = r.Name
+			x.pending[r.Name] = in
+		}
+	case "done":
+		delete(x.pending, r.Name)
 	}
 }
 
@@ -160,30 +181,27 @@ func (x *index) apply(e Entry, del bool) {
 // them; it compacts the log when it has grown to twice the live set.
 // The caller holds x.mu.
 func (x *index) write(recs []logRecord) error {
-	lf, err := os.OpenFile(x.lockPath, os.O_RDWR|os.O_CREATE, 0o644)
+	lf, err := lockIndex(x.lockPath)
 	if err != nil {
-		return fmt.Errorf("locking zone index: %w", err)
+		return err
 	}
 	defer lf.Close() // also drops the flock
-	for {
-		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("locking zone index: %w", err)
-	}
 
 	size, err := x.refresh()
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
 	if size > x.off {
-		// A torn line left by a crash: end it so it stays one invalid line.
-		buf.WriteByte('\n')
+		// A line without its '\n' left by a writer that crashed or failed
+		// (we hold the lock, so nobody is writing it): discard it. Ending
+		// it instead would complete a record that was never acknowledged.
+		if err := x.f.Truncate(x.off); err != nil {
+			return fmt.Errorf("writing zone index: discarding a torn line: %w", err)
+		}
+		x.discarded += size - x.off
+		size = x.off
 	}
+	var buf bytes.Buffer
 	for _, r := range recs {
 		b, err := json.Marshal(r)
 		if err != nil {
@@ -193,21 +211,45 @@ func (x *index) write(recs []logRecord) error {
 		buf.WriteByte('\n')
 	}
 	if _, err := x.f.Write(buf.Bytes()); err != nil {
+		// A short write (disk full) leaves part of a line: remove it, so
+		// that nothing of a failed write is ever read back.
+		_ = x.f.Truncate(size)
 		return fmt.Errorf("writing zone index: %w", err)
 	}
 	if err := x.f.Sync(); err != nil {
+		_ = x.f.Truncate(size)
 		return fmt.Errorf("writing zone index: %w", err)
 	}
 	// Nobody else appends while we hold the lock: consume what we wrote.
 	if _, err := x.refresh(); err != nil {
 		return err
 	}
-	if x.lines > x.compactMin && x.lines > 2*len(x.live) {
+	if x.lines > x.compactMin && x.lines > 2*(len(x.live)+len(x.pending)) {
 		if err := x.compact(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// lockIndex opens the index lock file and takes its flock; closing the
+// file releases it.
+func lockIndex(path string) (*os.File, error) {
+	lf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("locking zone index: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("locking zone index: %w", err)
+	}
+	return lf, nil
 }
 
 // compact atomically replaces the log by one put line per live entry. The
@@ -224,9 +266,16 @@ func (x *index) compact() error {
 	var encErr error
 	x.all.ascend("", func(name string) bool {
 		e := x.live[name]
-		encErr = enc.Encode(logRecord{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created})
+		encErr = enc.Encode(logRecord{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created, FP: e.Fingerprint})
 		return encErr == nil
 	})
+	for _, name := range slices.Sorted(maps.Keys(x.pending)) {
+		if encErr != nil {
+			break
+		}
+		in := x.pending[name]
+		encErr = enc.Encode(logRecord{Op: "intent", Name: name, Intent: &in})
+	}
 	if encErr != nil {
 		tmp.Close()
 		return fmt.Errorf("compacting zone index: %w", encErr)
@@ -261,7 +310,7 @@ func (s *Store) Put(e Entry) error {
 	x := &s.idx
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.write([]logRecord{{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created}})
+	return x.write([]logRecord{{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created, FP: e.Fingerprint}})
 }
 
 // Remove deletes the index entry of a zone; removing an absent zone is not

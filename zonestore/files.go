@@ -1,0 +1,100 @@
+package zonestore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// RemoveKeyFiles removes the zone's DNSSEC key files
+// K<zone>.+NNN+NNNNN.{key,private,state} from dir (named's key directory
+// of the zone) and returns the removed paths.
+func RemoveKeyFiles(dir, zone string) ([]string, error) {
+	if err := checkZone(zone); err != nil {
+		return nil, fmt.Errorf("removing key files: %w", err)
+	}
+	keys, err := filepath.Glob(filepath.Join(dir, "K"+zone+".+*"))
+	if err != nil {
+		return nil, fmt.Errorf("removing key files: %w", err)
+	}
+	prefix := "K" + zone + "."
+	var removed []string
+	var errs []error
+	for _, k := range keys {
+		if !keyFileRE.MatchString(filepath.Base(k)[len(prefix):]) {
+			continue
+		}
+		switch err := os.Remove(k); {
+		case err == nil:
+			removed = append(removed, k)
+		case errors.Is(err, fs.ErrNotExist):
+		default:
+			errs = append(errs, err)
+		}
+	}
+	if len(removed) > 0 {
+		if err := syncDir(dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return removed, fmt.Errorf("removing key files of zone %s: %w", zone, err)
+	}
+	return removed, nil
+}
+
+// ZoneFiles returns the zones that have a master file <zone>.zone in the
+// zone directory, in directory order. Names that are not canonical zone
+// names are skipped.
+func (s *Store) ZoneFiles() ([]string, error) {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("listing zone directory: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".zone")
+		if !ok || !e.Type().IsRegular() || checkZone(name) != nil {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// MoveAside moves the zone's master file (and its journal, if any) into
+// <dir>/.zoneapi/orphaned/, named <file>.<unix time>, and returns the new
+// path of the master file. It is for files no zone of named uses: they are
+// kept for the operator rather than deleted.
+func (s *Store) MoveAside(zone string) (string, error) {
+	if err := checkZone(zone); err != nil {
+		return "", fmt.Errorf("moving zone file aside: %w", err)
+	}
+	od := filepath.Join(s.meta, "orphaned")
+	if err := os.MkdirAll(od, 0o755); err != nil {
+		return "", fmt.Errorf("moving zone file aside: %w", err)
+	}
+	stamp := fmt.Sprintf(".%d", time.Now().UnixNano())
+	var moved string
+	for _, suf := range []string{".zone", ".zone.jnl"} {
+		src := filepath.Join(s.dir, zone+suf)
+		dst := filepath.Join(od, zone+suf+stamp)
+		if err := os.Rename(src, dst); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return moved, fmt.Errorf("moving zone file aside: %w", err)
+		}
+		if suf == ".zone" {
+			moved = dst
+		}
+	}
+	if err := syncDir(s.dir); err != nil {
+		return moved, err
+	}
+	return moved, syncDir(od)
+}
