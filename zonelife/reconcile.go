@@ -1,0 +1,319 @@
+package zonelife
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"strconv"
+
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// Actions a reconcile reports.
+const (
+	// ActionCompletedCreate: a create whose addzone named executed was
+	// recorded in the index.
+	ActionCompletedCreate = "completed-create"
+	// ActionRolledBackCreate: a create named did not execute; its file
+	// was removed.
+	ActionRolledBackCreate = "rolled-back-create"
+	// ActionCompletedDelete: a delete was finished (named's removal
+	// confirmed, files and index entry removed).
+	ActionCompletedDelete = "completed-delete"
+	// ActionAdopted: a zone named serves with its file in the zone
+	// directory, unknown to the index, was added to the index.
+	ActionAdopted = "adopted"
+	// ActionMovedAside: a zone file no zone of named uses was moved to
+	// .zoneapi/orphaned/.
+	ActionMovedAside = "moved-aside"
+	// ActionDiscardedTornIndex: a torn last line of the index log (never
+	// acknowledged) was discarded.
+	ActionDiscardedTornIndex = "discarded-torn-index-line"
+)
+
+// Fix is one thing a reconcile did, or could not do yet.
+type Fix struct {
+	// Zone is the zone concerned ("" for the index itself).
+	Zone string `json:"zone,omitempty"`
+	// Action is one of the Action* values (for a fix), or the pending
+	// operation (for something not settled yet).
+	Action string `json:"action"`
+	// Detail says more, e.g. the file moved aside or why it is pending.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Report is what a reconcile found and fixed.
+type Report struct {
+	// Fixed lists the repairs made.
+	Fixed []Fix `json:"fixed"`
+	// Pending lists operations whose outcome is still unknown (named
+	// cannot be asked, or may still execute a command): a later reconcile
+	// settles them.
+	Pending []Fix `json:"pending"`
+	// Problems lists inconsistencies found but not repaired, e.g. an
+	// indexed zone that named does not serve.
+	Problems []Fix `json:"problems"`
+	// Checked is how many zones were looked at.
+	Checked int `json:"checked"`
+}
+
+// Reconcile settles every pending intent, discards a torn index line,
+// adopts zones named serves with their file in the zone directory that
+// the index does not know, and moves aside zone files that no zone of
+// named uses. With full, it also asks named about every indexed zone and
+// reports those it does not serve. It returns the report and the first
+// error that stopped it (a report is returned either way).
+func (l *Lifecycle) Reconcile(ctx context.Context, full bool) (*Report, error) {
+	rep := &Report{Fixed: []Fix{}, Pending: []Fix{}, Problems: []Fix{}}
+	n, err := l.Store.RepairIndex()
+	if err != nil {
+		return rep, newErr(ErrStorage, "", "", "repairing the zone index", err)
+	}
+	if n > 0 {
+		rep.Fixed = append(rep.Fixed, Fix{Action: ActionDiscardedTornIndex, Detail: strconv.FormatInt(n, 10) + " bytes"})
+		l.log().Warn("discarded a torn line of the zone index", zap.Int64("bytes", n))
+	}
+	intents, err := l.Store.PendingIntents()
+	if err != nil {
+		return rep, newErr(ErrStorage, "", "", "reading pending intents", err)
+	}
+	for _, in := range intents {
+		if err := ctx.Err(); err != nil {
+			return rep, newErr(ErrBusy, "", "", "reconcile interrupted", err)
+		}
+		l.settleLocked(ctx, in.Name, rep)
+	}
+
+	files, err := l.Store.ZoneFiles()
+	if err != nil {
+		return rep, newErr(ErrStorage, "", "", "listing the zone directory", err)
+	}
+	for _, name := range files {
+		if err := ctx.Err(); err != nil {
+			return rep, newErr(ErrBusy, "", "", "reconcile interrupted", err)
+		}
+		l.checkFile(ctx, name, rep)
+	}
+
+	if full {
+		entries, _, _, err := listAll(l.Store)
+		if err != nil {
+			return rep, newErr(ErrStorage, "", "", "reading the zone index", err)
+		}
+		for _, e := range entries {
+			if err := ctx.Err(); err != nil {
+				return rep, newErr(ErrBusy, "", "", "reconcile interrupted", err)
+			}
+			rep.Checked++
+			zc, err := l.Control.ShowZoneConfig(ctx, e.Name)
+			switch {
+			case err == nil:
+				if f := fileOf(zc); f != l.Store.FilePath(e.Name) {
+					rep.Problems = append(rep.Problems, Fix{Zone: e.Name, Action: "indexed-zone-other-file", Detail: "named serves it with file " + f})
+				}
+			case rndc.IsNotFound(err):
+				if _, pending, _ := l.Store.PendingIntent(e.Name); !pending {
+					rep.Problems = append(rep.Problems, Fix{Zone: e.Name, Action: "indexed-zone-not-served", Detail: "named does not serve this indexed zone"})
+				}
+			default:
+				rep.Pending = append(rep.Pending, Fix{Zone: e.Name, Action: "check", Detail: err.Error()})
+			}
+		}
+	}
+	return rep, nil
+}
+
+// lister is implemented by stores that can list the index.
+type lister interface {
+	List(typ, cursor string, limit int) ([]zonestore.Entry, string, int, error)
+}
+
+func listAll(s Store) ([]zonestore.Entry, string, int, error) {
+	ls, ok := s.(lister)
+	if !ok {
+		return nil, "", 0, nil
+	}
+	return ls.List("", "", 0)
+}
+
+// settleLocked settles one zone's pending intent under its lock and adds
+// the result to rep.
+func (l *Lifecycle) settleLocked(ctx context.Context, name string, rep *Report) {
+	unlock, err := l.lock(ctx, name)
+	if err != nil {
+		rep.Pending = append(rep.Pending, Fix{Zone: name, Action: "settle", Detail: err.Error()})
+		return
+	}
+	defer unlock()
+	rep.Checked++
+	in, ok, _ := l.Store.PendingIntent(name)
+	action, err := l.settle(ctx, name)
+	switch {
+	case err != nil && ok:
+		rep.Pending = append(rep.Pending, Fix{Zone: name, Action: in.Op, Detail: err.Error()})
+	case err != nil:
+		rep.Problems = append(rep.Problems, Fix{Zone: name, Action: "settle", Detail: err.Error()})
+	case action != "":
+		rep.Fixed = append(rep.Fixed, Fix{Zone: name, Action: action})
+	}
+}
+
+// checkFile looks at one zone file of the zone directory: a zone the index
+// does not know and no intent is about is adopted when named serves it
+// with this file, and the file moved aside when named does not know it.
+func (l *Lifecycle) checkFile(ctx context.Context, name string, rep *Report) {
+	if _, found, err := l.Store.Get(name); err != nil || found {
+		return
+	}
+	unlock, err := l.lock(ctx, name)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	if _, found, err := l.Store.Get(name); err != nil || found {
+		return
+	}
+	if _, pending, err := l.Store.PendingIntent(name); err != nil || pending {
+		return
+	}
+	rep.Checked++
+	path := l.Store.FilePath(name)
+	zc, err := l.Control.ShowZoneConfig(ctx, name)
+	switch {
+	case err == nil:
+		if fileOf(zc) != path {
+			return // a zone of named's own configuration, or unrelated
+		}
+		if err := l.Store.Put(zonestore.Entry{Name: name, Type: zc.Type(), Created: l.now()}); err != nil {
+			rep.Problems = append(rep.Problems, Fix{Zone: name, Action: ActionAdopted, Detail: err.Error()})
+			return
+		}
+		rep.Fixed = append(rep.Fixed, Fix{Zone: name, Action: ActionAdopted, Detail: "named serves it with " + path})
+		l.log().Warn("adopted a zone named serves with its file but the index did not know", zap.String("zone", name))
+	case rndc.IsNotFound(err):
+		moved, err := l.Store.MoveAside(name)
+		if err != nil {
+			rep.Problems = append(rep.Problems, Fix{Zone: name, Action: ActionMovedAside, Detail: err.Error()})
+			return
+		}
+		rep.Fixed = append(rep.Fixed, Fix{Zone: name, Action: ActionMovedAside, Detail: path + " -> " + moved})
+		l.log().Warn("moved aside a zone file no zone uses", zap.String("zone", name), zap.String("moved_to", moved))
+	default:
+		rep.Pending = append(rep.Pending, Fix{Zone: name, Action: "check", Detail: err.Error()})
+	}
+}
+
+// Settle settles the zone's pending intent, if any, under its lock, and
+// returns the action taken ("" when there was nothing to do).
+func (l *Lifecycle) Settle(ctx context.Context, name string) (string, error) {
+	unlock, err := l.lock(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	return l.settle(ctx, name)
+}
+
+// settle settles the zone's pending intent from what named reports. The
+// caller holds the zone's lock. It returns the action taken, or an
+// ErrOutcomeUnknown error while named cannot tell (it cannot be asked, or
+// it may still execute a command sent for the intent).
+func (l *Lifecycle) settle(ctx context.Context, name string) (string, error) {
+	in, ok, err := l.Store.PendingIntent(name)
+	if err != nil {
+		return "", newErr(ErrStorage, name, "", "reading pending intents", err)
+	}
+	if !ok {
+		return "", nil
+	}
+	if in.File == "" {
+		in.File = l.Store.FilePath(name)
+	}
+	zc, err := l.Control.ShowZoneConfig(ctx, name)
+	served := err == nil
+	if err != nil && !rndc.IsNotFound(err) {
+		return "", newErr(ErrOutcomeUnknown, name, "showzone",
+			"an earlier "+in.Op+" of zone "+name+" is unfinished and named cannot be asked about it", err)
+	}
+	switch in.Op {
+	case zonestore.IntentCreate:
+		return l.settleCreate(ctx, in, served, zc)
+	case zonestore.IntentDelete:
+		return l.settleDelete(ctx, in, served)
+	}
+	l.abandon(name)
+	return "", nil
+}
+
+func (l *Lifecycle) settleCreate(ctx context.Context, in zonestore.Intent, served bool, zc *rndc.ZoneConfig) (string, error) {
+	name := in.Name
+	if served && fileOf(zc) == in.File {
+		typ := in.Type
+		if typ == "" {
+			typ = zc.Type()
+		}
+		if l.Hook != nil {
+			if err := l.Hook.ZoneCreated(ctx, name, typ); err != nil {
+				return "", newErr(ErrHook, name, "", "completing the create of zone "+name, err)
+			}
+		}
+		if err := l.Store.Complete(name, &zonestore.Entry{Name: name, Type: typ, Created: in.Time, Fingerprint: in.Fingerprint}, false); err != nil {
+			return "", newErr(ErrStorage, name, "", "completing the create of zone "+name, err)
+		}
+		l.log().Info("completed an interrupted create", zap.String("zone", name))
+		return ActionCompletedCreate, nil
+	}
+	if !served && l.now().Before(in.NotAfter) {
+		return "", newErr(ErrOutcomeUnknown, name, "addzone",
+			"named may still execute the addzone of an earlier create of zone "+name+" until "+in.NotAfter.Format("15:04:05Z07:00"), nil)
+	}
+	// named did not add the zone (or has another zone of that name, with
+	// another file): our file, if written, is not in use.
+	if _, err := os.Lstat(in.File); err == nil && !removeFile(in.File) {
+		return "", newErr(ErrStorage, name, "", "removing the file of an undone create", nil)
+	}
+	if err := l.Store.Abandon(name); err != nil {
+		return "", newErr(ErrStorage, name, "", "marking an undone create", err)
+	}
+	l.log().Info("rolled back an interrupted create", zap.String("zone", name))
+	return ActionRolledBackCreate, nil
+}
+
+func (l *Lifecycle) settleDelete(ctx context.Context, in zonestore.Intent, served bool) (string, error) {
+	name := in.Name
+	if served {
+		// delzone never ran, or named restarted before its removal was
+		// durable: delete it (again).
+		_, err := l.Control.DelZone(ctx, name, true)
+		if err != nil && !rndc.IsNotFound(err) {
+			if rndc.OutcomeUnknown(err) {
+				return "", newErr(ErrOutcomeUnknown, name, "delzone", "named did not answer delzone for zone "+name, err)
+			}
+			return "", newErr(ErrControl, name, "delzone", "", err)
+		}
+	}
+	if _, err := os.Lstat(in.File); err == nil {
+		// named removes the file once the removal is durable.
+		if !l.waitGone(ctx, in.File) && l.now().Before(in.NotAfter) {
+			return "", newErr(ErrOutcomeUnknown, name, "delzone", "named has not yet confirmed the removal of zone "+name, nil)
+		}
+	}
+	if l.Hook != nil {
+		if err := l.Hook.ZoneDeleted(ctx, name); err != nil {
+			return "", newErr(ErrHook, name, "", "completing the delete of zone "+name, err)
+		}
+	}
+	l.removeAll(name, in.KeyDir)
+	if _, err := os.Lstat(in.File); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", newErr(ErrStorage, name, "", "checking the file of a deleted zone", err)
+	}
+	if err := l.Store.Complete(name, nil, true); err != nil {
+		return "", newErr(ErrStorage, name, "", "completing the delete of zone "+name, err)
+	}
+	l.log().Info("completed an interrupted delete", zap.String("zone", name))
+	return ActionCompletedDelete, nil
+}
