@@ -1,67 +1,317 @@
 package module
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // The 401 messages of the service specification, exactly.
 const (
-	msgMissingHeader = "Missing Authorization header"
-	msgBadFormat     = "Invalid Authorization header format. Expected: Bearer <token>"
-	msgEmptyToken    = "Empty token"
+	msgMissingHeader = auth.MsgMissingHeader
+	msgBadFormat     = auth.MsgBadFormat
+	msgEmptyToken    = auth.MsgEmptyToken
 )
-
-// authenticate checks the bearer token (basic mode: any well-formed token
-// is accepted). On failure it writes the 401 and returns false. Token
-// values are never logged.
-func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) bool {
-	if h.authDisabled {
-		return true
-	}
-	reason, msg := checkBearer(r.Header.Values("Authorization"))
-	if msg == "" {
-		h.authLog.Debug("token accepted", zap.String("mode", "basic"))
-		return true
-	}
-	metrics.authFailures.WithLabelValues(reason).Inc()
-	h.authLog.Warn("authentication failed", zap.String("reason", reason), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
-	w.Header().Set("WWW-Authenticate", `Bearer realm="zone_api"`)
-	writeJSON(w, http.StatusUnauthorized, errorBody{Error: "Unauthorized", Message: msg})
-	return false
-}
 
 // checkBearer validates Authorization header values. It returns a short
 // reason and the 401 message, or two empty strings when the header holds a
 // well-formed bearer token.
 func checkBearer(values []string) (reason, message string) {
-	if len(values) == 0 || values[0] == "" {
-		return "missing_header", msgMissingHeader
-	}
-	if len(values) > 1 {
-		return "invalid_format", msgBadFormat
-	}
-	v := values[0]
-	const prefix = "Bearer "
-	if !strings.HasPrefix(v, prefix) {
-		if v == "Bearer" {
-			return "empty_token", msgEmptyToken
+	_, reason, message = auth.BearerToken(values)
+	return reason, message
+}
+
+// provisionAuth loads the authentication mode (basic unless configured),
+// the rate limits, and applies the startup guard: basic or disabled auth
+// on a listener reachable from other hosts warns, or with require_auth
+// fails.
+func (h *Handler) provisionAuth(ctx caddy.Context) error {
+	h.authDisabled = h.DisableAuth || os.Getenv("DISABLE_AUTH") == "true"
+	mode := "basic"
+	var authn auth.Authenticator = auth.Basic{}
+	if h.AuthRaw != nil {
+		var sel struct {
+			Mode string `json:"mode"`
 		}
-		return "invalid_format", msgBadFormat
+		if err := json.Unmarshal(h.AuthRaw, &sel); err != nil {
+			return fmt.Errorf("auth: %v", err)
+		}
+		if err := auth.CheckMode(sel.Mode); err != nil {
+			return err
+		}
+		mod, err := ctx.LoadModule(h, "AuthRaw")
+		if err != nil {
+			return fmt.Errorf("auth: %v", err)
+		}
+		a, ok := mod.(auth.Authenticator)
+		if !ok {
+			return fmt.Errorf("auth: module %s does not authenticate tokens", sel.Mode)
+		}
+		mode, authn = sel.Mode, a
 	}
-	token := v[len(prefix):]
-	if strings.TrimSpace(token) == "" {
-		return "empty_token", msgEmptyToken
-	}
-	// RFC 6750 token68 characters only: a token with spaces or control
-	// characters is not well-formed.
-	for i := 0; i < len(token); i++ {
-		c := token[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("-._~+/=", c) >= 0) {
-			return "invalid_format", msgBadFormat
+	for what, l := range map[string]*auth.RateLimit{"rate_limit": h.RateLimit, "failed_auth_limit": h.FailedAuthLimit} {
+		if l != nil {
+			if err := l.Validate(); err != nil {
+				return fmt.Errorf("%s: %v", what, err)
+			}
 		}
 	}
-	return "", ""
+	h.guard = &auth.Guard{Mode: authn, ModeName: mode, Disabled: h.authDisabled,
+		PerIdentity: h.RateLimit, FailedAuth: h.FailedAuthLimit, Log: h.authLog}
+
+	weak := ""
+	switch {
+	case h.authDisabled:
+		weak = "authentication is disabled (disable_auth or DISABLE_AUTH=true): every request is admitted without a token"
+	case mode == "basic":
+		weak = "auth mode basic accepts any well-formed bearer token"
+	}
+	if weak == "" {
+		return nil
+	}
+	var exposed []string
+	if srv, ok := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv != nil {
+		exposed = auth.Exposed(srv.Listen)
+	}
+	if len(exposed) == 0 {
+		if h.authDisabled {
+			h.logger.Warn(weak + "; use this only behind an authenticating gateway or for local development")
+		}
+		return nil
+	}
+	if h.RequireAuth {
+		return fmt.Errorf("require_auth: %s, and the server listens on %s, reachable from other hosts; configure a real mode (auth static|jwt|k8s_token_review) or bind to loopback", weak, strings.Join(exposed, ", "))
+	}
+	h.logger.Warn(weak+", and the server listens on addresses reachable from other hosts: anyone who can reach them can manage every zone; configure a real mode (auth static|jwt|k8s_token_review), bind to loopback, or set require_auth to refuse this",
+		zap.Strings("listen", exposed))
+	return nil
+}
+
+// authCtxKey keys the request's authState.
+type authCtxKey struct{}
+
+// authState is what authentication learned about a request: who sent it,
+// and the zone it acts on once known (for the audit line).
+type authState struct {
+	id   *auth.Identity
+	zone string
+}
+
+// authOf returns the request's auth state, or an empty one.
+func authOf(r *http.Request) *authState {
+	if st, ok := r.Context().Value(authCtxKey{}).(*authState); ok {
+		return st
+	}
+	return &authState{}
+}
+
+// grantOf returns the request's grant (nil: everything allowed).
+func grantOf(r *http.Request) *auth.Grant {
+	if id := authOf(r).id; id != nil {
+		return id.Grant
+	}
+	return nil
+}
+
+// authenticate checks the bearer token with the configured mode. On
+// failure it writes the 401 (or 429, 503) and returns false; on success
+// it returns the request carrying the identity, which is also put in the
+// {http.auth.user.id} placeholder. Token values are never logged.
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	g := h.guard
+	if g == nil { // a handler built without Provision (tests): basic mode
+		g = &auth.Guard{Mode: auth.Basic{}, ModeName: "basic", Disabled: h.authDisabled, Log: h.authLog}
+	}
+	id, rej := g.Check(r)
+	if rej != nil {
+		metrics.authFailures.WithLabelValues(rej.Reason).Inc()
+		switch rej.Status {
+		case http.StatusUnauthorized:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="zone_api"`)
+		case http.StatusTooManyRequests:
+			w.Header().Set("Retry-After", strconv.Itoa(rej.RetryAfter))
+		}
+		writeJSON(w, rej.Status, errorBody{Error: http.StatusText(rej.Status), Message: rej.Message})
+		return r, false
+	}
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		repl.Set("http.auth.user.id", id.ID)
+	}
+	ctx := context.WithValue(r.Context(), authCtxKey{}, &authState{id: id})
+	return r.WithContext(auth.WithIdentity(ctx, id)), true
+}
+
+// routeAction is the scope action a route needs: server status is
+// server, record changes are records, other reads are read, and every
+// other change is zones. The specification and the explorer need none.
+func routeAction(method, template string) auth.Action {
+	switch {
+	case strings.Contains(template, "/openapi.") || strings.Contains(template, "/docs"):
+		return "" // the specification and explorer: any identity
+	case strings.HasSuffix(template, "/server/status"):
+		return auth.ActionServer
+	case method == http.MethodGet || method == http.MethodHead:
+		return auth.ActionRead
+	case strings.HasSuffix(template, "/records"):
+		return auth.ActionRecords
+	default:
+		return auth.ActionZones
+	}
+}
+
+// authorize checks the route's action and its {name} zone against the
+// identity's scope, before any disk or BIND work, answering 403 when
+// either is outside it. An invalid zone name is left for the handler to
+// answer 400.
+func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, method, template, name string) bool {
+	zone := ""
+	if strings.Contains(template, "{name}") {
+		if z, err := zonestore.NormalizeZoneName(name); err == nil {
+			zone = z
+			authOf(r).zone = z
+		}
+	}
+	return h.allow(w, r, routeAction(method, template), zone)
+}
+
+// allow answers 403 and returns false unless the identity may do the
+// action (on the zone, when one is given).
+func (h *Handler) allow(w http.ResponseWriter, r *http.Request, a auth.Action, zone string) bool {
+	st := authOf(r)
+	if zone != "" {
+		st.zone = zone
+	}
+	if st.id == nil || a == "" {
+		return true
+	}
+	if err := st.id.Grant.CheckAction(st.id.ID, a, zone); err != nil {
+		return h.forbid(w, r, err)
+	}
+	return true
+}
+
+// allowRecords answers 403 and returns false unless the identity may
+// change every record a record request names. Names that do not resolve
+// in the zone are left for validation to refuse.
+func (h *Handler) allowRecords(w http.ResponseWriter, r *http.Request, zone string, req any) bool {
+	st := authOf(r)
+	if st.id == nil || !st.id.Grant.RestrictsRecords() {
+		return true
+	}
+	type rec struct{ field, name, typ string }
+	var recs []rec
+	switch q := req.(type) {
+	case *zonestore.AddRecordRequest:
+		recs = append(recs, rec{"", q.Name, q.Type})
+	case *zonestore.RemoveRecordRequest:
+		recs = append(recs, rec{"", q.Name, q.Type})
+	case *zonestore.UpdateRecordRequest:
+		recs = append(recs, rec{"", q.Name, q.Type})
+	case *zonestore.BatchRequest:
+		for i, c := range q.Changes {
+			recs = append(recs, rec{fmt.Sprintf("changes[%d]", i), c.Name, c.Type})
+		}
+	default:
+		return h.forbid(w, r, &auth.Denied{Message: st.id.ID + " may not make this change: its scope limits record names or types"})
+	}
+	for _, c := range recs {
+		fqdn, err := zonestore.NormalizeRecordName(c.name, zone)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "%sinvalid record name %q: %v", fieldPrefix(c.field), c.name, err)
+			return false
+		}
+		if err := st.id.Grant.CheckRecord(st.id.ID, c.field, fqdn, c.typ); err != nil {
+			return h.forbid(w, r, err)
+		}
+	}
+	return true
+}
+
+func fieldPrefix(f string) string {
+	if f == "" {
+		return ""
+	}
+	return f + ": "
+}
+
+// forbid answers 403 with what was missing.
+func (h *Handler) forbid(w http.ResponseWriter, r *http.Request, err error) bool {
+	st := authOf(r)
+	h.authLog.Warn("request outside the identity's scope", zap.String("principal", st.id.ID), zap.String("method", r.Method),
+		zap.String("uri", r.RequestURI), zap.String("reason", err.Error()))
+	metrics.authFailures.WithLabelValues("forbidden").Inc()
+	writeError(w, http.StatusForbidden, "%s", err.Error())
+	return false
+}
+
+// audit logs one mutation at info: who, what, which zone, the outcome.
+func (h *Handler) audit(r *http.Request, op string, status int) {
+	st := authOf(r)
+	principal := "anonymous"
+	if st.id != nil {
+		principal = st.id.ID
+	}
+	result := "success"
+	if status >= 400 {
+		result = "error"
+	}
+	h.authLog.Info("audit", zap.String("principal", principal), zap.String("action", op), zap.String("zone", st.zone),
+		zap.Int("status", status), zap.String("result", result))
+}
+
+// listInScope lists zones as Store.List does, keeping only those the
+// grant allows. With a grant that names zones, the whole index is read
+// and filtered, so pages, cursors and totals count only allowed zones.
+func listInScope(s *zonestore.Store, g *auth.Grant, typ, cursor string, limit int) ([]zonestore.Entry, string, int, error) {
+	if !g.RestrictsZones() {
+		return s.List(typ, cursor, limit)
+	}
+	all, _, _, err := s.List(typ, "", 0)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	var allowed []zonestore.Entry
+	for _, e := range all {
+		if g.AllowsZone(e.Name) {
+			allowed = append(allowed, e)
+		}
+	}
+	page := []zonestore.Entry{}
+	next := ""
+	for _, e := range allowed {
+		if cursor != "" && e.Name <= cursor {
+			continue
+		}
+		if limit > 0 && len(page) == limit {
+			next = page[len(page)-1].Name
+			break
+		}
+		page = append(page, e)
+	}
+	return page, next, len(allowed), nil
+}
+
+// recordsInScope keeps the RRsets whose name and type the grant allows.
+func recordsInScope(g *auth.Grant, sets []zonestore.RRset) []zonestore.RRset {
+	if !g.RestrictsRecords() {
+		return sets
+	}
+	out := sets[:0:0]
+	for _, s := range sets {
+		if g.AllowsRecord(s.Name, s.Type) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -1,13 +1,16 @@
 package module
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -39,6 +42,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		dns_server      <host:port>            # named's DNS port, default 127.0.0.1:53
 //		serial_update_method increment|unixtime|date  # default increment
 //		disable_auth
+//		auth <mode> [{ <mode options> }]       # basic (default), static, jwt, k8s_token_review
+//		rate_limit <requests> [<interval>] [burst <n>]          # per identity
+//		failed_auth_limit <requests> [<interval>] [burst <n>]   # per client IP
+//		require_auth                            # refuse basic/disabled auth on non-loopback listeners
 //		docs            public|auth|off         # default auth
 //		log_filter      <RUST_LOG directives>   # default {env.RUST_LOG}
 //	}
@@ -140,6 +147,36 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			h.DisableAuth = true
+		case "auth":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			mode := d.Val()
+			if err := auth.CheckMode(mode); err != nil {
+				return d.Err(err.Error())
+			}
+			unm, err := caddyfile.UnmarshalModule(d, auth.Namespace+"."+mode)
+			if err != nil {
+				return err
+			}
+			h.AuthRaw = caddyconfig.JSONModuleObject(unm, "mode", mode, nil)
+		case "rate_limit":
+			l, err := parseRateLimit(d)
+			if err != nil {
+				return err
+			}
+			h.RateLimit = l
+		case "failed_auth_limit":
+			l, err := parseRateLimit(d)
+			if err != nil {
+				return err
+			}
+			h.FailedAuthLimit = l
+		case "require_auth":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			h.RequireAuth = true
 		case "log_filter":
 			if !d.AllArgs(&h.LogFilter) {
 				return d.ArgErr()
@@ -154,6 +191,40 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 	}
 	return nil
+}
+
+// parseRateLimit reads `<requests> [<interval>] [burst <n>]`.
+func parseRateLimit(d *caddyfile.Dispenser) (*auth.RateLimit, error) {
+	args := d.RemainingArgs()
+	if len(args) == 0 {
+		return nil, d.ArgErr()
+	}
+	l := new(auth.RateLimit)
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n <= 0 {
+		return nil, d.Errf("%s: requests must be a positive integer, got %q", d.Val(), args[0])
+	}
+	l.Requests = n
+	args = args[1:]
+	if len(args) > 0 && args[0] != "burst" {
+		iv, err := caddy.ParseDuration(args[0])
+		if err != nil || iv <= 0 {
+			return nil, d.Errf("interval: want a positive duration such as 1s or 1m, got %q", args[0])
+		}
+		l.Interval = caddy.Duration(iv)
+		args = args[1:]
+	}
+	if len(args) > 0 {
+		if len(args) != 2 || args[0] != "burst" {
+			return nil, d.ArgErr()
+		}
+		b, err := strconv.Atoi(args[1])
+		if err != nil || b <= 0 {
+			return nil, d.Errf("burst must be a positive integer, got %q", args[1])
+		}
+		l.Burst = b
+	}
+	return l, nil
 }
 
 // parseKeyFile reads `<path> [<key_name>]` into k.

@@ -8,10 +8,10 @@
 package module
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,6 +23,7 @@ import (
 
 	// The spec CLI (caddy zoneapi-spec) comes with the module.
 	_ "github.com/zoneapi/caddy-zoneapi/apispec/speccmd"
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
@@ -81,6 +82,27 @@ type Handler struct {
 	// gateway or for local development.
 	DisableAuth bool `json:"disable_auth,omitempty"`
 
+	// AuthRaw is the authentication mode, a zone_api.auth module named by
+	// its "mode" key: basic (the default: any well-formed bearer token,
+	// full access), static, jwt, or k8s_token_review in builds that
+	// include it. See the auth package.
+	AuthRaw json.RawMessage `json:"auth,omitempty" caddy:"namespace=zone_api.auth inline_key=mode"`
+
+	// RateLimit limits the requests of each authenticated identity; past
+	// it requests get 429 with Retry-After. Health and ready are never
+	// limited. Default: no limit.
+	RateLimit *auth.RateLimit `json:"rate_limit,omitempty"`
+
+	// FailedAuthLimit limits failed authentications per client IP
+	// address (brute force); past it that address gets 429 until its
+	// bucket refills. Default: no limit.
+	FailedAuthLimit *auth.RateLimit `json:"failed_auth_limit,omitempty"`
+
+	// RequireAuth refuses to start when authentication is basic or
+	// disabled and the server listens on an address other hosts can
+	// reach (without it, that only logs a warning at every start).
+	RequireAuth bool `json:"require_auth,omitempty"`
+
 	// LogFilter sets the module's log levels in RUST_LOG syntax: a default
 	// level (error, warn, info, debug, trace, off) and comma-separated
 	// `<target>=<level>` directives, e.g. "info,zone_api::rndc=debug".
@@ -99,6 +121,7 @@ type Handler struct {
 	Docs string `json:"docs,omitempty"`
 
 	authDisabled bool
+	guard        *auth.Guard
 	logger       *zap.Logger // http.handlers.zone_api: zone operations
 	httpLog      *zap.Logger // .http: request details and completions
 	authLog      *zap.Logger // .auth: token validation
@@ -239,9 +262,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.serialMethod = m
 
-	h.authDisabled = h.DisableAuth || os.Getenv("DISABLE_AUTH") == "true"
-	if h.authDisabled {
-		h.logger.Warn("authentication is disabled: every request is admitted without a token; use this only behind an authenticating gateway or for local development")
+	if err := h.provisionAuth(ctx); err != nil {
+		return err
 	}
 
 	h.routes = h.buildRoutes()

@@ -15,6 +15,7 @@ import (
 	"github.com/miekg/dns"
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -219,7 +220,7 @@ func recordWrite[T any](h *Handler, w http.ResponseWriter, r *http.Request, p pa
 	apply func(*zonestore.Updater, context.Context, string, *T, zonestore.WriteOptions) (*zonestore.ChangeResult, error),
 ) (b *backend, zone string, res *zonestore.ChangeResult, ok bool, err error) {
 	b, zone, ok = h.recordTarget(w, p, true)
-	if !ok || !h.checkBody(w, r, "/api/v1/zones/{name}/records") || !decodeBody(w, r, req) {
+	if !ok || !h.checkBody(w, r, "/api/v1/zones/{name}/records") || !decodeBody(w, r, req) || !h.allowRecords(w, r, zone, req) {
 		return nil, "", nil, false, nil
 	}
 	cond, ok := ifMatch(w, r)
@@ -311,6 +312,7 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 		h.recordFailed(w, r, b, zone, "read", err)
 		return
 	}
+	sets = recordsInScope(grantOf(r), sets)
 	tag := etag(snap.Serial())
 	w.Header().Set("ETag", tag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && strings.Contains(inm, tag) {
@@ -328,6 +330,10 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 func (h *Handler) handleExportZone(w http.ResponseWriter, r *http.Request, p params) {
 	b, zone, ok := h.recordTarget(w, p, false)
 	if !ok {
+		return
+	}
+	if g := grantOf(r); g.RestrictsRecords() {
+		h.forbid(w, r, &auth.Denied{Message: authOf(r).id.ID + " may not export zone " + zone + ": its scope limits record names or types; read GET /api/v1/zones/" + zone + "/records instead"})
 		return
 	}
 	snap, err := b.records.Snapshot(r.Context(), zone)

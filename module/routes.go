@@ -130,7 +130,8 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		label = rt.template
 	}
 	if rt == nil || !rt.public {
-		if !h.authenticate(w, r) {
+		var ok bool
+		if r, ok = h.authenticate(w, r); !ok {
 			return label
 		}
 	}
@@ -143,13 +144,24 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
 		return label
 	}
+	if !rt.public && !h.authorize(w, r, rt.method, rt.template, p.name) {
+		if rt.op != "" {
+			h.audit(r, rt.op, http.StatusForbidden)
+		}
+		return label
+	}
 	rt.handle(w, r, p)
 	if rt.op != "" {
 		var err error
-		if sr, ok := w.(*statusRecorder); ok && sr.status() >= 400 {
+		status := http.StatusOK
+		if sr, ok := w.(*statusRecorder); ok {
+			status = sr.status()
+		}
+		if status >= 400 {
 			err = errOpFailed
 		}
 		observeZoneOp(rt.op, err)
+		h.audit(r, rt.op, status)
 	}
 	return label
 }

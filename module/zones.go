@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -108,6 +109,9 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 	zone, err := req.Normalize(time.Now())
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid zone: %v", err)
+		return
+	}
+	if !h.allow(w, r, auth.ActionZones, zone.Name) {
 		return
 	}
 	b, ok := h.backendOr500(w)
@@ -246,7 +250,7 @@ func (h *Handler) handleListZones(w http.ResponseWriter, r *http.Request, _ para
 	if !ok {
 		return
 	}
-	entries, next, total, err := b.store.List(typ, cursor, limit)
+	entries, next, total, err := listInScope(b.store, grantOf(r), typ, cursor, limit)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
 		return

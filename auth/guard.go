@@ -1,0 +1,110 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+)
+
+// Guard runs the authentication steps of one request: the failed-auth
+// limit of the client's address, the bearer header, the mode, and the
+// identity's rate limit. It never logs a token.
+type Guard struct {
+	// Mode checks tokens.
+	Mode Authenticator
+	// ModeName names Mode in logs.
+	ModeName string
+	// Disabled admits every request as the identity "anonymous".
+	Disabled bool
+	// PerIdentity, when set, limits each identity's requests.
+	PerIdentity *RateLimit
+	// FailedAuth, when set, limits failed authentications per client IP
+	// address; past it even valid tokens from that address get 429 until
+	// the bucket refills.
+	FailedAuth *RateLimit
+	// Log is the auth logger.
+	Log *zap.Logger
+}
+
+// Rejection is a refused request: status, the reason phrase for the
+// error body, the message, a short reason for metrics, and for 429 the
+// Retry-After seconds.
+type Rejection struct {
+	Status     int
+	Message    string
+	Reason     string
+	RetryAfter int
+}
+
+// anonymous is the identity of requests when authentication is disabled.
+var anonymous = &Identity{ID: "anonymous", Mode: "disabled"}
+
+// Check authenticates r. It returns the identity, or the rejection to
+// answer.
+func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
+	if g.Disabled {
+		return anonymous, nil
+	}
+	ip := ClientIP(r)
+	if g.FailedAuth != nil {
+		if d := g.FailedAuth.blocked("failed_auth", ip); d > 0 {
+			g.Log.Warn("request refused: too many failed authentications from this address", zap.String("client_ip", ip), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+			return nil, &Rejection{Status: http.StatusTooManyRequests, Reason: "failed_auth_limit", RetryAfter: retryAfter(d),
+				Message: fmt.Sprintf("too many failed authentication attempts from %s; retry after %d s", ip, retryAfter(d))}
+		}
+	}
+	token, reason, msg := BearerToken(r.Header.Values("Authorization"))
+	if msg != "" {
+		return nil, g.failed(r, ip, reason, msg)
+	}
+	id, err := g.Mode.Authenticate(r.Context(), token)
+	if err != nil {
+		var ae *Error
+		if !errors.As(err, &ae) {
+			ae = Unavailable("mode_error", "authentication is unavailable: "+err.Error())
+		}
+		if ae.Status == http.StatusUnauthorized {
+			return nil, g.failed(r, ip, ae.Reason, ae.Message)
+		}
+		g.Log.Error("authentication unavailable", zap.String("mode", g.ModeName), zap.String("reason", ae.Reason), zap.String("error", ae.Message))
+		return nil, &Rejection{Status: ae.Status, Reason: ae.Reason, Message: ae.Message}
+	}
+	if g.PerIdentity != nil {
+		if d := g.PerIdentity.take("identity", id.ID); d > 0 {
+			g.Log.Warn("request refused: rate limit", zap.String("principal", id.ID), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+			return nil, &Rejection{Status: http.StatusTooManyRequests, Reason: "rate_limit", RetryAfter: retryAfter(d),
+				Message: fmt.Sprintf("rate limit of %s exceeded; retry after %d s", id.ID, retryAfter(d))}
+		}
+	}
+	if ce := g.Log.Check(zap.DebugLevel, "token accepted"); ce != nil {
+		ce.Write(zap.String("mode", g.ModeName), zap.String("principal", id.ID))
+	}
+	return id, nil
+}
+
+// failed counts a failed authentication against the client's address
+// and returns the 401.
+func (g *Guard) failed(r *http.Request, ip, reason, msg string) *Rejection {
+	if g.FailedAuth != nil {
+		g.FailedAuth.take("failed_auth", ip)
+	}
+	g.Log.Warn("authentication failed", zap.String("mode", g.ModeName), zap.String("reason", reason), zap.String("client_ip", ip), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+	return &Rejection{Status: http.StatusUnauthorized, Reason: reason, Message: msg}
+}
+
+// ClientIP is the request's client address: Caddy's client_ip variable
+// (which honours trusted_proxies), else the connection's remote host.
+func ClientIP(r *http.Request) string {
+	if v, ok := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string); ok && v != "" {
+		return v
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,321 @@
+package auth
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/miekg/dns"
+)
+
+// Action is a class of operations a scope admits.
+type Action string
+
+// The actions. Every route of the API needs exactly one.
+const (
+	// ActionRead reads zones and records: list, get, status, records, export.
+	ActionRead Action = "read"
+	// ActionRecords changes records: add, update, remove, batch.
+	ActionRecords Action = "records"
+	// ActionZones manages zones: create, delete, reload, freeze, thaw, notify.
+	ActionZones Action = "zones"
+	// ActionServer reads the name server's status.
+	ActionServer Action = "server"
+)
+
+// Actions lists every action.
+var Actions = []Action{ActionRead, ActionRecords, ActionZones, ActionServer}
+
+// Scope says what a principal may do. Every list that is empty leaves its
+// dimension unrestricted; a principal with an empty scope may do
+// everything. A request is allowed when its action, its zone, and (for
+// record changes and reads) each record's name and type are all allowed.
+type Scope struct {
+	// Actions are the allowed actions: read, records, zones, server.
+	Actions []string `json:"actions,omitempty"`
+	// Zones are the allowed zones: a name (example.com) allows that zone;
+	// a pattern *.example.com allows every zone below example.com (not
+	// example.com itself); * allows every zone.
+	Zones []string `json:"zones,omitempty"`
+	// Names are the allowed record owner names, absolute, matched label
+	// by label; a label * matches one or more labels, so
+	// _acme-challenge.* allows every _acme-challenge name.
+	Names []string `json:"names,omitempty"`
+	// Types are the allowed record types, e.g. TXT.
+	Types []string `json:"types,omitempty"`
+}
+
+// IsEmpty reports whether the scope restricts nothing.
+func (s Scope) IsEmpty() bool {
+	return len(s.Actions) == 0 && len(s.Zones) == 0 && len(s.Names) == 0 && len(s.Types) == 0
+}
+
+// String renders the scope in the key=value syntax ParseScope reads.
+func (s Scope) String() string {
+	var parts []string
+	add := func(k string, v []string) {
+		if len(v) > 0 {
+			parts = append(parts, k+"="+strings.Join(v, ","))
+		}
+	}
+	add("actions", s.Actions)
+	add("zones", s.Zones)
+	add("names", s.Names)
+	add("types", s.Types)
+	return strings.Join(parts, " ")
+}
+
+// ParseScope reads a scope written as space-separated key=value fields,
+// values comma-separated: `actions=records zones=example.com
+// names=_acme-challenge.* types=TXT`. Unknown keys are errors.
+func ParseScope(text string) (Scope, error) {
+	var s Scope
+	for _, f := range strings.Fields(text) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || v == "" {
+			return Scope{}, fmt.Errorf("scope field %q: want key=value[,value…]", f)
+		}
+		if err := s.Add(k, strings.Split(v, ",")...); err != nil {
+			return Scope{}, err
+		}
+	}
+	return s, nil
+}
+
+// Add appends values to the scope field named key (actions, zones,
+// names, types).
+func (s *Scope) Add(key string, values ...string) error {
+	var dst *[]string
+	switch key {
+	case "actions", "action":
+		dst = &s.Actions
+	case "zones", "zone":
+		dst = &s.Zones
+	case "names", "name":
+		dst = &s.Names
+	case "types", "type":
+		dst = &s.Types
+	default:
+		return fmt.Errorf("unknown scope field %q: want actions, zones, names or types", key)
+	}
+	for _, v := range values {
+		if v = strings.TrimSpace(v); v != "" {
+			*dst = append(*dst, v)
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSON accepts a scope object or a string in ParseScope's
+// syntax (convenient in JWT claims).
+func (s *Scope) UnmarshalJSON(b []byte) error {
+	var text string
+	if json.Unmarshal(b, &text) == nil {
+		v, err := ParseScope(text)
+		if err != nil {
+			return err
+		}
+		*s = v
+		return nil
+	}
+	type plain Scope
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*s = Scope(p)
+	return nil
+}
+
+// Grant is a compiled scope: what an identity may do. A nil *Grant
+// allows everything.
+type Grant struct {
+	scope   Scope
+	actions map[Action]bool
+	zones   []string // exact names, or "*." suffix patterns, or "*"
+	names   [][]string
+	types   map[string]bool
+}
+
+// Compile checks the scope and returns its grant; an empty scope gives a
+// nil grant (everything allowed).
+func (s Scope) Compile() (*Grant, error) {
+	if s.IsEmpty() {
+		return nil, nil
+	}
+	g := &Grant{scope: s}
+	if len(s.Actions) > 0 {
+		g.actions = map[Action]bool{}
+		for _, a := range s.Actions {
+			act := Action(strings.ToLower(a))
+			if !slices.Contains(Actions, act) {
+				return nil, fmt.Errorf("unknown action %q: want read, records, zones or server", a)
+			}
+			g.actions[act] = true
+		}
+	}
+	for _, z := range s.Zones {
+		p := strings.TrimSuffix(strings.ToLower(z), ".")
+		if p == "" || strings.Contains(strings.TrimPrefix(p, "*."), "*") && p != "*" {
+			return nil, fmt.Errorf("zone pattern %q: want a zone name, *.<zone> or *", z)
+		}
+		g.zones = append(g.zones, p)
+	}
+	for _, n := range s.Names {
+		p := strings.TrimSuffix(strings.ToLower(n), ".")
+		if p == "" {
+			return nil, fmt.Errorf("empty record name pattern")
+		}
+		labels := strings.Split(p, ".")
+		for _, l := range labels {
+			if l == "" || (strings.Contains(l, "*") && l != "*") {
+				return nil, fmt.Errorf("record name pattern %q: labels are names or a whole *", n)
+			}
+		}
+		g.names = append(g.names, labels)
+	}
+	if len(s.Types) > 0 {
+		g.types = map[string]bool{}
+		for _, t := range s.Types {
+			u := strings.ToUpper(t)
+			if _, ok := dns.StringToType[u]; !ok {
+				return nil, fmt.Errorf("unknown record type %q", t)
+			}
+			g.types[u] = true
+		}
+	}
+	return g, nil
+}
+
+// Scope returns the scope the grant was compiled from.
+func (g *Grant) Scope() Scope {
+	if g == nil {
+		return Scope{}
+	}
+	return g.scope
+}
+
+// Denied is a request outside the identity's scope; its message says
+// what was missing.
+type Denied struct {
+	Message string
+}
+
+func (d *Denied) Error() string { return d.Message }
+
+// AllowsAction reports whether the action is granted.
+func (g *Grant) AllowsAction(a Action) bool {
+	return g == nil || g.actions == nil || g.actions[a]
+}
+
+// AllowsZone reports whether the zone (any case, with or without the
+// trailing dot) is granted.
+func (g *Grant) AllowsZone(zone string) bool {
+	if g == nil || g.zones == nil {
+		return true
+	}
+	z := strings.TrimSuffix(strings.ToLower(zone), ".")
+	for _, p := range g.zones {
+		switch {
+		case p == "*":
+			return true
+		case strings.HasPrefix(p, "*."):
+			if strings.HasSuffix(z, p[1:]) && len(z) > len(p)-1 {
+				return true
+			}
+		case p == z:
+			return true
+		}
+	}
+	return false
+}
+
+// RestrictsZones reports whether the grant names zones (so zone lists
+// must be filtered).
+func (g *Grant) RestrictsZones() bool { return g != nil && g.zones != nil }
+
+// RestrictsRecords reports whether the grant limits record names or
+// types (so record reads must be filtered).
+func (g *Grant) RestrictsRecords() bool { return g != nil && (g.names != nil || g.types != nil) }
+
+// AllowsRecord reports whether a record of the owner name (absolute, any
+// case, with or without the trailing dot) and type is granted.
+func (g *Grant) AllowsRecord(name, rrtype string) bool {
+	if g == nil {
+		return true
+	}
+	if g.types != nil && !g.types[strings.ToUpper(rrtype)] {
+		return false
+	}
+	if g.names == nil {
+		return true
+	}
+	labels := strings.Split(strings.TrimSuffix(strings.ToLower(name), "."), ".")
+	for _, p := range g.names {
+		if matchLabels(p, labels) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchLabels matches name labels against pattern labels; a pattern label
+// * matches one or more labels.
+func matchLabels(p, n []string) bool {
+	for len(p) > 0 {
+		if p[0] == "*" {
+			for k := 1; k <= len(n); k++ {
+				if matchLabels(p[1:], n[k:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(n) == 0 || p[0] != n[0] {
+			return false
+		}
+		p, n = p[1:], n[1:]
+	}
+	return len(n) == 0
+}
+
+// CheckAction returns a *Denied unless the action is granted, and for a
+// zone-bound action (zone != "") the zone too.
+func (g *Grant) CheckAction(who string, a Action, zone string) error {
+	if g == nil {
+		return nil
+	}
+	if !g.AllowsAction(a) {
+		return &Denied{Message: fmt.Sprintf("%s lacks the %q action this request needs (its actions: %s)", who, a, strings.Join(g.scope.Actions, ", "))}
+	}
+	if zone != "" && !g.AllowsZone(zone) {
+		return &Denied{Message: fmt.Sprintf("%s has no access to zone %s (its zones: %s)", who, strings.TrimSuffix(zone, "."), strings.Join(g.scope.Zones, ", "))}
+	}
+	return nil
+}
+
+// CheckRecord returns a *Denied unless a change of the record of owner
+// name and type is granted. field, when set, names the change in the
+// message (e.g. "changes[2]").
+func (g *Grant) CheckRecord(who, field, name, rrtype string) error {
+	if g.AllowsRecord(name, rrtype) {
+		return nil
+	}
+	where := ""
+	if field != "" {
+		where = field + ": "
+	}
+	var has []string
+	if len(g.scope.Names) > 0 {
+		has = append(has, "names "+strings.Join(g.scope.Names, ", "))
+	}
+	if len(g.scope.Types) > 0 {
+		has = append(has, "types "+strings.Join(g.scope.Types, ", "))
+	}
+	return &Denied{Message: fmt.Sprintf("%s%s may not touch %s records named %s (its records: %s); nothing was changed",
+		where, who, strings.ToUpper(rrtype), name, strings.Join(has, "; "))}
+}
+
+// IsZero reports whether the scope is empty, so JSON omits it.
+func (s Scope) IsZero() bool { return s.IsEmpty() }

@@ -1,0 +1,272 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/auth"
+)
+
+// tokens mints one static token per name.
+func tokens(t *testing.T, names ...string) (tok, hash map[string]string) {
+	t.Helper()
+	tok, hash = map[string]string{}, map[string]string{}
+	for _, n := range names {
+		tk, h, err := auth.NewToken()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok[n], hash[n] = tk, h
+	}
+	return tok, hash
+}
+
+// as sends a request with the token of name.
+func (c *caddy) as(tok string, method, path string, body any) *response {
+	c.t.Helper()
+	return c.doAuth(method, path, body, "Bearer "+tok)
+}
+
+// TestAuthStaticScopes runs the static mode through the built Caddy:
+// accepted, unknown and expired tokens, and the scope matrix: an
+// ACME-style token adds and removes _acme-challenge TXT records and
+// nothing else; a read-only token lists and reads but does not write; a
+// token for *.customer.test never sees other zones. Every refusal leaves
+// the zone's serial and records unchanged. The tokens never reach the
+// log, at RUST_LOG=trace; the audit lines name the principal.
+func TestAuthStaticScopes(t *testing.T) {
+	ns := startNamed(t)
+	tok, hash := tokens(t, "admin", "acme", "ro", "customer", "old")
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "tokens")
+	if err := os.WriteFile(tokenFile, []byte("customer "+hash["customer"]+" zones=*.customer.test\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	extra := fmt.Sprintf(`auth static {
+				token admin %s
+				token acme %s {
+					actions records read
+					zones acme.test
+					names _acme-challenge.*
+					types TXT
+				}
+				token ro %s {
+					actions read
+				}
+				token old %s {
+					expires 2020-01-01T00:00:00Z
+				}
+				token_file %s
+			}`, hash["admin"], hash["acme"], hash["ro"], hash["old"], tokenFile)
+	c := startCaddy(t, ns, caddyOpts{extra: extra, env: []string{"RUST_LOG=trace"}})
+
+	// Accepted, unknown, expired, missing.
+	for _, z := range []string{"acme.test", "a.customer.test", "b.customer.test", "other.test"} {
+		expect(t, c.as(tok["admin"], "POST", "/api/v1/zones", zoneBody(z)), http.StatusCreated, "admin creates "+z)
+	}
+	expectError(t, c.as("zapi_unknown", "GET", "/api/v1/zones", nil), 401, "Unauthorized", "Invalid token")
+	expectError(t, c.as(tok["old"], "GET", "/api/v1/zones", nil), 401, "Unauthorized", "Token expired")
+	expectError(t, c.doAuth("GET", "/api/v1/zones", nil, ""), 401, "Unauthorized", "Missing Authorization header")
+
+	rec := "/api/v1/zones/acme.test/records"
+	unchanged := func(what, zone string, serial uint32) {
+		t.Helper()
+		if s := serialOf(t, ns, zone); s != serial {
+			t.Errorf("%s: serial of %s moved from %d to %d", what, zone, serial, s)
+		}
+	}
+
+	// ACME: add and remove its TXT, nothing else.
+	acme := func(m, p string, b any) *response { return c.as(tok["acme"], m, p, b) }
+	s0 := serialOf(t, ns, "acme.test")
+	expect(t, acme("POST", rec, map[string]any{"name": "_acme-challenge", "type": "TXT", "value": "tok1"}), 201, "acme adds its TXT")
+	if got := tcpAnswers(t, ns, "_acme-challenge.acme.test", dns.TypeTXT); !slices.Equal(got, []string{`"tok1"`}) {
+		t.Errorf("TXT after the ACME add: %q", got)
+	}
+	expect(t, acme("POST", rec, map[string]any{"name": "_acme-challenge.www.acme.test.", "type": "TXT", "value": "tok2"}), 201, "acme adds a deeper TXT")
+	s1 := serialOf(t, ns, "acme.test")
+	if s1 == s0 {
+		t.Fatal("the ACME adds did not change the serial")
+	}
+	for _, tc := range []struct {
+		what, method, path string
+		body               any
+		msg                string
+	}{
+		{"A record", "POST", rec, map[string]any{"name": "_acme-challenge", "type": "A", "value": "192.0.2.1"}, "may not touch A records"},
+		{"TXT elsewhere", "POST", rec, map[string]any{"name": "www", "type": "TXT", "value": "x"}, "www.acme.test."},
+		{"update elsewhere", "PUT", rec, map[string]any{"name": "www", "type": "A", "currentValue": "192.0.2.80", "newValue": "192.0.2.81"}, "may not touch A"},
+		{"remove elsewhere", "DELETE", rec, map[string]any{"name": "@", "type": "TXT"}, "acme.test."},
+		{"batch with one bad change", "PATCH", rec, map[string]any{"changes": []map[string]any{
+			{"op": "add", "name": "_acme-challenge", "type": "TXT", "value": "ok"},
+			{"op": "delete", "name": "www", "type": "A"},
+		}}, "changes[1]"},
+		{"delete zone", "DELETE", "/api/v1/zones/acme.test", nil, `"zones" action`},
+		{"freeze", "POST", "/api/v1/zones/acme.test/freeze", nil, `"zones" action`},
+		{"create zone", "POST", "/api/v1/zones", zoneBody("new.test"), `"zones" action`},
+		{"other zone", "POST", "/api/v1/zones/other.test/records", map[string]any{"name": "_acme-challenge", "type": "TXT", "value": "x"}, "no access to zone other.test"},
+		{"server status", "GET", "/api/v1/server/status", nil, `"server" action`},
+		{"export", "GET", "/api/v1/zones/acme.test/export", nil, "may not export"},
+	} {
+		r := acme(tc.method, tc.path, tc.body)
+		expectError(t, r, http.StatusForbidden, "Forbidden", tc.msg)
+	}
+	unchanged("ACME refusals", "acme.test", s1)
+	unchanged("ACME refusals", "other.test", serialOf(t, ns, "other.test"))
+	if got := tcpAnswers(t, ns, "www.acme.test", dns.TypeA); !slices.Equal(got, []string{"192.0.2.80"}) {
+		t.Errorf("www A after the refused batch: %q", got)
+	}
+	if got := tcpAnswers(t, ns, "_acme-challenge.acme.test", dns.TypeTXT); !slices.Equal(got, []string{`"tok1"`}) {
+		t.Errorf("the refused batch's allowed change was applied: %q", got)
+	}
+	// Its record reads show only its records.
+	r := acme("GET", rec, nil)
+	expect(t, r, 200, "acme reads records")
+	var names []string
+	for _, s := range r.body["rrsets"].([]any) {
+		m := s.(map[string]any)
+		names = append(names, m["name"].(string)+" "+m["type"].(string))
+	}
+	if !slices.Equal(names, []string{"_acme-challenge.acme.test. TXT", "_acme-challenge.www.acme.test. TXT"}) {
+		t.Errorf("acme's record list: %q", names)
+	}
+	expect(t, acme("DELETE", rec, map[string]any{"name": "_acme-challenge", "type": "TXT", "value": "tok1"}), 200, "acme removes its TXT")
+	if got := tcpAnswers(t, ns, "_acme-challenge.acme.test", dns.TypeTXT); len(got) != 0 {
+		t.Errorf("TXT after the ACME remove: %q", got)
+	}
+
+	// Read-only: lists and reads, never writes.
+	ro := func(m, p string, b any) *response { return c.as(tok["ro"], m, p, b) }
+	r = ro("GET", "/api/v1/zones", nil)
+	expect(t, r, 200, "ro lists")
+	if r.body["count"] != float64(4) {
+		t.Errorf("ro sees %v zones, want 4: %s", r.body["count"], r.raw)
+	}
+	expect(t, ro("GET", "/api/v1/zones/other.test", nil), 200, "ro gets a zone")
+	expect(t, ro("GET", "/api/v1/zones/other.test/records", nil), 200, "ro reads records")
+	s2 := serialOf(t, ns, "other.test")
+	expectError(t, ro("POST", "/api/v1/zones/other.test/records", map[string]any{"name": "x", "type": "A", "value": "192.0.2.9"}), 403, "Forbidden", `"records" action`)
+	expectError(t, ro("DELETE", "/api/v1/zones/other.test", nil), 403, "Forbidden", `"zones" action`)
+	expectError(t, ro("POST", "/api/v1/zones/other.test/reload", nil), 403, "Forbidden", `"zones" action`)
+	unchanged("read-only refusals", "other.test", s2)
+	if _, err := os.Stat(filepath.Join(ns.ZoneDir, "new.test.zone")); err == nil {
+		t.Error("a refused create left a zone file")
+	}
+
+	// *.customer.test sees only its zones, page by page.
+	cust := func(m, p string, b any) *response { return c.as(tok["customer"], m, p, b) }
+	r = cust("GET", "/api/v1/zones?limit=1", nil)
+	expect(t, r, 200, "customer lists")
+	if z := r.body["zones"].([]any); len(z) != 1 || z[0] != "a.customer.test" || r.body["total"] != float64(2) {
+		t.Errorf("customer's first page: %s", r.raw)
+	}
+	r = cust("GET", "/api/v1/zones?limit=1&cursor="+r.str("nextCursor"), nil)
+	if z := r.body["zones"].([]any); len(z) != 1 || z[0] != "b.customer.test" || r.str("nextCursor") != "" {
+		t.Errorf("customer's second page: %s", r.raw)
+	}
+	expectError(t, cust("GET", "/api/v1/zones/other.test", nil), 403, "Forbidden", "no access to zone other.test")
+	expect(t, cust("POST", "/api/v1/zones/b.customer.test/records", map[string]any{"name": "x", "type": "A", "value": "192.0.2.9"}), 201, "customer writes its zone")
+	expectError(t, cust("POST", "/api/v1/zones", zoneBody("c.other.test")), 403, "Forbidden", "no access to zone c.other.test")
+	expect(t, cust("POST", "/api/v1/zones", zoneBody("c.customer.test")), 201, "customer creates in its namespace")
+
+	// The audit trail names principals; no token is ever logged.
+	logs := moduleLogs(t, c)
+	var audits []string
+	for _, e := range logs {
+		if e.s("message") == "audit" {
+			audits = append(audits, e.s("principal")+" "+e.s("action")+" "+e.s("zone")+" "+e.s("result"))
+		}
+	}
+	for _, want := range []string{
+		"static:admin create acme.test success", "static:acme record_add acme.test success",
+		"static:acme record_batch acme.test error", "static:acme delete acme.test error",
+		"static:customer create c.customer.test success", "static:customer create c.other.test error",
+	} {
+		if !slices.Contains(audits, want) {
+			t.Errorf("no audit line %q in %q", want, audits)
+		}
+	}
+	text := c.logText()
+	for name, v := range tok {
+		if strings.Contains(text, v) {
+			t.Errorf("the %s token appears in the log at RUST_LOG=trace", name)
+		}
+	}
+}
+
+// TestAuthRateLimit: an identity gets its burst, then 429 with
+// Retry-After and the JSON body; another identity is unaffected; health
+// and ready are never limited. Failed authentications lock out the
+// client's address.
+func TestAuthRateLimit(t *testing.T) {
+	ns := startNamed(t)
+	tok, hash := tokens(t, "a", "b")
+	extra := fmt.Sprintf(`auth static {
+				token a %s
+				token b %s
+			}
+			rate_limit 3 1h
+			failed_auth_limit 2 1h`, hash["a"], hash["b"])
+	c := startCaddy(t, ns, caddyOpts{extra: extra})
+	for i := 0; i < 3; i++ {
+		expect(t, c.as(tok["a"], "GET", "/api/v1/zones", nil), 200, "within the burst")
+	}
+	r := c.as(tok["a"], "GET", "/api/v1/zones", nil)
+	expectError(t, r, http.StatusTooManyRequests, "Too Many Requests", "rate limit of static:a")
+	if r.header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	expect(t, c.as(tok["b"], "GET", "/api/v1/zones", nil), 200, "another identity")
+	for i := 0; i < 10; i++ {
+		expect(t, c.doAuth("GET", "/api/v1/health", nil, ""), 200, "health")
+	}
+	for i := 0; i < 2; i++ {
+		expect(t, c.as("zapi_wrong", "GET", "/api/v1/zones", nil), 401, "wrong token")
+	}
+	r = c.as(tok["b"], "GET", "/api/v1/zones", nil)
+	expectError(t, r, http.StatusTooManyRequests, "Too Many Requests", "failed authentication attempts")
+	expect(t, c.doAuth("GET", "/api/v1/ready", nil, ""), 200, "ready")
+}
+
+// TestAuthStartupGuard: basic auth on a listener other hosts can reach
+// warns; with require_auth the configuration is refused. Checked with
+// `caddy validate`, which provisions without listening.
+func TestAuthStartupGuard(t *testing.T) {
+	ns := startNamed(t)
+	for _, tc := range []struct {
+		extra string
+		ok    bool
+		text  string
+	}{
+		{"", true, "auth mode basic accepts any well-formed bearer token"},
+		{"require_auth", false, "require_auth: auth mode basic"},
+		{"disable_auth\n\t\t\trequire_auth", false, "require_auth: authentication is disabled"},
+	} {
+		c := newCaddy(t, ns, caddyOpts{extra: tc.extra})
+		cf := strings.Replace(c.caddyfile("10s"), "http://127.0.0.1:", "http://:", 1)
+		cf = strings.Replace(cf, "\tbind 127.0.0.1\n", "", 1)
+		if err := os.WriteFile(c.configPath(), []byte(cf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(caddyBin, "validate", "--config", c.configPath(), "--adapter", "caddyfile")
+		cmd.Env = c.env()
+		out, err := cmd.CombinedOutput()
+		all := string(out) + c.logText()
+		if (err == nil) != tc.ok || !strings.Contains(all, tc.text) {
+			t.Errorf("%q: validate err %v, want ok=%v and %q in:\n%s", tc.extra, err, tc.ok, tc.text, all)
+		}
+	}
+	// On loopback, basic mode starts without the warning.
+	c := startCaddy(t, ns, caddyOpts{})
+	if strings.Contains(c.logText(), "accepts any well-formed bearer token") {
+		t.Error("basic mode on loopback warned")
+	}
+}

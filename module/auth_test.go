@@ -1,0 +1,46 @@
+package module
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/auth"
+)
+
+// TestIdentityPlaceholder: the authenticated identity, never the token,
+// is in {http.auth.user.id} for access logs and later handlers.
+func TestIdentityPlaceholder(t *testing.T) {
+	h := &Handler{}
+	h.setLoggers(zap.NewNop())
+	h.routes = h.buildRoutes()
+	repl := caddy.NewReplacer()
+	req := httptest.NewRequest("GET", "/api/v1/zones/bad..name", nil)
+	req = req.WithContext(context.WithValue(req.Context(), caddy.ReplacerCtxKey, repl))
+	req.Header.Set("Authorization", "Bearer secret-token")
+	w := httptest.NewRecorder()
+	_ = h.ServeHTTP(w, req, nextFunc(func(http.ResponseWriter, *http.Request) error { return nil }))
+	got, _ := repl.GetString("http.auth.user.id")
+	if want := "basic:" + auth.Fingerprint("secret-token"); got != want {
+		t.Errorf("http.auth.user.id = %q, want %q", got, want)
+	}
+}
+
+func TestRouteAction(t *testing.T) {
+	h := &Handler{}
+	for _, rt := range h.buildRoutes() {
+		a := routeAction(rt.method, rt.template)
+		switch {
+		case rt.public:
+		case rt.template == "/api/v1/server/status" && a != auth.ActionServer,
+			rt.method == "GET" && rt.template != "/api/v1/server/status" && a != auth.ActionRead && a != "",
+			rt.method != "GET" && rt.template == "/api/v1/zones/{name}/records" && a != auth.ActionRecords,
+			rt.method != "GET" && rt.template != "/api/v1/zones/{name}/records" && a != auth.ActionZones:
+			t.Errorf("%s %s: action %q", rt.method, rt.template, a)
+		}
+	}
+}
