@@ -37,7 +37,7 @@ import (
 )
 
 // DNS is what the catalog needs of a DNS client of named: signed updates
-// and zone transfers. zonestore's (later dnsupdate's) DNSClient has it.
+// and zone transfers. dnsupdate.Client has it.
 type DNS interface {
 	Update(ctx context.Context, zone string, m *dns.Msg) error
 	Transfer(ctx context.Context, zone string) ([]dns.RR, error)

@@ -12,9 +12,9 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 func TestLabel(t *testing.T) {
@@ -79,7 +79,7 @@ func TestCatalogWorkload(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 5 * time.Second}
-	dc, err := zonestore.NewDNSClient(ns.DNSAddr, &zonestore.TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 5*time.Second)
+	dc, err := dnsupdate.NewClient(ns.DNSAddr, &dnsupdate.TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

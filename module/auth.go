@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -212,13 +213,13 @@ func (h *Handler) allowRecords(w http.ResponseWriter, r *http.Request, zone stri
 	type rec struct{ field, name, typ string }
 	var recs []rec
 	switch q := req.(type) {
-	case *zonestore.AddRecordRequest:
+	case *addRecordRequest:
 		recs = append(recs, rec{"", q.Name, q.Type})
-	case *zonestore.RemoveRecordRequest:
+	case *removeRecordRequest:
 		recs = append(recs, rec{"", q.Name, q.Type})
-	case *zonestore.UpdateRecordRequest:
+	case *updateRecordRequest:
 		recs = append(recs, rec{"", q.Name, q.Type})
-	case *zonestore.BatchRequest:
+	case *batchRequest:
 		for i, c := range q.Changes {
 			recs = append(recs, rec{fmt.Sprintf("changes[%d]", i), c.Name, c.Type})
 		}
@@ -303,7 +304,7 @@ func listInScope(s *zonestore.Store, g *auth.Grant, typ, cursor string, limit in
 }
 
 // recordsInScope keeps the RRsets whose name and type the grant allows.
-func recordsInScope(g *auth.Grant, sets []zonestore.RRset) []zonestore.RRset {
+func recordsInScope(g *auth.Grant, sets []dnsupdate.RRset) []dnsupdate.RRset {
 	if !g.RestrictsRecords() {
 		return sets
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -48,7 +49,7 @@ func (h *Handler) getBackend() (*backend, error) {
 	}
 	updateKey := ""
 	var (
-		records *zonestore.Updater
+		records *dnsupdate.Updater
 		tsig    *rndc.Key
 	)
 	if h.updateKeyConf != nil {

@@ -5,8 +5,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // addsBody is a PATCH body of n adds.
@@ -36,7 +34,7 @@ func BenchmarkBatchBody(b *testing.B) {
 		if !h.checkBody(w, req, "/api/v1/zones/{name}/records") {
 			b.Fatal(w.Body)
 		}
-		var r zonestore.BatchRequest
+		var r batchRequest
 		if !decodeBody(w, req, &r) || len(r.Changes) != 1000 {
 			b.Fatal(w.Body)
 		}

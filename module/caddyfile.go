@@ -11,8 +11,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 func init() {
@@ -53,6 +53,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // Secrets should be placeholders such as {env.RNDC_SECRET} or
 // {file./run/secrets/rndc}; they are expanded when the handler first needs
 // them, never while the Caddyfile is adapted.
+//
+// The parser is one flat switch with a case per subdirective (over 80
+// lines), as Caddy's own directives are written: each case is short and
+// independent, and splitting them apart would only scatter the syntax.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // consume directive name
 	if d.NextArg() {
@@ -132,7 +136,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if !d.AllArgs(&h.SerialUpdateMethod) {
 				return d.ArgErr()
 			}
-			if _, err := zonestore.ParseSerialMethod(h.SerialUpdateMethod); err != nil {
+			if _, err := dnsupdate.ParseSerialMethod(h.SerialUpdateMethod); err != nil {
 				return d.Errf("serial_update_method: %v", err)
 			}
 		case "docs":

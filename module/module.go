@@ -24,6 +24,7 @@ import (
 	// The spec CLI (caddy zoneapi-spec) comes with the module.
 	_ "github.com/zoneapi/caddy-zoneapi/apispec/speccmd"
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
@@ -136,7 +137,7 @@ type Handler struct {
 	rndcKeyConf   KeyConfig
 	updateKeyConf *KeyConfig
 	dnsServer     string
-	serialMethod  zonestore.SerialMethod
+	serialMethod  dnsupdate.SerialMethod
 
 	// countedDir is set once zoneapi_zones counts zoneDir for this
 	// handler (Cleanup runs after a failed Provision too).
@@ -194,7 +195,7 @@ type backend struct {
 	// records sends record changes and reads zones; it cannot sign
 	// updates when the update key has no secret (zones still get
 	// allow-update for it).
-	records *zonestore.Updater
+	records *dnsupdate.Updater
 }
 
 // CaddyModule returns the Caddy module information.
@@ -256,7 +257,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if v := repl.ReplaceKnown(h.DNSServer, ""); v != "" {
 		h.dnsServer = v
 	}
-	m, err := zonestore.ParseSerialMethod(h.SerialUpdateMethod)
+	m, err := dnsupdate.ParseSerialMethod(h.SerialUpdateMethod)
 	if err != nil {
 		return fmt.Errorf("serial_update_method: %v", err)
 	}

@@ -16,39 +16,40 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
-// updaters holds one zonestore.Updater per DNS server and key for the
+// updaters holds one dnsupdate.Updater per DNS server and key for the
 // whole process, so its TCP connections and zone snapshots survive
 // `caddy reload`.
 var (
 	updatersMu sync.Mutex
-	updaters   = map[string]*zonestore.Updater{}
+	updaters   = map[string]*dnsupdate.Updater{}
 )
 
 // sharedUpdater returns the process-wide updater of server and key (nil
 // key: reads only).
-func sharedUpdater(server string, key *rndc.Key, timeout time.Duration) (*zonestore.Updater, error) {
+func sharedUpdater(server string, key *rndc.Key, timeout time.Duration) (*dnsupdate.Updater, error) {
 	id := server
-	var tsig *zonestore.TSIGKey
+	var tsig *dnsupdate.TSIGKey
 	if key != nil {
 		sum := sha256.Sum256(key.Secret)
 		id += "\x00" + key.Name + "\x00" + string(key.Algorithm) + "\x00" + hex.EncodeToString(sum[:])
-		tsig = &zonestore.TSIGKey{Name: key.Name, Algorithm: string(key.Algorithm), Secret: key.SecretBase64()}
+		tsig = &dnsupdate.TSIGKey{Name: key.Name, Algorithm: string(key.Algorithm), Secret: key.SecretBase64()}
 	}
 	updatersMu.Lock()
 	defer updatersMu.Unlock()
 	if u, ok := updaters[id]; ok {
 		return u, nil
 	}
-	c, err := zonestore.NewDNSClient(server, tsig, timeout)
+	c, err := dnsupdate.NewClient(server, tsig, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("dns_server: %w", err)
 	}
-	c.SetHooks(zonestore.Hooks{Message: traceDNS, Update: countDNSUpdate})
-	u := zonestore.NewUpdater(c)
+	c.SetHooks(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
+	u := dnsupdate.NewUpdater(c)
 	updaters[id] = u
 	return u, nil
 }
@@ -101,7 +102,7 @@ type batchBody struct {
 type listRecordsBody struct {
 	Zone       string            `json:"zone"`
 	Serial     uint32            `json:"serial"`
-	RRsets     []zonestore.RRset `json:"rrsets"`
+	RRsets     []dnsupdate.RRset `json:"rrsets"`
 	Count      int               `json:"count"`
 	NextCursor string            `json:"nextCursor,omitempty"`
 }
@@ -149,8 +150,10 @@ func etag(serial uint32) string { return `"` + strconv.FormatUint(uint64(serial)
 
 // handleAddRecord adds one record: POST /zones/{name}/records.
 func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p params) {
-	var req zonestore.AddRecordRequest
-	b, zone, res, ok, err := recordWrite(h, w, r, p, &req, (*zonestore.Updater).Add)
+	var req addRecordRequest
+	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return u.Add(ctx, zone, zonestore.Record(req), opt)
+	})
 	if !ok {
 		return
 	}
@@ -158,21 +161,17 @@ func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p para
 		h.recordFailed(w, r, b, zone, "add", err)
 		return
 	}
-	rec := res.Records[0]
-	h.dnsLog.Info("record added", zap.String("zone", zone), zap.String("name", rec.Header().Name),
-		zap.String("type", dns.TypeToString[rec.Header().Rrtype]), zap.Uint32("serial", res.Serial))
-	echo := map[string]any{"name": req.Name, "type": req.Type, "value": req.Value, "ttl": rec.Header().Ttl}
-	if req.Priority != nil {
-		echo["priority"] = *req.Priority
-	}
-	h.writeChange(w, http.StatusCreated, "Record added to zone "+zone, zone, echo, rec, res)
+	echo := map[string]any{"name": req.Name, "type": req.Type, "value": req.Value}
+	h.writeStored(w, http.StatusCreated, "record added", "Record added to zone ", zone, echo, req.Priority, res)
 }
 
 // handleRemoveRecord deletes one record or an RRset: DELETE
 // /zones/{name}/records.
 func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p params) {
-	var req zonestore.RemoveRecordRequest
-	b, zone, res, ok, err := recordWrite(h, w, r, p, &req, (*zonestore.Updater).Remove)
+	var req removeRecordRequest
+	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return u.Remove(ctx, zone, dnsupdate.Removal(req), opt)
+	})
 	if !ok {
 		return
 	}
@@ -188,37 +187,48 @@ func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p p
 
 // handleUpdateRecord replaces one record's data: PUT /zones/{name}/records.
 func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p params) {
-	var req zonestore.UpdateRecordRequest
-	b, zone, res, ok, err := recordWrite(h, w, r, p, &req, (*zonestore.Updater).Replace)
+	var req updateRecordRequest
+	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return u.Replace(ctx, zone, dnsupdate.Replacement(req), opt)
+	})
 	if !ok {
 		return
 	}
 	if err != nil {
-		if errors.Is(err, zonestore.ErrRecordNotFound) {
+		if errors.Is(err, dnsupdate.ErrRecordNotFound) {
 			writeError(w, http.StatusNotFound, "%s record %q with value %q not found in zone %s; nothing was changed", strings.ToUpper(req.Type), req.Name, req.CurrentValue, zone)
 			return
 		}
 		h.recordFailed(w, r, b, zone, "update", err)
 		return
 	}
-	rec := res.Records[0]
-	h.dnsLog.Info("record updated", zap.String("zone", zone), zap.String("name", rec.Header().Name),
-		zap.String("type", dns.TypeToString[rec.Header().Rrtype]), zap.Uint32("serial", res.Serial))
-	echo := map[string]any{"name": req.Name, "type": req.Type, "currentValue": req.CurrentValue, "newValue": req.NewValue, "ttl": rec.Header().Ttl}
-	if req.Priority != nil {
-		echo["priority"] = *req.Priority
-	}
-	h.writeChange(w, http.StatusOK, "Record updated in zone "+zone, zone, echo, rec, res)
+	echo := map[string]any{"name": req.Name, "type": req.Type, "currentValue": req.CurrentValue, "newValue": req.NewValue}
+	h.writeStored(w, http.StatusOK, "record updated", "Record updated in zone ", zone, echo, req.Priority, res)
 }
+
+// writeStored logs and answers a change that stored one record (add,
+// update): the echo of the request gets the stored TTL and the priority.
+func (h *Handler) writeStored(w http.ResponseWriter, status int, logMsg, msg, zone string, echo map[string]any, priority *uint16, res *dnsupdate.ChangeResult) {
+	rec := res.Records[0]
+	h.dnsLog.Info(logMsg, zap.String("zone", zone), zap.String("name", rec.Header().Name),
+		zap.String("type", dns.TypeToString[rec.Header().Rrtype]), zap.Uint32("serial", res.Serial))
+	echo["ttl"] = rec.Header().Ttl
+	if priority != nil {
+		echo["priority"] = *priority
+	}
+	h.writeChange(w, status, msg+zone, zone, echo, rec, res)
+}
+
+// applyFunc applies a decoded record change through the zone's updater.
+type applyFunc func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error)
 
 // recordWrite runs the steps every record change shares: the zone and a
 // key to sign with, the body checked against the API specification's
 // schema and decoded strictly into req, If-Match, then apply (settled
 // as settle does). ok false means the request has been answered; err is
 // apply's error, for the caller to answer.
-func recordWrite[T any](h *Handler, w http.ResponseWriter, r *http.Request, p params, req *T,
-	apply func(*zonestore.Updater, context.Context, string, *T, zonestore.WriteOptions) (*zonestore.ChangeResult, error),
-) (b *backend, zone string, res *zonestore.ChangeResult, ok bool, err error) {
+func (h *Handler) recordWrite(w http.ResponseWriter, r *http.Request, p params, req any, apply applyFunc,
+) (b *backend, zone string, res *dnsupdate.ChangeResult, ok bool, err error) {
 	b, zone, ok = h.recordTarget(w, p, true)
 	if !ok || !h.checkBody(w, r, "/api/v1/zones/{name}/records") || !decodeBody(w, r, req) || !h.allowRecords(w, r, zone, req) {
 		return nil, "", nil, false, nil
@@ -227,14 +237,14 @@ func recordWrite[T any](h *Handler, w http.ResponseWriter, r *http.Request, p pa
 	if !ok {
 		return nil, "", nil, false, nil
 	}
-	res, err = h.settle(r, b, zone, func() (*zonestore.ChangeResult, error) {
-		return apply(b.records, r.Context(), zone, req, zonestore.WriteOptions{IfSerial: cond, SerialMethod: h.serialMethod})
+	res, err = h.settle(r, b, zone, func() (*dnsupdate.ChangeResult, error) {
+		return apply(r.Context(), b.records, zone, dnsupdate.WriteOptions{IfSerial: cond, SerialMethod: h.serialMethod})
 	})
 	return b, zone, res, true, err
 }
 
 // writeChange answers a single-record change.
-func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone string, echo map[string]any, rec dns.RR, res *zonestore.ChangeResult) {
+func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone string, echo map[string]any, rec dns.RR, res *dnsupdate.ChangeResult) {
 	body := recordBody{Success: true, Message: msg, Details: recordDetails{Zone: zone, Record: echo}}
 	if rec != nil {
 		body.Record = stored(rec)
@@ -250,8 +260,10 @@ func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone strin
 // handleBatchRecords applies changes atomically: PATCH
 // /zones/{name}/records.
 func (h *Handler) handleBatchRecords(w http.ResponseWriter, r *http.Request, p params) {
-	var req zonestore.BatchRequest
-	b, zone, res, ok, err := recordWrite(h, w, r, p, &req, (*zonestore.Updater).Batch)
+	var req batchRequest
+	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return u.Batch(ctx, zone, req.changes(), opt)
+	})
 	if !ok {
 		return
 	}
@@ -277,7 +289,7 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 		return
 	}
 	q := r.URL.Query()
-	opt := zonestore.ListOptions{Limit: defaultListLimit, Cursor: q.Get("cursor")}
+	opt := dnsupdate.ListOptions{Limit: defaultListLimit, Cursor: q.Get("cursor")}
 	var problems []string
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -320,7 +332,7 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 		return
 	}
 	if sets == nil {
-		sets = []zonestore.RRset{}
+		sets = []dnsupdate.RRset{}
 	}
 	writeJSON(w, http.StatusOK, listRecordsBody{Zone: zone, Serial: snap.Serial(), RRsets: sets, Count: len(sets), NextCursor: next})
 }
@@ -358,9 +370,9 @@ func (h *Handler) handleExportZone(w http.ResponseWriter, r *http.Request, p par
 // says the zone is a dynamic primary that is not frozen, runs it again a
 // few times: right after `rndc thaw` named reloads the zone and refuses
 // updates until the load completes. Only this error path asks rndc.
-func (h *Handler) settle(r *http.Request, b *backend, zone string, f func() (*zonestore.ChangeResult, error)) (*zonestore.ChangeResult, error) {
+func (h *Handler) settle(r *http.Request, b *backend, zone string, f func() (*dnsupdate.ChangeResult, error)) (*dnsupdate.ChangeResult, error) {
 	res, err := f()
-	for i := 1; i <= 4 && zonestore.IsRcode(err, dns.RcodeRefused); i++ {
+	for i := 1; i <= 4 && dnsupdate.IsRcode(err, dns.RcodeRefused); i++ {
 		st, serr := b.rndc.ZoneStatus(r.Context(), zone)
 		if serr != nil || st.Frozen || !st.Dynamic || (st.Type != "primary" && st.Type != "master") {
 			break
@@ -382,9 +394,9 @@ func (h *Handler) settle(r *http.Request, b *backend, zone string, f func() (*zo
 func (h *Handler) recordFailed(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, err error) {
 	var (
 		ve *zonestore.ValidationError
-		ce *zonestore.ConflictError
-		pe *zonestore.PreconditionError
-		se *zonestore.ServerError
+		ce *dnsupdate.ConflictError
+		pe *dnsupdate.PreconditionError
+		se *dnsupdate.ServerError
 	)
 	switch {
 	case errors.As(err, &ve):
@@ -394,7 +406,7 @@ func (h *Handler) recordFailed(w http.ResponseWriter, r *http.Request, b *backen
 	case errors.As(err, &pe):
 		w.Header().Set("ETag", etag(pe.Current))
 		writeError(w, http.StatusPreconditionFailed, "zone %s: %s; nothing was changed", zone, pe.Error())
-	case errors.Is(err, zonestore.ErrNoUpdateKey):
+	case errors.Is(err, dnsupdate.ErrNoUpdateKey):
 		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
 	case errors.As(err, &se):
 		h.serverRefused(w, r, b, zone, op, se)
@@ -405,7 +417,7 @@ func (h *Handler) recordFailed(w http.ResponseWriter, r *http.Request, b *backen
 }
 
 // serverRefused explains an error rcode from named.
-func (h *Handler) serverRefused(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, se *zonestore.ServerError) {
+func (h *Handler) serverRefused(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, se *dnsupdate.ServerError) {
 	h.dnsLog.Warn("named refused a record operation", zap.String("zone", zone), zap.String("operation", op),
 		zap.String("rcode", dns.RcodeToString[se.Rcode]), zap.Uint16("tsig_error", se.TSIGError))
 	rc := dns.RcodeToString[se.Rcode]

@@ -53,10 +53,10 @@ func TestRequestBodiesMatchSpec(t *testing.T) {
 		{"POST", "/zones", zonestore.CreateZoneRequest{}, map[string]any{
 			"zoneConfig": zonestore.ZoneConfig{}, "zoneConfig.records": zonestore.Record{},
 		}},
-		{"POST", "/zones/{name}/records", zonestore.AddRecordRequest{}, nil},
-		{"DELETE", "/zones/{name}/records", zonestore.RemoveRecordRequest{}, nil},
-		{"PUT", "/zones/{name}/records", zonestore.UpdateRecordRequest{}, nil},
-		{"PATCH", "/zones/{name}/records", zonestore.BatchRequest{}, map[string]any{"changes": zonestore.Change{}}},
+		{"POST", "/zones/{name}/records", addRecordRequest{}, nil},
+		{"DELETE", "/zones/{name}/records", removeRecordRequest{}, nil},
+		{"PUT", "/zones/{name}/records", updateRecordRequest{}, nil},
+		{"PATCH", "/zones/{name}/records", batchRequest{}, map[string]any{"changes": changeRequest{}}},
 	} {
 		var item *openapi3.PathItem
 		for _, prefix := range []string{"", "/v1", "/api/v1"} { // the server URL holds the rest

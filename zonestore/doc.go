@@ -1,8 +1,18 @@
 // Package zonestore holds zone content and zone files for the zone_api
-// handler: the bindcar-compatible create request and its validation, the
-// normalised zone model, rendering of master files with miekg/dns, the
-// configuration block handed to `rndc addzone`, atomic file writes, per-zone
-// locks that hold across processes, and the index of managed zones.
+// handler:
+//
+//   - zone.go: the bindcar-compatible create request, its validation and
+//     the normalised zone model (names, addresses, SOA, records);
+//   - recordspec.go: records as the record endpoints give them, parsed
+//     and validated against a zone (names, types, rdata); rdata.go their
+//     master-file text;
+//   - render.go: master files rendered with miekg/dns, and the
+//     configuration block handed to `rndc addzone`;
+//   - store.go: atomic file writes and per-zone locks that hold across
+//     processes; index.go the index of managed zones.
+//
+// RFC 2136 updates and AXFR reads live in package dnsupdate, which builds
+// on this one.
 //
 // The package knows nothing of HTTP, Caddy or rndc.
 //

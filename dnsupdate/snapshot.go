@@ -1,4 +1,4 @@
-package zonestore
+package dnsupdate
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // Snapshot is a zone's content as read by one AXFR: immutable, shared by
@@ -72,10 +74,10 @@ func (s *Snapshot) RRsets() []RRset {
 			if !ok {
 				i = len(s.sets)
 				idx[k] = i
-				s.sets = append(s.sets, RRset{Name: h.Name, Type: typeString(h.Rrtype), TTL: h.Ttl,
+				s.sets = append(s.sets, RRset{Name: h.Name, Type: zonestore.TypeString(h.Rrtype), TTL: h.Ttl,
 					rrtype: h.Rrtype, key: canonicalKey(h.Name, h.Rrtype)})
 			}
-			s.sets[i].Values = append(s.sets[i].Values, rdataText(rr))
+			s.sets[i].Values = append(s.sets[i].Values, zonestore.RDataText(rr))
 		}
 		sort.Slice(s.sets, func(a, b int) bool { return s.sets[a].key < s.sets[b].key })
 	})
@@ -95,26 +97,6 @@ func canonicalKey(name string, t uint16) string {
 	b.WriteByte(byte(t))
 	return b.String()
 }
-
-// typeString is the type's mnemonic or its RFC 3597 form.
-func typeString(t uint16) string {
-	if s, ok := dns.TypeToString[t]; ok {
-		return s
-	}
-	return "TYPE" + itoa(uint32(t))
-}
-
-// RDataText is the record's data in master-file form, e.g.
-// "10 mail.example.com." or `\# 3 abcdef` for a type miekg/dns does not
-// know.
-func RDataText(rr dns.RR) string {
-	if u, ok := rr.(*dns.RFC3597); ok {
-		return `\# ` + itoa(uint32(len(u.Rdata)/2)) + " " + u.Rdata
-	}
-	return strings.TrimPrefix(rr.String(), rr.Header().String())
-}
-
-func rdataText(rr dns.RR) string { return RDataText(rr) }
 
 // snapshotCache holds the last snapshot of each zone.
 type snapshotCache struct {
@@ -162,9 +144,6 @@ func (c *snapshotCache) forget(zone string) {
 	delete(c.zones, zone)
 }
 
-// serialLess compares serials with RFC 1982 arithmetic.
-func serialLess(a, b uint32) bool { return a != b && int32(b-a) > 0 }
-
 // Snapshot returns the zone's content at its current serial. One SOA query
 // tells whether the cached snapshot is current; only a changed zone is
 // transferred again.
@@ -194,4 +173,16 @@ func (u *Updater) Snapshot(ctx context.Context, zone string) (*Snapshot, error) 
 	u.cache.set(e, s)
 	u.transfers.Add(1)
 	return s, nil
+}
+
+// MasterFile renders the snapshot as master-file text: an $ORIGIN line,
+// then one record per line with absolute names, SOA first.
+func (s *Snapshot) MasterFile() []byte {
+	var b strings.Builder
+	b.WriteString("$ORIGIN " + s.Zone + ".\n")
+	for _, rr := range s.RRs {
+		b.WriteString(rr.String())
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
 }

@@ -1,4 +1,4 @@
-package zonestore
+package dnsupdate
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // startUpdater starts named with one dynamic zone (allow-update for the
@@ -36,7 +37,7 @@ func startUpdaterWith(t *testing.T, zone, options string) (*testbind.Server, *Up
 	if out, err := ns.RNDC("addzone", zone, fmt.Sprintf(`{ type primary; file %q; %s };`, path, options)); err != nil {
 		t.Fatalf("addzone: %v %s", err, out)
 	}
-	c, err := NewDNSClient(ns.DNSAddr, &TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 2*time.Second)
+	c, err := NewClient(ns.DNSAddr, &TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func rdatas(rrs []dns.RR, t uint16) []string {
 	var out []string
 	for _, rr := range rrs {
 		if rr.Header().Rrtype == t {
-			out = append(out, rdataText(rr))
+			out = append(out, zonestore.RDataText(rr))
 		}
 	}
 	slices.Sort(out)
@@ -64,7 +65,7 @@ func TestUpdaterAgainstNamed(t *testing.T) {
 	ctx := context.Background()
 	c := u.Client()
 
-	res, err := u.Add(ctx, zone, &AddRecordRequest{Name: "txt", Type: "TXT", Value: "v=spf1 mx -all"}, WriteOptions{})
+	res, err := u.Add(ctx, zone, zonestore.Record{Name: "txt", Type: "TXT", Value: "v=spf1 mx -all"}, WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,31 +78,31 @@ func TestUpdaterAgainstNamed(t *testing.T) {
 	}
 
 	// CNAME rules.
-	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "www", Type: "CNAME", Value: "txt"}, WriteOptions{}); !isConflict(err) {
+	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "www", Type: "CNAME", Value: "txt"}, WriteOptions{}); !isConflict(err) {
 		t.Fatalf("CNAME beside A: %v", err)
 	}
-	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "alias", Type: "CNAME", Value: "www"}, WriteOptions{}); err != nil {
+	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "alias", Type: "CNAME", Value: "www"}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "alias", Type: "CNAME", Value: "www"}, WriteOptions{}); err != nil {
+	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "alias", Type: "CNAME", Value: "www"}, WriteOptions{}); err != nil {
 		t.Fatalf("same CNAME again: %v", err)
 	}
-	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "alias", Type: "CNAME", Value: "txt"}, WriteOptions{}); !isConflict(err) {
+	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "alias", Type: "CNAME", Value: "txt"}, WriteOptions{}); !isConflict(err) {
 		t.Fatalf("second CNAME: %v", err)
 	}
-	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "alias", Type: "A", Value: "192.0.2.9"}, WriteOptions{}); !isConflict(err) {
+	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "alias", Type: "A", Value: "192.0.2.9"}, WriteOptions{}); !isConflict(err) {
 		t.Fatalf("A beside CNAME: %v", err)
 	}
 
 	// PUT.
-	_, err = u.Replace(ctx, zone, &UpdateRecordRequest{Name: "www", Type: "A", CurrentValue: "192.0.2.99", NewValue: "192.0.2.2"}, WriteOptions{})
+	_, err = u.Replace(ctx, zone, Replacement{Name: "www", Type: "A", CurrentValue: "192.0.2.99", NewValue: "192.0.2.2"}, WriteOptions{})
 	if !errors.Is(err, ErrRecordNotFound) {
 		t.Fatalf("replace missing: %v", err)
 	}
-	if _, err := u.Add(ctx, zone, &AddRecordRequest{Name: "www", Type: "A", Value: "192.0.2.3"}, WriteOptions{}); err != nil {
+	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "www", Type: "A", Value: "192.0.2.3"}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err = u.Replace(ctx, zone, &UpdateRecordRequest{Name: "www.upd.test", Type: "A", CurrentValue: "192.0.2.1", NewValue: "192.0.2.2", TTL: u32p(60)}, WriteOptions{}); err != nil {
+	if _, err = u.Replace(ctx, zone, Replacement{Name: "www.upd.test", Type: "A", CurrentValue: "192.0.2.1", NewValue: "192.0.2.2", TTL: u32p(60)}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = c.Query(ctx, zone, "www.upd.test.", dns.TypeA)
@@ -110,13 +111,13 @@ func TestUpdaterAgainstNamed(t *testing.T) {
 	}
 
 	// Delete by value, then RRset; apex NS.
-	if _, err := u.Remove(ctx, zone, &RemoveRecordRequest{Name: "www", Type: "A", Value: strp("192.0.2.3")}, WriteOptions{}); err != nil {
+	if _, err := u.Remove(ctx, zone, Removal{Name: "www", Type: "A", Value: strp("192.0.2.3")}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := u.Remove(ctx, zone, &RemoveRecordRequest{Name: "@", Type: "NS"}, WriteOptions{}); !isConflict(err) {
+	if _, err := u.Remove(ctx, zone, Removal{Name: "@", Type: "NS"}, WriteOptions{}); !isConflict(err) {
 		t.Fatalf("apex NS delete: %v", err)
 	}
-	if _, err := u.Remove(ctx, zone, &RemoveRecordRequest{Name: "@", Type: "NS", Value: strp("ns1")}, WriteOptions{}); !isConflict(err) {
+	if _, err := u.Remove(ctx, zone, Removal{Name: "@", Type: "NS", Value: strp("ns1")}, WriteOptions{}); !isConflict(err) {
 		t.Fatalf("last NS delete: %v", err)
 	}
 
@@ -125,13 +126,13 @@ func TestUpdaterAgainstNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := &BatchRequest{Changes: []Change{
+	batch := []Change{
 		{Op: OpReplace, Name: "@", Type: "NS", Values: []string{"ns2", "ns3"}},
 		{Op: OpAdd, Name: "ns2", Type: "A", Value: "127.0.0.2"},
 		{Op: OpAdd, Name: "ns3", Type: "AAAA", Value: "::1"},
 		{Op: OpDelete, Name: "txt", Type: "TXT"},
 		{Op: OpAdd, Name: "txt", Type: "CNAME", Value: "www"},
-	}}
+	}
 	old := snap.Serial()
 	res, err = u.Batch(ctx, zone, batch, WriteOptions{IfSerial: &old})
 	if err != nil {
@@ -216,14 +217,14 @@ func TestAddBeyondMaxRecordsPerType(t *testing.T) {
 	const zone = "many.test"
 	_, u := startUpdater(t, zone)
 	ctx := context.Background()
-	batch := &BatchRequest{}
+	var batch []Change
 	for i := range 100 {
-		batch.Changes = append(batch.Changes, Change{Op: OpAdd, Name: "_acme-challenge", Type: "TXT", Value: fmt.Sprintf("token-%d", i)})
+		batch = append(batch, Change{Op: OpAdd, Name: "_acme-challenge", Type: "TXT", Value: fmt.Sprintf("token-%d", i)})
 	}
 	if _, err := u.Batch(ctx, zone, batch, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := u.Add(ctx, zone, &AddRecordRequest{Name: "_acme-challenge", Type: "TXT", Value: "token-100"}, WriteOptions{})
+	_, err := u.Add(ctx, zone, zonestore.Record{Name: "_acme-challenge", Type: "TXT", Value: "token-100"}, WriteOptions{})
 	var ce *ConflictError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "max-records-per-type") || !strings.Contains(ce.Message, "100 records") {
 		t.Fatalf("101st record: %v", err)

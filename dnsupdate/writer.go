@@ -1,11 +1,10 @@
-package zonestore
+package dnsupdate
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -145,54 +144,6 @@ func records() *dns.Msg {
 	m := new(dns.Msg)
 	m.SetUpdate(".")
 	return m
-}
-
-// SerialMethod is how a change sets the zone's next serial: the values
-// of named's serial-update-method.
-type SerialMethod string
-
-// The serial update methods.
-const (
-	// SerialIncrement adds one (named's default).
-	SerialIncrement SerialMethod = "increment"
-	// SerialUnixtime takes the current Unix time when that is greater.
-	SerialUnixtime SerialMethod = "unixtime"
-	// SerialDate takes YYYYMMDD00 of the current UTC date when that is
-	// greater.
-	SerialDate SerialMethod = "date"
-)
-
-// ParseSerialMethod checks a serial-update-method name ("" is increment).
-func ParseSerialMethod(s string) (SerialMethod, error) {
-	switch m := SerialMethod(strings.ToLower(s)); m {
-	case "", SerialIncrement:
-		return SerialIncrement, nil
-	case SerialUnixtime, SerialDate:
-		return m, nil
-	}
-	return "", fmt.Errorf("serial update method %q: want increment, unixtime or date", s)
-}
-
-// Next is the serial after old at time now, as named computes it: the
-// method's candidate when it is greater than old in RFC 1982 arithmetic,
-// else old plus one, skipping 0.
-func (m SerialMethod) Next(old uint32, now time.Time) uint32 {
-	var candidate uint32
-	switch m {
-	case SerialUnixtime:
-		candidate = uint32(now.Unix())
-	case SerialDate:
-		y, mo, d := now.UTC().Date()
-		candidate = uint32((y*10000 + int(mo)*100 + d) * 100)
-	}
-	if candidate != 0 && serialLess(old, candidate) {
-		return candidate
-	}
-	old++
-	if old == 0 {
-		old = 1
-	}
-	return old
 }
 
 // commit queues w on the zone's writer and returns when it was sent (or
@@ -351,6 +302,11 @@ func (zw *zoneWriter) finish(w *write, s serials, err error) {
 // send1 sends writes as one UPDATE message, pinned and with the next
 // serial set, and sends it again while a concurrent change of the zone
 // made the pin fail.
+//
+// It is one loop of about 110 lines on purpose: each pass decides the
+// pin, the SOA add and the retry from what the previous answer taught
+// (NXRRSET, REFUSED, a probe), and the state those decisions share (soa,
+// probe, noSOA, attempt) reads best in one place.
 func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*write) (serials, error) {
 	ifSerial, exact := ws[0].ifSerial, ws[0].exact
 	read := func() (*dns.SOA, error) { return u.readSOAInto(ctx, zone, zw) }

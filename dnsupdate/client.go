@@ -1,4 +1,4 @@
-package zonestore
+package dnsupdate
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 
 // Defaults of the DNS client.
 const (
-	// DefaultDNSTimeout bounds one DNS exchange (update, query) when the
+	// DefaultTimeout bounds one DNS exchange (update, query) when the
 	// context has no earlier deadline.
-	DefaultDNSTimeout = 5 * time.Second
+	DefaultTimeout = 5 * time.Second
 	// maxOpen is how many connections to one server may be open at once.
 	maxOpen = 8
 	// maxIdleAge is how long an idle connection is reused; named closes
@@ -49,38 +49,10 @@ var tsigAlgorithms = map[string]string{
 	"hmac-sha512": dns.HmacSHA512,
 }
 
-// ServerError is a DNS answer with an error rcode from named.
-type ServerError struct {
-	// Op is what was asked: "update", "query", "transfer".
-	Op string
-	// Zone is the zone the message was about.
-	Zone string
-	// Rcode is the response code, e.g. dns.RcodeRefused.
-	Rcode int
-	// TSIGError is the error field of the response's TSIG record (BADSIG,
-	// BADKEY, BADTIME), or 0.
-	TSIGError uint16
-}
-
-// Error describes the answer, e.g. "update of example.com: REFUSED".
-func (e *ServerError) Error() string {
-	s := fmt.Sprintf("%s of %s: named answered %s", e.Op, e.Zone, dns.RcodeToString[e.Rcode])
-	if e.TSIGError != 0 {
-		s += " (TSIG " + dns.RcodeToString[int(e.TSIGError)] + ")"
-	}
-	return s
-}
-
-// IsRcode reports whether err is a *ServerError with the given rcode.
-func IsRcode(err error, rcode int) bool {
-	var se *ServerError
-	return errors.As(err, &se) && se.Rcode == rcode
-}
-
-// DNSClient talks to one named over TCP: RFC 2136 updates signed with
+// Client talks to one named over TCP: RFC 2136 updates signed with
 // TSIG, plain queries and zone transfers. It keeps a small pool of TCP
 // connections and is safe for concurrent use.
-type DNSClient struct {
+type Client struct {
 	server  string
 	key     *TSIGKey
 	keyName string // canonical: lower-case FQDN
@@ -102,7 +74,7 @@ type DNSClient struct {
 	hooks Hooks
 }
 
-// Hooks observe a DNSClient's exchanges, for logs and metrics.
+// Hooks observe a Client's exchanges, for logs and metrics.
 type Hooks struct {
 	// Message, if set, is called with every message sent ("send") and
 	// received ("recv") on pooled connections. A message carries at most
@@ -114,24 +86,19 @@ type Hooks struct {
 }
 
 // SetHooks installs h. Call it before the client is used.
-func (c *DNSClient) SetHooks(h Hooks) { c.hooks = h }
+func (c *Client) SetHooks(h Hooks) { c.hooks = h }
 
-type idleConn struct {
-	c     net.Conn
-	since time.Time
-}
-
-// NewDNSClient returns a client of the DNS server at server (host:port).
+// NewClient returns a client of the DNS server at server (host:port).
 // key may be nil: the client can then query and transfer but not update.
-// timeout bounds each exchange (DefaultDNSTimeout when zero).
-func NewDNSClient(server string, key *TSIGKey, timeout time.Duration) (*DNSClient, error) {
+// timeout bounds each exchange (DefaultTimeout when zero).
+func NewClient(server string, key *TSIGKey, timeout time.Duration) (*Client, error) {
 	if _, _, err := net.SplitHostPort(server); err != nil {
 		return nil, fmt.Errorf("dns server %q: %v", server, err)
 	}
 	if timeout <= 0 {
-		timeout = DefaultDNSTimeout
+		timeout = DefaultTimeout
 	}
-	c := &DNSClient{server: server, timeout: timeout, open: make(chan struct{}, maxOpen), freed: make(chan struct{})}
+	c := &Client{server: server, timeout: timeout, open: make(chan struct{}, maxOpen), freed: make(chan struct{})}
 	if key != nil {
 		alg, ok := tsigAlgorithms[strings.TrimSuffix(strings.ToLower(key.Algorithm), ".")]
 		if !ok {
@@ -147,92 +114,24 @@ func NewDNSClient(server string, key *TSIGKey, timeout time.Duration) (*DNSClien
 }
 
 // Server returns the host:port the client talks to.
-func (c *DNSClient) Server() string { return c.server }
+func (c *Client) Server() string { return c.server }
 
 // CanUpdate reports whether the client holds a key to sign updates with.
-func (c *DNSClient) CanUpdate() bool { return c.key != nil }
+func (c *Client) CanUpdate() bool { return c.key != nil }
 
 // KeyName returns the update key's name, or "".
-func (c *DNSClient) KeyName() string {
+func (c *Client) KeyName() string {
 	if c.key == nil {
 		return ""
 	}
 	return c.key.Name
 }
 
-// get returns a pooled connection (reused true) or a new one. At most
-// maxOpen connections are open; beyond that, get waits for one to be
-// returned.
-func (c *DNSClient) get(ctx context.Context) (net.Conn, bool, error) {
-	var dctx context.Context
-	for {
-		now := time.Now()
-		c.mu.Lock()
-		for len(c.idle) > 0 {
-			ic := c.idle[len(c.idle)-1]
-			c.idle = c.idle[:len(c.idle)-1]
-			if now.Sub(ic.since) < maxIdleAge {
-				c.mu.Unlock()
-				return ic.c, true, nil
-			}
-			_ = ic.c.Close()
-			<-c.open
-		}
-		freed := c.freed
-		c.mu.Unlock()
-		if dctx == nil {
-			var cancel context.CancelFunc
-			dctx, cancel = context.WithTimeout(ctx, c.timeout)
-			defer cancel()
-		}
-		select {
-		case c.open <- struct{}{}:
-			conn, err := c.dialer.DialContext(dctx, "tcp", c.server)
-			if err != nil {
-				<-c.open
-				return nil, false, fmt.Errorf("connecting to named at %s: %w", c.server, err)
-			}
-			return conn, false, nil
-		case <-freed: // a connection came back: take it
-		case <-dctx.Done():
-			return nil, false, fmt.Errorf("waiting for a connection to named at %s: %w", c.server, dctx.Err())
-		}
-	}
-}
-
-// put returns a healthy connection to the pool and wakes the waiters.
-// Every open connection holds a token of c.open, so the idle list never
-// exceeds maxOpen.
-func (c *DNSClient) put(conn net.Conn) {
-	c.mu.Lock()
-	c.idle = append(c.idle, idleConn{conn, time.Now()})
-	close(c.freed)
-	c.freed = make(chan struct{})
-	c.mu.Unlock()
-}
-
-// discard closes a connection that failed.
-func (c *DNSClient) discard(conn net.Conn) {
-	_ = conn.Close()
-	<-c.open
-}
-
-// Close closes the idle connections.
-func (c *DNSClient) Close() {
-	c.mu.Lock()
-	idle := c.idle
-	c.idle = nil
-	c.mu.Unlock()
-	for _, ic := range idle {
-		c.discard(ic.c)
-	}
-}
-
 // exchange sends m over a pooled TCP connection and reads the answer,
 // signing m with the TSIG key when sign is true. A reused connection that
 // named closed while idle is replaced once: named never read the message
 // from it, so sending it again is safe.
-func (c *DNSClient) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg, error) {
+func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg, error) {
 	if sign {
 		if c.key == nil {
 			return nil, errors.New("no TSIG key to sign the message with")
@@ -304,7 +203,7 @@ func isStale(err error) bool {
 // Update sends an UPDATE message for zone, signed with the key, and
 // returns nil when named answered NOERROR, else a *ServerError (or a
 // transport error).
-func (c *DNSClient) Update(ctx context.Context, zone string, m *dns.Msg) error {
+func (c *Client) Update(ctx context.Context, zone string, m *dns.Msg) error {
 	start := time.Now()
 	r, err := c.exchange(ctx, m, true)
 	if c.hooks.Update != nil {
@@ -332,7 +231,7 @@ func (c *DNSClient) Update(ctx context.Context, zone string, m *dns.Msg) error {
 // Query asks named for name/qtype and returns the answer and authority
 // records owned by name with that type (any type for ANY), or a
 // *ServerError for a REFUSED, NOTAUTH or SERVFAIL answer.
-func (c *DNSClient) Query(ctx context.Context, zone, name string, qtype uint16) ([]dns.RR, error) {
+func (c *Client) Query(ctx context.Context, zone, name string, qtype uint16) ([]dns.RR, error) {
 	m := new(dns.Msg)
 	m.SetQuestion(name, qtype)
 	m.RecursionDesired = false
@@ -379,7 +278,7 @@ func hasNS(rrs []dns.RR) bool {
 
 // SOA returns the zone's SOA record as named serves it. A zone named does
 // not serve gives a *ServerError with rcode NOTAUTH (or REFUSED).
-func (c *DNSClient) SOA(ctx context.Context, zone string) (*dns.SOA, error) {
+func (c *Client) SOA(ctx context.Context, zone string) (*dns.SOA, error) {
 	rrs, err := c.Query(ctx, zone, zone+".", dns.TypeSOA)
 	if err != nil {
 		return nil, err
@@ -390,62 +289,4 @@ func (c *DNSClient) SOA(ctx context.Context, zone string) (*dns.SOA, error) {
 		}
 	}
 	return nil, &ServerError{Op: "query", Zone: zone, Rcode: dns.RcodeNotAuth}
-}
-
-// Transfer reads the whole zone by AXFR over a new TCP connection, signed
-// with the key when the client has one. The result starts with the SOA and
-// does not repeat it at the end.
-func (c *DNSClient) Transfer(ctx context.Context, zone string) ([]dns.RR, error) {
-	deadline := time.Now().Add(4 * c.timeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	dctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	conn, err := c.dialer.DialContext(dctx, "tcp", c.server)
-	if err != nil {
-		return nil, fmt.Errorf("transfer of %s: connecting to named at %s: %w", zone, c.server, err)
-	}
-	stop := context.AfterFunc(dctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	_ = conn.SetDeadline(deadline)
-	t := &dns.Transfer{Conn: &dns.Conn{Conn: conn}, ReadTimeout: time.Until(deadline)}
-	m := new(dns.Msg)
-	m.SetAxfr(zone + ".")
-	if c.key != nil {
-		t.TsigSecret = c.secrets
-		m.SetTsig(c.keyName, c.alg, tsigFudge, time.Now().Unix())
-	}
-	env, err := t.In(m, c.server)
-	if err != nil {
-		_ = conn.Close()
-		return nil, fmt.Errorf("transfer of %s: %w", zone, err)
-	}
-	var out []dns.RR
-	var failed error
-	for e := range env {
-		if e.Error != nil {
-			if failed == nil {
-				failed = e.Error
-			}
-			continue
-		}
-		out = append(out, e.RR...)
-	}
-	if failed != nil {
-		if dctx.Err() != nil {
-			return nil, fmt.Errorf("transfer of %s: %w", zone, dctx.Err())
-		}
-		if strings.Contains(failed.Error(), "bad xfr rcode") {
-			var rc int
-			if _, err := fmt.Sscanf(failed.Error()[strings.LastIndex(failed.Error(), ":")+1:], "%d", &rc); err == nil {
-				return nil, &ServerError{Op: "transfer", Zone: zone, Rcode: rc}
-			}
-		}
-		return nil, fmt.Errorf("transfer of %s: %w", zone, failed)
-	}
-	if len(out) < 2 {
-		return nil, fmt.Errorf("transfer of %s: named sent %d records", zone, len(out))
-	}
-	return out[:len(out)-1], nil
 }

@@ -1,0 +1,290 @@
+package dnsupdate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// Batch applies the changes in order as one UPDATE message: all or
+// nothing, one serial bump. The changes are checked against a snapshot of
+// the zone (CNAME rules, apex NS), and the message's prerequisite is that
+// snapshot's SOA, so a concurrent change makes named refuse it; the batch
+// is then prepared again, or, with IfSerial, fails with a
+// *PreconditionError.
+func (u *Updater) Batch(ctx context.Context, zone string, batch []Change, opt WriteOptions) (*ChangeResult, error) {
+	if !u.dns.CanUpdate() {
+		return nil, ErrNoUpdateKey
+	}
+	ttl, err := u.defaultTTL(ctx, zone)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := parseBatch(zone, ttl, batch)
+	if err != nil {
+		return nil, err
+	}
+	if res, err, done := u.simpleBatch(ctx, zone, changes, opt); done {
+		return res, err
+	}
+	for attempt := 0; ; attempt++ {
+		snap, err := u.Snapshot(ctx, zone)
+		if err != nil {
+			return nil, err
+		}
+		if opt.IfSerial != nil && snap.Serial() != *opt.IfSerial {
+			return nil, &PreconditionError{Expected: *opt.IfSerial, Current: snap.Serial()}
+		}
+		m, res, err := batchMessage(zone, snap, changes)
+		if err != nil {
+			return nil, err
+		}
+		s, err := u.commit(ctx, zone, &write{update: m.Ns, exact: snap.SOA, method: opt.SerialMethod})
+		if err == nil {
+			return s.into(res), nil
+		}
+		if IsRcode(err, dns.RcodeNXRrset) {
+			if opt.IfSerial != nil {
+				cur := uint32(0)
+				if soa, serr := u.dns.SOA(ctx, zone); serr == nil {
+					cur = soa.Serial
+				}
+				return nil, &PreconditionError{Expected: *opt.IfSerial, Current: cur}
+			}
+			if attempt < retries {
+				continue
+			}
+			return nil, &ConflictError{Message: "the zone keeps changing concurrently; try again"}
+		}
+		return nil, err
+	}
+}
+
+// batchMessage checks changes against snap (CNAME rules, apex NS) and
+// builds the UPDATE body that applies them. Changes of the apex NS RRset
+// are sent as adds of the final set followed by removals of the old
+// records, the only order named does not ignore.
+func batchMessage(zone string, snap *Snapshot, changes []change) (*dns.Msg, *ChangeResult, error) {
+	origin := zone + "."
+	sim := &simulation{snap: snap, names: map[string]nameData{}}
+	for _, c := range changes {
+		if err := sim.apply(c); err != nil {
+			return nil, nil, err
+		}
+	}
+	apexNS := false
+	if d, ok := sim.names[origin]; ok {
+		if _, touched := touchedType(changes, origin, dns.TypeNS); touched {
+			apexNS = true
+			if len(d[dns.TypeNS]) == 0 {
+				f, _ := touchedType(changes, origin, dns.TypeNS)
+				return nil, nil, &ConflictError{Field: f, Message: "the changes leave the zone apex without NS records (named would ignore the deletion)"}
+			}
+		}
+	}
+
+	m := records()
+	res := &ChangeResult{Zone: zone, OldSerial: snap.Serial(), HasOldSerial: true}
+	for _, c := range changes {
+		if apexNS && c.name == origin && c.rrtype == dns.TypeNS {
+			continue
+		}
+		switch c.op {
+		case OpAdd:
+			m.Insert([]dns.RR{dns.Copy(c.rr)})
+			res.Records = append(res.Records, c.rr)
+		case OpRemove:
+			m.Remove([]dns.RR{dns.Copy(c.rr)})
+		case OpDelete:
+			m.RemoveRRset([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: c.name, Rrtype: c.rrtype}}})
+		}
+		res.Changes++
+	}
+	if apexNS {
+		// named ignores deleting the apex NS RRset and removing its
+		// last record, so the new set is added before the old
+		// records are removed one by one.
+		final := sim.names[origin][dns.TypeNS]
+		m.Insert(copyRRs(final))
+		for _, rr := range snap.At(origin) {
+			if rr.Header().Rrtype == dns.TypeNS && !containsRR(final, rr) {
+				m.Remove([]dns.RR{dns.Copy(rr)})
+				res.Changes++
+			}
+		}
+		res.Changes += len(final)
+	}
+	return m, res, nil
+}
+
+// touchedType returns the field of the first change of name and type.
+func touchedType(changes []change, name string, t uint16) (string, bool) {
+	for _, c := range changes {
+		if c.name == name && c.rrtype == t {
+			return c.field, true
+		}
+	}
+	return "", false
+}
+
+// simpleBatch applies a batch whose rules named can check by itself: no
+// CNAME added, no MX added, no apex NS touched. Each add of other data
+// gets the prerequisite "no CNAME at that name" unless an earlier change
+// of the batch deletes that CNAME, so the batch costs one UPDATE and no
+// zone transfer. done is false for other batches, and when named refused
+// a prerequisite: the snapshot path then finds which change conflicts.
+func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change, opt WriteOptions) (*ChangeResult, error, bool) {
+	origin := zone + "."
+	for _, c := range changes {
+		if c.rrtype == dns.TypeCNAME && c.op == OpAdd || c.rrtype == dns.TypeMX && c.op == OpAdd ||
+			c.name == origin && c.rrtype == dns.TypeNS {
+			return nil, nil, false
+		}
+	}
+	m := records()
+	res := &ChangeResult{Zone: zone}
+	cnameGone := map[string]bool{}
+	guarded := map[string]bool{}
+	var body []dns.RR
+	for _, c := range changes {
+		switch c.op {
+		case OpAdd:
+			if !cnameGone[c.name] && !guarded[c.name] && !coexistsWithCNAME[c.rrtype] {
+				guarded[c.name] = true
+				m.RRsetNotUsed([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: c.name, Rrtype: dns.TypeCNAME}}})
+			}
+			rr := dns.Copy(c.rr)
+			rr.Header().Class = dns.ClassINET
+			body = append(body, rr)
+			res.Records = append(res.Records, c.rr)
+		case OpRemove:
+			rr := dns.Copy(c.rr)
+			rr.Header().Class, rr.Header().Ttl = dns.ClassNONE, 0
+			body = append(body, rr)
+		case OpDelete:
+			if c.rrtype == dns.TypeCNAME {
+				cnameGone[c.name] = true
+			}
+			body = append(body, &dns.ANY{Hdr: dns.RR_Header{Name: c.name, Rrtype: c.rrtype, Class: dns.ClassANY}})
+		}
+		res.Changes++
+	}
+	s, err := u.commit(ctx, zone, &write{prereq: m.Answer, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod})
+	if err == nil {
+		return s.into(res), nil, true
+	}
+	if IsRcode(err, dns.RcodeYXRrset) {
+		return nil, nil, false
+	}
+	return nil, err, true
+}
+
+// Batch change operations.
+const (
+	// OpAdd adds one record (value).
+	OpAdd = "add"
+	// OpRemove removes one record (value), if present.
+	OpRemove = "remove"
+	// OpReplace replaces the RRset of name and type with values.
+	OpReplace = "replace"
+	// OpDelete deletes the RRset of name and type.
+	OpDelete = "delete"
+)
+
+// Change is one change of a batch.
+type Change struct {
+	// Op is "add", "remove", "replace" or "delete".
+	Op string
+	// Name is the owner, as in zonestore.Record.
+	Name string
+	// Type is the record type.
+	Type string
+	// Value is the record data of add and remove.
+	Value string
+	// Values are the new RRset's data for replace.
+	Values []string
+	// TTL applies to add and replace (default: the zone's default TTL).
+	TTL *uint32
+	// Priority is put before each value of an MX or SRV record.
+	Priority *uint16
+}
+
+// change is a validated batch step.
+type change struct {
+	op     string // OpAdd, OpRemove or OpDelete (replace is expanded)
+	name   string
+	rrtype uint16
+	rr     dns.RR // add, remove
+	field  string
+}
+
+// parseBatch validates every change and expands replace into a delete and
+// adds.
+func parseBatch(zone string, defaultTTL uint32, batch []Change) ([]change, error) {
+	ve := &zonestore.ValidationError{}
+	if len(batch) == 0 {
+		ve.Add("changes", "must list at least one change")
+		return nil, ve
+	}
+	var out []change
+	for i := range batch {
+		c := &batch[i]
+		field := fmt.Sprintf("changes[%d]", i)
+		if zonestore.IsSOAType(c.Type) {
+			return nil, soaConflict(field)
+		}
+		switch c.Op {
+		case OpAdd, OpRemove:
+			if len(c.Values) > 0 {
+				ve.Add(field+".values", "is for replace; %s takes value", c.Op)
+			}
+			if c.Op == OpRemove && c.TTL != nil {
+				ve.Add(field+".ttl", "is not used by remove")
+			}
+			rr := zonestore.ParseRecordInto(zone, defaultTTL, c.Name, c.Type, c.Value, c.TTL, c.Priority, field, "value", ve)
+			if rr != nil {
+				out = append(out, change{op: c.Op, name: rr.Header().Name, rrtype: rr.Header().Rrtype, rr: rr, field: field})
+			}
+		case OpReplace:
+			if c.Value != "" {
+				ve.Add(field+".value", "replace takes values (a list)")
+			}
+			if len(c.Values) == 0 {
+				ve.Add(field+".values", "must list at least one value (use delete to remove the RRset)")
+			}
+			name, t := zonestore.ParseNameType(zone, c.Name, c.Type, field, ve)
+			if name == "" || t == 0 {
+				continue
+			}
+			out = append(out, change{op: OpDelete, name: name, rrtype: t, field: field})
+			for j, v := range c.Values {
+				rr := zonestore.ParseRecordInto(zone, defaultTTL, c.Name, c.Type, v, c.TTL, c.Priority, field, fmt.Sprintf("values[%d]", j), ve)
+				if rr != nil {
+					out = append(out, change{op: OpAdd, name: name, rrtype: t, rr: rr, field: field})
+				}
+			}
+		case OpDelete:
+			if c.Value != "" || len(c.Values) > 0 {
+				ve.Add(field+".value", "delete removes the whole RRset and takes no value (use remove for one record)")
+			}
+			if c.TTL != nil || c.Priority != nil {
+				ve.Add(field, "delete takes no ttl or priority")
+			}
+			name, t := zonestore.ParseNameType(zone, c.Name, c.Type, field, ve)
+			if name != "" && t != 0 {
+				out = append(out, change{op: OpDelete, name: name, rrtype: t, field: field})
+			}
+		case "":
+			ve.Add(field+".op", "must not be empty (add, remove, replace or delete)")
+		default:
+			ve.Add(field+".op", "%q is not an operation (add, remove, replace or delete)", c.Op)
+		}
+	}
+	if len(ve.Problems) > 0 {
+		return nil, ve
+	}
+	return out, nil
+}

@@ -1,0 +1,144 @@
+package dnsupdate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// nameData is the simulated data at one owner name, by type.
+type nameData map[uint16][]dns.RR
+
+// simulation applies a batch to the affected names of a snapshot, in
+// order, enforcing the rules named would otherwise apply silently.
+type simulation struct {
+	snap  *Snapshot
+	names map[string]nameData
+}
+
+func (s *simulation) at(name string) nameData {
+	if d, ok := s.names[name]; ok {
+		return d
+	}
+	d := nameData{}
+	for _, rr := range s.snap.At(name) {
+		t := rr.Header().Rrtype
+		d[t] = append(d[t], rr)
+	}
+	s.names[name] = d
+	return d
+}
+
+// coexistsWithCNAME lists the types allowed beside a CNAME (DNSSEC data).
+var coexistsWithCNAME = map[uint16]bool{dns.TypeRRSIG: true, dns.TypeNSEC: true, dns.TypeNSEC3: true, dns.TypeKEY: true}
+
+// otherTypes lists the types at a name that cannot sit beside a CNAME.
+func (d nameData) otherTypes() []string {
+	var out []string
+	for t, rrs := range d {
+		if len(rrs) > 0 && t != dns.TypeCNAME && !coexistsWithCNAME[t] {
+			out = append(out, zonestore.TypeString(t))
+		}
+	}
+	sortStrings(out)
+	return out
+}
+
+func (s *simulation) apply(c change) error {
+	d := s.at(c.name)
+	switch c.op {
+	case OpAdd:
+		if err := checkAdd(d, c.rr, c.field); err != nil {
+			return err
+		}
+		if mx, ok := c.rr.(*dns.MX); ok && zonestore.InZone(strings.ToLower(mx.Mx), s.snap.Zone+".") {
+			t := s.at(strings.ToLower(mx.Mx))
+			if len(t[dns.TypeA])+len(t[dns.TypeAAAA]) == 0 {
+				return mxConflict(c.field, mx)
+			}
+		}
+		d[c.rrtype] = addRR(d[c.rrtype], c.rr)
+	case OpRemove:
+		d[c.rrtype] = removeRR(d[c.rrtype], c.rr)
+	case OpDelete:
+		delete(d, c.rrtype)
+	}
+	return nil
+}
+
+// checkAdd refuses an add that named would ignore: data beside a CNAME, a
+// second CNAME, a CNAME beside data.
+func checkAdd(d nameData, rr dns.RR, field string) error {
+	h := rr.Header()
+	if h.Rrtype == dns.TypeCNAME {
+		if cur := d[dns.TypeCNAME]; len(cur) > 0 && !dns.IsDuplicate(cur[0], rr) {
+			return &ConflictError{Field: field, Message: fmt.Sprintf("%s already has a CNAME (to %s); a name has at most one CNAME: replace it (PUT, or delete then add)", h.Name, cur[0].(*dns.CNAME).Target)}
+		}
+		if other := d.otherTypes(); len(other) > 0 {
+			return &ConflictError{Field: field, Message: fmt.Sprintf("a CNAME at %s cannot coexist with the %s data there (RFC 1034 §3.6.2)", h.Name, strings.Join(other, ", "))}
+		}
+		return nil
+	}
+	if cur := d[dns.TypeCNAME]; len(cur) > 0 && !coexistsWithCNAME[h.Rrtype] {
+		return &ConflictError{Field: field, Message: fmt.Sprintf("%s is a CNAME (to %s): other data cannot be added beside it (RFC 1034 §3.6.2)", h.Name, cur[0].(*dns.CNAME).Target)}
+	}
+	return nil
+}
+
+// addRR adds rr to an RRset unless present; like named, the RRset takes
+// the new record's TTL.
+func addRR(set []dns.RR, rr dns.RR) []dns.RR {
+	out := make([]dns.RR, 0, len(set)+1)
+	ttl := rr.Header().Ttl
+	found := false
+	for _, x := range set {
+		if dns.IsDuplicate(x, rr) {
+			found = true
+		}
+		x = dns.Copy(x)
+		x.Header().Ttl = ttl
+		out = append(out, x)
+	}
+	if !found {
+		out = append(out, dns.Copy(rr))
+	}
+	return out
+}
+
+func removeRR(set []dns.RR, rr dns.RR) []dns.RR {
+	var out []dns.RR
+	for _, x := range set {
+		if !dns.IsDuplicate(x, rr) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func containsRR(set []dns.RR, rr dns.RR) bool {
+	for _, x := range set {
+		if dns.IsDuplicate(x, rr) {
+			return true
+		}
+	}
+	return false
+}
+
+func copyRRs(set []dns.RR) []dns.RR {
+	out := make([]dns.RR, len(set))
+	for i, rr := range set {
+		out[i] = dns.Copy(rr)
+	}
+	return out
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}

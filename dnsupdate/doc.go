@@ -1,0 +1,28 @@
+// Package dnsupdate changes and reads the records of zones that named
+// serves, over DNS: RFC 2136 UPDATE messages signed with TSIG, and AXFR
+// reads. It is the DNS half of the zone_api handler; package zonestore
+// holds the zone content (record parsing and validation) it builds on, and
+// the dependency goes that way only.
+//
+// One concept per file:
+//
+//   - client.go: Client, one named's DNS port: updates, queries, SOA reads;
+//     pool.go its capped pool of TCP connections; transfer.go AXFR.
+//   - updater.go: Updater, what the handler holds: record changes with the
+//     rules named would apply silently turned into prerequisites or
+//     checks; record.go the single-record changes (Add, Remove, Replace),
+//     batch.go atomic batches, checks.go the CNAME and apex-NS rules
+//     checked against a snapshot, list.go paged listings.
+//   - writer.go: the per-zone writer (one UPDATE in flight per zone, group
+//     commit of concurrent adds, every message pinned to the last SOA);
+//     serial.go the serial arithmetic (RFC 1982, serial-update-method).
+//   - snapshot.go: zone snapshots read by AXFR, cached until the serial
+//     changes.
+//   - errors.go: the errors a caller maps to answers (ServerError for
+//     named's rcodes, ConflictError, PreconditionError, ErrRecordNotFound,
+//     ErrNoUpdateKey).
+//
+// Methods take domain types (zonestore.Record, Removal, Replacement,
+// Change), never HTTP request bodies. The package knows nothing of HTTP,
+// Caddy or rndc.
+package dnsupdate

@@ -1,0 +1,68 @@
+package dnsupdate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// Transfer reads the whole zone by AXFR over a new TCP connection, signed
+// with the key when the client has one. The result starts with the SOA and
+// does not repeat it at the end.
+func (c *Client) Transfer(ctx context.Context, zone string) ([]dns.RR, error) {
+	deadline := time.Now().Add(4 * c.timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	conn, err := c.dialer.DialContext(dctx, "tcp", c.server)
+	if err != nil {
+		return nil, fmt.Errorf("transfer of %s: connecting to named at %s: %w", zone, c.server, err)
+	}
+	stop := context.AfterFunc(dctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	_ = conn.SetDeadline(deadline)
+	t := &dns.Transfer{Conn: &dns.Conn{Conn: conn}, ReadTimeout: time.Until(deadline)}
+	m := new(dns.Msg)
+	m.SetAxfr(zone + ".")
+	if c.key != nil {
+		t.TsigSecret = c.secrets
+		m.SetTsig(c.keyName, c.alg, tsigFudge, time.Now().Unix())
+	}
+	env, err := t.In(m, c.server)
+	if err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("transfer of %s: %w", zone, err)
+	}
+	var out []dns.RR
+	var failed error
+	for e := range env {
+		if e.Error != nil {
+			if failed == nil {
+				failed = e.Error
+			}
+			continue
+		}
+		out = append(out, e.RR...)
+	}
+	if failed != nil {
+		if dctx.Err() != nil {
+			return nil, fmt.Errorf("transfer of %s: %w", zone, dctx.Err())
+		}
+		if strings.Contains(failed.Error(), "bad xfr rcode") {
+			var rc int
+			if _, err := fmt.Sscanf(failed.Error()[strings.LastIndex(failed.Error(), ":")+1:], "%d", &rc); err == nil {
+				return nil, &ServerError{Op: "transfer", Zone: zone, Rcode: rc}
+			}
+		}
+		return nil, fmt.Errorf("transfer of %s: %w", zone, failed)
+	}
+	if len(out) < 2 {
+		return nil, fmt.Errorf("transfer of %s: named sent %d records", zone, len(out))
+	}
+	return out[:len(out)-1], nil
+}

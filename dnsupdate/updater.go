@@ -1,0 +1,156 @@
+package dnsupdate
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// maxUpdateSize is the largest UPDATE message sent: the TCP message limit
+// less room for the TSIG record.
+const maxUpdateSize = dns.MaxMsgSize - 512
+
+// retries bounds how often a change whose prerequisites failed because
+// the zone changed concurrently is prepared again.
+const retries = 3
+
+// Updater changes the records of zones served by named with RFC 2136
+// UPDATE messages signed with TSIG, and reads zones by AXFR, caching each
+// zone's content until its serial changes. It is safe for concurrent use.
+//
+// Every rule named would apply silently (CNAME beside other data, a second
+// CNAME, deleting the apex NS RRset) is either a prerequisite of the UPDATE
+// message, so named enforces it atomically, or checked against a snapshot
+// of the zone whose serial is itself a prerequisite.
+//
+// Writes to a zone go through its writer (see writer.go): one UPDATE in
+// flight per zone, concurrent single adds merged into one message, every
+// message pinned to the last SOA seen and setting the next serial.
+type Updater struct {
+	dns   *Client
+	cache snapshotCache
+
+	wmu     sync.Mutex
+	writers map[string]*zoneWriter // zone -> its writer and last SOA
+
+	transfers atomic.Int64
+
+	beforeSend func(*dns.Msg) // tests only: sees each UPDATE before it is sent
+}
+
+// NewUpdater returns an Updater using the client.
+func NewUpdater(c *Client) *Updater {
+	return &Updater{dns: c, writers: make(map[string]*zoneWriter)}
+}
+
+// Client returns the DNS client.
+func (u *Updater) Client() *Client { return u.dns }
+
+// Transfers returns how many zone transfers the updater made.
+func (u *Updater) Transfers() int64 { return u.transfers.Load() }
+
+// Forget drops what the updater remembers of a zone (after it is deleted
+// or re-created).
+func (u *Updater) Forget(zone string) {
+	u.cache.forget(zone)
+	u.wmu.Lock()
+	defer u.wmu.Unlock()
+	zw, ok := u.writers[zone]
+	if !ok {
+		return
+	}
+	zw.mu.Lock()
+	defer zw.mu.Unlock()
+	if !zw.busy {
+		delete(u.writers, zone)
+		return
+	}
+	// A write is in flight: its leader keeps this writer, which forgets.
+	zw.soa, zw.unpinnedUntil, zw.noSOAUntil = nil, time.Time{}, time.Time{}
+}
+
+// WriteOptions tunes a change.
+type WriteOptions struct {
+	// IfSerial, when set, makes the change conditional on the zone's SOA
+	// serial (If-Match): a *PreconditionError when it differs, checked
+	// atomically by an UPDATE prerequisite on the SOA record.
+	IfSerial *uint32
+	// SerialMethod is how the change sets the zone's next serial, as
+	// named's serial-update-method would (default increment).
+	SerialMethod SerialMethod
+}
+
+// ChangeResult describes an applied change.
+type ChangeResult struct {
+	// Zone is the canonical zone name.
+	Zone string
+	// Records are the records added, as stored (absolute owner, TTL).
+	Records []dns.RR
+	// OldSerial is the serial the change was applied to, when known
+	// (batches and conditional changes).
+	OldSerial uint32
+	// HasOldSerial tells whether OldSerial is known.
+	HasOldSerial bool
+	// Serial is the zone's serial right after the change (a concurrent
+	// change may already be included).
+	Serial uint32
+	// HasSerial tells whether Serial could be read.
+	HasSerial bool
+	// Changes is the number of changes (records added or removed, RRsets
+	// deleted) in the UPDATE message.
+	Changes int
+}
+
+// defaultTTL is the zone's default TTL: its SOA record's TTL (the $TTL of
+// zones created through the API), read once and refreshed whenever the
+// SOA is read.
+func (u *Updater) defaultTTL(ctx context.Context, zone string) (uint32, error) {
+	if soa := u.cachedSOA(zone); soa != nil {
+		return soa.Hdr.Ttl, nil
+	}
+	// One read per zone: a burst of first writes waits for it.
+	zw := u.writer(zone)
+	zw.first.Lock()
+	defer zw.first.Unlock()
+	if soa := u.cachedSOA(zone); soa != nil {
+		return soa.Hdr.Ttl, nil
+	}
+	soa, err := u.readSOA(ctx, zone)
+	if err != nil {
+		return 0, err
+	}
+	return soa.Hdr.Ttl, nil
+}
+
+func newUpdate(zone string) *dns.Msg {
+	m := new(dns.Msg)
+	m.SetUpdate(zone + ".")
+	m.Compress = true
+	return m
+}
+
+// send signs and sends an UPDATE message.
+func (u *Updater) send(ctx context.Context, zone string, m *dns.Msg) error {
+	if !u.dns.CanUpdate() {
+		return ErrNoUpdateKey
+	}
+	if n := m.Len(); n > maxUpdateSize {
+		return &zonestore.ValidationError{Problems: []zonestore.Problem{{Field: "changes", Message: fmt.Sprintf(
+			"the changes make an UPDATE message of %d bytes, over the %d-byte limit of one DNS message: split them into several batches", n, maxUpdateSize)}}}
+	}
+	return u.dns.Update(ctx, zone, m)
+}
+
+// finish reads the serial after a change.
+func (u *Updater) finish(ctx context.Context, zone string, res *ChangeResult) *ChangeResult {
+	if soa, err := u.readSOA(ctx, zone); err == nil {
+		res.Serial, res.HasSerial = soa.Serial, true
+	}
+	return res
+}

@@ -1,0 +1,196 @@
+package zonestore
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/miekg/dns"
+)
+
+// Limits from RFC 1035 and RFC 2181.
+const (
+	maxNameLen  = 253
+	maxLabelLen = 63
+	maxTTL      = 2147483647
+)
+
+// NormalizeZoneName validates a zone name from a path or a body and returns
+// its canonical form (lower-case, no trailing dot), or an error whose message
+// is suitable for a 400 response.
+func NormalizeZoneName(s string) (string, error) {
+	if s == "" {
+		return "", fmt.Errorf("zone name must not be empty")
+	}
+	if strings.Contains(s, "..") {
+		return "", fmt.Errorf("zone name must not contain '..'")
+	}
+	if strings.HasSuffix(s, ".") {
+		s = s[:len(s)-1]
+	}
+	if s == "" {
+		return "", fmt.Errorf("zone name must not be the root zone")
+	}
+	if len(s) > maxNameLen {
+		return "", fmt.Errorf("zone name is longer than %d characters", maxNameLen)
+	}
+	if msg := checkLabels(s, false); msg != "" {
+		return "", fmt.Errorf("zone name %s", msg)
+	}
+	return strings.ToLower(s), nil
+}
+
+// checkLabels checks dot-separated labels (no trailing dot) and returns a
+// message fragment like `label "a b" contains invalid character ' '`, or "".
+func checkLabels(s string, allowWildcard bool) string {
+	if strings.HasPrefix(s, ".") {
+		return "must not start with '.'"
+	}
+	if strings.Contains(s, "..") {
+		return "must not contain '..'"
+	}
+	labels := strings.Split(s, ".")
+	for i, l := range labels {
+		if allowWildcard && i == 0 && l == "*" {
+			continue
+		}
+		if len(l) == 0 {
+			return "must not contain an empty label"
+		}
+		if len(l) > maxLabelLen {
+			return fmt.Sprintf("label %q is longer than %d characters", l, maxLabelLen)
+		}
+		for j := 0; j < len(l); j++ {
+			c := l[j]
+			if !isLabelChar(c) {
+				if c == '*' && allowWildcard {
+					return fmt.Sprintf("label %q: '*' is allowed only as the whole first label", l)
+				}
+				return fmt.Sprintf("label %q contains invalid character %s", l, quoteChar(c))
+			}
+		}
+		if l[0] == '-' || l[len(l)-1] == '-' {
+			return fmt.Sprintf("label %q must not start or end with '-'", l)
+		}
+	}
+	return ""
+}
+
+func isLabelChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+}
+
+// quoteChar shows a byte in a message: printable ASCII as 'c', else as a
+// Go escape.
+func quoteChar(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return "'" + string(rune(c)) + "'"
+	}
+	return strconv.QuoteRune(rune(c))
+}
+
+// checkIdentifier validates an rndc identifier: [A-Za-z0-9._-]{1,253}.
+func checkIdentifier(s string) string {
+	if s == "" {
+		return "must not be empty"
+	}
+	if len(s) > maxNameLen {
+		return fmt.Sprintf("is longer than %d characters", maxNameLen)
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isLabelChar(c) && c != '.' {
+			return fmt.Sprintf("contains invalid character %s (allowed: A-Z a-z 0-9 . _ -)", quoteChar(c))
+		}
+	}
+	return ""
+}
+
+// resolveName turns "@", a relative or an absolute name into a lower-case
+// absolute name; it returns a message when the name is invalid. Owner names
+// may have a leading "*" label when wildcard is true.
+func resolveName(s, origin string, wildcard bool) (string, string) {
+	if s == "" {
+		return "", "must not be empty"
+	}
+	if s == "@" {
+		return origin, ""
+	}
+	var fqdn string
+	if strings.HasSuffix(s, ".") {
+		if s == "." {
+			return "", "must not be the root name"
+		}
+		fqdn = s
+	} else {
+		fqdn = s + "." + origin
+	}
+	if len(fqdn)-1 > maxNameLen {
+		return "", fmt.Sprintf("%q is longer than %d characters", fqdn, maxNameLen)
+	}
+	if msg := checkLabels(fqdn[:len(fqdn)-1], wildcard); msg != "" {
+		return "", msg
+	}
+	return strings.ToLower(fqdn), ""
+}
+
+// InZone reports whether the absolute name is the origin or below it (label
+// boundary checked).
+func InZone(fqdn, origin string) bool { return inZone(fqdn, origin) }
+
+func inZone(fqdn, origin string) bool {
+	return fqdn == origin || strings.HasSuffix(fqdn, "."+origin)
+}
+
+// resolveMailbox turns adminEmail into an absolute mailbox name.
+func resolveMailbox(s, origin string) (string, string) {
+	if s == "" {
+		return "", "must not be empty"
+	}
+	at := strings.IndexByte(s, '@')
+	if at < 0 {
+		n, msg := resolveName(s, origin, false)
+		if msg != "" {
+			return "", msg
+		}
+		return n, ""
+	}
+	local, domain := s[:at], s[at+1:]
+	if local == "" || domain == "" || strings.ContainsRune(domain, '@') {
+		return "", fmt.Sprintf("%q is not a mailbox (\"user@example.com\" or \"user.example.com.\")", s)
+	}
+	if len(local) > maxLabelLen {
+		return "", fmt.Sprintf("local part %q is longer than %d characters", local, maxLabelLen)
+	}
+	for i := 0; i < len(local); i++ {
+		if c := local[i]; !isLabelChar(c) && c != '.' && c != '+' {
+			return "", fmt.Sprintf("local part %q contains invalid character %s (allowed: A-Z a-z 0-9 . + _ -)", local, quoteChar(c))
+		}
+	}
+	if local[0] == '.' || local[len(local)-1] == '.' || strings.Contains(local, "..") {
+		return "", fmt.Sprintf("local part %q has a misplaced '.'", local)
+	}
+	d, msg := resolveName(dns.Fqdn(domain), origin, false)
+	if msg != "" {
+		return "", "domain " + msg
+	}
+	mbox := strings.ReplaceAll(strings.ToLower(local), ".", `\.`) + "." + d
+	if _, ok := dns.IsDomainName(mbox); !ok || len(mbox) > maxNameLen+1 {
+		return "", fmt.Sprintf("%q does not make a valid mailbox name", s)
+	}
+	return mbox, ""
+}
+
+// absoluteIfInZone appends the root dot to a name that is the zone name or
+// ends in ".<zone>" (case-insensitively, on a label boundary), so that
+// bindcar clients' "www.example.com" means www.example.com.
+func absoluteIfInZone(name, origin string) string {
+	if name == "" || strings.HasSuffix(name, ".") {
+		return name
+	}
+	zone := strings.TrimSuffix(origin, ".")
+	lower := strings.ToLower(name)
+	if lower == zone || strings.HasSuffix(lower, "."+zone) {
+		return name + "."
+	}
+	return name
+}
