@@ -2,9 +2,12 @@
 //
 // Building with `--with github.com/zoneapi/caddy-zoneapi` blank-imports the
 // module package, which registers http.handlers.zone_api and its Caddyfile
-// directive.
+// directive, and the DNS provider dns.providers.zone_api (package
+// client/caddydns), so that `tls { dns zone_api … }` solves ACME DNS-01
+// challenges through the API.
 package zoneapi
 
 import (
+	_ "github.com/zoneapi/caddy-zoneapi/client/caddydns"
 	_ "github.com/zoneapi/caddy-zoneapi/module"
 )

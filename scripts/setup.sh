@@ -25,3 +25,12 @@ if ! "$gobin/xcaddy" version 2>/dev/null | grep -q "^$xv "; then
 	echo "setup: installing xcaddy $xv" >&2
 	go install "github.com/caddyserver/xcaddy/cmd/xcaddy@$xv"
 fi
+
+# pebble, the ACME test server, for the end-to-end DNS-01 test
+# (integration/acme_test.go): built from the module proxy, cached in GOBIN.
+pebble_version=v2.10.1
+if [ ! -x "$gobin/pebble" ] || [ "$(cat "$gobin/.pebble-version" 2>/dev/null)" != "$pebble_version" ]; then
+	echo "setup: installing pebble $pebble_version" >&2
+	go install "github.com/letsencrypt/pebble/v2/cmd/pebble@$pebble_version"
+	echo "$pebble_version" >"$gobin/.pebble-version"
+fi

@@ -1,0 +1,113 @@
+// Package caddydns registers the Caddy DNS provider module
+// dns.providers.zone_api, so that any Caddy built with this module solves
+// ACME DNS-01 challenges through the zone_api REST API:
+//
+//	tls {
+//		dns zone_api https://dns.example.com:8443 {env.ZONEAPI_TOKEN}
+//	}
+//
+// It wraps the libdns provider of package libdnsprovider. The endpoint and
+// token may be {env.*} or {file.*} placeholders; they are expanded on the
+// first challenge, not at provisioning, and the token is never logged.
+package caddydns
+
+import (
+	"fmt"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/libdns/libdns"
+
+	"github.com/zoneapi/caddy-zoneapi/client/libdnsprovider"
+)
+
+func init() {
+	caddy.RegisterModule(Provider{})
+}
+
+// Provider is the dns.providers.zone_api module: a libdns provider that
+// changes records through the zone_api REST API.
+type Provider struct {
+	*libdnsprovider.Provider
+}
+
+// CaddyModule returns the Caddy module information.
+func (Provider) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "dns.providers.zone_api",
+		New: func() caddy.Module { return &Provider{new(libdnsprovider.Provider)} },
+	}
+}
+
+// Provision sets up placeholder expansion of the endpoint and token; it
+// reads nothing and contacts nobody.
+func (p *Provider) Provision(caddy.Context) error {
+	if p.Provider == nil {
+		p.Provider = new(libdnsprovider.Provider)
+	}
+	repl := caddy.NewReplacer()
+	p.Expand = func(s string) string { return repl.ReplaceKnown(s, "") }
+	return nil
+}
+
+// Validate checks that an endpoint is configured.
+func (p *Provider) Validate() error {
+	if p.Provider == nil || p.Endpoint == "" {
+		return fmt.Errorf("dns zone_api: an endpoint is required (the URL under which /api/v1 is served)")
+	}
+	return nil
+}
+
+// UnmarshalCaddyfile sets up the provider from Caddyfile tokens:
+//
+//	zone_api [<endpoint> [<token>]] {
+//		endpoint <url>
+//		token    <token>
+//	}
+func (p *Provider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	if p.Provider == nil {
+		p.Provider = new(libdnsprovider.Provider)
+	}
+	d.Next() // the provider's name
+	if d.NextArg() {
+		p.Endpoint = d.Val()
+	}
+	if d.NextArg() {
+		p.Token = d.Val()
+	}
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		switch d.Val() {
+		case "endpoint":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			p.Endpoint = d.Val()
+		case "token":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			p.Token = d.Val()
+		default:
+			return d.Errf("unrecognized subdirective %q", d.Val())
+		}
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+	}
+	return nil
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner     = (*Provider)(nil)
+	_ caddy.Validator       = (*Provider)(nil)
+	_ caddyfile.Unmarshaler = (*Provider)(nil)
+	_ libdns.RecordAppender = (*Provider)(nil)
+	_ libdns.RecordDeleter  = (*Provider)(nil)
+	_ libdns.RecordGetter   = (*Provider)(nil)
+	_ libdns.RecordSetter   = (*Provider)(nil)
+	_ libdns.ZoneLister     = (*Provider)(nil)
+)

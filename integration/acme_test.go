@@ -1,0 +1,313 @@
+package integration
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io/fs"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/client"
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+)
+
+// pebbleBin finds the pebble binary scripts/setup.sh installs.
+func pebbleBin(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("ZONEAPI_PEBBLE"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("pebble"); err == nil {
+		return p
+	}
+	out, err := exec.Command("go", "env", "GOPATH").Output()
+	if err == nil {
+		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "pebble")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatal("pebble is not installed: run scripts/setup.sh (or set ZONEAPI_PEBBLE)")
+	return ""
+}
+
+// selfSigned writes a certificate and key for 127.0.0.1 and localhost
+// (pebble's HTTPS listener) and returns their paths.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "pebble test listener"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		DNSNames:              []string{"localhost"},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
+// txtWatch is a DNS forwarder between pebble and named that records the
+// _acme-challenge TXT answers named gave pebble.
+type txtWatch struct {
+	mu   sync.Mutex
+	seen map[string][]string // name -> TXT strings answered
+}
+
+func startTXTWatch(t *testing.T, ns *testbind.Server) (*txtWatch, string) {
+	t.Helper()
+	w := &txtWatch{seen: map[string][]string{}}
+	up := &dns.Client{Net: "tcp", Timeout: 5 * time.Second}
+	handler := dns.HandlerFunc(func(rw dns.ResponseWriter, m *dns.Msg) {
+		in, _, err := up.Exchange(m, ns.DNSAddr)
+		if err != nil {
+			fail := new(dns.Msg)
+			fail.SetRcode(m, dns.RcodeServerFailure)
+			_ = rw.WriteMsg(fail)
+			return
+		}
+		if len(m.Question) == 1 && m.Question[0].Qtype == dns.TypeTXT && strings.HasPrefix(strings.ToLower(m.Question[0].Name), "_acme-challenge.") {
+			w.mu.Lock()
+			for _, rr := range in.Answer {
+				if txt, ok := rr.(*dns.TXT); ok {
+					w.seen[strings.ToLower(m.Question[0].Name)] = append(w.seen[strings.ToLower(m.Question[0].Name)], txt.Txt...)
+				}
+			}
+			w.mu.Unlock()
+		}
+		_ = rw.WriteMsg(in)
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := net.ListenPacket("udp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, srv := range []*dns.Server{{Listener: l, Handler: handler}, {PacketConn: pc, Handler: handler}} {
+		go func() { _ = srv.ActivateAndServe() }()
+		t.Cleanup(func() { _ = srv.Shutdown() })
+	}
+	return w, l.Addr().String()
+}
+
+func (w *txtWatch) answers(name string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.seen[strings.ToLower(dns.Fqdn(name))]...)
+}
+
+// startProcess starts a test process with its output in dir/name.log and
+// stops it by pid at cleanup.
+func startProcess(t *testing.T, dir, name string, env []string, bin string, args ...string) *exec.Cmd {
+	t.Helper()
+	out, err := os.Create(filepath.Join(dir, name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); out.Close(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	return cmd
+}
+
+func waitTCP(t *testing.T, addr string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+	}
+	t.Fatalf("nothing listens on %s", addr)
+}
+
+// TestACMEDNS01 is ACME DNS-01 end to end: pebble (the ACME test server)
+// validates dns-01 challenges against the test's named, through a
+// forwarder that records the TXT answers named gives it; a second Caddy
+// whose site has `tls { dns zone_api <endpoint> <token> }` obtains a
+// certificate for www.acme.test, a name in a zone created through the
+// API (certmagic finds the zone by asking named for its SOA: the tls
+// block's resolvers). The _acme-challenge TXT record was served while pebble validated
+// and is gone afterwards.
+func TestACMEDNS01(t *testing.T) {
+	pebble := pebbleBin(t)
+	ns := startNamed(t)
+	api := startCaddy(t, ns, caddyOpts{})
+	c, err := client.New(api.base, testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createZone(t, c, "acme.test")
+	watch, dnsAddr := startTXTWatch(t, ns)
+
+	dir := t.TempDir()
+	certFile, keyFile := selfSigned(t, dir)
+	pebbleAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	conf, _ := json.Marshal(map[string]any{"pebble": map[string]any{
+		"listenAddress": pebbleAddr, "managementListenAddress": fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		"certificate": certFile, "privateKey": keyFile, "httpPort": freePort(t), "tlsPort": freePort(t),
+		"ocspResponderURL": "", "externalAccountBindingRequired": false,
+		"retryAfter": map[string]int{"authz": 1, "order": 1},
+	}})
+	if err := os.WriteFile(filepath.Join(dir, "pebble.json"), conf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startProcess(t, dir, "pebble", []string{"PEBBLE_VA_NOSLEEP=1", "PEBBLE_WFE_NONCEREJECT=0", "PEBBLE_AUTHZREUSE=0"},
+		pebble, "-config", filepath.Join(dir, "pebble.json"), "-dnsserver", dnsAddr)
+	waitTCP(t, pebbleAddr)
+
+	// The ACME client: a Caddy with the DNS provider module, pointed at
+	// the API with a token from the environment.
+	httpsPort := freePort(t)
+	caddyfile := fmt.Sprintf(`{
+	admin 127.0.0.1:%d
+	persist_config off
+	skip_install_trust
+	http_port %d
+	https_port %d
+	storage file_system %s
+	log {
+		output file %s
+		level DEBUG
+	}
+}
+
+https://www.acme.test:%d {
+	bind 127.0.0.1
+	tls {
+		dns zone_api %s {env.ACME_ZONEAPI_TOKEN}
+		resolvers %s
+		propagation_delay 0
+		propagation_timeout -1
+		ca https://%s/dir
+		ca_root %s
+	}
+	respond "hello over ACME"
+}
+`, freePort(t), freePort(t), httpsPort, filepath.Join(dir, "data"), filepath.Join(dir, "acme-caddy.log"),
+		httpsPort, api.base, ns.DNSAddr, pebbleAddr, certFile)
+	cf := filepath.Join(dir, "Caddyfile")
+	if err := os.WriteFile(cf, []byte(caddyfile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startProcess(t, dir, "acme-caddy-stderr", []string{"HOME=" + dir, "XDG_DATA_HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "ACME_ZONEAPI_TOKEN=" + testToken},
+		caddyBin, "run", "--config", cf, "--adapter", "caddyfile")
+
+	// Wait for the certificate in Caddy's storage.
+	var certPath string
+	for deadline := time.Now().Add(90 * time.Second); certPath == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		_ = filepath.WalkDir(filepath.Join(dir, "data", "certificates"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Name() == "www.acme.test.crt" {
+				certPath = p
+			}
+			return nil
+		})
+	}
+	if certPath == "" {
+		logs, _ := os.ReadFile(filepath.Join(dir, "acme-caddy.log"))
+		plog, _ := os.ReadFile(filepath.Join(dir, "pebble.log"))
+		t.Fatalf("no certificate for www.acme.test\ncaddy log:\n%s\npebble log:\n%s", tail(logs, 6000), tail(plog, 3000))
+	}
+	b, err := os.ReadFile(certPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		t.Fatalf("%s holds no PEM", certPath)
+	}
+	leaf, err := x509.ParseCertificate(blk.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(leaf.DNSNames) != 1 || leaf.DNSNames[0] != "www.acme.test" || !strings.Contains(leaf.Issuer.CommonName, "Pebble") {
+		t.Errorf("certificate for %v issued by %q", leaf.DNSNames, leaf.Issuer.CommonName)
+	}
+
+	// pebble was answered the challenge's TXT record by named...
+	if got := watch.answers("_acme-challenge.www.acme.test"); len(got) == 0 || got[0] == "" {
+		t.Errorf("named never answered pebble a TXT record for _acme-challenge.www.acme.test")
+	}
+	// ...and it is gone now: certmagic deletes it after validation.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		m := query(t, ns, "_acme-challenge.www.acme.test", dns.TypeTXT)
+		if len(answers(m, dns.TypeTXT)) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("_acme-challenge TXT still served after issuance: %v", m.Answer)
+		}
+	}
+	// The site serves the certificate.
+	conn, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", httpsPort), &tls.Config{ServerName: "www.acme.test", InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if got := conn.ConnectionState().PeerCertificates[0]; !got.Equal(leaf) {
+		t.Errorf("the site serves %v, not the certificate obtained", got.DNSNames)
+	}
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
