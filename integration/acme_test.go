@@ -1,18 +1,22 @@
 package integration
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io/fs"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -183,17 +187,46 @@ func waitTCP(t *testing.T, addr string) {
 // whose site has `tls { dns zone_api <endpoint> <token> }` obtains a
 // certificate for www.acme.test, a name in a zone created through the
 // API (certmagic finds the zone by asking named for its SOA: the tls
-// block's resolvers). The _acme-challenge TXT record was served while pebble validated
+// block's resolvers), with a token scoped to _acme-challenge TXT records
+// of that zone, which can do nothing else. The _acme-challenge TXT record was served while pebble validated
 // and is gone afterwards.
 func TestACMEDNS01(t *testing.T) {
 	pebble := pebbleBin(t)
 	ns := startNamed(t)
-	api := startCaddy(t, ns, caddyOpts{})
+	// Scoped tokens (auth static): an admin token, and the ACME client's,
+	// which may only change and read _acme-challenge TXT records of the
+	// zone.
+	const acmeToken = "acme-dns01-token-51d2"
+	api := startCaddy(t, ns, caddyOpts{extra: fmt.Sprintf(`auth static {
+				token admin %s
+				token acme %s {
+					actions records read
+					zones acme.test
+					names _acme-challenge.*
+					types TXT
+				}
+			}`, sha256Hex(testToken), sha256Hex(acmeToken))})
 	c, err := client.New(api.base, testToken)
 	if err != nil {
 		t.Fatal(err)
 	}
 	createZone(t, c, "acme.test")
+	scoped, err := client.New(api.base, acmeToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, r := range []client.Record{
+		{Name: "www", Type: "TXT", Value: "not a challenge"},
+		{Name: "_acme-challenge.www", Type: "A", Value: "192.0.2.1"},
+	} {
+		if _, err := scoped.AddRecord(ctx, "acme.test", r); client.StatusCode(err) != http.StatusForbidden {
+			t.Errorf("the ACME token adding %s %s: %v, want 403", r.Name, r.Type, err)
+		}
+	}
+	if _, err := scoped.CreateZone(ctx, client.CreateZone{ZoneName: "other.test", ZoneType: "primary"}); client.StatusCode(err) != http.StatusForbidden {
+		t.Errorf("the ACME token creating a zone: %v, want 403", err)
+	}
 	watch, dnsAddr := startTXTWatch(t, ns)
 
 	dir := t.TempDir()
@@ -246,7 +279,7 @@ https://www.acme.test:%d {
 	if err := os.WriteFile(cf, []byte(caddyfile), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	startProcess(t, dir, "acme-caddy-stderr", []string{"HOME=" + dir, "XDG_DATA_HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "ACME_ZONEAPI_TOKEN=" + testToken},
+	startProcess(t, dir, "acme-caddy-stderr", []string{"HOME=" + dir, "XDG_DATA_HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "ACME_ZONEAPI_TOKEN=" + acmeToken},
 		caddyBin, "run", "--config", cf, "--adapter", "caddyfile")
 
 	// Wait for the certificate in Caddy's storage.
@@ -303,6 +336,12 @@ https://www.acme.test:%d {
 	if got := conn.ConnectionState().PeerCertificates[0]; !got.Equal(leaf) {
 		t.Errorf("the site serves %v, not the certificate obtained", got.DNSNames)
 	}
+}
+
+// sha256Hex is a token's hash as auth static takes it.
+func sha256Hex(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func tail(b []byte, n int) string {
