@@ -120,6 +120,18 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 
+	// Control commands made on the records path are counted as well: a
+	// record add to a frozen zone asks zonestatus twice (settle, then
+	// why named refused).
+	const zs = `zoneapi_rndc_commands_total{command="zonestatus",result="success"}`
+	before := got[zs]
+	expect(t, c.do("POST", "/api/v1/zones/m2.test/freeze", nil), 200, "freeze m2")
+	expect(t, c.do("POST", "/api/v1/zones/m2.test/records", map[string]any{"name": "f", "type": "A", "value": "192.0.2.1"}), 409, "add to a frozen zone")
+	expect(t, c.do("POST", "/api/v1/zones/m2.test/thaw", nil), 200, "thaw m2")
+	if got = scrape(t, c); got[zs] != before+2 {
+		t.Errorf("%s = %v after a record add to a frozen zone, want %v", zs, got[zs], before+2)
+	}
+
 	// A config reload (a real change) keeps the counters.
 	reload(t, c, "7s")
 	expect(t, c.do("GET", "/api/v1/zones/m1.test", nil), 200, "get after reload")

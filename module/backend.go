@@ -67,7 +67,7 @@ func (h *Handler) getBackend() (*backend, error) {
 	}
 	h.cell.backend = &backend{
 		store:     store,
-		rndc:      &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout, Trace: h.rndcTraceHook()},
+		rndc:      &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout, Trace: h.rndcTraceHook(), Observe: h.observeControl},
 		updateKey: updateKey,
 		records:   records,
 	}

@@ -15,37 +15,42 @@ import (
 	"github.com/miekg/dns"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
-// control runs one control command through run, then counts it, times it
-// and logs it: info when it succeeded (debug adds BIND's output), error
-// with BIND's text when it failed.
-func (h *Handler) control(ctx context.Context, command, zone string, run func(context.Context) (string, error)) (string, error) {
-	start := time.Now()
-	out, err := run(ctx)
-	d := time.Since(start)
-	countControl(command, err, d)
-	fields := []zap.Field{zap.String("command", command)}
-	if zone != "" {
-		fields = append(fields, zap.String("zone", zone))
+// observeControl is the rndc client's Observe hook, the one place where
+// control commands are counted, timed and logged: info when one succeeded
+// (debug adds BIND's output), error with BIND's text when it failed.
+// Commands on a quiet context (readiness probes, every few seconds) are
+// counted but not logged here.
+func (h *Handler) observeControl(ctx context.Context, e rndc.CommandEvent) {
+	metrics.rndcCommands.WithLabelValues(e.Verb, result(e.Err)).Inc()
+	metrics.rndcDuration.WithLabelValues(e.Verb).Observe(e.Duration.Seconds())
+	if ctx.Value(quietKey{}) != nil {
+		return
 	}
-	fields = append(fields, zap.Float64("duration_ms", float64(d.Microseconds())/1000))
-	if err != nil {
-		h.rndcLog.Error("control command failed", append(fields, zap.Error(err))...)
-		return out, err
+	fields := []zap.Field{zap.String("command", e.Verb)}
+	if e.Zone != "" {
+		fields = append(fields, zap.String("zone", e.Zone))
+	}
+	fields = append(fields, zap.Float64("duration_ms", float64(e.Duration.Microseconds())/1000))
+	if e.Err != nil {
+		h.rndcLog.Error("control command failed", append(fields, zap.Error(e.Err))...)
+		return
 	}
 	h.rndcLog.Info("control command executed", fields...)
 	if ce := h.rndcLog.Check(zapcore.DebugLevel, "control command output"); ce != nil {
-		ce.Write(append(fields, zap.String("output", out))...)
+		ce.Write(append(fields, zap.String("output", e.Output))...)
 	}
-	return out, nil
 }
 
-// countControl counts and times one control command.
-func countControl(command string, err error, d time.Duration) {
-	metrics.rndcCommands.WithLabelValues(command, result(err)).Inc()
-	metrics.rndcDuration.WithLabelValues(command).Observe(d.Seconds())
-}
+// quietKey marks a context whose control commands observeControl counts
+// but does not log.
+type quietKey struct{}
+
+// quiet returns ctx marked so that its control commands are not logged.
+func quiet(ctx context.Context) context.Context { return context.WithValue(ctx, quietKey{}, true) }
 
 // rndcTraceHook returns the rndc client's wire hook when trace is on for
 // zone_api::rndc, and nil (no per-message cost) otherwise.

@@ -45,9 +45,7 @@ func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) 
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		// Probes come every few seconds: counted, but logged at debug only.
-		start := time.Now()
-		_, rndcErr = b.rndc.Status(ctx)
-		countControl("status", rndcErr, time.Since(start))
+		_, rndcErr = b.rndc.Status(quiet(ctx))
 		h.rndcLog.Debug("readiness probe", zap.String("command", "status"), zap.Error(rndcErr))
 	}()
 	wg.Wait()
@@ -104,15 +102,7 @@ func (h *Handler) handleServerStatus(w http.ResponseWriter, r *http.Request, _ p
 	if !ok {
 		return
 	}
-	var st *rndc.ServerStatus
-	_, err := h.control(r.Context(), "status", "", func(ctx context.Context) (string, error) {
-		var err error
-		st, err = b.rndc.Status(ctx)
-		if err != nil {
-			return "", err
-		}
-		return st.Raw, nil
-	})
+	st, err := b.rndc.Status(r.Context())
 	if err != nil {
 		h.commandFailed(w, "status", "", err)
 		return

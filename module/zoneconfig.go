@@ -382,18 +382,10 @@ func (ch *zoneChange) apply(zc *rndc.ZoneConfig) error {
 	return nil
 }
 
-// showZone runs showzone through the control hook; on failure it has
+// showZone runs showzone; on failure it has
 // answered the request.
 func (h *Handler) showZone(ctx context.Context, w http.ResponseWriter, b *backend, name string) (*rndc.ZoneConfig, bool) {
-	var zc *rndc.ZoneConfig
-	_, err := h.control(ctx, "showzone", name, func(ctx context.Context) (string, error) {
-		var err error
-		zc, err = b.rndc.ShowZoneConfig(ctx, name)
-		if err != nil {
-			return "", err
-		}
-		return zc.String(), nil
-	})
+	zc, err := b.rndc.ShowZoneConfig(ctx, name)
 	if err != nil {
 		h.commandFailed(w, "showzone", name, err)
 		return nil, false
@@ -444,9 +436,7 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 	}
 	block := zc.Block()
 	h.logger.Debug("modifying zone", zap.String("zone", name), zap.String("config", block))
-	text, err := h.control(ctx, "modzone", name, func(ctx context.Context) (string, error) {
-		return b.rndc.ModZone(ctx, name, block)
-	})
+	text, err := b.rndc.ModZone(ctx, name, block)
 	if err != nil {
 		var re *rndc.Error
 		switch {
@@ -474,15 +464,7 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 // zoneConfigFor reads the zone's configuration for GET; a failure is
 // logged and leaves the configuration out.
 func (h *Handler) zoneConfigFor(ctx context.Context, b *backend, name string) *zoneConfigView {
-	var zc *rndc.ZoneConfig
-	_, err := h.control(ctx, "showzone", name, func(ctx context.Context) (string, error) {
-		var err error
-		zc, err = b.rndc.ShowZoneConfig(ctx, name)
-		if err != nil {
-			return "", err
-		}
-		return zc.String(), nil
-	})
+	zc, err := b.rndc.ShowZoneConfig(ctx, name)
 	if err != nil {
 		return nil
 	}
@@ -496,9 +478,7 @@ func (h *Handler) handleRetransfer(w http.ResponseWriter, r *http.Request, p par
 	if !ok {
 		return
 	}
-	text, err := h.control(r.Context(), "retransfer", name, func(ctx context.Context) (string, error) {
-		return b.rndc.Retransfer(ctx, name)
-	})
+	text, err := b.rndc.Retransfer(r.Context(), name)
 	if err != nil {
 		var re *rndc.Error
 		if rndc.IsWrongZoneType(err) && errors.As(err, &re) {

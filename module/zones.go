@@ -163,9 +163,7 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 	// module's key (record reads use AXFR).
 	cfg := zone.BINDConfig(path, b.updateKey)
 	h.logger.Debug("adding zone", zap.String("zone", zone.Name), zap.String("command", "addzone"), zap.String("config", cfg))
-	text, err := h.control(ctx, "addzone", zone.Name, func(ctx context.Context) (string, error) {
-		return b.rndc.AddZone(ctx, zone.Name, cfg)
-	})
+	text, err := b.rndc.AddZone(ctx, zone.Name, cfg)
 	if err != nil {
 		// Remove only the file written above: other files of that name
 		// may belong to a zone named already serves.
@@ -186,9 +184,7 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 	// may yet fail to be added.
 	if err := b.store.Put(zonestore.Entry{Name: zone.Name, Type: zone.Type, Created: time.Now().UTC()}); err != nil {
 		// Undo: named must not serve a zone the index does not know.
-		if _, derr := h.control(context.WithoutCancel(ctx), "delzone", zone.Name, func(ctx context.Context) (string, error) {
-			return b.rndc.DelZone(ctx, zone.Name, false)
-		}); derr != nil {
+		if _, derr := b.rndc.DelZone(context.WithoutCancel(ctx), zone.Name, false); derr != nil {
 			h.logger.Error("rolling back addzone failed", zap.String("zone", zone.Name), zap.Error(derr))
 		}
 		h.removeFiles(b, zone.Name)
@@ -289,15 +285,7 @@ func (h *Handler) zoneState(w http.ResponseWriter, r *http.Request, b *backend, 
 		writeError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
 		return nil, "", false
 	}
-	var st *rndc.ZoneStatus
-	_, err = h.control(r.Context(), "zonestatus", name, func(ctx context.Context) (string, error) {
-		var err error
-		st, err = b.rndc.ZoneStatus(ctx, name)
-		if err != nil {
-			return "", err
-		}
-		return st.Raw, nil
-	})
+	st, err := b.rndc.ZoneStatus(r.Context(), name)
 	if err != nil {
 		if isNotLoaded(err) {
 			var re *rndc.Error
@@ -348,9 +336,7 @@ func (h *Handler) handleDeleteZone(w http.ResponseWriter, r *http.Request, p par
 		writeError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
 		return
 	}
-	text, err := h.control(ctx, "delzone", name, func(ctx context.Context) (string, error) {
-		return b.rndc.DelZone(ctx, name, false)
-	})
+	text, err := b.rndc.DelZone(ctx, name, false)
 	if err != nil && !(rndc.IsNotFound(err) && managed) {
 		h.commandFailed(w, "delzone", name, err)
 		return
@@ -398,9 +384,7 @@ func (h *Handler) zoneCommand(command string) func(http.ResponseWriter, *http.Re
 			return
 		}
 		defer unlock()
-		text, err := h.control(r.Context(), command, name, func(ctx context.Context) (string, error) {
-			return zc.run(b.rndc, ctx, name)
-		})
+		text, err := zc.run(b.rndc, r.Context(), name)
 		if err != nil {
 			h.commandFailed(w, command, name, err)
 			return

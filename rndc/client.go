@@ -54,6 +54,10 @@ type Client struct {
 	// values as strings. It never receives the _auth signature or the
 	// secret. It must not retain or modify the map.
 	Trace func(direction string, msg map[string]any)
+	// Observe, if set, is called after every command with what was asked
+	// and how it went, for logs and metrics (see CommandEvent). It runs on
+	// the caller's goroutine, with the command's context.
+	Observe func(ctx context.Context, e CommandEvent)
 	// MaxIdle is how many idle connections are kept for reuse: named
 	// answers further commands on a connection once it has issued its
 	// nonce, which saves the connect and the nonce round trip. Zero means
@@ -178,8 +182,20 @@ func nextSerial() uint32 {
 // Command runs one command, e.g. "zonestatus example.com", and returns
 // named's reply. A reply with a non-zero result or an err text is returned
 // as an *Error together with the Response. The context and c.Timeout bound
-// dialing, writing and reading.
+// dialing, writing and reading. Every command, the typed helpers' included,
+// passes here and is reported to c.Observe.
 func (c *Client) Command(ctx context.Context, command string) (*Response, error) {
+	if c.Observe == nil {
+		return c.command(ctx, command)
+	}
+	start := time.Now()
+	resp, err := c.command(ctx, command)
+	c.Observe(ctx, newCommandEvent(command, resp, err, time.Since(start)))
+	return resp, err
+}
+
+// command is Command without the Observe hook.
+func (c *Client) command(ctx context.Context, command string) (*Response, error) {
 	command = strings.TrimSpace(command)
 	verb, _, _ := strings.Cut(command, " ")
 	if command == "" {
