@@ -1,6 +1,10 @@
 package integration
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -9,7 +13,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
@@ -268,5 +274,79 @@ func TestAuthStartupGuard(t *testing.T) {
 	c := startCaddy(t, ns, caddyOpts{})
 	if strings.Contains(c.logText(), "accepts any well-formed bearer token") {
 		t.Error("basic mode on loopback warned")
+	}
+}
+
+// TestAuthJWT: the jwt mode through the built Caddy, with a key set file:
+// a valid token works within its scope claim; an unknown signer and an
+// expired token get 401; a request outside the scope gets 403 and
+// changes nothing. The tokens never reach the log.
+func TestAuthJWT(t *testing.T) {
+	ns := startNamed(t)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	set, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "k1", Algorithm: "ES256", Use: "sig"}}})
+	jwksFile := filepath.Join(t.TempDir(), "jwks.json")
+	if err := os.WriteFile(jwksFile, set, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sign := func(k *ecdsa.PrivateKey, c map[string]any) string {
+		s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: k, KeyID: "k1"}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := json.Marshal(c)
+		obj, err := s.Sign(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, _ := obj.CompactSerialize()
+		return tok
+	}
+	claims := func(sub string, exp time.Duration, scope string) map[string]any {
+		c := map[string]any{"iss": "https://idp.zoneapi.test", "aud": "zoneapi", "sub": sub, "exp": time.Now().Add(exp).Unix()}
+		if scope != "" {
+			c["zoneapi_scope"] = scope
+		}
+		return c
+	}
+	extra := fmt.Sprintf(`auth jwt {
+				issuer https://idp.zoneapi.test
+				jwks_file %s
+				audiences zoneapi
+				algorithms ES256
+				subject admin actions=read,records,zones,server
+			}`, jwksFile)
+	c := startCaddy(t, ns, caddyOpts{extra: extra, env: []string{"RUST_LOG=trace"}})
+	admin := sign(key, claims("admin", time.Hour, ""))
+	writer := sign(key, claims("writer", time.Hour, "actions=records,read zones=jwt.test"))
+	expired := sign(key, claims("admin", -time.Hour, ""))
+	forged := sign(stranger, claims("admin", time.Hour, ""))
+	expect(t, c.as(admin, "POST", "/api/v1/zones", zoneBody("jwt.test")), 201, "admin creates")
+	expect(t, c.as(admin, "POST", "/api/v1/zones", zoneBody("jwt-other.test")), 201, "admin creates another")
+	expect(t, c.as(writer, "POST", "/api/v1/zones/jwt.test/records", map[string]any{"name": "a", "type": "A", "value": "192.0.2.7"}), 201, "writer adds")
+	if got := tcpAnswers(t, ns, "a.jwt.test", dns.TypeA); !slices.Equal(got, []string{"192.0.2.7"}) {
+		t.Errorf("after the add: %q", got)
+	}
+	expectError(t, c.as(forged, "GET", "/api/v1/zones", nil), 401, "Unauthorized", "Invalid token")
+	expectError(t, c.as(expired, "GET", "/api/v1/zones", nil), 401, "Unauthorized", "Token expired")
+	s0 := serialOf(t, ns, "jwt-other.test")
+	expectError(t, c.as(writer, "POST", "/api/v1/zones/jwt-other.test/records", map[string]any{"name": "a", "type": "A", "value": "192.0.2.7"}), 403, "Forbidden", "no access to zone jwt-other.test")
+	expectError(t, c.as(writer, "DELETE", "/api/v1/zones/jwt.test", nil), 403, "Forbidden", `"zones" action`)
+	if serialOf(t, ns, "jwt-other.test") != s0 {
+		t.Error("a refused change moved the serial")
+	}
+	r := c.as(writer, "GET", "/api/v1/zones", nil)
+	if z := r.body["zones"].([]any); len(z) != 1 || z[0] != "jwt.test" {
+		t.Errorf("writer's zone list: %s", r.raw)
+	}
+	text := c.logText()
+	for _, tok := range []string{admin, writer, expired, forged} {
+		if strings.Contains(text, tok) || strings.Contains(text, strings.Split(tok, ".")[2]) {
+			t.Error("a JWT appears in the log at RUST_LOG=trace")
+		}
 	}
 }

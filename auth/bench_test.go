@@ -1,0 +1,64 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkModes measures each mode's cost per request (Authenticate on
+// a valid token; jwt with its key cached) and prints it against basic,
+// the baseline, measured in the same run.
+func BenchmarkModes(b *testing.B) {
+	ctx := context.Background()
+	tok, hash, _ := NewToken()
+	st := &Static{}
+	for i := 0; i < 20; i++ { // twenty tokens, the presented one last
+		_, h, _ := NewToken()
+		st.Tokens = append(st.Tokens, StaticToken{Name: fmt.Sprintf("t%d", i), Hash: h})
+	}
+	st.Tokens = append(st.Tokens, StaticToken{Name: "me", Hash: hash, Scope: Scope{Actions: []string{"records"}}})
+	provisionStatic(&testing.T{}, st)
+
+	ec, rs := newECKey(b, "e1"), newRSAKey(b, "r1")
+	file := filepath.Join(b.TempDir(), "jwks.json")
+	if err := os.WriteFile(file, jwks(ec, rs), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	j := &JWT{Issuer: testIssuer, JWKSFile: file, Audiences: []string{"zoneapi"}, Algorithms: []string{"ES256", "RS256"}}
+	provisionJWT(b, j)
+	ecTok := sign(b, ec, claims("a", map[string]any{"zoneapi_scope": "actions=records zones=example.com"}))
+	rsTok := sign(b, rs, claims("a", map[string]any{"zoneapi_scope": "actions=records zones=example.com"}))
+
+	modes := []struct {
+		name  string
+		mode  Authenticator
+		token string
+	}{
+		{"basic", Basic{}, tok},
+		{"static (21 tokens)", st, tok},
+		{"jwt ES256", j, ecTok},
+		{"jwt RS256", j, rsTok},
+	}
+	var base float64
+	for _, m := range modes {
+		if _, err := m.mode.Authenticate(ctx, m.token); err != nil {
+			b.Fatalf("%s: %v", m.name, err)
+		}
+		var ns float64
+		b.Run(m.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := m.mode.Authenticate(ctx, m.token); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ns = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+		})
+		if base == 0 {
+			base = ns
+		}
+		fmt.Printf("auth mode %-20s %10.0f ns/op  %8.1fx basic\n", m.name, ns, ns/base)
+	}
+}

@@ -1,0 +1,430 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
+)
+
+func init() {
+	caddy.RegisterModule(JWT{})
+}
+
+// AsymmetricAlgorithms are the JWS algorithms the jwt mode may allow:
+// signatures checked with a public key. HMAC (HS256…) is never allowed,
+// since a JWKS holds public keys and an HMAC "signed" with a public key
+// proves nothing; "none" is never allowed.
+var AsymmetricAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+
+// JWT authenticates signed JSON Web Tokens offline: the signature is
+// checked against a JSON Web Key Set (from a URL, a file, or the
+// issuer's OpenID Connect discovery document), then the issuer, the
+// audience, the expiry and not-before times (with a leeway), and the
+// algorithm against a fixed list. Keys are cached; a token whose key id
+// (kid) is unknown makes a URL key set be fetched again, so key rotation
+// needs no reload. Kubernetes service-account tokens are such tokens: set
+// the cluster's issuer and the audience the pods request.
+//
+// The identity is the subject claim (or IdentityClaim), prefixed "jwt:".
+// Its scope is, in order: the ScopesClaim of the token (a string in the
+// scope syntax, `actions=records zones=example.com`, or an object), the
+// Subjects entry of its identity, DefaultScope, or else nothing at all
+// (every request then gets 403).
+type JWT struct {
+	// Issuer is the expected iss claim. With neither JWKSURL nor
+	// JWKSFile, the keys are found through the issuer's OpenID Connect
+	// discovery document (<issuer>/.well-known/openid-configuration),
+	// fetched on first use.
+	Issuer string `json:"issuer,omitempty"`
+
+	// JWKSURL is the URL of the key set.
+	JWKSURL string `json:"jwks_url,omitempty"`
+
+	// JWKSFile is a file holding the key set; it is read at each config
+	// load.
+	JWKSFile string `json:"jwks_file,omitempty"`
+
+	// Audiences are accepted aud values; the token must name one.
+	// Required.
+	Audiences []string `json:"audiences,omitempty"`
+
+	// Algorithms are the accepted signature algorithms, among
+	// AsymmetricAlgorithms. Default: RS256, ES256.
+	Algorithms []string `json:"algorithms,omitempty"`
+
+	// Leeway is the clock skew allowed on exp and nbf. Default: 30s.
+	Leeway caddy.Duration `json:"leeway,omitempty"`
+
+	// IdentityClaim names the claim that identifies the principal.
+	// Default: sub.
+	IdentityClaim string `json:"identity_claim,omitempty"`
+
+	// ScopesClaim names the claim that carries the scope. Default:
+	// zoneapi_scope.
+	ScopesClaim string `json:"scopes_claim,omitempty"`
+
+	// Subjects gives scopes to principals by their identity claim, e.g.
+	// "system:serviceaccount:cert-manager:cert-manager".
+	Subjects map[string]Scope `json:"subjects,omitempty"`
+
+	// DefaultScope is the scope of tokens that neither carry the scope
+	// claim nor are named in Subjects. Absent: such tokens may do nothing.
+	DefaultScope *Scope `json:"default_scope,omitempty"`
+
+	leeway   time.Duration
+	idClaim  string
+	scClaim  string
+	subjects map[string]*Grant
+	deflt    *Grant
+	config   *oidc.Config
+
+	mu       *sync.Mutex
+	verifier *oidc.IDTokenVerifier
+	ctx      context.Context
+}
+
+// CaddyModule returns the Caddy module information.
+func (JWT) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  Namespace + ".jwt",
+		New: func() caddy.Module { return new(JWT) },
+	}
+}
+
+// Provision checks the configuration and sets up the key set. A JWKS
+// file is read here; a URL or discovery document is fetched on first use.
+func (j *JWT) Provision(ctx caddy.Context) error {
+	repl := caddy.NewReplacer()
+	j.Issuer = repl.ReplaceKnown(j.Issuer, "")
+	if len(j.Audiences) == 0 {
+		return fmt.Errorf("audiences: at least one is required")
+	}
+	if j.JWKSURL != "" && j.JWKSFile != "" {
+		return fmt.Errorf("give jwks_url or jwks_file, not both")
+	}
+	if j.JWKSURL == "" && j.JWKSFile == "" && j.Issuer == "" {
+		return fmt.Errorf("give jwks_url, jwks_file, or issuer (for OpenID Connect discovery)")
+	}
+	algs := j.Algorithms
+	if len(algs) == 0 {
+		algs = []string{"RS256", "ES256"}
+	}
+	for _, a := range algs {
+		if !slices.Contains(AsymmetricAlgorithms, a) {
+			return fmt.Errorf("algorithm %q is not allowed: want some of %s (never none, never HMAC)", a, strings.Join(AsymmetricAlgorithms, ", "))
+		}
+	}
+	j.leeway = 30 * time.Second
+	if j.Leeway > 0 {
+		j.leeway = time.Duration(j.Leeway)
+	}
+	j.idClaim = cmpOr(j.IdentityClaim, "sub")
+	j.scClaim = cmpOr(j.ScopesClaim, "zoneapi_scope")
+	j.subjects = map[string]*Grant{}
+	for sub, sc := range j.Subjects {
+		g, err := sc.Compile()
+		if err != nil {
+			return fmt.Errorf("subjects[%s]: %v", sub, err)
+		}
+		j.subjects[sub] = orAll(g)
+	}
+	j.deflt = NoAccess()
+	if j.DefaultScope != nil {
+		g, err := j.DefaultScope.Compile()
+		if err != nil {
+			return fmt.Errorf("default_scope: %v", err)
+		}
+		j.deflt = orAll(g)
+	}
+	// Expiry and not-before are checked here, with the leeway; the
+	// audience against the list.
+	j.config = &oidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, SkipIssuerCheck: j.Issuer == "", SupportedSigningAlgs: algs}
+	j.ctx = ctx
+	j.mu = new(sync.Mutex)
+	switch {
+	case j.JWKSFile != "":
+		data, err := os.ReadFile(repl.ReplaceKnown(j.JWKSFile, ""))
+		if err != nil {
+			return fmt.Errorf("jwks_file: %v", err)
+		}
+		ks, err := newFileKeySet(data, algs)
+		if err != nil {
+			return fmt.Errorf("jwks_file: %v", err)
+		}
+		j.verifier = oidc.NewVerifier(j.Issuer, ks, j.config)
+	case j.JWKSURL != "":
+		j.verifier = oidc.NewVerifier(j.Issuer, oidc.NewRemoteKeySet(ctx, repl.ReplaceKnown(j.JWKSURL, "")), j.config)
+	}
+	return nil
+}
+
+// everything is the grant of a scope that restricts nothing, as opposed
+// to a nil *Grant in JWT's maps meaning "not configured".
+func orAll(g *Grant) *Grant {
+	if g == nil {
+		return allGrant
+	}
+	return g
+}
+
+// allGrant allows everything, like a nil *Grant.
+var allGrant = &Grant{}
+
+// NoAccess returns a grant that allows nothing.
+func NoAccess() *Grant {
+	return &Grant{actions: map[Action]bool{}}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// getVerifier returns the verifier, running OpenID Connect discovery
+// first when the key set comes from the issuer.
+func (j *JWT) getVerifier() (*oidc.IDTokenVerifier, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.verifier != nil {
+		return j.verifier, nil
+	}
+	ctx, cancel := context.WithTimeout(j.ctx, 10*time.Second)
+	defer cancel()
+	// The provider's key set keeps only ctx's HTTP client, not its
+	// deadline, so it outlives this call.
+	p, err := oidc.NewProvider(ctx, j.Issuer)
+	if err != nil {
+		return nil, err
+	}
+	j.verifier = p.Verifier(j.config)
+	return j.verifier, nil
+}
+
+// Authenticate verifies the token and returns its principal.
+func (j *JWT) Authenticate(ctx context.Context, token string) (*Identity, error) {
+	v, err := j.getVerifier()
+	if err != nil {
+		return nil, Unavailable("jwks_unavailable", "cannot check tokens: OpenID Connect discovery of "+j.Issuer+" failed: "+err.Error())
+	}
+	idt, err := v.Verify(ctx, token)
+	if err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, "fetching keys") {
+			return nil, Unavailable("jwks_unavailable", "cannot check tokens: fetching the key set failed")
+		}
+		if strings.Contains(msg, "different provider") {
+			return nil, Unauthorized("wrong_issuer", "Invalid token: wrong issuer")
+		}
+		return nil, Unauthorized("invalid_jwt", "Invalid token")
+	}
+	now := time.Now()
+	if idt.Expiry.IsZero() {
+		return nil, Unauthorized("invalid_jwt", "Invalid token: no expiry")
+	}
+	if now.After(idt.Expiry.Add(j.leeway)) {
+		return nil, Unauthorized("expired_token", "Token expired")
+	}
+	var claims map[string]json.RawMessage
+	if err := idt.Claims(&claims); err != nil {
+		return nil, Unauthorized("invalid_jwt", "Invalid token")
+	}
+	if raw, ok := claims["nbf"]; ok {
+		var nbf float64
+		if json.Unmarshal(raw, &nbf) != nil || now.Add(j.leeway).Before(time.Unix(int64(nbf), 0)) {
+			return nil, Unauthorized("invalid_jwt", "Invalid token: not valid yet")
+		}
+	}
+	ok := false
+	for _, a := range idt.Audience {
+		if slices.Contains(j.Audiences, a) {
+			ok = true
+		}
+	}
+	if !ok {
+		return nil, Unauthorized("wrong_audience", "Invalid token: wrong audience")
+	}
+	var subject string
+	if raw, ok := claims[j.idClaim]; !ok || json.Unmarshal(raw, &subject) != nil || subject == "" {
+		return nil, Unauthorized("invalid_jwt", "Invalid token: no "+j.idClaim+" claim")
+	}
+	id := &Identity{ID: "jwt:" + subject, Mode: "jwt", Grant: j.deflt}
+	if raw, ok := claims[j.scClaim]; ok {
+		var sc Scope
+		if err := json.Unmarshal(raw, &sc); err != nil {
+			return nil, Unauthorized("invalid_jwt", "Invalid token: claim "+j.scClaim+": "+err.Error())
+		}
+		g, err := sc.Compile()
+		if err != nil {
+			return nil, Unauthorized("invalid_jwt", "Invalid token: claim "+j.scClaim+": "+err.Error())
+		}
+		id.Grant = g
+	} else if g, ok := j.subjects[subject]; ok {
+		id.Grant = g
+	}
+	if id.Grant == allGrant {
+		id.Grant = nil
+	}
+	return id, nil
+}
+
+// fileKeySet is a key set read from a file; it picks keys by kid.
+type fileKeySet struct {
+	keys []jose.JSONWebKey
+	algs []jose.SignatureAlgorithm
+}
+
+func newFileKeySet(data []byte, algs []string) (*fileKeySet, error) {
+	var set jose.JSONWebKeySet
+	if err := json.Unmarshal(data, &set); err != nil {
+		return nil, err
+	}
+	ks := &fileKeySet{}
+	for _, k := range set.Keys {
+		if !k.Valid() || !k.IsPublic() {
+			return nil, fmt.Errorf("key %q: want a valid public key", k.KeyID)
+		}
+		ks.keys = append(ks.keys, k)
+	}
+	if len(ks.keys) == 0 {
+		return nil, fmt.Errorf("no keys")
+	}
+	for _, a := range algs {
+		ks.algs = append(ks.algs, jose.SignatureAlgorithm(a))
+	}
+	return ks, nil
+}
+
+// VerifySignature checks a JWS against the key of its kid (or every key
+// when it names none).
+func (ks *fileKeySet) VerifySignature(_ context.Context, jwt string) ([]byte, error) {
+	jws, err := jose.ParseSigned(jwt, ks.algs)
+	if err != nil {
+		return nil, err
+	}
+	kid := jws.Signatures[0].Header.KeyID
+	for i := range ks.keys {
+		if kid == "" || ks.keys[i].KeyID == kid {
+			if payload, err := jws.Verify(&ks.keys[i]); err == nil {
+				return payload, nil
+			}
+		}
+	}
+	return nil, errors.New("no key of the key set verifies the token")
+}
+
+// UnmarshalCaddyfile reads the jwt mode's options:
+//
+//	auth jwt {
+//		issuer         <url>
+//		jwks_url       <url>
+//		jwks_file      <path>
+//		audiences      <aud>...
+//		algorithms     RS256|ES256|EdDSA|...
+//		leeway         <duration>
+//		identity_claim <claim>
+//		scopes_claim   <claim>
+//		subject        <identity> <scope fields: actions=… zones=… names=… types=…>
+//		default_scope  <scope fields>
+//	}
+func (j *JWT) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // mode name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		key := d.Val()
+		args := d.RemainingArgs()
+		one := func(dst *string) error {
+			if len(args) != 1 {
+				return d.ArgErr()
+			}
+			*dst = args[0]
+			return nil
+		}
+		var err error
+		switch key {
+		case "issuer":
+			err = one(&j.Issuer)
+		case "jwks_url":
+			err = one(&j.JWKSURL)
+		case "jwks_file":
+			err = one(&j.JWKSFile)
+		case "identity_claim":
+			err = one(&j.IdentityClaim)
+		case "scopes_claim":
+			err = one(&j.ScopesClaim)
+		case "audiences", "audience":
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			j.Audiences = append(j.Audiences, args...)
+		case "algorithms":
+			for _, a := range args {
+				if !slices.Contains(AsymmetricAlgorithms, a) {
+					return d.Errf("algorithm %q is not allowed: want some of %s (never none, never HMAC)", a, strings.Join(AsymmetricAlgorithms, ", "))
+				}
+			}
+			j.Algorithms = append(j.Algorithms, args...)
+		case "leeway":
+			var s string
+			if err = one(&s); err == nil {
+				dur, perr := caddy.ParseDuration(s)
+				if perr != nil || dur < 0 {
+					return d.Errf("leeway: want a duration such as 30s, got %q", s)
+				}
+				j.Leeway = caddy.Duration(dur)
+			}
+		case "subject", "default_scope":
+			text := args
+			var sub string
+			if key == "subject" {
+				if len(args) < 1 {
+					return d.ArgErr()
+				}
+				sub, text = args[0], args[1:]
+			}
+			sc, perr := ParseScope(strings.Join(text, " "))
+			if perr == nil {
+				_, perr = sc.Compile()
+			}
+			if perr != nil {
+				return d.Errf("%s: %v", key, perr)
+			}
+			if key == "subject" {
+				if j.Subjects == nil {
+					j.Subjects = map[string]Scope{}
+				}
+				j.Subjects[sub] = sc
+			} else {
+				j.DefaultScope = &sc
+			}
+		default:
+			return d.Errf("unrecognized auth jwt option %q", key)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Interface guards
+var (
+	_ Authenticator         = (*JWT)(nil)
+	_ caddy.Provisioner     = (*JWT)(nil)
+	_ caddyfile.Unmarshaler = (*JWT)(nil)
+	_ oidc.KeySet           = (*fileKeySet)(nil)
+)
