@@ -65,11 +65,14 @@ func (h *Handler) getBackend() (*backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening zone directory: %w", err)
 	}
+	rc := &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout, Trace: h.rndcTraceHook(),
+		Observe: h.observeControl, Expiry: h.rndcTimeout + commandExpiry}
 	h.cell.backend = &backend{
 		store:     store,
-		rndc:      &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout, Trace: h.rndcTraceHook(), Observe: h.observeControl},
+		rndc:      rc,
 		updateKey: updateKey,
 		records:   records,
+		life:      h.newLifecycle(store, rc, updateKey),
 	}
 	return h.cell.backend, nil
 }

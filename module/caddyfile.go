@@ -41,6 +41,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		update_key      <name> [<algorithm> <secret>]
 //		dns_server      <host:port>            # named's DNS port, default 127.0.0.1:53
 //		serial_update_method increment|unixtime|date  # default increment
+//		key_directory   <dir>                   # named's key-directory, if not zone_dir
 //		disable_auth
 //		auth <mode> [{ <mode options> }]       # basic (default), static, jwt, k8s_token_review
 //		rate_limit <requests> [<interval>] [burst <n>]          # per identity
@@ -126,6 +127,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			case 3:
 				h.UpdateKey.Name, h.UpdateKey.Algorithm, h.UpdateKey.Secret = args[0], args[1], args[2]
 			default:
+				return d.ArgErr()
+			}
+		case "key_directory":
+			if !d.AllArgs(&h.KeyDirectory) {
 				return d.ArgErr()
 			}
 		case "dns_server":

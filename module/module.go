@@ -28,6 +28,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonelife"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -77,6 +78,13 @@ type Handler struct {
 	// answer names it exactly), so set this to what named.conf says for
 	// the zones managed here.
 	SerialUpdateMethod string `json:"serial_update_method,omitempty"`
+
+	// KeyDirectory is where named keeps the DNSSEC keys of zones whose
+	// configuration names no key-directory (named's key-directory option,
+	// else its working directory): deleting a zone removes its key files
+	// there too. Zones signed through this API are created with
+	// key-directory set to ZoneDir, so they need no setting.
+	KeyDirectory string `json:"key_directory,omitempty"`
 
 	// DisableAuth turns bearer authentication off. The environment variable
 	// DISABLE_AUTH=true does the same. Use it only behind an authenticating
@@ -196,6 +204,8 @@ type backend struct {
 	// updates when the update key has no secret (zones still get
 	// allow-update for it).
 	records *dnsupdate.Updater
+	// life creates and deletes zones (crash-safe, see package zonelife).
+	life *zonelife.Lifecycle
 }
 
 // CaddyModule returns the Caddy module information.

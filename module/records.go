@@ -410,6 +410,10 @@ func (h *Handler) recordFailed(w http.ResponseWriter, r *http.Request, b *backen
 		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
 	case errors.As(err, &se):
 		h.serverRefused(w, r, b, zone, op, se)
+	case op != "read" && updateOutcomeUnknown(err):
+		h.dnsLog.Error("record operation outcome unknown", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
+		writeError(w, http.StatusGatewayTimeout, "record %s in zone %s: named did not answer the update (%v), so whether it was applied is unknown; "+
+			"nothing was rolled back. GET /api/v1/zones/%s/records tells", op, zone, err, zone)
 	default:
 		h.dnsLog.Error("record operation failed", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
 		writeBadGateway(w, "record %s in zone %s failed: %v", op, zone, err)

@@ -35,6 +35,7 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodGet, template: "/api/v1/health", public: true, handle: h.handleHealth},
 		{method: http.MethodGet, template: "/api/v1/ready", public: true, handle: h.handleReady},
 		{method: http.MethodGet, template: "/api/v1/server/status", handle: h.handleServerStatus},
+		{method: http.MethodPost, template: "/api/v1/server/reconcile", handle: h.handleReconcile, op: "reconcile"},
 		{method: http.MethodPost, template: "/api/v1/zones", handle: h.handleCreateZone, op: "create"},
 		{method: http.MethodGet, template: "/api/v1/zones", handle: h.handleListZones},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}", handle: h.handleGetZone},

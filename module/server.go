@@ -117,6 +117,9 @@ func (h *Handler) handleServerStatus(w http.ResponseWriter, r *http.Request, _ p
 
 // backendOr500 returns the backend or answers 500 when it cannot be set up
 // (unreadable key file, missing zone directory).
+//
+// The first time in the process it also reconciles the zone directory
+// with named (startupReconcile).
 func (h *Handler) backendOr500(w http.ResponseWriter) (*backend, bool) {
 	b, err := h.getBackend()
 	if err != nil {
@@ -124,6 +127,7 @@ func (h *Handler) backendOr500(w http.ResponseWriter) (*backend, bool) {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return nil, false
 	}
+	h.startupReconcile(context.Background(), b)
 	return b, true
 }
 

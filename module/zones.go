@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonelife"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -93,11 +93,10 @@ func (h *Handler) zoneTarget(w http.ResponseWriter, p params) (*backend, string,
 	return b, name, ok
 }
 
-// handleCreateZone creates a zone: validate, lock, check that neither the
-// index nor BIND nor the zone directory has it, write the zone file
-// exclusively, `rndc addzone`, record it in the index. A failure after the
-// file was written removes the file again; a zone that exists touches
-// nothing and answers 409.
+// handleCreateZone decodes and validates a create request and hands it to
+// the zone lifecycle (package zonelife), which records the intent, writes
+// the zone file, runs addzone and indexes the zone. A retry of the same
+// request after an unknown outcome answers 200 with the zone it made.
 func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ params) {
 	if !h.checkBody(w, r, "/api/v1/zones") {
 		return
@@ -118,99 +117,28 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 	if !ok {
 		return
 	}
-	ctx := r.Context()
-	unlock, err := b.store.Lock(ctx, zone.Name)
+	res, err := b.life.Create(r.Context(), zone, zonelife.Fingerprint(&req))
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "waiting for the lock of zone %s: %v", zone.Name, err)
+		h.lifecycleFailed(w, zone.Name, err)
 		return
 	}
-	defer unlock()
-
-	if _, found, err := b.store.Get(zone.Name); err != nil {
-		writeError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
-		return
-	} else if found {
-		writeError(w, http.StatusConflict, "zone %s already exists", zone.Name)
-		return
-	}
-	// A zone that named serves but the index does not know (one from
-	// named.conf, say) is caught below: by CreateFile when it uses our file
-	// name, else by addzone's "already exists", after which our new file is
-	// removed again. Either way nothing of it is touched.
-
-	path := b.store.FilePath(zone.Name)
-	if zone.Type == zonestore.TypePrimary {
-		data, err := zone.RenderFile()
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "invalid zone: %v", err)
-			return
-		}
-		if _, err := b.store.CreateFile(zone.Name, data); err != nil {
-			if errors.Is(err, zonestore.ErrExists) {
-				writeError(w, http.StatusConflict, "zone file %s already exists but named does not serve the zone; remove the file or pick another name", path)
-				return
-			}
-			writeError(w, http.StatusInternalServerError, "writing zone file: %v", err)
-			return
-		}
-	} else if _, err := os.Lstat(path); err == nil {
-		writeError(w, http.StatusConflict, "zone file %s already exists but named does not serve the zone; remove the file or pick another name", path)
-		return
-	}
-
-	// Zones accept updates signed with the request's updateKeyName, or
-	// else the module's key; transfers they restrict still admit the
-	// module's key (record reads use AXFR).
-	cfg := zone.BINDConfig(path, b.updateKey)
-	h.logger.Debug("adding zone", zap.String("zone", zone.Name), zap.String("command", "addzone"), zap.String("config", cfg))
-	text, err := b.rndc.AddZone(ctx, zone.Name, cfg)
-	if err != nil {
-		// Remove only the file written above: other files of that name
-		// may belong to a zone named already serves.
-		if zone.Type == zonestore.TypePrimary {
-			if rerr := os.Remove(path); rerr != nil {
-				h.logger.Error("removing the zone file of a failed create", zap.String("zone", zone.Name), zap.Error(rerr))
-			}
-		}
-		if rndc.IsAlreadyExists(err) {
-			writeError(w, http.StatusConflict, "zone %s already exists in named (not created through this API)", zone.Name)
-			return
-		}
-		h.commandFailed(w, "addzone", zone.Name, err)
-		return
-	}
-	// The index is written after addzone: written alongside, its fsync
-	// delayed named's own (measured), and a list must not show a zone that
-	// may yet fail to be added.
-	if err := b.store.Put(zonestore.Entry{Name: zone.Name, Type: zone.Type, Created: time.Now().UTC()}); err != nil {
-		// Undo: named must not serve a zone the index does not know.
-		if _, derr := b.rndc.DelZone(context.WithoutCancel(ctx), zone.Name, false); derr != nil {
-			h.logger.Error("rolling back addzone failed", zap.String("zone", zone.Name), zap.Error(derr))
-		}
-		h.removeFiles(b, zone.Name)
-		writeError(w, http.StatusInternalServerError, "recording zone %s in the index: %v", zone.Name, err)
-		return
-	}
-
-	info := &zoneInfo{Name: zone.Name, ZoneType: zone.Type, FilePath: path}
-	if zone.Type == zonestore.TypePrimary {
+	info := &zoneInfo{Name: zone.Name, ZoneType: zone.Type, FilePath: res.File}
+	if zone.Type == zonestore.TypePrimary && !res.Existed {
 		s := zone.Serial
 		info.Serial = &s
 	}
-	h.logger.Info("zone created", zap.String("zone", zone.Name), zap.String("zone_type", zone.Type), zap.Uint32("serial", zone.Serial))
 	w.Header().Set("Location", apiPrefix+"/zones/"+url.PathEscape(zone.Name))
-	writeJSON(w, http.StatusCreated, zoneResponse{
-		Success: true, Message: "Zone " + zone.Name + " created successfully", Details: text, Zone: info,
-	})
-}
-
-// removeFiles removes a zone's files, logging (not failing on) errors.
-func (h *Handler) removeFiles(b *backend, zone string) []string {
-	removed, err := b.store.RemoveZoneFiles(zone)
-	if err != nil {
-		h.logger.Error("removing zone files", zap.String("zone", zone), zap.Error(err))
+	if res.Existed {
+		h.logger.Info("zone create repeated", zap.String("zone", zone.Name), zap.String("settled", res.Settled))
+		writeJSON(w, http.StatusOK, zoneResponse{
+			Success: true, Message: "Zone " + zone.Name + " was already created by an earlier identical request", Zone: info,
+		})
+		return
 	}
-	return removed
+	h.logger.Info("zone created", zap.String("zone", zone.Name), zap.String("zone_type", zone.Type), zap.Uint32("serial", zone.Serial))
+	writeJSON(w, http.StatusCreated, zoneResponse{
+		Success: true, Message: "Zone " + zone.Name + " created successfully", Details: res.Details, Zone: info,
+	})
 }
 
 // listBody is the answer of GET /api/v1/zones. zones and count keep
@@ -316,45 +244,31 @@ func (h *Handler) handleZoneStatus(w http.ResponseWriter, r *http.Request, p par
 	})
 }
 
-// handleDeleteZone removes a zone from named (`rndc delzone`), then, for
-// a zone created through this API, its files and its index entry. A
-// managed zone that named no longer knows is still cleaned up.
+// handleDeleteZone deletes a zone through the zone lifecycle: `rndc
+// delzone`, then, for a zone created through this API, its files, DNSSEC
+// keys and index entry, once named's removal is durable. It answers 200
+// then, and 202 when named has removed the zone but not yet confirmed that
+// the removal survives its restart (the delete is completed later).
 func (h *Handler) handleDeleteZone(w http.ResponseWriter, r *http.Request, p params) {
 	b, name, ok := h.zoneTarget(w, p)
 	if !ok {
 		return
 	}
-	ctx := r.Context()
-	unlock, err := b.store.Lock(ctx, name)
+	res, err := b.life.Delete(r.Context(), name)
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "waiting for the lock of zone %s: %v", name, err)
-		return
-	}
-	defer unlock()
-	_, managed, err := b.store.Get(name)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
-		return
-	}
-	text, err := b.rndc.DelZone(ctx, name, false)
-	if err != nil && !(rndc.IsNotFound(err) && managed) {
-		h.commandFailed(w, "delzone", name, err)
+		h.lifecycleFailed(w, name, err)
 		return
 	}
 	b.records.Forget(name)
-	// Files are removed only for zones this API created: a zone from
-	// named's own configuration keeps its files (named says it must also
-	// be removed from named.conf; BIND's text is in details).
-	var removed []string
-	if managed {
-		removed = h.removeFiles(b, name)
-		if err := b.store.Remove(name); err != nil {
-			writeError(w, http.StatusInternalServerError, "removing zone %s from the index: %v", name, err)
-			return
-		}
+	h.logger.Info("zone deleted", zap.String("zone", name), zap.Strings("files", res.Removed), zap.Bool("durable", res.Durable))
+	if !res.Durable {
+		writeJSON(w, http.StatusAccepted, zoneResponse{Success: true,
+			Message: "Zone " + name + " deleted from named, which has not yet confirmed that the removal is durable; " +
+				"the delete is completed when it does (GET /api/v1/zones/" + name + " already answers 404)",
+			Details: res.Details})
+		return
 	}
-	h.logger.Info("zone deleted", zap.String("zone", name), zap.Strings("files", removed))
-	writeJSON(w, http.StatusOK, zoneResponse{Success: true, Message: "Zone " + name + " deleted successfully", Details: text})
+	writeJSON(w, http.StatusOK, zoneResponse{Success: true, Message: "Zone " + name + " deleted successfully", Details: res.Details})
 }
 
 // zoneCommands maps each action route to its rndc call and message.

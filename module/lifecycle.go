@@ -1,0 +1,172 @@
+package module
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonelife"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// commandExpiry is added to the rndc timeout to give each control command's
+// expiry: named refuses a command it reads later than that after it was
+// sent, so a command that timed out cannot take effect after it. named's
+// clock must agree with this host's to well within it.
+const commandExpiry = 10 * time.Second
+
+// newLifecycle builds the zone lifecycle of a backend.
+func (h *Handler) newLifecycle(store *zonestore.Store, c *rndc.Client, updateKey string) *zonelife.Lifecycle {
+	var keyDirs []string
+	if d := caddy.NewReplacer().ReplaceKnown(h.KeyDirectory, ""); d != "" {
+		keyDirs = []string{d}
+	}
+	return &zonelife.Lifecycle{
+		Store:      store,
+		Control:    c,
+		UpdateKey:  updateKey,
+		SendWithin: h.rndcTimeout,
+		Expiry:     c.Expiry,
+		KeyDirs:    keyDirs,
+		Logger:     h.logger,
+	}
+}
+
+// reconciles remembers, per zone directory and for the whole process, when
+// the start-up reconcile last ran and whether it succeeded, so that it runs
+// at the first request after start and is retried (at most every
+// reconcileRetry) until it succeeds.
+var reconciles = struct {
+	sync.Mutex
+	m map[string]*reconcileState
+}{m: map[string]*reconcileState{}}
+
+type reconcileState struct {
+	mu   sync.Mutex
+	done bool
+	last time.Time
+}
+
+const reconcileRetry = 5 * time.Second
+
+// startupReconcile runs the lifecycle's reconcile once per zone directory
+// and process, at the first request that needs the backend: it completes
+// or undoes what a crash left half done before the request is served.
+func (h *Handler) startupReconcile(ctx context.Context, b *backend) {
+	reconciles.Lock()
+	st := reconciles.m[b.store.Dir()]
+	if st == nil {
+		st = &reconcileState{}
+		reconciles.m[b.store.Dir()] = st
+	}
+	reconciles.Unlock()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done || time.Since(st.last) < reconcileRetry && !st.last.IsZero() {
+		return
+	}
+	st.last = time.Now()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*h.rndcTimeout)
+	defer cancel()
+	rep, err := b.life.Reconcile(ctx, false)
+	h.logReconcile("start-up reconcile", rep, err)
+	st.done = err == nil
+}
+
+func (h *Handler) logReconcile(msg string, rep *zonelife.Report, err error) {
+	fields := []zap.Field{zap.Int("fixed", len(rep.Fixed)), zap.Int("pending", len(rep.Pending)), zap.Int("problems", len(rep.Problems))}
+	switch {
+	case err != nil:
+		h.logger.Error(msg+" failed", append(fields, zap.Error(err))...)
+	case len(rep.Fixed)+len(rep.Pending)+len(rep.Problems) > 0:
+		h.logger.Warn(msg, append(fields, zap.Any("report", rep))...)
+	default:
+		h.logger.Debug(msg, fields...)
+	}
+}
+
+// reconcileBody is the answer of POST /api/v1/server/reconcile.
+type reconcileBody struct {
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+	*zonelife.Report
+}
+
+// handleReconcile reconciles on demand: it settles pending intents,
+// discards a torn index line, adopts zones named serves with their file
+// that the index lost, moves aside files no zone uses, and reports indexed
+// zones named does not serve.
+func (h *Handler) handleReconcile(w http.ResponseWriter, r *http.Request, _ params) {
+	b, ok := h.backendOr500(w)
+	if !ok {
+		return
+	}
+	rep, err := b.life.Reconcile(r.Context(), true)
+	h.logReconcile("reconcile", rep, err)
+	if err != nil {
+		h.lifecycleFailed(w, "", err)
+		return
+	}
+	msg := "nothing to repair"
+	if len(rep.Fixed) > 0 || len(rep.Pending) > 0 || len(rep.Problems) > 0 {
+		msg = "reconciled: see fixed, pending and problems"
+	}
+	writeJSON(w, http.StatusOK, reconcileBody{Success: true, Message: msg, Report: rep})
+}
+
+// lifecycleFailed answers a failed lifecycle operation.
+func (h *Handler) lifecycleFailed(w http.ResponseWriter, zone string, err error) {
+	var le *zonelife.Error
+	if !errors.As(err, &le) {
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	if le.Zone != "" {
+		zone = le.Zone
+	}
+	switch {
+	case errors.Is(err, zonelife.ErrExists):
+		writeError(w, http.StatusConflict, "%s", le.Msg)
+	case errors.Is(err, zonelife.ErrNotFound):
+		writeError(w, http.StatusNotFound, "zone %s not found", zone)
+	case errors.Is(err, zonelife.ErrOutcomeUnknown):
+		writeError(w, http.StatusGatewayTimeout, "%s. The outcome is unknown: nothing was rolled back. "+
+			"GET /api/v1/zones/%s tells whether the zone exists; sending the same request again completes or repeats it "+
+			"once named answers (POST /api/v1/server/reconcile settles every unfinished operation). Cause: %v",
+			le.Msg, zone, le.Err)
+	case errors.Is(err, zonelife.ErrControl):
+		h.commandFailed(w, le.Command, zone, le.Err)
+	case errors.Is(err, zonelife.ErrInvalid):
+		writeError(w, http.StatusBadRequest, "invalid zone: %v", le.Err)
+	case errors.Is(err, zonelife.ErrBusy):
+		writeError(w, http.StatusServiceUnavailable, "%v", le)
+	case errors.Is(err, zonelife.ErrStorage) && zonestore.IsNoSpace(err):
+		writeError(w, http.StatusInsufficientStorage, "%v; nothing was changed", le)
+	default:
+		writeError(w, http.StatusInternalServerError, "%v", le)
+	}
+}
+
+// updateOutcomeUnknown reports whether a failed record change may have
+// been applied by named: the exchange timed out or lost its connection,
+// rather than failing to connect.
+func updateOutcomeUnknown(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.As(err, &ne) && ne.Timeout() ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
