@@ -71,15 +71,17 @@ type Client struct {
 	open  chan struct{}
 	freed chan struct{}
 
-	hooks Hooks
+	hooks  Hooks
+	closed bool // guarded by mu: Close was called, connections are not kept
 }
 
 // Hooks observe a Client's exchanges, for logs and metrics.
 type Hooks struct {
 	// Message, if set, is called with every message sent ("send") and
 	// received ("recv") on pooled connections. A message carries at most
-	// a TSIG MAC, never the secret.
-	Message func(direction string, m *dns.Msg)
+	// a TSIG MAC, never the secret. ctx is the exchange's context, so a
+	// caller can route the message to its own logger (a context value).
+	Message func(ctx context.Context, direction string, m *dns.Msg)
 	// Update, if set, is called after every UPDATE with named's rcode
 	// (-1 when no answer came) and the round-trip time.
 	Update func(rcode int, d time.Duration)
@@ -155,11 +157,11 @@ func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg,
 			co.TsigSecret = c.secrets
 		}
 		if c.hooks.Message != nil {
-			c.hooks.Message("send", m)
+			c.hooks.Message(ctx, "send", m)
 		}
 		r, err := roundTrip(co, m)
 		if r != nil && c.hooks.Message != nil {
-			c.hooks.Message("recv", r)
+			c.hooks.Message(ctx, "recv", r)
 		}
 		if err == nil {
 			c.put(conn)

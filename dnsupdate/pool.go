@@ -57,6 +57,11 @@ func (c *Client) get(ctx context.Context) (net.Conn, bool, error) {
 // exceeds maxOpen.
 func (c *Client) put(conn net.Conn) {
 	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		c.discard(conn)
+		return
+	}
 	c.idle = append(c.idle, idleConn{conn, time.Now()})
 	close(c.freed)
 	c.freed = make(chan struct{})
@@ -69,9 +74,12 @@ func (c *Client) discard(conn net.Conn) {
 	<-c.open
 }
 
-// Close closes the idle connections.
+// Close closes the idle connections and keeps none from now on: exchanges
+// still running finish, then close their connections. The Client stays
+// usable, with a new connection per exchange.
 func (c *Client) Close() {
 	c.mu.Lock()
+	c.closed = true
 	idle := c.idle
 	c.idle = nil
 	c.mu.Unlock()

@@ -52,6 +52,10 @@ func NewUpdater(c *Client) *Updater {
 // Client returns the DNS client.
 func (u *Updater) Client() *Client { return u.dns }
 
+// Close closes the client's idle connections and keeps none from now on
+// (see Client.Close). Changes still running finish.
+func (u *Updater) Close() { u.dns.Close() }
+
 // Transfers returns how many zone transfers the updater made.
 func (u *Updater) Transfers() int64 { return u.transfers.Load() }
 

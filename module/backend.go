@@ -2,37 +2,12 @@ package module
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
-
-// stores holds one zonestore.Store per zone directory for the whole
-// process, so that every config generation (and every site) shares the
-// same per-zone locks and index view across `caddy reload`.
-var (
-	storesMu sync.Mutex
-	stores   = map[string]*zonestore.Store{}
-)
-
-// openStore returns the process-wide store of dir, opening it on first use.
-func openStore(dir string) (*zonestore.Store, error) {
-	storesMu.Lock()
-	defer storesMu.Unlock()
-	if s, ok := stores[dir]; ok {
-		return s, nil
-	}
-	s, err := zonestore.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	stores[dir] = s
-	return s, nil
-}
 
 // getBackend resolves keys and opens the zone store on first use. A
 // failure is not remembered: the next request tries again, so fixing a key
@@ -42,6 +17,9 @@ func (h *Handler) getBackend() (*backend, error) {
 	defer h.cell.mu.Unlock()
 	if h.cell.backend != nil {
 		return h.cell.backend, nil
+	}
+	if h.updater == nil { // a handler built without Provision (unit tests)
+		h.store, h.updater = &sharedStore{dir: h.zoneDir}, new(sharedUpdater)
 	}
 	key, err := resolveKey(h.rndcKeyConf)
 	if err != nil {
@@ -58,10 +36,10 @@ func (h *Handler) getBackend() (*backend, error) {
 			return nil, fmt.Errorf("loading update key: %w", err)
 		}
 	}
-	if records, err = sharedUpdater(h.dnsServer, tsig, h.rndcTimeout); err != nil {
+	if records, err = h.updater.get(h.dnsServer, tsig, h.rndcTimeout); err != nil {
 		return nil, err
 	}
-	store, err := openStore(h.zoneDir)
+	store, err := h.store.open()
 	if err != nil {
 		return nil, fmt.Errorf("opening zone directory: %w", err)
 	}

@@ -123,35 +123,11 @@ func observeDNSUpdate(rcode string, d time.Duration) {
 }
 
 // zonesCollector reports zoneapi_zones{type} from the zone indexes at
-// scrape time, so the gauge is always current (not only after a list).
-// It knows the zone directories of every provisioned handler and opens
-// their stores on first use, never during Provision.
-type zonesCollector struct {
-	mu   sync.Mutex
-	dirs map[string]int // zone directory -> handlers using it
-}
-
-// addDir makes the collector count the zones of dir, for one more handler.
-func (c *zonesCollector) addDir(dir string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dirs == nil {
-		c.dirs = map[string]int{}
-	}
-	c.dirs[dir]++
-}
-
-// removeDir undoes one addDir: a directory no handler uses any more (the
-// config moved to another zone_dir) stops being counted.
-func (c *zonesCollector) removeDir(dir string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dirs[dir] <= 1 {
-		delete(c.dirs, dir)
-		return
-	}
-	c.dirs[dir]--
-}
+// scrape time, so the gauge is always current (not only after a list). It
+// counts the zone directories of the stores in storePool, those some
+// provisioned handler uses, opening them on first use, never during
+// Provision.
+type zonesCollector struct{}
 
 var zonesDesc = prometheus.NewDesc("zoneapi_zones", "Zones managed through the API, by type (primary or secondary).", []string{"type"}, nil)
 
@@ -160,15 +136,14 @@ func (*zonesCollector) Describe(ch chan<- *prometheus.Desc) { ch <- zonesDesc }
 
 // Collect implements prometheus.Collector.
 func (c *zonesCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	dirs := make([]string, 0, len(c.dirs))
-	for d := range c.dirs {
-		dirs = append(dirs, d)
-	}
-	c.mu.Unlock()
+	var stores []*sharedStore
+	storePool.Range(func(_, v any) bool {
+		stores = append(stores, v.(*sharedStore))
+		return true
+	})
 	counts := map[string]int{"primary": 0, "secondary": 0}
-	for _, d := range dirs {
-		s, err := openStore(d)
+	for _, ss := range stores {
+		s, err := ss.open()
 		if err != nil {
 			continue // reported by /api/v1/ready
 		}

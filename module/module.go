@@ -136,7 +136,8 @@ type Handler struct {
 	authLog      *zap.Logger // .auth: token validation
 	rndcLog      *zap.Logger // .rndc: control commands and their output
 	rndcTrace    *zap.Logger // .rndc.trace: control-channel messages
-	dnsLog       *zap.Logger // .dns: record changes; .dns.trace: DNS messages
+	dnsLog       *zap.Logger // .dns: record changes
+	dnsTrace     *zap.Logger // .dns.trace: DNS messages
 	routes       []route
 
 	zoneDir       string
@@ -147,9 +148,15 @@ type Handler struct {
 	dnsServer     string
 	serialMethod  dnsupdate.SerialMethod
 
-	// countedDir is set once zoneapi_zones counts zoneDir for this
-	// handler (Cleanup runs after a failed Provision too).
-	countedDir bool
+	// store and updater are this handler's references to the state
+	// shared across config generations (see shared.go); nil until
+	// Provision takes them and after Cleanup gives them back.
+	// storeKey and updaterKey are their pool keys, set while the
+	// references are held.
+	store      *sharedStore
+	updater    *sharedUpdater
+	storeKey   string
+	updaterKey string
 
 	// cell holds the backend, resolved lazily on the first request,
 	// because Provision must not touch the disk or BIND (`caddy validate`
@@ -229,7 +236,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("log_filter: %v", err)
 	}
 	h.setLoggers(ctx.Logger().WithOptions(zap.WrapCore(filter.Wrap)))
-	dnsTraceLog.Store(h.dnsLog.Named("trace"))
 	for _, d := range filter.Ignored {
 		h.logger.Warn("log_filter directive ignored: its target is not one of this module's", zap.String("directive", d), zap.Strings("targets", logfilter.Targets))
 	}
@@ -279,11 +285,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 	h.routes = h.buildRoutes()
 	h.cell = new(backendCell)
-	if h.zoneDir != "" {
-		metrics.zones.addDir(h.zoneDir)
-		h.countedDir = true
-	}
-	return nil
+	return h.acquireShared()
 }
 
 // setLoggers sets the module's logger and its sub-loggers.
@@ -294,6 +296,7 @@ func (h *Handler) setLoggers(l *zap.Logger) {
 	h.rndcLog = l.Named("rndc")
 	h.rndcTrace = h.rndcLog.Named("trace")
 	h.dnsLog = l.Named("dns")
+	h.dnsTrace = h.dnsLog.Named("trace")
 }
 
 // Validate checks the configuration without touching the disk or BIND.
@@ -345,17 +348,15 @@ func validateKeyConfig(what string, k KeyConfig, needSecret bool) error {
 }
 
 // Cleanup releases the handler: it closes the idle control-channel
-// connections of this config generation and stops counting its zone
-// directory in zoneapi_zones unless another handler uses it. Zone stores and DNS clients are
-// shared by every config generation of the process and stay open.
+// connections of this config generation and gives back its references to
+// the zone store and the DNS updater (shared.go), which close when no
+// handler of any config generation uses them any more; zoneapi_zones then
+// stops counting the directory.
 func (h *Handler) Cleanup() error {
 	if h.cell == nil {
 		return nil
 	}
-	if h.countedDir {
-		metrics.zones.removeDir(h.zoneDir)
-		h.countedDir = false
-	}
+	h.releaseShared()
 	h.cell.mu.Lock()
 	b := h.cell.backend
 	h.cell.mu.Unlock()
@@ -382,6 +383,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			zap.Bool("authorization_present", r.Header.Get("Authorization") != ""),
 		)
 	}
+	r = h.withDNSTrace(r)
 	body := h.captureBody(r)
 	rec := &statusRecorder{ResponseWriter: w}
 	route := h.serveAPI(rec, r)

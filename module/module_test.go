@@ -232,19 +232,57 @@ func TestProvisionDefaults(t *testing.T) {
 	}
 }
 
-// TestZonesCollectorDirs: a zone directory is counted while a handler
-// uses it, across the overlap of two config generations.
-func TestZonesCollectorDirs(t *testing.T) {
-	var c zonesCollector
-	c.addDir("/a") // config 1
-	c.addDir("/a") // config 2 provisions before config 1 cleans up
-	c.removeDir("/a")
-	if c.dirs["/a"] != 1 {
-		t.Fatalf("dirs = %v after the overlap", c.dirs)
+// TestSharedStateAcrossGenerations: the zone store and the DNS updater
+// are held from Provision to Cleanup; across the overlap of two config
+// generations with the same zone_dir, dns_server and key they are the same
+// objects, and a generation that moves away releases them.
+func TestSharedStateAcrossGenerations(t *testing.T) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	key := &KeyConfig{Name: "k", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"}
+	gen := func(dir, dns string) *Handler {
+		h := &Handler{ZoneDir: dir, DNSServer: dns, UpdateKey: key,
+			RNDC: &RNDCConfig{Key: KeyConfig{File: "/nonexistent/rndc.key"}}}
+		if err := h.Provision(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return h
 	}
-	c.addDir("/b") // config 3 moves to another zone_dir
-	c.removeDir("/a")
-	if _, ok := c.dirs["/a"]; ok || c.dirs["/b"] != 1 {
-		t.Fatalf("dirs = %v, want only /b", c.dirs)
+	refs := func(dir string, h *Handler) (int, int) {
+		s, _ := storePool.References(dir)
+		u, _ := updaterPool.References(updaterPoolKey(h.dnsServer, h.updateKeyConf, h.rndcTimeout))
+		return s, u
+	}
+	dirA, dirB := t.TempDir(), t.TempDir()
+	one := gen(dirA, "127.0.0.1:53")
+	two := gen(dirA, "127.0.0.1:53") // provisioned before one's Cleanup
+	if one.store != two.store || one.updater != two.updater {
+		t.Fatal("two generations with the same settings do not share the store and updater")
+	}
+	if s, u := refs(dirA, one); s != 2 || u != 2 {
+		t.Fatalf("references %d %d during the overlap, want 2 2", s, u)
+	}
+	if err := one.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	if s, u := refs(dirA, two); s != 1 || u != 1 {
+		t.Fatalf("references %d %d after the old generation's Cleanup, want 1 1", s, u)
+	}
+	three := gen(dirB, "127.0.0.1:5353") // moves to another zone_dir and server
+	key2 := two.updaterKey
+	if err := two.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	if s, u := refs(dirA, two); s != 0 || u != 0 {
+		t.Fatalf("references %d %d of settings no generation uses, want 0 0", s, u)
+	}
+	if _, ok := updaterPool.References(key2); ok {
+		t.Error("the old updater is still pooled")
+	}
+	if s, u := refs(dirB, three); s != 1 || u != 1 {
+		t.Fatalf("references %d %d of the new generation, want 1 1", s, u)
+	}
+	if err := three.Cleanup(); err != nil {
+		t.Fatal(err)
 	}
 }

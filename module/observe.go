@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/miekg/dns"
@@ -155,14 +154,27 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// dnsTraceLog is the zone_api::dns trace logger of the most recently
-// provisioned handler. The DNS clients are shared by every config
-// generation of the process, so their hooks log through it.
-var dnsTraceLog atomic.Pointer[zap.Logger]
+// dnsTraceKey is the context key of the zone_api::dns trace logger of the
+// handler serving a request. The DNS clients are shared by every handler
+// (and config generation) with the same dns_server and key, so their
+// message hook finds the logger of the request it works for in the
+// context, not in a process-wide variable.
+type dnsTraceKey struct{}
 
-// traceDNS logs a DNS message at trace level (zone_api::dns).
-func traceDNS(direction string, m *dns.Msg) {
-	l := dnsTraceLog.Load()
+// withDNSTrace returns r with the handler's DNS trace logger in its
+// context, when trace is on for zone_api::dns (otherwise r as it is, at no
+// cost).
+func (h *Handler) withDNSTrace(r *http.Request) *http.Request {
+	if ce := h.dnsTrace.Check(zapcore.DebugLevel, ""); ce == nil {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), dnsTraceKey{}, h.dnsTrace))
+}
+
+// traceDNS is the DNS clients' message hook: a DNS message at trace level
+// on the zone_api::dns logger of the handler whose request sent it.
+func traceDNS(ctx context.Context, direction string, m *dns.Msg) {
+	l, _ := ctx.Value(dnsTraceKey{}).(*zap.Logger)
 	if l == nil {
 		return
 	}

@@ -2,14 +2,11 @@ package module
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/miekg/dns"
@@ -20,39 +17,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
-
-// updaters holds one dnsupdate.Updater per DNS server and key for the
-// whole process, so its TCP connections and zone snapshots survive
-// `caddy reload`.
-var (
-	updatersMu sync.Mutex
-	updaters   = map[string]*dnsupdate.Updater{}
-)
-
-// sharedUpdater returns the process-wide updater of server and key (nil
-// key: reads only).
-func sharedUpdater(server string, key *rndc.Key, timeout time.Duration) (*dnsupdate.Updater, error) {
-	id := server
-	var tsig *dnsupdate.TSIGKey
-	if key != nil {
-		sum := sha256.Sum256(key.Secret)
-		id += "\x00" + key.Name + "\x00" + string(key.Algorithm) + "\x00" + hex.EncodeToString(sum[:])
-		tsig = &dnsupdate.TSIGKey{Name: key.Name, Algorithm: string(key.Algorithm), Secret: key.SecretBase64()}
-	}
-	updatersMu.Lock()
-	defer updatersMu.Unlock()
-	if u, ok := updaters[id]; ok {
-		return u, nil
-	}
-	c, err := dnsupdate.NewClient(server, tsig, timeout)
-	if err != nil {
-		return nil, fmt.Errorf("dns_server: %w", err)
-	}
-	c.SetHooks(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
-	u := dnsupdate.NewUpdater(c)
-	updaters[id] = u
-	return u, nil
-}
 
 // recordBody is the answer of the single-record endpoints: bindcar's
 // {success, message, details: {zone, record}} plus the record as stored

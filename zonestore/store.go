@@ -58,6 +58,15 @@ func Open(dir string) (*Store, error) {
 	return s, nil
 }
 
+// Close closes the index log. The Store stays usable: its next use opens
+// the log again and replays it. The zone locks are the process's and stay.
+func (s *Store) Close() error {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	s.idx.reset()
+	return nil
+}
+
 // Dir returns the absolute path of the zone directory.
 func (s *Store) Dir() string { return s.dir }
 
