@@ -4,10 +4,12 @@
 // module package, which registers http.handlers.zone_api and its Caddyfile
 // directive, and the DNS provider dns.providers.zone_api (package
 // client/caddydns), so that `tls { dns zone_api … }` solves ACME DNS-01
-// challenges through the API.
+// challenges through the API, and the external-dns webhook provider
+// http.handlers.zone_api_external_dns (package externaldns).
 package zoneapi
 
 import (
 	_ "github.com/zoneapi/caddy-zoneapi/client/caddydns"
+	_ "github.com/zoneapi/caddy-zoneapi/externaldns"
 	_ "github.com/zoneapi/caddy-zoneapi/module"
 )
