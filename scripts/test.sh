@@ -2,7 +2,8 @@
 # Runs every check and test of the project; CI runs exactly this
 # (.ci/run). Installs what is missing first (scripts/setup.sh).
 #
-#   gofmt and go vet; the Caddy build per xcaddy.json and its module list;
+#   gofmt and go vet; the Caddy build per xcaddy.json and its module list,
+#   and the build with the optional k8s_token_review auth mode and its list;
 #   unit, adapt-fixture and integration tests with the race detector
 #   (integration tests start real named and caddy processes on loopback);
 #   short fuzzing runs of every fuzz target.
@@ -38,6 +39,19 @@ export ZONEAPI_CADDY
 modules=$("$ZONEAPI_CADDY" list-modules)
 grep -qx 'http.handlers.zone_api' <<<"$modules" || {
 	echo "the built caddy does not list http.handlers.zone_api" >&2
+	exit 1
+}
+if grep -qx 'zone_api.auth.k8s_token_review' <<<"$modules"; then
+	echo "the default caddy build lists zone_api.auth.k8s_token_review; only ZONEAPI_K8S_TOKEN_REVIEW=1 builds may" >&2
+	exit 1
+fi
+# The build with the optional k8s_token_review auth mode (its own binary;
+# most of it comes from the Go build cache the default build filled).
+ZONEAPI_CADDY_K8S=$(ZONEAPI_K8S_TOKEN_REVIEW=1 bash scripts/build.sh)
+export ZONEAPI_CADDY_K8S
+modules=$("$ZONEAPI_CADDY_K8S" list-modules)
+grep -qx 'zone_api.auth.k8s_token_review' <<<"$modules" || {
+	echo "the ZONEAPI_K8S_TOKEN_REVIEW=1 build does not list zone_api.auth.k8s_token_review" >&2
 	exit 1
 }
 
