@@ -2,13 +2,8 @@ package module
 
 import (
 	"context"
-	"errors"
-	"io"
-	"net"
 	"net/http"
-	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -122,51 +117,4 @@ func (h *Handler) handleReconcile(w http.ResponseWriter, r *http.Request, _ para
 		msg = "reconciled: see fixed, pending and problems"
 	}
 	writeJSON(w, http.StatusOK, reconcileBody{Success: true, Message: msg, Report: rep})
-}
-
-// lifecycleFailed answers a failed lifecycle operation.
-func (h *Handler) lifecycleFailed(w http.ResponseWriter, zone string, err error) {
-	var le *zonelife.Error
-	if !errors.As(err, &le) {
-		writeError(w, http.StatusInternalServerError, "%v", err)
-		return
-	}
-	if le.Zone != "" {
-		zone = le.Zone
-	}
-	switch {
-	case errors.Is(err, zonelife.ErrExists):
-		writeError(w, http.StatusConflict, "%s", le.Msg)
-	case errors.Is(err, zonelife.ErrNotFound):
-		writeError(w, http.StatusNotFound, "zone %s not found", zone)
-	case errors.Is(err, zonelife.ErrOutcomeUnknown):
-		writeError(w, http.StatusGatewayTimeout, "%s. The outcome is unknown: nothing was rolled back. "+
-			"GET /api/v1/zones/%s tells whether the zone exists; sending the same request again completes or repeats it "+
-			"once named answers (POST /api/v1/server/reconcile settles every unfinished operation). Cause: %v",
-			le.Msg, zone, le.Err)
-	case errors.Is(err, zonelife.ErrControl):
-		h.commandFailed(w, le.Command, zone, le.Err)
-	case errors.Is(err, zonelife.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "invalid zone: %v", le.Err)
-	case errors.Is(err, zonelife.ErrBusy):
-		writeError(w, http.StatusServiceUnavailable, "%v", le)
-	case errors.Is(err, zonelife.ErrStorage) && zonestore.IsNoSpace(err):
-		writeError(w, http.StatusInsufficientStorage, "%v; nothing was changed", le)
-	default:
-		writeError(w, http.StatusInternalServerError, "%v", le)
-	}
-}
-
-// updateOutcomeUnknown reports whether a failed record change may have
-// been applied by named: the exchange timed out or lost its connection,
-// rather than failing to connect.
-func updateOutcomeUnknown(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return false
-	}
-	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
-		errors.As(err, &ne) && ne.Timeout() ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }

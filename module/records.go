@@ -14,7 +14,6 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -83,14 +82,6 @@ func (h *Handler) recordTarget(w http.ResponseWriter, p params, write bool) (*ba
 		return nil, "", false
 	}
 	return b, zone, true
-}
-
-// noKeyMessage explains how to enable record changes.
-func noKeyMessage(b *backend) string {
-	if b.updateKey == "" {
-		return "record changes are disabled: no TSIG update key is configured; add `update_key_file <path>` (or `update_key <name> <algorithm> <secret>`) to the zone_api block, and allow-update { key \"<name>\"; } to the zone (zones created through this API get it)"
-	}
-	return fmt.Sprintf("record changes are disabled: the update key %q is configured by name only, so zones accept updates signed with it but this module cannot sign them; give its secret with `update_key_file <path>` or `update_key %s <algorithm> <secret>`", b.updateKey, b.updateKey)
 }
 
 // ifMatch parses an If-Match header holding a zone serial ("123", 123 or
@@ -349,84 +340,4 @@ func (h *Handler) settle(r *http.Request, b *backend, zone string, f func() (*dn
 		res, err = f()
 	}
 	return res, err
-}
-
-// recordFailed maps a failed record operation to a response. Where named
-// answered with an error, the zone's state is read over rndc (only on this
-// error path) to say why: unknown zone 404, frozen 409, secondary or no
-// allow-update for the module's key 400.
-func (h *Handler) recordFailed(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, err error) {
-	var (
-		ve *zonestore.ValidationError
-		ce *dnsupdate.ConflictError
-		pe *dnsupdate.PreconditionError
-		se *dnsupdate.ServerError
-	)
-	switch {
-	case errors.As(err, &ve):
-		writeError(w, http.StatusBadRequest, "invalid record: %s", ve.Error())
-	case errors.As(err, &ce):
-		writeError(w, http.StatusConflict, "%s; nothing was changed", ce.Error())
-	case errors.As(err, &pe):
-		w.Header().Set("ETag", etag(pe.Current))
-		writeError(w, http.StatusPreconditionFailed, "zone %s: %s; nothing was changed", zone, pe.Error())
-	case errors.Is(err, dnsupdate.ErrNoUpdateKey):
-		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
-	case errors.As(err, &se):
-		h.serverRefused(w, r, b, zone, op, se)
-	case op != "read" && updateOutcomeUnknown(err):
-		h.dnsLog.Error("record operation outcome unknown", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
-		writeError(w, http.StatusGatewayTimeout, "record %s in zone %s: named did not answer the update (%v), so whether it was applied is unknown; "+
-			"nothing was rolled back. GET /api/v1/zones/%s/records tells", op, zone, err, zone)
-	default:
-		h.dnsLog.Error("record operation failed", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
-		writeBadGateway(w, "record %s in zone %s failed: %v", op, zone, err)
-	}
-}
-
-// serverRefused explains an error rcode from named.
-func (h *Handler) serverRefused(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, se *dnsupdate.ServerError) {
-	h.dnsLog.Warn("named refused a record operation", zap.String("zone", zone), zap.String("operation", op),
-		zap.String("rcode", dns.RcodeToString[se.Rcode]), zap.Uint16("tsig_error", se.TSIGError))
-	rc := dns.RcodeToString[se.Rcode]
-	if se.TSIGError != 0 {
-		writeBadGateway(w, "named rejected the TSIG signature of the update (%s, %s): check that named knows the update key %q with the same algorithm and secret, and that the clocks agree",
-			rc, dns.RcodeToString[int(se.TSIGError)], b.records.Client().KeyName())
-		return
-	}
-	switch se.Rcode {
-	case dns.RcodeRefused, dns.RcodeNotAuth, dns.RcodeNotZone, dns.RcodeServerFailure:
-	default:
-		writeBadGateway(w, "record %s in zone %s: named answered %s", op, zone, rc)
-		return
-	}
-	st, err := b.rndc.ZoneStatus(r.Context(), zone)
-	switch {
-	case err != nil && rndc.IsNotFound(err):
-		writeError(w, http.StatusNotFound, "zone %s not found", zone)
-		return
-	case err != nil:
-		writeBadGateway(w, "record %s in zone %s: named answered %s, and rndc zonestatus failed: %v", op, zone, rc, err)
-		return
-	case st.Frozen:
-		writeError(w, http.StatusConflict, "zone %s is frozen; thaw it (POST /api/v1/zones/%s/thaw) to change records", zone, zone)
-		return
-	case st.Type != "" && st.Type != "primary" && st.Type != "master":
-		writeError(w, http.StatusBadRequest, "zone %s is a %s zone: change its records on its primary server", zone, st.Type)
-		return
-	}
-	if se.Rcode == dns.RcodeServerFailure {
-		writeBadGateway(w, "record %s in zone %s: named failed to apply it (SERVFAIL); see named's log", op, zone)
-		return
-	}
-	if op == "read" {
-		writeBadGateway(w, "reading zone %s: named refused the zone transfer (%s): allow-transfer of the zone must admit the key %q or this host", zone, rc, b.records.Client().KeyName())
-		return
-	}
-	if se.Rcode == dns.RcodeNotZone {
-		writeError(w, http.StatusBadRequest, "named answered NOTZONE: a name of the change is outside zone %s", zone)
-		return
-	}
-	writeError(w, http.StatusBadRequest, "zone %s does not accept dynamic updates signed with the key %q (named answered %s): create the zone through this API, which adds allow-update { key \"%s\"; }, or add that clause to the zone's configuration",
-		zone, b.records.Client().KeyName(), rc, b.records.Client().KeyName())
 }

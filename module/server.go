@@ -5,14 +5,11 @@ import (
 	"errors"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"go.uber.org/zap"
-
-	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
 // readyTimeout bounds the readiness probe's rndc round trip.
@@ -113,73 +110,4 @@ func (h *Handler) handleServerStatus(w http.ResponseWriter, r *http.Request, _ p
 		XfersDeferred: st.XfersDeferred, SOAQueries: st.SOAQueries, QueryLogging: st.QueryLogging,
 		RecursiveClients: st.RecursiveClients, TCPClients: st.TCPClients, ServerUp: st.ServerUp, Fields: st.Fields,
 	})
-}
-
-// backendOr500 returns the backend or answers 500 when it cannot be set up
-// (unreadable key file, missing zone directory).
-//
-// The first time in the process it also reconciles the zone directory
-// with named (startupReconcile).
-func (h *Handler) backendOr500(w http.ResponseWriter) (*backend, bool) {
-	b, err := h.getBackend()
-	if err != nil {
-		h.logger.Error("backend unavailable", zap.Error(err))
-		writeError(w, http.StatusInternalServerError, "%v", err)
-		return nil, false
-	}
-	h.startupReconcile(context.Background(), b)
-	return b, true
-}
-
-// conflictErrs are BIND's short error texts that describe the zone's state
-// rather than a failure of BIND: they answer 409.
-var conflictErrs = map[string]string{
-	"already exists": "",
-	"already frozen": "",
-	"not dynamic":    "the zone does not accept dynamic updates, so it cannot be frozen",
-	"dynamic zone":   "the zone accepts dynamic updates: freeze it before reloading (thaw reloads the file too)",
-	"not frozen":     "",
-}
-
-// commandFailed answers a failed control command: 404 when BIND does not
-// know the zone, 409 for state conflicts, else 500 "Bad Gateway" naming
-// the command and BIND's text. (control has logged the failure.)
-func (h *Handler) commandFailed(w http.ResponseWriter, command, zone string, err error) {
-	var re *rndc.Error
-	switch {
-	case rndc.IsNotFound(err) && zone != "" && command != "addzone":
-		// For addzone, "not found" names something the zone refers to
-		// (a dnssec-policy, a key), not the zone.
-		writeError(w, http.StatusNotFound, "zone %s not found", zone)
-	case errors.As(err, &re):
-		if hint, ok := conflictErrs[re.Err]; ok {
-			msg := "rndc " + command + " " + zone + ": " + re.Err
-			if hint != "" {
-				msg += ": " + hint
-			}
-			writeError(w, http.StatusConflict, "%s", msg)
-			return
-		}
-		writeBadGateway(w, "rndc %s failed: %s", command, describe(re))
-	case errors.Is(err, rndc.ErrAuth):
-		writeBadGateway(w, "rndc %s failed: named rejected the rndc key (check the key name, algorithm and secret)", command)
-	default:
-		writeBadGateway(w, "rndc %s failed: %v", command, err)
-	}
-}
-
-// isNotLoaded reports whether BIND knows the zone but has not loaded it
-// (a secondary before its first transfer, or a zone whose file failed to
-// load).
-func isNotLoaded(err error) bool {
-	var re *rndc.Error
-	return errors.As(err, &re) && strings.Contains(re.Err+" "+re.Text, "not loaded")
-}
-
-// describe formats BIND's short error and its longer text.
-func describe(re *rndc.Error) string {
-	if re.Text != "" && re.Text != re.Err {
-		return re.Err + ": " + re.Text
-	}
-	return re.Err
 }

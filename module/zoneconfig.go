@@ -422,7 +422,7 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 	ctx := r.Context()
 	unlock, err := b.store.Lock(ctx, name)
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "waiting for the lock of zone %s: %v", name, err)
+		lockFailed(w, name, err)
 		return
 	}
 	defer unlock()
@@ -438,17 +438,7 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 	h.logger.Debug("modifying zone", zap.String("zone", name), zap.String("config", block))
 	text, err := b.rndc.ModZone(ctx, name, block)
 	if err != nil {
-		var re *rndc.Error
-		switch {
-		case errors.As(err, &re) && rndc.IsNotFound(err):
-			// The zone exists (showzone said so): what is missing is
-			// something the change names.
-			writeError(w, http.StatusBadRequest, "named refused the change: rndc modzone %s: %s (a dnssec-policy or key the change names does not exist?); the zone is unchanged", name, describe(re))
-		case errors.As(err, &re):
-			writeError(w, http.StatusConflict, "named refused the change: rndc modzone %s: %s; the zone is unchanged", name, describe(re))
-		default:
-			h.commandFailed(w, "modzone", name, err)
-		}
+		h.commandFailed(w, "modzone", name, err)
 		return
 	}
 	resp := modifyResponse{Success: true, Message: "Zone " + name + " modified successfully", Details: text}
@@ -480,11 +470,6 @@ func (h *Handler) handleRetransfer(w http.ResponseWriter, r *http.Request, p par
 	}
 	text, err := b.rndc.Retransfer(r.Context(), name)
 	if err != nil {
-		var re *rndc.Error
-		if rndc.IsWrongZoneType(err) && errors.As(err, &re) {
-			writeError(w, http.StatusConflict, "rndc retransfer %s: %s: only secondary zones transfer from primaries", name, describe(re))
-			return
-		}
 		h.commandFailed(w, "retransfer", name, err)
 		return
 	}

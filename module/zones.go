@@ -176,7 +176,7 @@ func (h *Handler) handleListZones(w http.ResponseWriter, r *http.Request, _ para
 	}
 	entries, next, total, err := listInScope(b.store, grantOf(r), typ, cursor, limit)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
+		indexFailed(w, err)
 		return
 	}
 	body := listBody{Zones: make([]string, len(entries)), Count: len(entries), Total: total, Items: entries, NextCursor: next}
@@ -210,7 +210,7 @@ func (h *Handler) handleGetZone(w http.ResponseWriter, r *http.Request, p params
 func (h *Handler) zoneState(w http.ResponseWriter, r *http.Request, b *backend, name string) (*zoneInfo, string, bool) {
 	entry, managed, err := b.store.Get(name)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
+		indexFailed(w, err)
 		return nil, "", false
 	}
 	st, err := b.rndc.ZoneStatus(r.Context(), name)
@@ -294,7 +294,7 @@ func (h *Handler) zoneCommand(command string) func(http.ResponseWriter, *http.Re
 		}
 		unlock, err := b.store.Lock(r.Context(), name)
 		if err != nil {
-			writeError(w, http.StatusServiceUnavailable, "waiting for the lock of zone %s: %v", name, err)
+			lockFailed(w, name, err)
 			return
 		}
 		defer unlock()

@@ -1,0 +1,265 @@
+package module
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/miekg/dns"
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonelife"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// This file is the one place where errors become HTTP answers; handlers
+// decode, call, and hand a failure to one of these. The statuses:
+//
+//	400 Bad Request        invalid input (zonestore.ValidationError, zonelife.ErrInvalid);
+//	                       record changes the zone cannot take (no update key,
+//	                       a secondary zone, no allow-update for the key, NOTZONE)
+//	404 Not Found          a zone named or the index does not know
+//	409 Conflict           the zone exists; state conflicts named reports (frozen,
+//	                       not dynamic, ...); DNS rules (dnsupdate.ConflictError)
+//	412 Precondition Failed  If-Match serial differs (dnsupdate.PreconditionError)
+//	500 Internal Server Error  local failures (index, files, keys)
+//	500 "Bad Gateway"      a control command or DNS exchange named failed
+//	503 Service Unavailable  the zone's lock could not be had in time
+//	504 Gateway Timeout    named did not answer: the outcome is unknown
+//	507 Insufficient Storage  the zone directory's disk is full
+//
+// Request-shape errors (bad JSON, 413, 415, query parameters) are
+// answered where the request is read (httpjson.go, the handlers).
+
+// backendOr500 returns the backend or answers 500 when it cannot be set up
+// (unreadable key file, missing zone directory).
+//
+// The first time in the process it also reconciles the zone directory
+// with named (startupReconcile).
+func (h *Handler) backendOr500(w http.ResponseWriter) (*backend, bool) {
+	b, err := h.getBackend()
+	if err != nil {
+		h.logger.Error("backend unavailable", zap.Error(err))
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return nil, false
+	}
+	h.startupReconcile(context.Background(), b)
+	return b, true
+}
+
+// conflictErrs are BIND's short error texts that describe the zone's state
+// rather than a failure of BIND: they answer 409.
+var conflictErrs = map[string]string{
+	"already exists": "",
+	"already frozen": "",
+	"not dynamic":    "the zone does not accept dynamic updates, so it cannot be frozen",
+	"dynamic zone":   "the zone accepts dynamic updates: freeze it before reloading (thaw reloads the file too)",
+	"not frozen":     "",
+}
+
+// commandFailed answers a failed control command: 404 when BIND does not
+// know the zone, 409 for state conflicts, else 500 "Bad Gateway" naming
+// the command and BIND's text (the rndc client's Observe hook has
+// logged the failure). modzone and retransfer refusals have their own
+// answers.
+func (h *Handler) commandFailed(w http.ResponseWriter, command, zone string, err error) {
+	var re *rndc.Error
+	switch {
+	case command == "modzone" && errors.As(err, &re) && rndc.IsNotFound(err):
+		// The zone exists (showzone said so): what is missing is
+		// something the change names.
+		writeError(w, http.StatusBadRequest, "named refused the change: rndc modzone %s: %s (a dnssec-policy or key the change names does not exist?); the zone is unchanged", zone, describe(re))
+	case command == "modzone" && errors.As(err, &re):
+		writeError(w, http.StatusConflict, "named refused the change: rndc modzone %s: %s; the zone is unchanged", zone, describe(re))
+	case command == "retransfer" && rndc.IsWrongZoneType(err) && errors.As(err, &re):
+		writeError(w, http.StatusConflict, "rndc retransfer %s: %s: only secondary zones transfer from primaries", zone, describe(re))
+	case rndc.IsNotFound(err) && zone != "" && command != "addzone":
+		// For addzone, "not found" names something the zone refers to
+		// (a dnssec-policy, a key), not the zone.
+		writeError(w, http.StatusNotFound, "zone %s not found", zone)
+	case errors.As(err, &re):
+		if hint, ok := conflictErrs[re.Err]; ok {
+			msg := "rndc " + command + " " + zone + ": " + re.Err
+			if hint != "" {
+				msg += ": " + hint
+			}
+			writeError(w, http.StatusConflict, "%s", msg)
+			return
+		}
+		writeBadGateway(w, "rndc %s failed: %s", command, describe(re))
+	case errors.Is(err, rndc.ErrAuth):
+		writeBadGateway(w, "rndc %s failed: named rejected the rndc key (check the key name, algorithm and secret)", command)
+	default:
+		writeBadGateway(w, "rndc %s failed: %v", command, err)
+	}
+}
+
+// isNotLoaded reports whether BIND knows the zone but has not loaded it
+// (a secondary before its first transfer, or a zone whose file failed to
+// load).
+func isNotLoaded(err error) bool {
+	var re *rndc.Error
+	return errors.As(err, &re) && strings.Contains(re.Err+" "+re.Text, "not loaded")
+}
+
+// describe formats BIND's short error and its longer text.
+func describe(re *rndc.Error) string {
+	if re.Text != "" && re.Text != re.Err {
+		return re.Err + ": " + re.Text
+	}
+	return re.Err
+}
+
+// lifecycleFailed answers a failed lifecycle operation.
+func (h *Handler) lifecycleFailed(w http.ResponseWriter, zone string, err error) {
+	var le *zonelife.Error
+	if !errors.As(err, &le) {
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	if le.Zone != "" {
+		zone = le.Zone
+	}
+	switch {
+	case errors.Is(err, zonelife.ErrExists):
+		writeError(w, http.StatusConflict, "%s", le.Msg)
+	case errors.Is(err, zonelife.ErrNotFound):
+		writeError(w, http.StatusNotFound, "zone %s not found", zone)
+	case errors.Is(err, zonelife.ErrOutcomeUnknown):
+		writeError(w, http.StatusGatewayTimeout, "%s. The outcome is unknown: nothing was rolled back. "+
+			"GET /api/v1/zones/%s tells whether the zone exists; sending the same request again completes or repeats it "+
+			"once named answers (POST /api/v1/server/reconcile settles every unfinished operation). Cause: %v",
+			le.Msg, zone, le.Err)
+	case errors.Is(err, zonelife.ErrControl):
+		h.commandFailed(w, le.Command, zone, le.Err)
+	case errors.Is(err, zonelife.ErrInvalid):
+		writeError(w, http.StatusBadRequest, "invalid zone: %v", le.Err)
+	case errors.Is(err, zonelife.ErrBusy):
+		writeError(w, http.StatusServiceUnavailable, "%v", le)
+	case errors.Is(err, zonelife.ErrStorage) && zonestore.IsNoSpace(err):
+		writeError(w, http.StatusInsufficientStorage, "%v; nothing was changed", le)
+	default:
+		writeError(w, http.StatusInternalServerError, "%v", le)
+	}
+}
+
+// updateOutcomeUnknown reports whether a failed record change may have
+// been applied by named: the exchange timed out or lost its connection,
+// rather than failing to connect.
+func updateOutcomeUnknown(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.As(err, &ne) && ne.Timeout() ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// noKeyMessage explains how to enable record changes.
+func noKeyMessage(b *backend) string {
+	if b.updateKey == "" {
+		return "record changes are disabled: no TSIG update key is configured; add `update_key_file <path>` (or `update_key <name> <algorithm> <secret>`) to the zone_api block, and allow-update { key \"<name>\"; } to the zone (zones created through this API get it)"
+	}
+	return fmt.Sprintf("record changes are disabled: the update key %q is configured by name only, so zones accept updates signed with it but this module cannot sign them; give its secret with `update_key_file <path>` or `update_key %s <algorithm> <secret>`", b.updateKey, b.updateKey)
+}
+
+// recordFailed maps a failed record operation to a response. Where named
+// answered with an error, the zone's state is read over rndc (only on this
+// error path) to say why: unknown zone 404, frozen 409, secondary or no
+// allow-update for the module's key 400.
+func (h *Handler) recordFailed(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, err error) {
+	var (
+		ve *zonestore.ValidationError
+		ce *dnsupdate.ConflictError
+		pe *dnsupdate.PreconditionError
+		se *dnsupdate.ServerError
+	)
+	switch {
+	case errors.As(err, &ve):
+		writeError(w, http.StatusBadRequest, "invalid record: %s", ve.Error())
+	case errors.As(err, &ce):
+		writeError(w, http.StatusConflict, "%s; nothing was changed", ce.Error())
+	case errors.As(err, &pe):
+		w.Header().Set("ETag", etag(pe.Current))
+		writeError(w, http.StatusPreconditionFailed, "zone %s: %s; nothing was changed", zone, pe.Error())
+	case errors.Is(err, dnsupdate.ErrNoUpdateKey):
+		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
+	case errors.As(err, &se):
+		h.serverRefused(w, r, b, zone, op, se)
+	case op != "read" && updateOutcomeUnknown(err):
+		h.dnsLog.Error("record operation outcome unknown", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
+		writeError(w, http.StatusGatewayTimeout, "record %s in zone %s: named did not answer the update (%v), so whether it was applied is unknown; "+
+			"nothing was rolled back. GET /api/v1/zones/%s/records tells", op, zone, err, zone)
+	default:
+		h.dnsLog.Error("record operation failed", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
+		writeBadGateway(w, "record %s in zone %s failed: %v", op, zone, err)
+	}
+}
+
+// serverRefused explains an error rcode from named.
+func (h *Handler) serverRefused(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, se *dnsupdate.ServerError) {
+	h.dnsLog.Warn("named refused a record operation", zap.String("zone", zone), zap.String("operation", op),
+		zap.String("rcode", dns.RcodeToString[se.Rcode]), zap.Uint16("tsig_error", se.TSIGError))
+	rc := dns.RcodeToString[se.Rcode]
+	if se.TSIGError != 0 {
+		writeBadGateway(w, "named rejected the TSIG signature of the update (%s, %s): check that named knows the update key %q with the same algorithm and secret, and that the clocks agree",
+			rc, dns.RcodeToString[int(se.TSIGError)], b.records.Client().KeyName())
+		return
+	}
+	switch se.Rcode {
+	case dns.RcodeRefused, dns.RcodeNotAuth, dns.RcodeNotZone, dns.RcodeServerFailure:
+	default:
+		writeBadGateway(w, "record %s in zone %s: named answered %s", op, zone, rc)
+		return
+	}
+	st, err := b.rndc.ZoneStatus(r.Context(), zone)
+	switch {
+	case err != nil && rndc.IsNotFound(err):
+		writeError(w, http.StatusNotFound, "zone %s not found", zone)
+		return
+	case err != nil:
+		writeBadGateway(w, "record %s in zone %s: named answered %s, and rndc zonestatus failed: %v", op, zone, rc, err)
+		return
+	case st.Frozen:
+		writeError(w, http.StatusConflict, "zone %s is frozen; thaw it (POST /api/v1/zones/%s/thaw) to change records", zone, zone)
+		return
+	case st.Type != "" && st.Type != "primary" && st.Type != "master":
+		writeError(w, http.StatusBadRequest, "zone %s is a %s zone: change its records on its primary server", zone, st.Type)
+		return
+	}
+	if se.Rcode == dns.RcodeServerFailure {
+		writeBadGateway(w, "record %s in zone %s: named failed to apply it (SERVFAIL); see named's log", op, zone)
+		return
+	}
+	if op == "read" {
+		writeBadGateway(w, "reading zone %s: named refused the zone transfer (%s): allow-transfer of the zone must admit the key %q or this host", zone, rc, b.records.Client().KeyName())
+		return
+	}
+	if se.Rcode == dns.RcodeNotZone {
+		writeError(w, http.StatusBadRequest, "named answered NOTZONE: a name of the change is outside zone %s", zone)
+		return
+	}
+	writeError(w, http.StatusBadRequest, "zone %s does not accept dynamic updates signed with the key %q (named answered %s): create the zone through this API, which adds allow-update { key \"%s\"; }, or add that clause to the zone's configuration",
+		zone, b.records.Client().KeyName(), rc, b.records.Client().KeyName())
+}
+
+// lockFailed answers a zone lock that could not be had (the request's
+// context ended while waiting).
+func lockFailed(w http.ResponseWriter, zone string, err error) {
+	writeError(w, http.StatusServiceUnavailable, "waiting for the lock of zone %s: %v", zone, err)
+}
+
+// indexFailed answers a failure to read the zone index.
+func indexFailed(w http.ResponseWriter, err error) {
+	writeError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
+}
