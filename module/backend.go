@@ -52,6 +52,9 @@ func (h *Handler) getBackend() (*backend, error) {
 		records:   records,
 		life:      h.newLifecycle(store, rc, updateKey),
 	}
+	if h.catalog != nil { // the catalog step of every create and delete
+		h.cell.backend.life.Hook = catalogHook{h, h.cell.backend}
+	}
 	return h.cell.backend, nil
 }
 

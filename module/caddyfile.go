@@ -49,6 +49,11 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		require_auth                            # refuse basic/disabled auth on non-loopback listeners
 //		docs            public|auth|off         # default auth
 //		log_filter      <RUST_LOG directives>   # default {env.RUST_LOG}
+//		catalog <zone> {                        # RFC 9432 catalog of the API's zones
+//			group          <name>
+//			also_notify    <ip[:port]>...
+//			allow_transfer <ip[/len]>...
+//		}
 //	}
 //
 // Secrets should be placeholders such as {env.RNDC_SECRET} or
@@ -194,6 +199,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				if _, err := logfilter.Parse(h.LogFilter); err != nil {
 					return d.Errf("%v", err)
 				}
+			}
+		case "catalog":
+			if err := h.unmarshalCatalog(d); err != nil {
+				return err
 			}
 		default:
 			return d.Errf("unrecognized subdirective %q", d.Val())

@@ -129,6 +129,10 @@ type Handler struct {
 	// serve them.
 	Docs string `json:"docs,omitempty"`
 
+	// Catalog, if set, keeps a catalog zone (RFC 9432) of the zones
+	// created through the API, for secondaries that consume it.
+	Catalog *CatalogConfig `json:"catalog,omitempty"`
+
 	authDisabled bool
 	guard        *auth.Guard
 	logger       *zap.Logger // http.handlers.zone_api: zone operations
@@ -157,6 +161,9 @@ type Handler struct {
 	updater    *sharedUpdater
 	storeKey   string
 	updaterKey string
+
+	catalogZone string        // the catalog's normalised name
+	catalog     *catalogState // nil without a catalog
 
 	// cell holds the backend, resolved lazily on the first request,
 	// because Provision must not touch the disk or BIND (`caddy validate`
@@ -280,6 +287,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.serialMethod = m
 
 	if err := h.provisionAuth(ctx); err != nil {
+		return err
+	}
+
+	if err := h.provisionCatalog(); err != nil {
 		return err
 	}
 

@@ -42,6 +42,8 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodDelete, template: "/api/v1/zones/{name}", handle: h.handleDeleteZone, op: "delete"},
 		{method: http.MethodPatch, template: "/api/v1/zones/{name}", handle: h.handleModifyZone, op: "modify"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/retransfer", handle: h.handleRetransfer, op: "retransfer"},
+		{method: http.MethodGet, template: "/api/v1/catalog", handle: h.handleGetCatalog},
+		{method: http.MethodPost, template: "/api/v1/catalog/reconcile", handle: h.handleReconcileCatalog},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/status", handle: h.handleZoneStatus},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/reload", handle: h.zoneCommand("reload"), op: "reload"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/freeze", handle: h.zoneCommand("freeze"), op: "freeze"},
@@ -150,6 +152,9 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 			h.audit(r, rt.op, http.StatusForbidden)
 		}
 		return label
+	}
+	if !rt.public {
+		h.catalogFirstRequest(r.Context())
 	}
 	rt.handle(w, r, p)
 	if rt.op != "" {

@@ -254,6 +254,10 @@ func (h *Handler) handleDeleteZone(w http.ResponseWriter, r *http.Request, p par
 	if !ok {
 		return
 	}
+	if h.isCatalogZone(name) {
+		writeError(w, http.StatusConflict, "zone %s is the catalog zone this API keeps; remove the catalog option first", name)
+		return
+	}
 	res, err := b.life.Delete(r.Context(), name)
 	if err != nil {
 		h.lifecycleFailed(w, name, err)

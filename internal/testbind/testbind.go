@@ -88,7 +88,15 @@ type Options struct {
 	ExtraConfig string
 	// ExtraOptions is inserted verbatim inside the options { } block.
 	ExtraOptions string
+	// DNSPort and ControlPort, when both set, are the ports to use
+	// (from FreePorts), e.g. so that two servers can name each other in
+	// their configurations; Start then does not retry on other ports.
+	DNSPort, ControlPort int
 }
+
+// FreePorts returns a loopback port free for both TCP and UDP (DNS) and
+// a free TCP port (control channel), for Options.DNSPort and ControlPort.
+func FreePorts() (dnsPort, ctlPort int, err error) { return freePorts() }
 
 // Start generates a configuration and starts named, waiting until both
 // the control channel and the DNS port answer. It fails the test with the
@@ -150,6 +158,9 @@ func Start(tb testing.TB, opts *Options) *Server {
 	var lastErr error
 	for attempt := 0; attempt < 4; attempt++ {
 		dnsPort, ctlPort, err := pickPorts()
+		if o.DNSPort != 0 && o.ControlPort != 0 {
+			dnsPort, ctlPort, err = o.DNSPort, o.ControlPort, nil
+		}
 		if err != nil {
 			lastErr = err
 			continue
@@ -166,7 +177,7 @@ func Start(tb testing.TB, opts *Options) *Server {
 			return s
 		}
 		s.Stop()
-		if !errors.Is(lastErr, errPortInUse) {
+		if !errors.Is(lastErr, errPortInUse) || o.DNSPort != 0 {
 			break
 		}
 	}
