@@ -65,7 +65,7 @@ func aOn(ns *testbind.Server, name string) []string {
 func startFleet(t testing.TB) (*testbind.Pair, *caddy) {
 	t.Helper()
 	pair := testbind.StartPair(t, "catalog.fleet.test")
-	c := startCaddy(t, pair.Primary, caddyOpts{extra: "catalog catalog.fleet.test {\n\t\t\t\tgroup fleet\n\t\t\t}"})
+	c := startCaddy(t, pair.Primary, caddyOpts{extra: fmt.Sprintf("catalog catalog.fleet.test {\n\t\t\t\tgroup fleet\n\t\t\t\talso_notify %s\n\t\t\t}", pair.Secondary.DNSAddr)})
 	return pair, c
 }
 
@@ -103,6 +103,36 @@ func TestFleet(t *testing.T) {
 		return s == want && strings.Join(aOn(sec, "new."+zone), ",") == "192.0.2.99"
 	})
 	t.Logf("record add reaches the secondary after %v (serial %d)", took, want)
+
+	// NOTIFY answers the serial sent and the servers notified: the
+	// catalog's secondary, and the zone's also-notify (a server that is
+	// not there is reported without acknowledgement).
+	expect(t, c.do("PATCH", "/api/v1/zones/"+zone, map[string]any{"alsoNotify": []string{"127.0.0.1:9"}}), http.StatusOK, "PATCH alsoNotify")
+	r = c.do("POST", "/api/v1/zones/"+zone+"/notify", nil)
+	expect(t, r, http.StatusOK, "notify")
+	if r.body["serial"] != float64(want) || r.str("details") != "zone notify queued" {
+		t.Errorf("notify = %s, want serial %d", r.raw, want)
+	}
+	servers := toSlice(r.body["servers"])
+	if len(servers) != 2 {
+		t.Fatalf("notified %s", r.raw)
+	}
+	for _, s := range servers {
+		m := s.(map[string]any)
+		switch m["server"] {
+		case sec.DNSAddr:
+			if m["source"] != "catalog" || m["acknowledged"] != true || m["rcode"] != "NOERROR" {
+				t.Errorf("secondary: %v", m)
+			}
+		case "127.0.0.1:9":
+			if m["source"] != "also-notify" || m["acknowledged"] == true {
+				t.Errorf("absent server: %v", m)
+			}
+		default:
+			t.Errorf("unexpected server %v", m)
+		}
+	}
+	expectError(t, c.do("POST", "/api/v1/zones/nope.fleet.test/notify", nil), 404, "Not Found", "nope.fleet.test")
 
 	// The catalog lists the zone, with its group, and nothing else.
 	r = c.do("GET", "/api/v1/catalog", nil)

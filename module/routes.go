@@ -48,7 +48,7 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/reload", handle: h.zoneCommand("reload"), op: "reload"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/freeze", handle: h.zoneCommand("freeze"), op: "freeze"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/thaw", handle: h.zoneCommand("thaw"), op: "thaw"},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/notify", handle: h.zoneCommand("notify"), op: "notify"},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/notify", handle: h.handleNotify, op: "notify"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/records", handle: h.handleListRecords},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/records", handle: h.handleAddRecord, op: "record_add"},
 		{method: http.MethodPut, template: "/api/v1/zones/{name}/records", handle: h.handleUpdateRecord, op: "record_update"},
