@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,7 +35,9 @@ var AsymmetricAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384",
 // algorithm against a fixed list. Keys are cached; a token whose key id
 // (kid) is unknown makes a URL key set be fetched again, so key rotation
 // needs no reload. Kubernetes service-account tokens are such tokens: set
-// the cluster's issuer and the audience the pods request.
+// the cluster's issuer and the audience the pods request. A verified
+// token is remembered (by its SHA-256) until it expires, at most five
+// minutes, so repeated requests cost one signature check.
 //
 // The identity is the subject claim (or IdentityClaim), prefixed "jwt:".
 // Its scope is, in order: the ScopesClaim of the token (a string in the
@@ -92,6 +95,51 @@ type JWT struct {
 	mu       *sync.Mutex
 	verifier *oidc.IDTokenVerifier
 	ctx      context.Context
+	cache    *tokenCache
+}
+
+// tokenCache remembers verified tokens, keyed by their SHA-256, until
+// they expire (at most maxCacheAge), so a client's repeated requests
+// cost one signature check. Only successes are cached.
+type tokenCache struct {
+	mu sync.Mutex
+	m  map[[sha256.Size]byte]cachedToken
+}
+
+type cachedToken struct {
+	id    *Identity
+	until time.Time
+}
+
+const (
+	maxCached   = 10000
+	maxCacheAge = 5 * time.Minute
+)
+
+func (c *tokenCache) get(key [sha256.Size]byte, now time.Time) *Identity {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[key]; ok && now.Before(e.until) {
+		return e.id
+	}
+	return nil
+}
+
+func (c *tokenCache) put(key [sha256.Size]byte, id *Identity, until time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxCached {
+		now := time.Now()
+		for k, e := range c.m {
+			if !now.Before(e.until) {
+				delete(c.m, k)
+			}
+		}
+		if len(c.m) >= maxCached {
+			clear(c.m)
+		}
+	}
+	c.m[key] = cachedToken{id: id, until: until}
 }
 
 // CaddyModule returns the Caddy module information.
@@ -152,6 +200,7 @@ func (j *JWT) Provision(ctx caddy.Context) error {
 	j.config = &oidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, SkipIssuerCheck: j.Issuer == "", SupportedSigningAlgs: algs}
 	j.ctx = ctx
 	j.mu = new(sync.Mutex)
+	j.cache = &tokenCache{m: map[[sha256.Size]byte]cachedToken{}}
 	switch {
 	case j.JWKSFile != "":
 		data, err := os.ReadFile(repl.ReplaceKnown(j.JWKSFile, ""))
@@ -215,6 +264,10 @@ func (j *JWT) getVerifier() (*oidc.IDTokenVerifier, error) {
 
 // Authenticate verifies the token and returns its principal.
 func (j *JWT) Authenticate(ctx context.Context, token string) (*Identity, error) {
+	key := sha256.Sum256([]byte(token))
+	if id := j.cache.get(key, time.Now()); id != nil {
+		return id, nil
+	}
 	v, err := j.getVerifier()
 	if err != nil {
 		return nil, Unavailable("jwks_unavailable", "cannot check tokens: OpenID Connect discovery of "+j.Issuer+" failed: "+err.Error())
@@ -277,6 +330,11 @@ func (j *JWT) Authenticate(ctx context.Context, token string) (*Identity, error)
 	if id.Grant == allGrant {
 		id.Grant = nil
 	}
+	until := idt.Expiry.Add(j.leeway)
+	if limit := now.Add(maxCacheAge); limit.Before(until) {
+		until = limit
+	}
+	j.cache.put(key, id, until)
 	return id, nil
 }
 

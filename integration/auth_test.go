@@ -22,7 +22,7 @@ import (
 )
 
 // tokens mints one static token per name.
-func tokens(t *testing.T, names ...string) (tok, hash map[string]string) {
+func tokens(t testing.TB, names ...string) (tok, hash map[string]string) {
 	t.Helper()
 	tok, hash = map[string]string{}, map[string]string{}
 	for _, n := range names {

@@ -143,6 +143,11 @@ func apiWorker(c *caddy, zone, prefix string) func() func(int) error {
 // 0.13 ms per request here (its connection goroutines and channel
 // handoffs); apiWorker measures that too.
 func leanAPIWorker(t testing.TB, c *caddy, zone, prefix string) func() func(int) error {
+	return leanAPIWorkerAs(t, c, zone, prefix, testToken)
+}
+
+// leanAPIWorkerAs is leanAPIWorker sending the given bearer token.
+func leanAPIWorkerAs(t testing.TB, c *caddy, zone, prefix, token string) func() func(int) error {
 	return func() func(int) error {
 		addr := strings.TrimPrefix(c.base, "http://")
 		conn, err := net.Dial("tcp", addr)
@@ -156,7 +161,7 @@ func leanAPIWorker(t testing.TB, c *caddy, zone, prefix string) func() func(int)
 			body := fmt.Sprintf(`{"name":"%s%06d","type":"A","value":"192.0.2.1","ttl":60}`, prefix, i)
 			buf.Reset()
 			fmt.Fprintf(&buf, "POST /api/v1/zones/%s/records HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
-				zone, addr, testToken, len(body), body)
+				zone, addr, token, len(body), body)
 			_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 			if _, err := conn.Write(buf.Bytes()); err != nil {
 				return err
