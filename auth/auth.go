@@ -91,6 +91,11 @@ func BearerToken(values []string) (token, reason, message string) {
 			return "", "invalid_format", MsgBadFormat
 		}
 	}
+	// b64token: '=' only as trailing padding, after at least one other
+	// character ("=====" is not a token).
+	if body := strings.TrimRight(token, "="); body == "" || strings.Contains(body, "=") {
+		return "", "invalid_format", MsgBadFormat
+	}
 	return token, "", ""
 }
 

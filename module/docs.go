@@ -176,6 +176,11 @@ func (h *Handler) checkBody(w http.ResponseWriter, r *http.Request, template str
 	if !d.HasRequestBody(r.Method, template) {
 		return true
 	}
+	// The media type first: a body declared as something else is 415,
+	// whatever it holds.
+	if !checkContentType(w, r) {
+		return false
+	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		if isTooLarge(err) {
@@ -188,6 +193,10 @@ func (h *Handler) checkBody(w http.ResponseWriter, r *http.Request, template str
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	if !json.Valid(raw) {
 		return true // decodeBody answers an empty or malformed body precisely
+	}
+	if k, where, dup := duplicateKey(raw); dup {
+		writeError(w, http.StatusBadRequest, "duplicate key %q in the object at %s", k, where)
+		return false
 	}
 	vs := d.ValidateRequest(r.Method, template, raw)
 	if len(vs) == 0 {

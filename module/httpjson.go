@@ -1,6 +1,7 @@
 package module
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,17 +46,28 @@ func writeBadGateway(w http.ResponseWriter, format string, args ...any) {
 // MaxBodyBytes, no unknown fields, exactly one JSON value. It writes the
 // error response itself and reports whether decoding succeeded.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			writeError(w, http.StatusUnsupportedMediaType, "request body must be JSON (Content-Type: application/json), got %q", ct)
+	if !checkContentType(w, r) {
+		return false
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		if isTooLarge(err) {
+			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", MaxBodyBytes)
+		} else {
+			writeError(w, http.StatusBadRequest, "reading the request body: %v", err)
+		}
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	if json.Valid(raw) {
+		if k, where, dup := duplicateKey(raw); dup {
+			writeError(w, http.StatusBadRequest, "duplicate key %q in the object at %s", k, where)
 			return false
 		}
 	}
-	body := http.MaxBytesReader(w, r.Body, MaxBodyBytes)
-	dec := json.NewDecoder(body)
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	err = dec.Decode(v)
 	if err == nil {
 		// Exactly one value: anything but whitespace after it is an error.
 		if _, terr := dec.Token(); terr != io.EOF {
@@ -95,6 +107,22 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 		writeError(w, http.StatusBadRequest, "invalid JSON body: %v", err)
 	}
 	return false
+}
+
+// checkContentType answers 415 when the request declares a body type other
+// than JSON; an absent Content-Type is taken as JSON. It runs before the
+// body is read or checked against the schema.
+func checkContentType(w http.ResponseWriter, r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		writeError(w, http.StatusUnsupportedMediaType, "request body must be JSON (Content-Type: application/json), got %q", ct)
+		return false
+	}
+	return true
 }
 
 func isTooLarge(err error) bool {

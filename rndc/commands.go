@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // ValidZoneName reports whether zone is safe to put on an rndc command
@@ -37,7 +38,8 @@ func ValidZoneName(zone string) error {
 		for i := 0; i < len(label); i++ {
 			c := label[i]
 			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-				return fmt.Errorf("invalid zone name %q: character %q not allowed", zone, c)
+				r, _ := utf8.DecodeRuneInString(label[i:])
+				return fmt.Errorf("invalid zone name %q: character %q not allowed", zone, r)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/miekg/dns"
 )
@@ -66,7 +67,7 @@ func checkLabels(s string, allowWildcard bool) string {
 				if c == '*' && allowWildcard {
 					return fmt.Sprintf("label %q: '*' is allowed only as the whole first label", l)
 				}
-				return fmt.Sprintf("label %q contains invalid character %s", l, quoteChar(c))
+				return fmt.Sprintf("label %q contains invalid character %s", l, quoteCharAt(l, j))
 			}
 		}
 		if l[0] == '-' || l[len(l)-1] == '-' {
@@ -89,6 +90,21 @@ func quoteChar(c byte) string {
 	return strconv.QuoteRune(rune(c))
 }
 
+// quoteCharAt quotes the character that starts at byte i of s: the whole
+// UTF-8 sequence, so that "é" is named as 'é' and not as the Latin-1
+// reading of its first byte ('Ã'); a byte that starts no valid sequence is
+// named by its value.
+func quoteCharAt(s string, i int) string {
+	if c := s[i]; c < utf8.RuneSelf {
+		return quoteChar(c)
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if r == utf8.RuneError && size <= 1 {
+		return fmt.Sprintf("byte 0x%02x", s[i])
+	}
+	return strconv.QuoteRune(r)
+}
+
 // checkIdentifier validates an rndc identifier: [A-Za-z0-9._-]{1,253}.
 func checkIdentifier(s string) string {
 	if s == "" {
@@ -99,7 +115,7 @@ func checkIdentifier(s string) string {
 	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; !isLabelChar(c) && c != '.' {
-			return fmt.Sprintf("contains invalid character %s (allowed: A-Z a-z 0-9 . _ -)", quoteChar(c))
+			return fmt.Sprintf("contains invalid character %s (allowed: A-Z a-z 0-9 . _ -)", quoteCharAt(s, i))
 		}
 	}
 	return ""
@@ -163,7 +179,7 @@ func resolveMailbox(s, origin string) (string, string) {
 	}
 	for i := 0; i < len(local); i++ {
 		if c := local[i]; !isLabelChar(c) && c != '.' && c != '+' {
-			return "", fmt.Sprintf("local part %q contains invalid character %s (allowed: A-Z a-z 0-9 . + _ -)", local, quoteChar(c))
+			return "", fmt.Sprintf("local part %q contains invalid character %s (allowed: A-Z a-z 0-9 . + _ -)", local, quoteCharAt(local, i))
 		}
 	}
 	if local[0] == '.' || local[len(local)-1] == '.' || strings.Contains(local, "..") {

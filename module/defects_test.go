@@ -1,0 +1,160 @@
+package module
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// Tests of defect 8 of issue 10; each failed on the code before the fix.
+
+// TestContentTypeBeforeSchema: a body declared as another type is 415
+// even when it also breaks the schema (it was 400, the schema answered
+// first).
+func TestContentTypeBeforeSchema(t *testing.T) {
+	h := docsHandler(t, "")
+	req := httptest.NewRequest("POST", "/api/v1/zones", strings.NewReader(`{"zoneType":"bogus"}`))
+	req.Header.Set("Content-Type", "text/plain")
+	w := httptest.NewRecorder()
+	if h.checkBody(w, req, "/api/v1/zones") || w.Code != 415 {
+		t.Fatalf("status %d, want 415: %s", w.Code, w.Body)
+	}
+}
+
+// TestDuplicateKeys: a key given twice in one object is refused (it was
+// accepted silently, the last one winning), by the schema check and by the
+// decoder alike.
+func TestDuplicateKeys(t *testing.T) {
+	h := docsHandler(t, "")
+	for _, body := range []string{
+		`{"zoneName":"a.example","zoneName":"b.example","zoneType":"primary"}`,
+		`{"zoneName":"a.example","ZONENAME":"b.example","zoneType":"primary"}`,
+		`{"zoneName":"a.example","zoneType":"primary","zoneConfig":{"ttl":60,"soa":{"primaryNs":"x.","adminEmail":"a@b","primaryNs":"y."}}}`,
+	} {
+		req := httptest.NewRequest("POST", "/api/v1/zones", strings.NewReader(body))
+		w := httptest.NewRecorder()
+		if h.checkBody(w, req, "/api/v1/zones") || w.Code != 400 || !strings.Contains(w.Body.String(), "duplicate key") {
+			t.Errorf("checkBody(%s): %d %s", body, w.Code, w.Body)
+		}
+		req = httptest.NewRequest("POST", "/api/v1/zones", strings.NewReader(body))
+		w = httptest.NewRecorder()
+		var v zonestore.CreateZoneRequest
+		if decodeBody(w, req, &v) || w.Code != 400 || !strings.Contains(w.Body.String(), "duplicate key") {
+			t.Errorf("decodeBody(%s): %d %s", body, w.Code, w.Body)
+		}
+	}
+}
+
+func TestDuplicateKeyDetector(t *testing.T) {
+	cases := []struct {
+		in, key, where string
+	}{
+		{`{"a":1,"b":2}`, "", ""},
+		{`{"a":{"a":1},"b":[{"a":1},{"a":2}]}`, "", ""},
+		{`{"a":1,"a":2}`, "a", "(body)"},
+		{`{"x":{"k":1,"K":2}}`, "K", "/x"},
+		{`{"x":[{"k":1},{"k":1,"k":3}]}`, "k", "/x/1"},
+		{`{"a/b":{"c":[1,{"d":1,"d":2}]}}`, "d", "/a~1b/c/1"},
+		{`[{"a":1},{"a":2,"b":{"a":1}}]`, "", ""},
+		{`"a"`, "", ""},
+		{`{"a":"a","b":"a"}`, "", ""},
+	}
+	for _, c := range cases {
+		k, where, ok := duplicateKey([]byte(c.in))
+		if ok != (c.key != "") || k != c.key || where != c.where {
+			t.Errorf("duplicateKey(%s) = %q, %q, %v; want %q, %q", c.in, k, where, ok, c.key, c.where)
+		}
+	}
+}
+
+// FuzzDuplicateKey checks the detector against a reference: decoding into
+// generic maps loses exactly the duplicates, so a document without them
+// survives a decode and re-encode with the same number of keys.
+func FuzzDuplicateKey(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":1,"B":2}}`, `[{"x":[{"y":1,"y":2}]}]`, `{}`, `1`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !json.Valid([]byte(s)) {
+			return
+		}
+		_, _, dup := duplicateKey([]byte(s))
+		want := countKeys(t, s, false) != countKeys(t, s, true)
+		if dup != want {
+			t.Fatalf("duplicateKey(%s) = %v, want %v", s, dup, want)
+		}
+	})
+}
+
+// countKeys counts object keys in s: all of them (unique false), or those
+// left after case-folding duplicates away (unique true).
+func countKeys(t *testing.T, s string, unique bool) int {
+	dec := json.NewDecoder(strings.NewReader(s))
+	var walk func() int
+	walk = func() int {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return 0
+		}
+		n := 0
+		if d == '[' {
+			for dec.More() {
+				n += walk()
+			}
+			dec.Token()
+			return n
+		}
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, _ := dec.Token()
+			k := strings.ToLower(kt.(string))
+			if !unique || !seen[k] {
+				n++
+			}
+			seen[k] = true
+			n += walk()
+		}
+		dec.Token()
+		return n
+	}
+	return walk()
+}
+
+// TestNonASCIIInMessages: a name quoting a non-ASCII character names that
+// character, not the Latin-1 reading of its first byte ("xé" showed 'Ã').
+func TestNonASCIIInMessages(t *testing.T) {
+	_, err := zonestore.NormalizeZoneName("xé.example")
+	if err == nil || strings.Contains(err.Error(), "Ã") || !strings.Contains(err.Error(), "'é'") {
+		t.Errorf("error %v", err)
+	}
+	_, err = zonestore.NormalizeZoneName("x\xff.example")
+	if err == nil || !strings.Contains(err.Error(), "byte 0xff") {
+		t.Errorf("error %v", err)
+	}
+	w := serve(docsHandler(t, ""), "GET", "/api/v1/zones/x%C3%A9.example", "tok")
+	if strings.Contains(w.Body.String(), "Ã") || !strings.Contains(w.Body.String(), "é") {
+		t.Errorf("GET: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestPaddingOnlyBearer: "Bearer =====" is not a well-formed token (it
+// passed).
+func TestPaddingOnlyBearer(t *testing.T) {
+	for _, v := range []string{"Bearer =====", "Bearer =", "Bearer a=b"} {
+		if reason, _ := checkBearer([]string{v}); reason != "invalid_format" {
+			t.Errorf("%q: reason %q, want invalid_format", v, reason)
+		}
+	}
+	for _, v := range []string{"Bearer abc==", "Bearer a-b.c_d~e+f/g="} {
+		if reason, msg := checkBearer([]string{v}); reason != "" {
+			t.Errorf("%q refused: %s", v, msg)
+		}
+	}
+}
