@@ -310,6 +310,31 @@ func (h *Handler) zoneCommand(command string) func(http.ResponseWriter, *http.Re
 		if command == "reload" {
 			h.logger.Info("zone reloaded", zap.String("zone", name))
 		}
+		if command == "thaw" {
+			waitThawed(r.Context(), b.rndc, name)
+		}
 		writeJSON(w, http.StatusOK, zoneResponse{Success: true, Message: fmt.Sprintf(zc.message, name), Details: text})
 	}
 }
+
+// waitThawed waits (at most thawWait) until named reports the zone no
+// longer frozen: thaw returns before named has reloaded the zone and
+// accepts updates again, and a record change sent in between was refused
+// as if the zone were still frozen.
+func waitThawed(ctx context.Context, c *rndc.Client, zone string) {
+	deadline := time.Now().Add(thawWait)
+	for delay := time.Millisecond; time.Now().Before(deadline); delay = min(2*delay, 50*time.Millisecond) {
+		st, err := c.ZoneStatus(ctx, zone)
+		if err != nil || !st.Frozen {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+	}
+}
+
+// thawWait bounds waitThawed.
+const thawWait = 2 * time.Second
