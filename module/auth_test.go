@@ -17,7 +17,7 @@ import (
 func TestIdentityPlaceholder(t *testing.T) {
 	h := &Handler{}
 	h.setLoggers(zap.NewNop())
-	h.routes = h.buildRoutes()
+	h.router = newRouter(h.buildRoutes())
 	repl := caddy.NewReplacer()
 	req := httptest.NewRequest("GET", "/api/v1/zones/bad..name", nil)
 	req = req.WithContext(context.WithValue(req.Context(), caddy.ReplacerCtxKey, repl))

@@ -20,7 +20,7 @@ func docsHandler(t testing.TB, mode string) *Handler {
 	t.Helper()
 	h := &Handler{Docs: mode}
 	h.setLoggers(zap.NewNop())
-	h.routes = h.buildRoutes()
+	h.router = newRouter(h.buildRoutes())
 	if err := h.validateDocs(); err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ type Handler struct {
 	rndcTrace    *zap.Logger // .rndc.trace: control-channel messages
 	dnsLog       *zap.Logger // .dns: record changes
 	dnsTrace     *zap.Logger // .dns.trace: DNS messages
-	routes       []route
+	router       *router
 
 	zoneDir       string
 	rndcServer    string
@@ -294,7 +294,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
-	h.routes = h.buildRoutes()
+	h.router = newRouter(h.buildRoutes())
 	h.cell = new(backendCell)
 	return h.acquireShared()
 }

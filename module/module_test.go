@@ -101,7 +101,7 @@ func TestDecodeBody(t *testing.T) {
 
 func TestMatch(t *testing.T) {
 	h := &Handler{}
-	h.routes = h.buildRoutes()
+	h.router = newRouter(h.buildRoutes())
 	cases := []struct {
 		method, path, template, name string
 		allowed                      string
@@ -116,6 +116,10 @@ func TestMatch(t *testing.T) {
 		{"GET", "/api/v1/zones/x/freeze", "", "", "POST"},
 		{"GET", "/api/v1/zonesx", "", "", ""},
 		{"GET", "/api/v1/zones/x/y/z", "", "", ""},
+		{"GET", "/api/v1//zones", "", "", ""}, // unclean: no redirect, no match
+		{"DELETE", "/api/v1/zones/x/records/", "/api/v1/zones/{name}/records", "x", ""},
+		{"PATCH", "/api/v1/zones/x/status", "", "", "GET"},
+		{"GET", "/api/v1/docs/swagger-ui.css", "/api/v1/docs/{file}", "swagger-ui.css", ""},
 	}
 	for _, tc := range cases {
 		req := httptest.NewRequest(tc.method, tc.path, nil)
@@ -134,7 +138,7 @@ func TestMatch(t *testing.T) {
 func TestServeHTTPPassesOtherPaths(t *testing.T) {
 	h := &Handler{}
 	h.setLoggers(zap.NewNop())
-	h.routes = h.buildRoutes()
+	h.router = newRouter(h.buildRoutes())
 	called := false
 	next := nextFunc(func(w http.ResponseWriter, r *http.Request) error { called = true; return nil })
 	for _, p := range []string{"/metrics", "/api/v10/x", "/"} {

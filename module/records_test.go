@@ -24,7 +24,7 @@ func recordsHandler(t testing.TB, update *KeyConfig) *Handler {
 		cell:          new(backendCell),
 	}
 	h.setLoggers(zap.NewNop())
-	h.routes = h.buildRoutes()
+	h.router = newRouter(h.buildRoutes())
 	return h
 }
 

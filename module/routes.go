@@ -11,17 +11,49 @@ import (
 // apiPrefix is the path prefix the handler owns.
 const apiPrefix = "/api/v1"
 
-// route is one API endpoint: a method and a path template whose segments
-// are literals or the parameter {name}.
+// route is one API endpoint: a method and a path template (an
+// http.ServeMux pattern without the method) whose segments are literals or
+// the parameter {name} ({file} for an explorer asset).
 type route struct {
 	method   string
 	template string // e.g. /api/v1/zones/{name}/reload
-	segments []string
-	public   bool // served without authentication
+	param    int    // index of the {name} or {file} segment, or -1
+	public   bool   // served without authentication
 	// op, when set, is the zoneapi_zone_operations_total operation label;
 	// the result is success for a 2xx or 3xx answer, else error.
 	op     string
 	handle func(w http.ResponseWriter, r *http.Request, p params)
+}
+
+// pattern is the route's http.ServeMux pattern, e.g.
+// "POST /api/v1/zones/{name}/reload".
+func (rt *route) pattern() string { return rt.method + " " + rt.template }
+
+// ServeHTTP lets a route be registered on an http.ServeMux; the router
+// only looks routes up there (serveAPI dispatches), so it is never called.
+func (rt *route) ServeHTTP(http.ResponseWriter, *http.Request) {}
+
+// router matches requests to routes with Go's http.ServeMux patterns
+// (method, literal segments, {name} wildcards; HEAD matches GET).
+type router struct {
+	routes []route
+	mux    *http.ServeMux
+}
+
+// newRouter registers routes on a ServeMux.
+func newRouter(routes []route) *router {
+	rr := &router{routes: routes, mux: http.NewServeMux()}
+	for i := range rr.routes {
+		rt := &rr.routes[i]
+		rt.param = -1
+		for j, seg := range strings.Split(strings.TrimPrefix(rt.template, "/"), "/") {
+			if seg == "{name}" || seg == "{file}" {
+				rt.param = j
+			}
+		}
+		rr.mux.Handle(rt.pattern(), rt)
+	}
+	return rr
 }
 
 // params holds the decoded path parameters of a matched route.
@@ -56,11 +88,7 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodPatch, template: "/api/v1/zones/{name}/records", handle: h.handleBatchRecords, op: "record_batch"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/export", handle: h.handleExportZone},
 	}
-	rs = append(rs, h.docsRoutes()...)
-	for i := range rs {
-		rs[i].segments = strings.Split(strings.TrimPrefix(rs[i].template, "/"), "/")
-	}
-	return rs
+	return append(rs, h.docsRoutes()...)
 }
 
 // Routes returns "METHOD template" for every endpoint, sorted; the API
@@ -76,48 +104,62 @@ func (h *Handler) Routes() []string {
 
 // match finds the route for the request. It returns the route (nil when
 // none matches the path and method), the decoded parameters, and the
-// methods allowed on the path when the path matched but the method did not.
+// methods allowed on the path when the path matched but the method did
+// not. One trailing slash is ignored; a path the ServeMux would redirect
+// to its clean form (//, /./, /../) matches nothing.
 func (h *Handler) match(r *http.Request) (*route, params, []string) {
-	path := r.URL.EscapedPath()
-	if len(path) > 1 {
-		path = strings.TrimSuffix(path, "/")
+	escaped := r.URL.EscapedPath()
+	req := r
+	if len(escaped) > 1 && strings.HasSuffix(escaped, "/") {
+		escaped = strings.TrimSuffix(escaped, "/")
+		u := *r.URL
+		u.Path, u.RawPath = strings.TrimSuffix(u.Path, "/"), ""
+		if u.Path != "" && strings.HasSuffix(r.URL.RawPath, "/") {
+			u.RawPath = strings.TrimSuffix(r.URL.RawPath, "/")
+		}
+		r2 := *r
+		r2.URL = &u
+		req = &r2
 	}
-	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if rt, ok := h.lookup(req, r.Method); ok {
+		return rt, rt.params(escaped), nil
+	}
 	var allowed []string
-	for i := range h.routes {
-		rt := &h.routes[i]
-		p, ok := matchSegments(rt.segments, segs)
-		if !ok {
-			continue
+	for i := range h.router.routes {
+		rt := &h.router.routes[i]
+		if found, ok := h.lookup(req, rt.method); ok && found == rt {
+			allowed = append(allowed, rt.method)
 		}
-		if rt.method == r.Method || (r.Method == http.MethodHead && rt.method == http.MethodGet) {
-			return rt, p, nil
-		}
-		allowed = append(allowed, rt.method)
 	}
 	return nil, params{}, allowed
 }
 
-// matchSegments matches path segments against a template's segments.
-func matchSegments(tmpl, segs []string) (params, bool) {
-	var p params
-	if len(tmpl) != len(segs) {
-		return p, false
+// lookup asks the ServeMux for the route of req's path under method.
+func (h *Handler) lookup(req *http.Request, method string) (*route, bool) {
+	if req.Method != method {
+		r2 := *req
+		r2.Method = method
+		req = &r2
 	}
-	for i, t := range tmpl {
-		if t == "{name}" || t == "{file}" { // {file}: an explorer asset
-			v, err := url.PathUnescape(segs[i])
-			if err != nil {
-				v = segs[i] // left for name validation to reject
-			}
-			p.name = v
-			continue
-		}
-		if t != segs[i] {
-			return p, false
-		}
+	hd, pattern := h.router.mux.Handler(req)
+	rt, ok := hd.(*route)
+	return rt, ok && pattern == rt.pattern()
+}
+
+// params decodes the route's parameter from the escaped path.
+func (rt *route) params(escaped string) params {
+	if rt.param < 0 {
+		return params{}
 	}
-	return p, true
+	segs := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
+	if rt.param >= len(segs) {
+		return params{}
+	}
+	v, err := url.PathUnescape(segs[rt.param])
+	if err != nil {
+		v = segs[rt.param] // left for name validation to reject
+	}
+	return params{name: v}
 }
 
 // unmatchedRoute is the route label of requests that match no endpoint.
@@ -130,7 +172,8 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 	rt, p, allowed := h.match(r)
 	label := unmatchedRoute
 	if rt != nil {
-		label = rt.template
+		r.Pattern = rt.pattern()
+		_, label, _ = strings.Cut(r.Pattern, " ") // the template: no method
 	}
 	if rt == nil || !rt.public {
 		var ok bool
