@@ -95,7 +95,6 @@ func TestMetrics(t *testing.T) {
 		`zoneapi_zone_operations_total{operation="thaw",result="success"}`:                            1,
 		`zoneapi_zone_operations_total{operation="delete",result="success"}`:                          1,
 		`zoneapi_rndc_commands_total{command="addzone",result="success"}`:                             3,
-		`zoneapi_rndc_commands_total{command="zonestatus",result="success"}`:                          2,
 		`zoneapi_rndc_commands_total{command="zonestatus",result="error"}`:                            1,
 		`zoneapi_rndc_commands_total{command="freeze",result="error"}`:                                1,
 		`zoneapi_rndc_commands_total{command="delzone",result="success"}`:                             1,
@@ -112,6 +111,11 @@ func TestMetrics(t *testing.T) {
 		`zoneapi_build_info{version="0.1.0"}`:                                                         1,
 	}
 	got := scrape(t, c)
+	// zonestatus: two GETs, and the thaw once or more (it waits until named
+	// reports the zone thawed).
+	if zs := got[`zoneapi_rndc_commands_total{command="zonestatus",result="success"}`]; zs < 3 {
+		t.Errorf("zonestatus commands = %v, want at least 3", zs)
+	}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %v, want %v", k, got[k], v)
@@ -125,14 +129,14 @@ func TestMetrics(t *testing.T) {
 
 	// Control commands made on the records path are counted as well: a
 	// record add to a frozen zone asks zonestatus twice (settle, then
-	// why named refused).
+	// why named refused), and the thaw once (until named reports it thawed).
 	const zs = `zoneapi_rndc_commands_total{command="zonestatus",result="success"}`
 	before := got[zs]
 	expect(t, c.do("POST", "/api/v1/zones/m2.test/freeze", nil), 200, "freeze m2")
 	expect(t, c.do("POST", "/api/v1/zones/m2.test/records", map[string]any{"name": "f", "type": "A", "value": "192.0.2.1"}), 409, "add to a frozen zone")
 	expect(t, c.do("POST", "/api/v1/zones/m2.test/thaw", nil), 200, "thaw m2")
-	if got = scrape(t, c); got[zs] != before+2 {
-		t.Errorf("%s = %v after a record add to a frozen zone, want %v", zs, got[zs], before+2)
+	if got = scrape(t, c); got[zs] < before+3 {
+		t.Errorf("%s = %v after a record add to a frozen zone, want at least %v", zs, got[zs], before+3)
 	}
 
 	// A config reload (a real change) keeps the counters.
