@@ -153,15 +153,16 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Re
 	return r.WithContext(auth.WithIdentity(ctx, id)), true
 }
 
-// routeAction is the scope action a route needs: server status is
-// server, record changes are records, other reads are read, and every
-// other change is zones. The specification and the explorer need none.
+// routeAction is the scope action a route needs: server-wide routes
+// (server status and reconcile, the catalog) are server, record changes
+// are records, other reads are read, and every other change is zones.
+// The specification and the explorer need none.
 func routeAction(method, template string) auth.Action {
 	switch {
 	case strings.Contains(template, "/openapi.") || strings.Contains(template, "/docs"):
 		return "" // the specification and explorer: any identity
-	case strings.HasSuffix(template, "/server/status"):
-		return auth.ActionServer
+	case strings.HasPrefix(template, apiPrefix+"/server/") || strings.HasPrefix(template, apiPrefix+"/catalog"):
+		return auth.ActionServer // server-wide: status, reconcile, the catalog
 	case method == http.MethodGet || method == http.MethodHead:
 		return auth.ActionRead
 	case strings.HasSuffix(template, "/records"):
@@ -254,6 +255,21 @@ func (h *Handler) forbid(w http.ResponseWriter, r *http.Request, err error) bool
 	metrics.authFailures.WithLabelValues("forbidden").Inc()
 	writeError(w, http.StatusForbidden, "%s", err.Error())
 	return false
+}
+
+// auditAction names a route's mutation for the audit line: its
+// operation label, else (a change without one) its method and template;
+// "" for reads.
+func auditAction(rt *route) string {
+	switch {
+	case rt.public:
+		return ""
+	case rt.op != "":
+		return rt.op
+	case rt.method == http.MethodGet || rt.method == http.MethodHead:
+		return ""
+	}
+	return rt.method + " " + rt.template
 }
 
 // audit logs one mutation at info: who, what, which zone, the outcome.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
@@ -34,13 +35,17 @@ func TestRouteAction(t *testing.T) {
 	h := &Handler{}
 	for _, rt := range h.buildRoutes() {
 		a := routeAction(rt.method, rt.template)
+		serverWide := strings.HasPrefix(rt.template, "/api/v1/server/") || strings.HasPrefix(rt.template, "/api/v1/catalog")
 		switch {
 		case rt.public:
-		case rt.template == "/api/v1/server/status" && a != auth.ActionServer,
-			rt.method == "GET" && rt.template != "/api/v1/server/status" && a != auth.ActionRead && a != "",
-			rt.method != "GET" && rt.template == "/api/v1/zones/{name}/records" && a != auth.ActionRecords,
-			rt.method != "GET" && rt.template != "/api/v1/zones/{name}/records" && a != auth.ActionZones:
+		case serverWide && a != auth.ActionServer,
+			!serverWide && rt.method == "GET" && a != auth.ActionRead && a != "",
+			!serverWide && rt.method != "GET" && rt.template == "/api/v1/zones/{name}/records" && a != auth.ActionRecords,
+			!serverWide && rt.method != "GET" && rt.template != "/api/v1/zones/{name}/records" && a != auth.ActionZones:
 			t.Errorf("%s %s: action %q", rt.method, rt.template, a)
+		}
+		if a == "" && !strings.Contains(rt.template, "docs") && !strings.Contains(rt.template, "openapi") && !rt.public {
+			t.Errorf("%s %s needs no action", rt.method, rt.template)
 		}
 	}
 }

@@ -191,8 +191,8 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		return label
 	}
 	if !rt.public && !h.authorize(w, r, rt.method, rt.template, p.name) {
-		if rt.op != "" {
-			h.audit(r, rt.op, http.StatusForbidden)
+		if a := auditAction(rt); a != "" {
+			h.audit(r, a, http.StatusForbidden)
 		}
 		return label
 	}
@@ -200,17 +200,19 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		h.catalogFirstRequest(r.Context())
 	}
 	rt.handle(w, r, p)
-	if rt.op != "" {
-		var err error
+	if a := auditAction(rt); a != "" {
 		status := http.StatusOK
 		if sr, ok := w.(*statusRecorder); ok {
 			status = sr.status()
 		}
-		if status >= 400 {
-			err = errOpFailed
+		if rt.op != "" {
+			var err error
+			if status >= 400 {
+				err = errOpFailed
+			}
+			observeZoneOp(rt.op, err)
 		}
-		observeZoneOp(rt.op, err)
-		h.audit(r, rt.op, status)
+		h.audit(r, a, status)
 	}
 	return label
 }
