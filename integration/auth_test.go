@@ -214,13 +214,17 @@ func TestAuthStaticScopes(t *testing.T) {
 // client's address.
 func TestAuthRateLimit(t *testing.T) {
 	ns := startNamed(t)
-	tok, hash := tokens(t, "a", "b")
+	tok, hash := tokens(t, "a", "b", "c")
+	tokenFile := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokenFile, []byte("b "+hash["b"]+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	extra := fmt.Sprintf(`auth static {
 				token a %s
-				token b %s
+				token_file %s
 			}
 			rate_limit 3 1h
-			failed_auth_limit 2 1h`, hash["a"], hash["b"])
+			failed_auth_limit 3 1h`, hash["a"], tokenFile)
 	c := startCaddy(t, ns, caddyOpts{extra: extra})
 	for i := 0; i < 3; i++ {
 		expect(t, c.as(tok["a"], "GET", "/api/v1/zones", nil), 200, "within the burst")
@@ -231,10 +235,19 @@ func TestAuthRateLimit(t *testing.T) {
 		t.Error("429 without Retry-After")
 	}
 	expect(t, c.as(tok["b"], "GET", "/api/v1/zones", nil), 200, "another identity")
+
+	// A reload re-reads the token file and keeps the buckets.
+	expectError(t, c.as(tok["c"], "GET", "/api/v1/zones", nil), 401, "Unauthorized", "Invalid token")
+	if err := os.WriteFile(tokenFile, []byte("b "+hash["b"]+"\nc "+hash["c"]+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reload(t, c, "9s")
+	expect(t, c.as(tok["c"], "GET", "/api/v1/zones", nil), 200, "a token added to the file, after the reload")
+	expectError(t, c.as(tok["a"], "GET", "/api/v1/zones", nil), http.StatusTooManyRequests, "Too Many Requests", "rate limit of static:a")
 	for i := 0; i < 10; i++ {
 		expect(t, c.doAuth("GET", "/api/v1/health", nil, ""), 200, "health")
 	}
-	for i := 0; i < 2; i++ {
+	for i := 0; i < 2; i++ { // with c's 401 above, three failures from this address
 		expect(t, c.as("zapi_wrong", "GET", "/api/v1/zones", nil), 401, "wrong token")
 	}
 	r = c.as(tok["b"], "GET", "/api/v1/zones", nil)
