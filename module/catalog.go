@@ -25,7 +25,9 @@ import (
 // configured as catalog consumers of it then serve every zone of the API
 // without any change to their own configuration.
 type CatalogConfig struct {
-	// Zone is the catalog zone's name, e.g. catalog.zoneapi.invalid.
+	// Zone is the catalog zone's name, e.g. catalog.zoneapi.invalid. A
+	// placeholder that expands to nothing (an unset {env.X}) means no
+	// catalog.
 	Zone string `json:"zone,omitempty"`
 	// Group, if set, is the group property (RFC 9432 section 4.4.2) of
 	// every member.
@@ -38,6 +40,10 @@ type CatalogConfig struct {
 	// "ip/len"); empty leaves named's default.
 	AllowTransfer []string `json:"allow_transfer,omitempty"`
 }
+
+// catalogTarget is a server of the catalog's also_notify, as configured
+// and in BIND's notation.
+type catalogTarget struct{ api, conf string }
 
 // catalogState is a handler's catalog: built with the backend, and
 // reconciled once at the first request.
@@ -56,22 +62,37 @@ func (h *Handler) provisionCatalog() error {
 	}
 	c := h.Catalog
 	repl := caddy.NewReplacer()
-	name, err := zonestore.NormalizeZoneName(repl.ReplaceKnown(c.Zone, ""))
+	zone := repl.ReplaceKnown(c.Zone, "")
+	if zone == "" && strings.Contains(c.Zone, "{") {
+		return nil // a placeholder that expands to nothing: no catalog
+	}
+	name, err := zonestore.NormalizeZoneName(zone)
 	if err != nil {
 		return fmt.Errorf("catalog zone: %v", err)
 	}
 	if strings.ContainsFunc(c.Group, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(c.Group) > 255 {
 		return fmt.Errorf("catalog group: at most 255 characters, no control characters")
 	}
+	h.catalogNotify, h.catalogXfr = nil, nil
 	for _, s := range c.AlsoNotify {
-		if _, err := confServer(s); err != nil {
+		if s = repl.ReplaceKnown(s, ""); s == "" {
+			continue
+		}
+		e, err := confServer(s)
+		if err != nil {
 			return fmt.Errorf("catalog also_notify: %v", err)
 		}
+		h.catalogNotify = append(h.catalogNotify, catalogTarget{api: s, conf: e})
 	}
 	for _, s := range c.AllowTransfer {
-		if _, isKey, err := confACL(s); err != nil || isKey {
+		if s = repl.ReplaceKnown(s, ""); s == "" {
+			continue
+		}
+		e, isKey, err := confACL(s)
+		if err != nil || isKey {
 			return fmt.Errorf("catalog allow_transfer: %q is not an address or network", s)
 		}
+		h.catalogXfr = append(h.catalogXfr, e)
 	}
 	if h.UpdateKey == nil || (h.UpdateKey.File == "" && h.UpdateKey.Secret == "") {
 		return fmt.Errorf("catalog needs update_key (or update_key_file) with its secret: the catalog is changed by signed dynamic updates")
@@ -90,19 +111,13 @@ func (h *Handler) getCatalog(ctx context.Context, b *backend) *catalog.Catalog {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if cs.cat == nil {
-		c := h.Catalog
-		var notify, xfr []string
-		for _, s := range c.AlsoNotify {
-			e, _ := confServer(s)
-			notify = append(notify, e)
-		}
-		for _, s := range c.AllowTransfer {
-			e, _, _ := confACL(s)
-			xfr = append(xfr, e)
+		var notify []string
+		for _, t := range h.catalogNotify {
+			notify = append(notify, t.conf)
 		}
 		cs.cat = &catalog.Catalog{
-			Zone: h.catalogZone, Group: c.Group, Dir: b.store.Dir(), UpdateKey: b.updateKey,
-			AlsoNotify: notify, AllowTransfer: xfr,
+			Zone: h.catalogZone, Group: h.Catalog.Group, Dir: b.store.Dir(), UpdateKey: b.updateKey,
+			AlsoNotify: notify, AllowTransfer: h.catalogXfr,
 			DNS: b.records.Client(), Control: b.rndc,
 			IsNotFound: rndc.IsNotFound, IsExists: rndc.IsAlreadyExists,
 		}

@@ -91,10 +91,8 @@ func (h *Handler) handleNotify(w http.ResponseWriter, r *http.Request, p params)
 			}
 		}
 	}
-	if h.Catalog != nil {
-		for _, s := range h.Catalog.AlsoNotify {
-			addTarget(s, "catalog")
-		}
+	for _, t := range h.catalogNotify {
+		addTarget(t.api, "catalog")
 	}
 
 	servers := make([]notifiedServer, len(targets))

@@ -7,9 +7,24 @@
 #
 # Environment: ZONEAPI_STATE (state folder, default ./state), DNS_PORT
 # (default 5354), RNDC_PORT (default 9953), RUST_LOG (default info).
+#
+# ZONEAPI_FLEET=1 (or the option --fleet) also starts a secondary named
+# (SEC_DNS_PORT, default 5355; SEC_RNDC_PORT, default 9954; state in
+# <state>/secondary) that consumes the catalog zone the API keeps
+# (ZONEAPI_CATALOG, default catalog.zoneapi.invalid): every zone created
+# through the API is served by the secondary too, with no change to its
+# configuration (examples/named.conf.primary and named.conf.secondary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+
+fleet=${ZONEAPI_FLEET:-0}
+for arg in "$@"; do
+	case "$arg" in
+	--fleet) fleet=1 ;;
+	*) echo "usage: $0 [--fleet]" >&2; exit 2 ;;
+	esac
+done
 
 bash scripts/setup.sh
 caddy_bin=$(bash scripts/build.sh)
@@ -25,9 +40,23 @@ chmod 700 "$state"
 [ -s "$state/update.key" ] || { tsig-keygen -a hmac-sha256 zoneapi-update >"$state/update.key.tmp" && mv "$state/update.key.tmp" "$state/update.key"; }
 chmod 600 "$state/rndc.key" "$state/update.key"
 
+sec_dns_port=${SEC_DNS_PORT:-5355}
+sec_rndc_port=${SEC_RNDC_PORT:-9954}
+catalog=${ZONEAPI_CATALOG:-catalog.zoneapi.invalid}
+primary_conf=examples/named.conf.dev
+[ "$fleet" = 1 ] && primary_conf=examples/named.conf.primary
 sed -e "s|@STATE@|$state|g" -e "s|@DNS_PORT@|$dns_port|g" -e "s|@RNDC_PORT@|$rndc_port|g" \
-	examples/named.conf.dev >"$state/named.conf"
+	-e "s|@SEC_DNS_PORT@|$sec_dns_port|g" "$primary_conf" >"$state/named.conf"
 named-checkconf "$state/named.conf"
+if [ "$fleet" = 1 ]; then
+	sec="$state/secondary"
+	mkdir -p "$sec/zones"
+	cp "$state/rndc.key" "$sec/rndc.key"
+	sed -e "s|@STATE@|$sec|g" -e "s|@DNS_PORT@|$sec_dns_port|g" -e "s|@RNDC_PORT@|$sec_rndc_port|g" \
+		-e "s|@PRIMARY@|127.0.0.1 port $dns_port|g" -e "s|@CATALOG@|$catalog|g" \
+		examples/named.conf.secondary >"$sec/named.conf"
+	named-checkconf "$sec/named.conf"
+fi
 
 pids=()
 stop() {
@@ -38,13 +67,24 @@ stop() {
 }
 trap stop INT TERM EXIT
 
-/usr/sbin/named -g -c "$state/named.conf" >"$state/named.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do
-	rndc -s 127.0.0.1 -p "$rndc_port" -k "$state/rndc.key" status >/dev/null 2>&1 && break
-	kill -0 "${pids[0]}" 2>/dev/null || { tail -n 20 "$state/named.log" >&2; exit 1; }
-	sleep 0.1
-done
+# start_named <conf> <log> <rndc port>: starts named and waits for rndc.
+start_named() {
+	/usr/sbin/named -g -c "$1" >"$2" 2>&1 &
+	local pid=$!
+	pids+=($pid)
+	for _ in $(seq 1 100); do
+		rndc -s 127.0.0.1 -p "$3" -k "$state/rndc.key" status >/dev/null 2>&1 && return 0
+		kill -0 "$pid" 2>/dev/null || { tail -n 20 "$2" >&2; exit 1; }
+		sleep 0.1
+	done
+}
+start_named "$state/named.conf" "$state/named.log" "$rndc_port"
+if [ "$fleet" = 1 ]; then
+	start_named "$sec/named.conf" "$sec/named.log" "$sec_rndc_port"
+	export ZONEAPI_CATALOG="$catalog"
+else
+	unset ZONEAPI_CATALOG
+fi
 
 export ZONEAPI_ZONE_DIR="$state/zones"
 export ZONEAPI_RNDC_SERVER="127.0.0.1:$rndc_port"
@@ -55,11 +95,12 @@ export XDG_DATA_HOME="$state/caddy" XDG_CONFIG_HOME="$state/caddy"
 export RUST_LOG=${RUST_LOG:-info}
 
 "$caddy_bin" run --config examples/Caddyfile.dev --adapter caddyfile &
-pids+=($!)
+caddy_pid=$!
+pids+=($caddy_pid)
 ca="$state/caddy/caddy/pki/authorities/local/root.crt"
 for _ in $(seq 1 100); do
 	curl -fsS --cacert "$ca" https://localhost:8443/api/v1/health >/dev/null 2>&1 && break
-	kill -0 "${pids[1]}" 2>/dev/null || exit 1
+	kill -0 "$caddy_pid" 2>/dev/null || exit 1
 	sleep 0.2
 done
 
@@ -74,4 +115,13 @@ cat <<MSG
   More in examples/walkthrough.md. Ctrl-C stops Caddy and named.
 
 MSG
-wait "${pids[1]}"
+if [ "$fleet" = 1 ]; then
+	cat <<MSG
+  Fleet: a secondary named on 127.0.0.1:$sec_dns_port (rndc $sec_rndc_port) consumes the
+  catalog zone $catalog. Zones created through the API answer there within seconds:
+    dig @127.0.0.1 -p $sec_dns_port <zone> SOA
+    curl --cacert $ca -H 'Authorization: Bearer dev-token' https://localhost:8443/api/v1/catalog
+
+MSG
+fi
+wait "$caddy_pid"
