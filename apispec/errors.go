@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // Error is one problem in a resource file, at a position.
@@ -99,4 +102,52 @@ func pointer(toks ...string) string {
 		b.WriteString(escape(t))
 	}
 	return b.String()
+}
+
+// schemaLeaf is one problem at a leaf of a JSON Schema validation error
+// tree: the instance location, and for unknown or missing fields the
+// field's name (one leaf per field).
+type schemaLeaf struct {
+	kind    leafKind
+	ptr     string // JSON pointer of the instance location
+	field   string // leafUnknownField, leafMissingField
+	message string // the validator's message (every kind)
+}
+
+// leafKind tells the problems that callers word themselves.
+type leafKind int
+
+const (
+	leafOther        leafKind = iota
+	leafUnknownField          // additionalProperties
+	leafMissingField          // required
+	leafForbidden             // a false schema
+)
+
+// walkSchemaError calls visit for every leaf problem of ve, depth first:
+// the one walk of validation errors, shared by resource files (load.go)
+// and request bodies (request.go), which word them differently.
+func walkSchemaError(ve *jsonschema.ValidationError, visit func(schemaLeaf)) {
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			walkSchemaError(c, visit)
+		}
+		return
+	}
+	ptr := pointer(ve.InstanceLocation...)
+	msg := ve.ErrorKind.LocalizedString(printer)
+	switch k := ve.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		for _, p := range k.Properties {
+			visit(schemaLeaf{kind: leafUnknownField, ptr: ptr, field: p, message: msg})
+		}
+	case *kind.Required:
+		for _, p := range k.Missing {
+			visit(schemaLeaf{kind: leafMissingField, ptr: ptr, field: p, message: msg})
+		}
+	case *kind.FalseSchema:
+		visit(schemaLeaf{kind: leafForbidden, ptr: ptr, message: msg})
+	default:
+		visit(schemaLeaf{kind: leafOther, ptr: ptr, message: msg})
+	}
 }

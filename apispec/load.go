@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"gopkg.in/yaml.v3"
@@ -244,34 +243,19 @@ func toJSONValue(v any) (any, error) {
 func schemaErrors(file string, ve *jsonschema.ValidationError, pos positions) ErrorList {
 	var out ErrorList
 	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		ptr := pointer(e.InstanceLocation...)
-		switch k := e.ErrorKind.(type) {
-		case *kind.AdditionalProperties:
-			for _, p := range k.Properties {
-				add(&out, seen, file, pos, ptr+"/"+escape(p), fmt.Sprintf("unknown field %q", p))
-			}
-			return
-		case *kind.Required:
-			for _, p := range k.Missing {
-				add(&out, seen, file, pos, ptr, fmt.Sprintf("missing required field %q", p))
-			}
-			return
-		case *kind.FalseSchema:
+	walkSchemaError(ve, func(l schemaLeaf) {
+		switch l.kind {
+		case leafUnknownField:
+			add(&out, seen, file, pos, l.ptr+"/"+escape(l.field), fmt.Sprintf("unknown field %q", l.field))
+		case leafMissingField:
+			add(&out, seen, file, pos, l.ptr, fmt.Sprintf("missing required field %q", l.field))
+		case leafForbidden:
 			// A property our meta-schema forbids by name.
-			add(&out, seen, file, pos, ptr, "field not allowed here")
-			return
+			add(&out, seen, file, pos, l.ptr, "field not allowed here")
+		default:
+			add(&out, seen, file, pos, l.ptr, l.message)
 		}
-		add(&out, seen, file, pos, ptr, e.ErrorKind.LocalizedString(printer))
-	}
-	walk(ve)
+	})
 	return out
 }
 

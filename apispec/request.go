@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // Violation is one way a request body fails its schema.
@@ -111,35 +110,18 @@ func (d *Document) bodySchema(method, pathTemplate string) (*jsonschema.Schema, 
 func violations(ve *jsonschema.ValidationError) []Violation {
 	var out []Violation
 	seen := map[Violation]bool{}
-	addv := func(v Violation) {
+	walkSchemaError(ve, func(l schemaLeaf) {
+		v := Violation{Pointer: l.ptr, Message: l.message}
+		switch l.kind {
+		case leafMissingField:
+			v = Violation{Pointer: l.ptr + "/" + escape(l.field), Message: "required field is missing"}
+		case leafUnknownField:
+			v = Violation{Pointer: l.ptr + "/" + escape(l.field), Message: "unknown field"}
+		}
 		if !seen[v] {
 			seen[v] = true
 			out = append(out, v)
 		}
-	}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		ptr := pointer(e.InstanceLocation...)
-		switch k := e.ErrorKind.(type) {
-		case *kind.Required:
-			for _, m := range k.Missing {
-				addv(Violation{Pointer: ptr + "/" + escape(m), Message: "required field is missing"})
-			}
-			return
-		case *kind.AdditionalProperties:
-			for _, p := range k.Properties {
-				addv(Violation{Pointer: ptr + "/" + escape(p), Message: "unknown field"})
-			}
-			return
-		}
-		addv(Violation{Pointer: ptr, Message: e.ErrorKind.LocalizedString(printer)})
-	}
-	walk(ve)
+	})
 	return out
 }
