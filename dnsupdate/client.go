@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/connpool"
 )
 
 // Defaults of the DNS client.
@@ -61,8 +63,8 @@ type Client struct {
 	timeout time.Duration
 	dialer  net.Dialer
 
-	mu   sync.Mutex
-	idle []idleConn
+	idle connpool.Pool[net.Conn] // Discard: discard (gives the token back)
+	mu   sync.Mutex              // guards freed
 	// open holds a token per open connection (maxOpen at most): named's
 	// tcp-listen-queue is 10 by default, and a burst of connects it does
 	// not accept in time loses SYNs, which the kernel sends again only
@@ -71,8 +73,7 @@ type Client struct {
 	open  chan struct{}
 	freed chan struct{}
 
-	hooks  Hooks
-	closed bool // guarded by mu: Close was called, connections are not kept
+	hooks Hooks
 }
 
 // Hooks observe a Client's exchanges, for logs and metrics.
@@ -101,6 +102,7 @@ func NewClient(server string, key *TSIGKey, timeout time.Duration) (*Client, err
 		timeout = DefaultTimeout
 	}
 	c := &Client{server: server, timeout: timeout, open: make(chan struct{}, maxOpen), freed: make(chan struct{})}
+	c.idle.Discard = c.discard
 	if key != nil {
 		alg, ok := tsigAlgorithms[strings.TrimSuffix(strings.ToLower(key.Algorithm), ".")]
 		if !ok {

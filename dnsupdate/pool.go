@@ -4,13 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"time"
 )
-
-type idleConn struct {
-	c     net.Conn
-	since time.Time
-}
 
 // get returns a pooled connection (reused true) or a new one. At most
 // maxOpen connections are open; beyond that, get waits for one to be
@@ -18,20 +12,14 @@ type idleConn struct {
 func (c *Client) get(ctx context.Context) (net.Conn, bool, error) {
 	var dctx context.Context
 	for {
-		now := time.Now()
+		// freed is read before the pool is: a connection put back after
+		// the pool was found empty closes this very channel.
 		c.mu.Lock()
-		for len(c.idle) > 0 {
-			ic := c.idle[len(c.idle)-1]
-			c.idle = c.idle[:len(c.idle)-1]
-			if now.Sub(ic.since) < maxIdleAge {
-				c.mu.Unlock()
-				return ic.c, true, nil
-			}
-			_ = ic.c.Close()
-			<-c.open
-		}
 		freed := c.freed
 		c.mu.Unlock()
+		if conn, ok := c.idle.Get(maxIdleAge); ok {
+			return conn, true, nil
+		}
 		if dctx == nil {
 			var cancel context.CancelFunc
 			dctx, cancel = context.WithTimeout(ctx, c.timeout)
@@ -53,22 +41,20 @@ func (c *Client) get(ctx context.Context) (net.Conn, bool, error) {
 }
 
 // put returns a healthy connection to the pool and wakes the waiters.
-// Every open connection holds a token of c.open, so the idle list never
-// exceeds maxOpen.
+// Every open connection holds a token of c.open, so the pool never holds
+// more than maxOpen; after Close, the pool discards it.
 func (c *Client) put(conn net.Conn) {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		c.discard(conn)
+	if !c.idle.Put(conn, maxOpen) {
 		return
 	}
-	c.idle = append(c.idle, idleConn{conn, time.Now()})
+	c.mu.Lock()
 	close(c.freed)
 	c.freed = make(chan struct{})
 	c.mu.Unlock()
 }
 
-// discard closes a connection that failed.
+// discard closes a connection that failed or that the pool drops, and
+// gives its token back.
 func (c *Client) discard(conn net.Conn) {
 	_ = conn.Close()
 	<-c.open
@@ -77,13 +63,4 @@ func (c *Client) discard(conn net.Conn) {
 // Close closes the idle connections and keeps none from now on: exchanges
 // still running finish, then close their connections. The Client stays
 // usable, with a new connection per exchange.
-func (c *Client) Close() {
-	c.mu.Lock()
-	c.closed = true
-	idle := c.idle
-	c.idle = nil
-	c.mu.Unlock()
-	for _, ic := range idle {
-		c.discard(ic.c)
-	}
-}
+func (c *Client) Close() { c.idle.Close() }

@@ -11,10 +11,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/connpool"
 )
 
 // DefaultTimeout bounds one command when Client.Timeout is zero.
@@ -71,9 +72,7 @@ type Client struct {
 	// agree with this host's within a small part of it.
 	Expiry time.Duration
 
-	mu     sync.Mutex
-	idle   []*ctlConn
-	closed bool
+	idle connpool.Pool[*ctlConn]
 }
 
 // DefaultExpiry is how long named may execute a command after it was sent
@@ -100,7 +99,6 @@ const idleTimeout = 30 * time.Second
 type ctlConn struct {
 	net.Conn
 	nonce uint32
-	since time.Time // when it went idle
 }
 
 // Response is named's answer to one command.
@@ -293,17 +291,9 @@ func isCommandError(err error) bool {
 // fresh is set, a new one that has completed the nonce handshake.
 func (c *Client) conn(ctx context.Context, fresh bool) (*ctlConn, bool, error) {
 	if !fresh {
-		c.mu.Lock()
-		for len(c.idle) > 0 {
-			cc := c.idle[len(c.idle)-1]
-			c.idle = c.idle[:len(c.idle)-1]
-			if time.Since(cc.since) < idleTimeout {
-				c.mu.Unlock()
-				return cc, true, nil
-			}
-			cc.Close()
+		if cc, ok := c.idle.Get(idleTimeout); ok {
+			return cc, true, nil
 		}
-		c.mu.Unlock()
 	}
 	d := c.Dialer
 	if d == nil {
@@ -323,38 +313,16 @@ func (c *Client) release(conn *ctlConn) {
 		max = DefaultMaxIdle
 	}
 	_ = conn.SetDeadline(time.Time{})
-	c.mu.Lock()
-	if !c.closed && len(c.idle) < max {
-		conn.since = time.Now()
-		c.idle = append(c.idle, conn)
-		conn = nil
-	}
-	c.mu.Unlock()
-	if conn != nil {
-		conn.Close()
-	}
+	c.idle.Put(conn, max)
 }
 
 // CloseIdle closes the idle connections. The Client stays usable.
-func (c *Client) CloseIdle() {
-	c.mu.Lock()
-	idle := c.idle
-	c.idle = nil
-	c.mu.Unlock()
-	for _, cc := range idle {
-		cc.Close()
-	}
-}
+func (c *Client) CloseIdle() { c.idle.CloseIdle() }
 
 // Close closes the idle connections and keeps none from now on: commands
 // still running finish, then close their connections. The Client stays
 // usable, with one connection per command from then on.
-func (c *Client) Close() {
-	c.mu.Lock()
-	c.closed = true
-	c.mu.Unlock()
-	c.CloseIdle()
-}
+func (c *Client) Close() { c.idle.Close() }
 
 // run sends one command on conn (first obtaining a nonce on a new
 // connection), bounded by ctx.
