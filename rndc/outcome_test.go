@@ -22,13 +22,14 @@ func TestClosedBeforeHandshakeIsNotAuth(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	go func() {
-		// One connection, closed at once; then the listener goes away,
-		// as when named shuts its control channel down.
+		// One connection, closed at once, as when named shuts its
+		// control channel down. The listener goes first, so the client's
+		// retry is refused rather than racing the listener's close.
 		c, err := ln.Accept()
+		ln.Close()
 		if err == nil {
 			c.Close()
 		}
-		ln.Close()
 	}()
 	c := &Client{Addr: addr, Key: key, Timeout: 2 * time.Second}
 	_, err = c.Command(context.Background(), "status")
