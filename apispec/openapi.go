@@ -31,6 +31,11 @@ type Options struct {
 	// fields (responses code by code). A component defined differently on
 	// both sides is an error.
 	Fragments [][]byte
+	// SecuredErrors are status codes of sharedErrors (e.g. 403, 429)
+	// added to every operation that needs authentication, after the
+	// fragments are merged; an operation's own response of that code
+	// wins.
+	SecuredErrors []string
 }
 
 // Document is a generated, validated OpenAPI 3.1 document.
@@ -101,6 +106,7 @@ func OpenAPI(rs []*Resource, opt Options) (*Document, error) {
 			return nil, fmt.Errorf("fragment %d: %v", i+1, err)
 		}
 	}
+	addSecuredErrors(m, opt.SecuredErrors)
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the document: %v", err)
@@ -157,6 +163,9 @@ func openAPIMap(rs []*Resource, opt Options) map[string]any {
 	}
 	responses := map[string]any{}
 	for _, e := range sharedErrors {
+		if e.optional && !slices.Contains(opt.SecuredErrors, e.code) {
+			continue
+		}
 		responses[e.name] = map[string]any{
 			"description": e.description,
 			"content":     jsonContent(ref("schemas", "Error")),
@@ -226,12 +235,47 @@ func openAPIMap(rs []*Resource, opt Options) map[string]any {
 }
 
 // sharedErrors are the error responses in components.responses.
-var sharedErrors = []struct{ code, name, description string }{
-	{"400", "BadRequest", "The request is malformed or fails validation."},
-	{"401", "Unauthorized", "The bearer token is missing or malformed."},
-	{"404", "NotFound", "No such resource."},
-	{"409", "Conflict", "The resource already exists or is in a conflicting state."},
-	{"500", "InternalError", "The server or the name server failed."},
+// Optional ones are in components only when Options.SecuredErrors names
+// them.
+var sharedErrors = []struct {
+	code, name, description string
+	optional                bool
+}{
+	{"400", "BadRequest", "The request is malformed or fails validation.", false},
+	{"401", "Unauthorized", "The bearer token is missing, malformed, unknown or expired.", false},
+	{"403", "Forbidden", "The token is valid, but its scope does not allow this request; the message names what is missing.", true},
+	{"404", "NotFound", "No such resource.", false},
+	{"409", "Conflict", "The resource already exists or is in a conflicting state.", false},
+	{"429", "TooManyRequests", "A rate limit was exceeded; Retry-After says when to try again.", true},
+	{"500", "InternalError", "The server or the name server failed.", false},
+}
+
+// addSecuredErrors adds the shared error responses of codes to every
+// operation of m that has a non-empty security requirement.
+func addSecuredErrors(m map[string]any, codes []string) {
+	paths, _ := m["paths"].(map[string]any)
+	for _, item := range paths {
+		ops, _ := item.(map[string]any)
+		for _, op := range ops {
+			o, ok := op.(map[string]any)
+			if !ok {
+				continue
+			}
+			sec, _ := o["security"].([]any)
+			if len(sec) == 0 {
+				continue
+			}
+			res, _ := o["responses"].(map[string]any)
+			if res == nil {
+				continue
+			}
+			for _, c := range codes {
+				if _, has := res[c]; !has {
+					res[c] = errorResponse(c)
+				}
+			}
+		}
+	}
 }
 
 func errorResponse(code string) map[string]any {

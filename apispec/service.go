@@ -69,6 +69,9 @@ func Service(docsMode string) (*Document, error) {
 		Description: "Manage the zones and records of a BIND 9 name server. Every endpoint except health and ready needs `Authorization: Bearer <token>`.",
 		Servers:     []string{ServiceServer},
 		Fragments:   frags,
+		// Scopes and rate limits (the auth package) answer these on
+		// every authenticated endpoint.
+		SecuredErrors: []string{"403", "429"},
 	})
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/apispec"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 )
 
@@ -46,6 +47,25 @@ func TestRouteAction(t *testing.T) {
 		}
 		if a == "" && !strings.Contains(rt.template, "docs") && !strings.Contains(rt.template, "openapi") && !rt.public {
 			t.Errorf("%s %s needs no action", rt.method, rt.template)
+		}
+	}
+}
+
+// TestSpecNamesAuthErrors: the served specification lists 403 and 429 on
+// every endpoint that needs a token, and not on health.
+func TestSpecNamesAuthErrors(t *testing.T) {
+	d, err := apispec.Service(apispec.DocsAuth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, item := range d.T().Paths.Map() {
+		for method, op := range item.Operations() {
+			secured := op.Security != nil && len(*op.Security) > 0
+			for _, code := range []string{"403", "429"} {
+				if has := op.Responses.Value(code) != nil; has != secured {
+					t.Errorf("%s %s: response %s present %v, secured %v", method, path, code, has, secured)
+				}
+			}
 		}
 	}
 }
