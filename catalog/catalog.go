@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -99,9 +100,12 @@ func (c *Catalog) memberName(zone string) string {
 	return Label(zone) + ".zones." + c.origin()
 }
 
-// FilePath is the catalog's zone file.
+// FilePath is the catalog's zone file, <Dir>/<catalog>.catalog.db: not
+// the <zone>.zone of the API's zones, so that nothing takes the catalog
+// for a zone the API manages (the zone lifecycle's reconcile adopts zone
+// files named serves that its index lost).
 func (c *Catalog) FilePath() string {
-	return filepath.Join(c.Dir, strings.TrimSuffix(strings.ToLower(c.Zone), ".")+".zone")
+	return filepath.Join(c.Dir, strings.TrimSuffix(strings.ToLower(c.Zone), ".")+".catalog.db")
 }
 
 // Ensure creates the catalog zone in named unless named already serves
@@ -322,6 +326,10 @@ func Diff(members []Member, managed []string) (missing []string, stray []Member)
 	for _, z := range managed {
 		want[strings.TrimSuffix(strings.ToLower(z), ".")] = true
 	}
+	return diff(members, want)
+}
+
+func diff(members []Member, want map[string]bool) (missing []string, stray []Member) {
 	have := map[string]bool{}
 	for _, m := range members {
 		if want[m.Zone] && m.Label == Label(m.Zone) {
@@ -350,6 +358,11 @@ func (c *Catalog) Reconcile(ctx context.Context, managed []string, fix bool,
 	if err != nil {
 		return nil, err
 	}
+	// The catalog is never its own member, even if it is listed.
+	self := strings.TrimSuffix(strings.ToLower(c.Zone), ".")
+	managed = slices.DeleteFunc(slices.Clone(managed), func(z string) bool {
+		return strings.TrimSuffix(strings.ToLower(z), ".") == self
+	})
 	missing, stray := Diff(members, managed)
 	rep := &Report{Members: len(members), Zones: len(managed), Missing: missing, Stray: stray}
 	if rep.Missing == nil {
