@@ -30,6 +30,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/client"
 	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
 )
 
 // pebbleBin finds the pebble binary scripts/setup.sh installs.
@@ -181,6 +182,29 @@ func waitTCP(t *testing.T, addr string) {
 	t.Fatalf("nothing listens on %s", addr)
 }
 
+// startPebble starts pebble on a loopback port with a listener
+// certificate of its own, validating challenges against dnsAddr; it
+// returns pebble's address and the certificate (the CA root to trust).
+func startPebble(t *testing.T, pebble, dir, dnsAddr string) (string, string) {
+	t.Helper()
+	certFile, keyFile := selfSigned(t, dir)
+	pebbleAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	conf, _ := json.Marshal(map[string]any{"pebble": map[string]any{
+		"listenAddress": pebbleAddr, "managementListenAddress": fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		"certificate": certFile, "privateKey": keyFile, "httpPort": freePort(t), "tlsPort": freePort(t),
+		"ocspResponderURL": "", "externalAccountBindingRequired": false,
+		"retryAfter": map[string]int{"authz": 1, "order": 1},
+	}})
+	if err := os.WriteFile(filepath.Join(dir, "pebble.json"), conf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startProcess(t, dir, "pebble", []string{"PEBBLE_VA_NOSLEEP=1", "PEBBLE_WFE_NONCEREJECT=0", "PEBBLE_AUTHZREUSE=0"},
+		pebble, "-config", filepath.Join(dir, "pebble.json"), "-dnsserver", dnsAddr)
+	waitTCP(t, pebbleAddr)
+
+	return pebbleAddr, certFile
+}
+
 // TestACMEDNS01 is ACME DNS-01 end to end: pebble (the ACME test server)
 // validates dns-01 challenges against the test's named, through a
 // forwarder that records the TXT answers named gives it; a second Caddy
@@ -230,20 +254,7 @@ func TestACMEDNS01(t *testing.T) {
 	watch, dnsAddr := startTXTWatch(t, ns)
 
 	dir := t.TempDir()
-	certFile, keyFile := selfSigned(t, dir)
-	pebbleAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	conf, _ := json.Marshal(map[string]any{"pebble": map[string]any{
-		"listenAddress": pebbleAddr, "managementListenAddress": fmt.Sprintf("127.0.0.1:%d", freePort(t)),
-		"certificate": certFile, "privateKey": keyFile, "httpPort": freePort(t), "tlsPort": freePort(t),
-		"ocspResponderURL": "", "externalAccountBindingRequired": false,
-		"retryAfter": map[string]int{"authz": 1, "order": 1},
-	}})
-	if err := os.WriteFile(filepath.Join(dir, "pebble.json"), conf, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	startProcess(t, dir, "pebble", []string{"PEBBLE_VA_NOSLEEP=1", "PEBBLE_WFE_NONCEREJECT=0", "PEBBLE_AUTHZREUSE=0"},
-		pebble, "-config", filepath.Join(dir, "pebble.json"), "-dnsserver", dnsAddr)
-	waitTCP(t, pebbleAddr)
+	pebbleAddr, certFile := startPebble(t, pebble, dir, dnsAddr)
 
 	// The ACME client: a Caddy with the DNS provider module, pointed at
 	// the API with a token from the environment.
@@ -282,36 +293,7 @@ https://www.acme.test:%d {
 	startProcess(t, dir, "acme-caddy-stderr", []string{"HOME=" + dir, "XDG_DATA_HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "ACME_ZONEAPI_TOKEN=" + acmeToken},
 		caddyBin, "run", "--config", cf, "--adapter", "caddyfile")
 
-	// Wait for the certificate in Caddy's storage.
-	var certPath string
-	for deadline := time.Now().Add(90 * time.Second); certPath == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		_ = filepath.WalkDir(filepath.Join(dir, "data", "certificates"), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.Name() == "www.acme.test.crt" {
-				certPath = p
-			}
-			return nil
-		})
-	}
-	if certPath == "" {
-		logs, _ := os.ReadFile(filepath.Join(dir, "acme-caddy.log"))
-		plog, _ := os.ReadFile(filepath.Join(dir, "pebble.log"))
-		t.Fatalf("no certificate for www.acme.test\ncaddy log:\n%s\npebble log:\n%s", tail(logs, 6000), tail(plog, 3000))
-	}
-	b, err := os.ReadFile(certPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blk, _ := pem.Decode(b)
-	if blk == nil {
-		t.Fatalf("%s holds no PEM", certPath)
-	}
-	leaf, err := x509.ParseCertificate(blk.Bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(leaf.DNSNames) != 1 || leaf.DNSNames[0] != "www.acme.test" || !strings.Contains(leaf.Issuer.CommonName, "Pebble") {
-		t.Errorf("certificate for %v issued by %q", leaf.DNSNames, leaf.Issuer.CommonName)
-	}
+	leaf := waitCert(t, filepath.Join(dir, "data"), "www.acme.test", dir)
 
 	// pebble was answered the challenge's TXT record by named...
 	if got := watch.answers("_acme-challenge.www.acme.test"); len(got) == 0 || got[0] == "" {
@@ -344,9 +326,118 @@ func sha256Hex(token string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// waitCert waits for Caddy to store a certificate for name under storage
+// and checks it is pebble's; logDir holds the logs shown on failure.
+func waitCert(t *testing.T, storage, name, logDir string) *x509.Certificate {
+	t.Helper()
+	var certPath string
+	for deadline := time.Now().Add(90 * time.Second); certPath == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		_ = filepath.WalkDir(filepath.Join(storage, "certificates"), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Name() == name+".crt" {
+				certPath = p
+			}
+			return nil
+		})
+	}
+	if certPath == "" {
+		var logs []string
+		for _, f := range []string{"acme-caddy.log", "pebble.log", "caddy.log", "caddy.stderr"} {
+			if b, err := os.ReadFile(filepath.Join(logDir, f)); err == nil {
+				logs = append(logs, f+":\n"+tail(b, 5000))
+			}
+		}
+		t.Fatalf("no certificate for %s\n%s", name, strings.Join(logs, "\n"))
+	}
+	b, err := os.ReadFile(certPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		t.Fatalf("%s holds no PEM", certPath)
+	}
+	leaf, err := x509.ParseCertificate(blk.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(leaf.DNSNames) != 1 || leaf.DNSNames[0] != name || !strings.Contains(leaf.Issuer.CommonName, "Pebble") {
+		t.Errorf("certificate for %v issued by %q", leaf.DNSNames, leaf.Issuer.CommonName)
+	}
+	return leaf
+}
+
 func tail(b []byte, n int) string {
 	if len(b) > n {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// TestACMEDNS01Local is the local form: one Caddy runs the zone_api
+// handler and a site with `tls { dns zone_api }` (no endpoint, no token),
+// whose certificate comes from the BIND that handler manages, in process.
+// The API requires a static token, which the local form does not need;
+// the audit lines name the local principal.
+func TestACMEDNS01Local(t *testing.T) {
+	pebble := pebbleBin(t)
+	ns := startNamed(t)
+	watch, dnsAddr := startTXTWatch(t, ns)
+	dir := t.TempDir()
+	pebbleAddr, certFile := startPebble(t, pebble, dir, dnsAddr)
+	authConf := fmt.Sprintf("auth static {\n\t\t\t\ttoken admin %s\n\t\t\t}", sha256Hex(testToken))
+
+	// The zone is created first, by a Caddy with only the API, so that it
+	// exists when the second one starts managing its certificate.
+	first := testcaddy.Start(t, ns, testcaddy.Options{APIExtra: authConf})
+	c, err := client.New(first.Base, testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createZone(t, c, "local.test")
+	first.Stop()
+
+	httpsPort := freePort(t)
+	storage := filepath.Join(dir, "data")
+	cd := testcaddy.Start(t, ns, testcaddy.Options{
+		Global:   fmt.Sprintf("skip_install_trust\n\thttp_port %d\n\thttps_port %d\n\tstorage file_system %s", freePort(t), httpsPort, storage),
+		APIExtra: authConf,
+		Sites: fmt.Sprintf(`https://www.local.test:%d {
+	bind 127.0.0.1
+	tls {
+		dns zone_api
+		resolvers %s
+		propagation_delay 0
+		propagation_timeout -1
+		ca https://%s/dir
+		ca_root %s
+	}
+	respond "hello from the API's own Caddy"
+}
+`, httpsPort, ns.DNSAddr, pebbleAddr, certFile),
+	})
+	waitCert(t, storage, "www.local.test", cd.Dir)
+	if got := watch.answers("_acme-challenge.www.local.test"); len(got) == 0 || got[0] == "" {
+		t.Errorf("named never answered pebble a TXT record for _acme-challenge.www.local.test")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		m := query(t, ns, "_acme-challenge.www.local.test", dns.TypeTXT)
+		if len(answers(m, dns.TypeTXT)) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("_acme-challenge TXT still served after issuance: %v", m.Answer)
+		}
+	}
+	// The record changes went through the handler, as the local principal.
+	var sawAudit bool
+	for deadline := time.Now().Add(5 * time.Second); !sawAudit && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for line := range strings.SplitSeq(cd.Log(), "\n") {
+			if strings.Contains(line, `"audit"`) && strings.Contains(line, `"principal":"zone_api.local"`) && strings.Contains(line, `"zone":"local.test"`) {
+				sawAudit = true
+			}
+		}
+	}
+	if !sawAudit {
+		t.Errorf("no audit line of the local principal in caddy's log")
+	}
 }

@@ -130,6 +130,10 @@ func grantOf(r *http.Request) *auth.Grant {
 // it returns the request carrying the identity, which is also put in the
 // {http.auth.user.id} placeholder. Token values are never logged.
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	if id := localIdentity(r); id != nil { // LocalTransport (local.go)
+		ctx := context.WithValue(r.Context(), authCtxKey{}, &authState{id: id})
+		return r.WithContext(auth.WithIdentity(ctx, id)), true
+	}
 	g := h.guard
 	if g == nil { // a handler built without Provision (tests): basic mode
 		g = &auth.Guard{Mode: auth.Basic{}, ModeName: "basic", Disabled: h.authDisabled, Log: h.authLog}

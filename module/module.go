@@ -298,7 +298,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 	h.router = newRouter(h.buildRoutes())
 	h.cell = new(backendCell)
-	return h.acquireShared()
+	if err := h.acquireShared(); err != nil {
+		return err
+	}
+	registerLocal(h) // for LocalTransport (local.go)
+	return nil
 }
 
 // setLoggers sets the module's logger and its sub-loggers.
@@ -366,6 +370,7 @@ func validateKeyConfig(what string, k KeyConfig, needSecret bool) error {
 // handler of any config generation uses them any more; zoneapi_zones then
 // stops counting the directory.
 func (h *Handler) Cleanup() error {
+	unregisterLocal(h)
 	if h.cell == nil {
 		return nil
 	}

@@ -9,17 +9,29 @@
 // It wraps the libdns provider of package libdnsprovider. The endpoint and
 // token may be {env.*} or {file.*} placeholders; they are expanded on the
 // first challenge, not at provisioning, and the token is never logged.
+//
+// Without an endpoint (`dns zone_api` alone) the provider is local: it
+// serves the records through the zone_api handler of the same Caddy, in
+// process (module.LocalTransport), with no HTTP hop and no token, so the
+// API's own certificate can come from the BIND it manages.
 package caddydns
 
 import (
-	"fmt"
+	"errors"
+	"net/http"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/libdns/libdns"
 
+	"github.com/zoneapi/caddy-zoneapi/client"
 	"github.com/zoneapi/caddy-zoneapi/client/libdnsprovider"
+	"github.com/zoneapi/caddy-zoneapi/module"
 )
+
+// localEndpoint is the base URL of in-process requests; it reaches no
+// network (module.LocalTransport serves it).
+const localEndpoint = "http://zone-api.local"
 
 func init() {
 	caddy.RegisterModule(Provider{})
@@ -39,22 +51,27 @@ func (Provider) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision sets up placeholder expansion of the endpoint and token; it
-// reads nothing and contacts nobody.
+// Provision sets up placeholder expansion of the endpoint and token, or
+// the local form when no endpoint is given; it reads nothing and contacts
+// nobody.
 func (p *Provider) Provision(caddy.Context) error {
 	if p.Provider == nil {
 		p.Provider = new(libdnsprovider.Provider)
 	}
+	if p.Endpoint == "" && p.Token != "" {
+		return errors.New("dns zone_api: a token without an endpoint; give the endpoint, or neither for the local form")
+	}
+	if p.Endpoint == "" && p.Client == nil {
+		c, err := client.New(localEndpoint, "", client.WithHTTPClient(&http.Client{Transport: module.LocalTransport()}),
+			client.WithUserAgent("zoneapi-libdns-local"))
+		if err != nil {
+			return err
+		}
+		p.Client = c
+		return nil
+	}
 	repl := caddy.NewReplacer()
 	p.Expand = func(s string) string { return repl.ReplaceKnown(s, "") }
-	return nil
-}
-
-// Validate checks that an endpoint is configured.
-func (p *Provider) Validate() error {
-	if p.Provider == nil || p.Endpoint == "" {
-		return fmt.Errorf("dns zone_api: an endpoint is required (the URL under which /api/v1 is served)")
-	}
 	return nil
 }
 
@@ -64,6 +81,8 @@ func (p *Provider) Validate() error {
 //		endpoint <url>
 //		token    <token>
 //	}
+//
+// With neither, the provider is local (see the package doc).
 func (p *Provider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if p.Provider == nil {
 		p.Provider = new(libdnsprovider.Provider)
@@ -103,7 +122,6 @@ func (p *Provider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 // Interface guards
 var (
 	_ caddy.Provisioner     = (*Provider)(nil)
-	_ caddy.Validator       = (*Provider)(nil)
 	_ caddyfile.Unmarshaler = (*Provider)(nil)
 	_ libdns.RecordAppender = (*Provider)(nil)
 	_ libdns.RecordDeleter  = (*Provider)(nil)
