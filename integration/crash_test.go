@@ -1,0 +1,390 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+)
+
+// crashRig is a named and a caddy that the crash tests kill and restart.
+type crashRig struct {
+	t      *testing.T
+	ns     *testbind.Server
+	c      *caddy
+	rc     *rndc.Client
+	client *http.Client
+}
+
+// newCrashRig starts named and caddy with the given rndc timeout.
+func newCrashRig(t *testing.T, rndcTimeout string) *crashRig {
+	ns := startNamed(t)
+	c := newCaddy(t, ns, caddyOpts{})
+	if err := os.WriteFile(c.configPath(), []byte(c.caddyfile(rndcTimeout)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.start()
+	t.Cleanup(c.stop)
+	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &crashRig{t: t, ns: ns, c: c, rc: &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 5 * time.Second, MaxIdle: -1},
+		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}}
+}
+
+// try sends a request and returns the status (0 when the request failed,
+// e.g. because caddy was killed) and the decoded body.
+func (r *crashRig) try(method, path string, body any) (int, map[string]any, string) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, r.c.base+path, rd)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return 0, nil, err.Error()
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return resp.StatusCode, m, string(raw)
+}
+
+// must sends a request and fails the test unless the status is one of want.
+func (r *crashRig) must(method, path string, body any, want ...int) map[string]any {
+	r.t.Helper()
+	st, m, raw := r.try(method, path, body)
+	if !slices.Contains(want, st) {
+		r.t.Fatalf("%s %s: %d %s, want %v", method, path, st, raw, want)
+	}
+	return m
+}
+
+// killCaddy kills caddy with SIGKILL and starts it again.
+func (r *crashRig) killCaddy() {
+	_ = r.c.cmd.Process.Signal(syscall.SIGKILL)
+	<-r.c.done
+	r.c.start()
+}
+
+// killNamed kills named with SIGKILL and starts it again.
+func (r *crashRig) killNamed() {
+	if pid := r.ns.Pid(); pid > 0 {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	r.ns.Restart(r.t)
+}
+
+// reconcile runs POST /server/reconcile and returns the zones still
+// pending.
+func (r *crashRig) reconcile() (pending map[string]bool, report map[string]any) {
+	r.t.Helper()
+	report = r.must("POST", "/api/v1/server/reconcile", nil, 200)
+	pending = map[string]bool{}
+	for _, p := range report["pending"].([]any) {
+		pending[p.(map[string]any)["zone"].(string)] = true
+	}
+	return pending, report
+}
+
+// settle reconciles until nothing is pending (bounded).
+func (r *crashRig) settle() {
+	r.t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		pending, rep := r.reconcile()
+		if len(pending) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("still pending after 90 s: %v", rep)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// state reads the three views of which zones exist: the index (list), the
+// zones named serves with their file in the zone directory, and the zone
+// files.
+func (r *crashRig) state(names []string) (listed, served, files map[string]bool) {
+	r.t.Helper()
+	listed, served, files = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	m := r.must("GET", "/api/v1/zones?limit=1000", nil, 200)
+	for _, z := range m["zones"].([]any) {
+		listed[z.(string)] = true
+	}
+	for _, n := range names {
+		zc, err := r.rc.ShowZoneConfig(context.Background(), n)
+		if err != nil {
+			if !rndc.IsNotFound(err) {
+				r.t.Fatalf("showzone %s: %v", n, err)
+			}
+			continue
+		}
+		f, _ := zc.Get("file")
+		if strings.Trim(f, `"`) == filepath.Join(r.ns.ZoneDir, n+".zone") {
+			served[n] = true
+		}
+	}
+	paths, _ := filepath.Glob(filepath.Join(r.ns.ZoneDir, "*.zone"))
+	for _, p := range paths {
+		files[strings.TrimSuffix(filepath.Base(p), ".zone")] = true
+	}
+	return listed, served, files
+}
+
+// crashModel is what the client knows: zones acknowledged present or
+// absent, those whose last operation's outcome it does not know, and the
+// records acknowledged in each zone.
+type crashModel struct {
+	state   map[string]string          // "present", "absent", "unknown"
+	records map[string]map[string]bool // zone -> acknowledged "name TXT value"
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// TestCrashSafety kills caddy (ZONEAPI_CRASH_CADDY_KILLS, default 30) and
+// named (ZONEAPI_CRASH_NAMED_KILLS, default 10) with SIGKILL at random
+// points of a loop of creates, record batches and deletes. After each
+// restart the invariant holds for every zone not pending: listed (index)
+// == served by named with its file == a file in the zone directory; every
+// acknowledged zone, delete and record is as acknowledged. At the end
+// every name used can be created and deleted.
+func TestCrashSafety(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test skipped in -short")
+	}
+	caddyKills := envInt("ZONEAPI_CRASH_CADDY_KILLS", 30)
+	namedKills := envInt("ZONEAPI_CRASH_NAMED_KILLS", 10)
+	seed := uint64(time.Now().UnixNano())
+	if v, err := strconv.ParseUint(os.Getenv("ZONEAPI_CRASH_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (ZONEAPI_CRASH_SEED)", seed)
+	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
+
+	r := newCrashRig(t, "2s")
+	names := make([]string, 8)
+	for i := range names {
+		names[i] = fmt.Sprintf("crash%d.test", i)
+	}
+	m := crashModel{state: map[string]string{}, records: map[string]map[string]bool{}}
+	for _, n := range names {
+		m.state[n] = "absent"
+	}
+	seq := 0
+	kills := []string{}
+	for range caddyKills {
+		kills = append(kills, "caddy")
+	}
+	for range namedKills {
+		kills = append(kills, "named")
+	}
+	rng.Shuffle(len(kills), func(i, j int) { kills[i], kills[j] = kills[j], kills[i] })
+
+	interrupted, fixed := 0, map[string]int{}
+	for i, victim := range kills {
+		name := names[rng.IntN(len(names))]
+		var op string
+		switch {
+		case m.state[name] == "absent":
+			op = "create"
+		case m.state[name] == "unknown":
+			op = []string{"create", "delete"}[rng.IntN(2)]
+		default:
+			op = []string{"batch", "batch", "delete", "create"}[rng.IntN(4)]
+		}
+		var batch []string
+		type result struct {
+			status int
+			raw    string
+		}
+		done := make(chan result, 1)
+		go func() {
+			var st int
+			var raw string
+			switch op {
+			case "create":
+				st, _, raw = r.try("POST", "/api/v1/zones", zoneBody(name))
+			case "delete":
+				st, _, raw = r.try("DELETE", "/api/v1/zones/"+name, nil)
+			case "batch":
+				var changes []map[string]any
+				for range 20 {
+					seq++
+					v := fmt.Sprintf("v%d", seq)
+					changes = append(changes, map[string]any{"op": "add", "name": "r" + strconv.Itoa(seq), "type": "TXT", "value": v})
+					batch = append(batch, fmt.Sprintf("r%d.%s TXT %s", seq, name, v))
+				}
+				st, _, raw = r.try("PATCH", "/api/v1/zones/"+name+"/records", map[string]any{"changes": changes})
+			}
+			done <- result{st, raw}
+		}()
+		time.Sleep(time.Duration(rng.IntN(12000)) * time.Microsecond)
+		if victim == "caddy" {
+			_ = r.c.cmd.Process.Signal(syscall.SIGKILL)
+		} else if pid := r.ns.Pid(); pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		res := <-done
+		if victim == "caddy" {
+			<-r.c.done
+			r.c.start()
+		} else {
+			r.ns.Restart(t)
+		}
+
+		// What the answer acknowledged.
+		switch {
+		case op == "create" && (res.status == 201 || res.status == 200):
+			if m.state[name] != "present" {
+				m.records[name] = map[string]bool{}
+			}
+			m.state[name] = "present"
+		case op == "create" && res.status == 409 && m.state[name] == "present":
+			// a create of a present zone with the same body is 200, never 409
+			t.Fatalf("kill %d: create of present %s: 409 %s", i, name, res.raw)
+		case op == "delete" && (res.status == 200 || res.status == 202):
+			m.state[name] = "absent"
+			delete(m.records, name)
+		case op == "delete" && res.status == 404 && m.state[name] == "absent":
+		case op == "batch" && res.status == 200:
+			for _, b := range batch {
+				m.records[name][b] = true
+			}
+		case op == "batch":
+			// not acknowledged: may or may not be there; not checked
+		case res.status >= 200 && res.status < 300:
+			t.Fatalf("kill %d: %s %s answered %d %s", i, op, name, res.status, res.raw)
+		default:
+			if op != "batch" {
+				m.state[name] = "unknown"
+			}
+		}
+		if res.status != 0 && res.status != 504 && res.status >= 500 && victim == "caddy" {
+			t.Logf("kill %d (%s during %s %s): %d %s", i, victim, op, name, res.status, res.raw)
+		}
+
+		if res.status == 0 || res.status >= 500 {
+			interrupted++
+		}
+		// (the repairs it reports are also logged, and counted below)
+		r.checkInvariant(fmt.Sprintf("after kill %d (%s during %s %s → %d)", i, victim, op, name, res.status), names, &m)
+	}
+	logs := r.c.logText()
+	for _, msg := range []string{"completed an interrupted create", "rolled back an interrupted create", "completed an interrupted delete", "adopted a zone", "moved aside a zone file"} {
+		if n := strings.Count(logs, msg); n > 0 {
+			fixed[msg] += n
+		}
+	}
+	t.Logf("%d kills (%d caddy, %d named); %d operations interrupted or failed; repairs (start-up and on demand): %v", len(kills), caddyKills, namedKills, interrupted, fixed)
+
+	// No name is blocked: once nothing is pending, each can be created
+	// and deleted.
+	r.settle()
+	r.checkInvariant("at the end", names, &m)
+	_ = r.killCaddy
+	_ = r.killNamed
+	for _, n := range names {
+		if m.state[n] == "present" {
+			r.must("DELETE", "/api/v1/zones/"+n, nil, 200, 202)
+		}
+		r.must("POST", "/api/v1/zones", zoneBody(n), 201)
+		r.must("DELETE", "/api/v1/zones/"+n, nil, 200)
+	}
+	listed, served, files := r.state(names)
+	if len(listed)+len(served)+len(files) != 0 {
+		t.Errorf("after deleting everything: listed %v, served %v, files %v", listed, served, files)
+	}
+}
+
+// checkInvariant reconciles (as the first request after a restart does)
+// and checks the three views against each other and against the model.
+func (r *crashRig) checkInvariant(when string, names []string, m *crashModel) (fixes []string) {
+	r.t.Helper()
+	pending, rep := r.reconcile()
+	for _, f := range rep["fixed"].([]any) {
+		fixes = append(fixes, f.(map[string]any)["action"].(string))
+	}
+	listed, served, files := r.state(names)
+	for _, n := range names {
+		if pending[n] {
+			continue
+		}
+		if listed[n] != served[n] || served[n] != files[n] {
+			r.t.Fatalf("%s: %s listed %v, served with its file %v, file %v", when, n, listed[n], served[n], files[n])
+		}
+		switch m.state[n] {
+		case "unknown":
+			// Settled now: learn the outcome.
+			if listed[n] {
+				m.state[n] = "present"
+				if m.records[n] == nil {
+					m.records[n] = map[string]bool{}
+				}
+			} else {
+				m.state[n] = "absent"
+				delete(m.records, n)
+			}
+		case "present":
+			if !listed[n] {
+				r.t.Fatalf("%s: %s was acknowledged created and is gone", when, n)
+			}
+		case "absent":
+			if listed[n] {
+				r.t.Fatalf("%s: %s was acknowledged deleted (or never created) and exists", when, n)
+			}
+		}
+	}
+	for zone, recs := range m.records {
+		if pending[zone] || m.state[zone] != "present" || len(recs) == 0 {
+			continue
+		}
+		have := map[string]bool{}
+		for _, rr := range axfr(r.t, r.ns, zone) {
+			if txt, ok := rr.(*dns.TXT); ok {
+				have[fmt.Sprintf("%s TXT %s", strings.TrimSuffix(txt.Hdr.Name, "."), strings.Join(txt.Txt, ""))] = true
+			}
+		}
+		var lost []string
+		for rec := range recs {
+			if !have[rec] {
+				lost = append(lost, rec)
+			}
+		}
+		if len(lost) > 0 {
+			sort.Strings(lost)
+			r.t.Fatalf("%s: %d acknowledged records of %s lost, e.g. %v", when, len(lost), zone, lost[:min(3, len(lost))])
+		}
+	}
+	return fixes
+}
