@@ -407,11 +407,15 @@ func (l *Lifecycle) Delete(ctx context.Context, name string) (*Deleted, error) {
 		return &Deleted{Details: text, Durable: true, Settled: settled}, nil
 	}
 
-	in := l.newIntent(zonestore.IntentDelete, name)
-	path := in.File
+	// Where named keeps the zone's keys: only named knows, and only
+	// until the zone is deleted.
+	keyDir := ""
 	if zc, err := l.Control.ShowZoneConfig(ctx, name); err == nil {
-		in.KeyDir = keyDirOf(zc)
+		keyDir = keyDirOf(zc)
 	}
+	in := l.newIntent(zonestore.IntentDelete, name)
+	in.KeyDir = keyDir
+	path := in.File
 	if err := l.Store.Begin(in); err != nil {
 		return nil, newErr(ErrStorage, name, "", "recording the intent to delete zone "+name, err)
 	}
