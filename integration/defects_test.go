@@ -110,7 +110,7 @@ func TestDefect1InterruptedCreate(t *testing.T) {
 // removed, the retry 409 "not created through this API", and the zone
 // served from memory without file or index entry).
 func TestDefect2TimedOutAddzone(t *testing.T) {
-	r := newCrashRig(t, "1s")
+	r := newCrashRig(t, "2s")
 	const zone = "timedout.test"
 	r.warmPool()
 	cont := stopNamed(t, r)
@@ -142,17 +142,17 @@ func TestDefect2TimedOutAddzone(t *testing.T) {
 // stopped, caddy killed) is finished at the next start: not listed, no
 // files (before: listed, GET 404, files left).
 func TestDefect4KillDuringDelete(t *testing.T) {
-	r := newCrashRig(t, "1s")
+	r := newCrashRig(t, "2s")
 	const zone = "halfdeleted.test"
 	r.must("POST", "/api/v1/zones", zoneBody(zone), 201)
 	r.warmPool()
 	cont := stopNamed(t, r)
-	done := make(chan int, 1)
-	go func() { st, _, _ := r.try("DELETE", "/api/v1/zones/"+zone, nil); done <- st }()
-	time.Sleep(2500 * time.Millisecond) // showzone times out, delzone is sent and times out
+	// showzone times out, then delzone is sent and times out: 504.
+	if st, _, raw := r.try("DELETE", "/api/v1/zones/"+zone, nil); st != 504 {
+		t.Fatalf("DELETE while named was stopped: %d %s, want 504", st, raw)
+	}
 	_ = r.c.cmd.Process.Signal(syscall.SIGKILL)
 	<-r.c.done
-	t.Logf("DELETE while named was stopped: %d", <-done)
 	cont()
 	r.c.start()
 	st, raw := r.waitNot("GET", "/api/v1/zones/"+zone, nil, 504, 200)
