@@ -101,6 +101,8 @@ func FreePorts() (dnsPort, ctlPort int, err error) { return freePorts() }
 // Start generates a configuration and starts named, waiting until both
 // the control channel and the DNS port answer. It fails the test with the
 // tail of named's log on failure, and registers tb.Cleanup(s.Stop).
+// It is a little over 80 lines: one straight sequence (options, keys,
+// directory, ports, config, start, wait) that reads best in order.
 func Start(tb testing.TB, opts *Options) *Server {
 	tb.Helper()
 	if _, err := os.Stat(NamedPath); err != nil {
