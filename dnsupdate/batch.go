@@ -194,22 +194,23 @@ const (
 	OpDelete = "delete"
 )
 
-// Change is one change of a batch.
+// Change is one change of a batch; its JSON form is an item of the body
+// of PATCH /api/v1/zones/{name}/records.
 type Change struct {
 	// Op is "add", "remove", "replace" or "delete".
-	Op string
+	Op string `json:"op"`
 	// Name is the owner, as in zonestore.Record.
-	Name string
+	Name string `json:"name"`
 	// Type is the record type.
-	Type string
+	Type string `json:"type"`
 	// Value is the record data of add and remove.
-	Value string
+	Value string `json:"value,omitempty"`
 	// Values are the new RRset's data for replace.
-	Values []string
+	Values []string `json:"values,omitempty"`
 	// TTL applies to add and replace (default: the zone's default TTL).
-	TTL *uint32
+	TTL *uint32 `json:"ttl,omitempty"`
 	// Priority is put before each value of an MX or SRV record.
-	Priority *uint16
+	Priority *uint16 `json:"priority,omitempty"`
 }
 
 // change is a validated batch step.

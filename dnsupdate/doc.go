@@ -23,6 +23,8 @@
 //     ErrNoUpdateKey).
 //
 // Methods take domain types (zonestore.Record, Removal, Replacement,
-// Change), never HTTP request bodies. The package knows nothing of HTTP,
+// Change) and plain options, never an HTTP request; the types' JSON names
+// are those of the API's request bodies, which the handler decodes into
+// them, so each shape is written once. The package knows nothing of HTTP,
 // Caddy or rndc.
 package dnsupdate

@@ -107,17 +107,18 @@ func (u *Updater) explainAddConflict(ctx context.Context, zone string, rr dns.RR
 }
 
 // Removal names what Remove deletes: one record (Value set) or the whole
-// RRset of Name and Type (Value nil).
+// RRset of Name and Type (Value nil). Its JSON form is the body of DELETE
+// /api/v1/zones/{name}/records (bindcar's, plus priority).
 type Removal struct {
 	// Name is the owner, as in zonestore.Record.
-	Name string
+	Name string `json:"name"`
 	// Type is the record type.
-	Type string
+	Type string `json:"type"`
 	// Value is the data of the one record to delete; nil: every record of
 	// the type at the name.
-	Value *string
+	Value *string `json:"value,omitempty"`
 	// Priority is the MX preference or SRV priority, put before Value.
-	Priority *uint16
+	Priority *uint16 `json:"priority,omitempty"`
 }
 
 // Remove deletes one record (Value set) or the RRset of name and type.
@@ -188,20 +189,21 @@ func (u *Updater) Remove(ctx context.Context, zone string, req Removal, opt Writ
 }
 
 // Replacement is one record's data replaced by other data: the record of
-// Name and Type holding CurrentValue becomes one holding NewValue.
+// Name and Type holding CurrentValue becomes one holding NewValue. Its JSON
+// form is the body of PUT /api/v1/zones/{name}/records.
 type Replacement struct {
 	// Name is the owner, as in zonestore.Record.
-	Name string
+	Name string `json:"name"`
 	// Type is the record type.
-	Type string
+	Type string `json:"type"`
 	// CurrentValue is the data of the record to replace.
-	CurrentValue string
+	CurrentValue string `json:"currentValue"`
 	// NewValue is the data that replaces it.
-	NewValue string
+	NewValue string `json:"newValue"`
 	// TTL is the new record's TTL (default: the zone's default TTL).
-	TTL *uint32
+	TTL *uint32 `json:"ttl,omitempty"`
 	// Priority is the MX preference or SRV priority of both values.
-	Priority *uint16
+	Priority *uint16 `json:"priority,omitempty"`
 }
 
 // Replace replaces one record's data in one UPDATE message whose

@@ -107,7 +107,7 @@ func etag(serial uint32) string { return `"` + strconv.FormatUint(uint64(serial)
 func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req addRecordRequest
 	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Add(ctx, zone, zonestore.Record(req), opt)
+		return u.Add(ctx, zone, req, opt)
 	})
 	if !ok {
 		return
@@ -125,7 +125,7 @@ func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p para
 func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req removeRecordRequest
 	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Remove(ctx, zone, dnsupdate.Removal(req), opt)
+		return u.Remove(ctx, zone, req, opt)
 	})
 	if !ok {
 		return
@@ -144,7 +144,7 @@ func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p p
 func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req updateRecordRequest
 	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Replace(ctx, zone, dnsupdate.Replacement(req), opt)
+		return u.Replace(ctx, zone, req, opt)
 	})
 	if !ok {
 		return
@@ -217,7 +217,7 @@ func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone strin
 func (h *Handler) handleBatchRecords(w http.ResponseWriter, r *http.Request, p params) {
 	var req batchRequest
 	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Batch(ctx, zone, req.changes(), opt)
+		return u.Batch(ctx, zone, req.Changes, opt)
 	})
 	if !ok {
 		return
