@@ -40,6 +40,8 @@ type Client struct {
 	maxBackoff time.Duration
 	maxWait    time.Duration
 	userAgent  string
+
+	waitHook func(time.Duration) // tests: called before each backoff wait
 }
 
 // Option configures a Client.
@@ -231,6 +233,9 @@ func (c *Client) do(ctx context.Context, r request) (*answer, error) {
 			wait = c.backoff(attempt)
 		} else if wait > c.maxWait {
 			return nil, apiErr
+		}
+		if c.waitHook != nil {
+			c.waitHook(wait)
 		}
 		if err := sleep(ctx, wait); err != nil {
 			return nil, apiErr
