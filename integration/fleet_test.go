@@ -166,6 +166,15 @@ func TestFleet(t *testing.T) {
 	if cfg := configOf(t, c, upstream); cfg["type"] != "secondary" || strs(cfg["primaries"])[0] != sec.DNSAddr {
 		t.Errorf("secondary config = %v", cfg)
 	}
+	// PATCH changes a secondary's primaries (with a TSIG key), keeping
+	// its other clauses; then back.
+	keyed := sec.DNSAddr + " key zoneapi-update"
+	r = c.do("PATCH", "/api/v1/zones/"+upstream, map[string]any{"primaries": []string{keyed}})
+	expect(t, r, http.StatusOK, "PATCH primaries")
+	if sz := showzone(t, c, upstream); !strings.Contains(sz, `primaries { 127.0.0.1 port `+portOf(sec.DNSAddr)+` key "zoneapi-update"; };`) || !strings.Contains(sz, "type secondary;") {
+		t.Errorf("after PATCH primaries: %s", sz)
+	}
+	expect(t, c.do("PATCH", "/api/v1/zones/"+upstream, map[string]any{"primaries": []string{sec.DNSAddr}}), http.StatusOK, "PATCH primaries back")
 	if _, err := sec.WriteZone(upstream, testbind.MinimalZone(upstream, 8)); err != nil {
 		t.Fatal(err)
 	}
