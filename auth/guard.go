@@ -20,7 +20,8 @@ type Guard struct {
 	ModeName string
 	// Disabled admits every request as the identity "anonymous".
 	Disabled bool
-	// PerIdentity, when set, limits each identity's requests.
+	// PerIdentity, when set, limits each identity's requests (each
+	// client address's when Disabled).
 	PerIdentity *RateLimit
 	// FailedAuth, when set, limits failed authentications per client IP
 	// address; past it even valid tokens from that address get 429 until
@@ -46,10 +47,17 @@ var anonymous = &Identity{ID: "anonymous", Mode: "disabled"}
 // Check authenticates r. It returns the identity, or the rejection to
 // answer.
 func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
+	ip := ClientIP(r)
 	if g.Disabled {
+		// Without identities, the per-identity limit counts per address.
+		if g.PerIdentity != nil {
+			if d := g.PerIdentity.take("identity", "anonymous@"+ip); d > 0 {
+				return nil, &Rejection{Status: http.StatusTooManyRequests, Reason: "rate_limit", RetryAfter: retryAfter(d),
+					Message: fmt.Sprintf("rate limit of %s exceeded; retry after %d s", ip, retryAfter(d))}
+			}
+		}
 		return anonymous, nil
 	}
-	ip := ClientIP(r)
 	if g.FailedAuth != nil {
 		if d := g.FailedAuth.blocked("failed_auth", ip); d > 0 {
 			g.Log.Warn("request refused: too many failed authentications from this address", zap.String("client_ip", ip), zap.String("method", r.Method), zap.String("uri", r.RequestURI))

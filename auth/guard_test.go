@@ -90,9 +90,15 @@ func TestGuardUnavailableAndDisabled(t *testing.T) {
 			t.Fatalf("%+v", rej)
 		}
 	}
-	d := &Guard{Disabled: true}
+	d := &Guard{Disabled: true, PerIdentity: &RateLimit{Requests: 1, Interval: caddy.Duration(time.Hour)}}
 	if id, rej := d.Check(guardReq("192.0.2.21", "")); rej != nil || id.ID != "anonymous" {
 		t.Fatalf("%+v %+v", id, rej)
+	}
+	if _, rej := d.Check(guardReq("192.0.2.21", "")); rej == nil || rej.Status != 429 {
+		t.Fatalf("disabled auth, second request of one address: %+v", rej)
+	}
+	if _, rej := d.Check(guardReq("192.0.2.22", "")); rej != nil {
+		t.Fatalf("disabled auth, another address: %+v", rej)
 	}
 }
 

@@ -73,6 +73,11 @@ func (l *RateLimit) bucket(kind, subject string) *rate.Limiter {
 					delete(limiters.m, k)
 				}
 			}
+			// Still full (many subjects at once, e.g. a spray of
+			// addresses): start afresh rather than scan on every miss.
+			if len(limiters.m) >= maxLimiters {
+				clear(limiters.m)
+			}
 		}
 		lim = rate.NewLimiter(r, b)
 		limiters.m[key] = lim

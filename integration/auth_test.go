@@ -363,3 +363,44 @@ func TestAuthJWT(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthUserIDInAccessLog: the identity (never the token) reaches
+// Caddy's {http.auth.user.id}, so its access log names who sent each
+// request.
+func TestAuthUserIDInAccessLog(t *testing.T) {
+	ns := startNamed(t)
+	tok, hash := tokens(t, "reader")
+	c := newCaddy(t, ns, caddyOpts{extra: "auth static {\n\t\t\t\ttoken reader " + hash["reader"] + " {\n\t\t\t\t\tactions read\n\t\t\t\t}\n\t\t\t}"})
+	access := filepath.Join(c.dir, "access.log")
+	cf := strings.Replace(c.caddyfile("10s"), "\tbind 127.0.0.1\n", "\tbind 127.0.0.1\n\tlog {\n\t\toutput file "+access+"\n\t}\n", 1)
+	if err := os.WriteFile(c.configPath(), []byte(cf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.start()
+	t.Cleanup(c.stop)
+	expect(t, c.as(tok["reader"], "GET", "/api/v1/zones", nil), 200, "list")
+	expect(t, c.as(tok["reader"], "POST", "/api/v1/zones", zoneBody("denied.test")), 403, "create")
+	c.stop()
+	raw, err := os.ReadFile(access)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var e struct {
+			UserID  string `json:"user_id"`
+			Request struct {
+				URI string `json:"uri"`
+			} `json:"request"`
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && strings.HasPrefix(e.Request.URI, "/api/v1/zones") {
+			ids = append(ids, e.UserID)
+		}
+	}
+	if !slices.Equal(ids, []string{"static:reader", "static:reader"}) {
+		t.Errorf("access log user_id values %q, want static:reader twice", ids)
+	}
+	if strings.Contains(string(raw), tok["reader"]) {
+		t.Error("the token appears in the access log")
+	}
+}
