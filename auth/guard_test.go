@@ -57,23 +57,35 @@ func TestGuardRateLimits(t *testing.T) {
 	if _, rej := g.Check(guardReq("192.0.2.10", b)); rej != nil {
 		t.Fatalf("other address: %+v", rej)
 	}
-	fast := &Guard{Mode: s, ModeName: "static", Log: zap.NewNop(), PerIdentity: &RateLimit{Requests: 1000, Burst: 1}}
-	if _, rej := fast.Check(guardReq("192.0.2.1", a)); rej != nil {
+	// Recovery, on a fake clock: after Retry-After the identity is
+	// served again, and the address after its failures refill.
+	now := time.Now()
+	clock = func() time.Time { return now }
+	defer func() { clock = time.Now }()
+	slow := &Guard{Mode: s, ModeName: "static", Log: zap.NewNop(), PerIdentity: &RateLimit{Requests: 1, Interval: caddy.Duration(time.Minute)},
+		FailedAuth: &RateLimit{Requests: 1, Interval: caddy.Duration(time.Minute)}}
+	if _, rej := slow.Check(guardReq("192.0.2.30", a)); rej != nil {
 		t.Fatal(rej)
 	}
-	if _, rej := fast.Check(guardReq("192.0.2.1", a)); rej == nil || rej.Status != 429 {
+	_, rej = slow.Check(guardReq("192.0.2.30", a))
+	if rej == nil || rej.Status != 429 || rej.RetryAfter != 60 {
 		t.Fatalf("second request at once: %+v", rej)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		_, rej := fast.Check(guardReq("192.0.2.1", a))
-		if rej == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the bucket never refilled")
-		}
-		time.Sleep(time.Millisecond)
+	now = now.Add(59 * time.Second)
+	if _, rej := slow.Check(guardReq("192.0.2.30", a)); rej == nil || rej.RetryAfter != 1 {
+		t.Fatalf("a second early: %+v", rej)
+	}
+	now = now.Add(time.Second)
+	if _, rej := slow.Check(guardReq("192.0.2.30", a)); rej != nil {
+		t.Fatalf("after Retry-After: %+v", rej)
+	}
+	_, _ = slow.Check(guardReq("192.0.2.31", "wrong"))
+	if _, rej := slow.Check(guardReq("192.0.2.31", b)); rej == nil || rej.Reason != "failed_auth_limit" {
+		t.Fatalf("address after a failure: %+v", rej)
+	}
+	now = now.Add(time.Minute)
+	if _, rej := slow.Check(guardReq("192.0.2.31", b)); rej != nil {
+		t.Fatalf("address after its bucket refilled: %+v", rej)
 	}
 }
 

@@ -212,19 +212,33 @@ func TestJWTRotation(t *testing.T) {
 	if n := fetches.Load(); n != 1 {
 		t.Errorf("%d fetches for three tokens of one key, want 1", n)
 	}
+	// go-oidc hands a fetch's result to callers that arrive while its
+	// goroutine is finishing, so right after one fetch a lookup can get
+	// the previous keys; the next attempt fetches. Hence a few attempts.
+	settle := func(f func() bool) bool {
+		for i := 0; i < 100; i++ {
+			if f() {
+				return true
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return false
+	}
 	rotated := jwks(k1, k2)
 	current.Store(&rotated)
-	if _, err := j.Authenticate(ctx, sign(t, k2, claims("a", nil))); err != nil {
+	tok2 := sign(t, k2, claims("a", nil))
+	var err error
+	if !settle(func() bool { _, err = j.Authenticate(ctx, tok2); return err == nil }) {
 		t.Fatalf("token of the rotated-in key: %v", err)
 	}
-	if n := fetches.Load(); n != 2 {
-		t.Errorf("%d fetches after the rotation, want 2", n)
+	if n := fetches.Load(); n < 2 {
+		t.Errorf("%d fetches after the rotation, want a second one", n)
 	}
 	srv.Close()
 	k3 := newECKey(t, "2026-03")
-	_, err := j.Authenticate(ctx, sign(t, k3, claims("a", nil)))
+	tok3 := sign(t, k3, claims("a", nil))
 	var ae *Error
-	if !asError(err, &ae) || ae.Status != 503 {
+	if !settle(func() bool { _, err = j.Authenticate(ctx, tok3); return asError(err, &ae) && ae.Status == 503 }) {
 		t.Fatalf("key set unreachable: %v, want 503", err)
 	}
 }

@@ -67,7 +67,7 @@ func (l *RateLimit) bucket(kind, subject string) *rate.Limiter {
 	lim := limiters.m[key]
 	if lim == nil {
 		if len(limiters.m) >= maxLimiters {
-			now := time.Now()
+			now := clock()
 			for k, v := range limiters.m {
 				if v.TokensAt(now) >= float64(v.Burst()) {
 					delete(limiters.m, k)
@@ -88,19 +88,23 @@ func (l *RateLimit) bucket(kind, subject string) *rate.Limiter {
 // take spends one request of subject's bucket. It returns 0 when the
 // request may go ahead, else how long until it could.
 func (l *RateLimit) take(kind, subject string) time.Duration {
-	res := l.bucket(kind, subject).Reserve()
-	if d := res.Delay(); d > 0 {
-		res.Cancel()
+	now := clock()
+	res := l.bucket(kind, subject).ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
 		return d
 	}
 	return 0
 }
 
+// clock is the limiters' time source (tests replace it).
+var clock = time.Now
+
 // blocked reports, without spending anything, how long until subject's
 // bucket holds a whole token again (0: not blocked).
 func (l *RateLimit) blocked(kind, subject string) time.Duration {
 	lim := l.bucket(kind, subject)
-	tokens := lim.Tokens()
+	tokens := lim.TokensAt(clock())
 	if tokens >= 1 {
 		return 0
 	}
