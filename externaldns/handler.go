@@ -64,7 +64,9 @@ func init() {
 // Handler is the external-dns webhook provider.
 type Handler struct {
 	// Zones are the zones the webhook may read and change, e.g.
-	// ["example.com", "k8s.example.org"]. Required.
+	// ["example.com", "k8s.example.org"]. Required. An item may be a
+	// placeholder ({env.*}, {file.*}) holding several zones separated by
+	// commas or spaces.
 	Zones []string `json:"zones,omitempty"`
 
 	// DNSServer is named's DNS port (host:port) for updates and AXFR.
@@ -126,13 +128,18 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	h.st = new(state)
 	h.zones = h.zones[:0]
-	for _, z := range h.Zones {
-		c := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(z)), ".")
-		if _, ok := dns.IsDomainName(c); !ok || c == "" {
-			return fmt.Errorf("zones: %q is not a domain name", z)
-		}
-		if !slices.Contains(h.zones, c) {
-			h.zones = append(h.zones, c)
+	repl := caddy.NewReplacer()
+	for _, item := range h.Zones {
+		// A placeholder may stand for several zones, separated by commas
+		// or spaces: zones {env.EXTERNAL_DNS_ZONES}.
+		for _, z := range strings.FieldsFunc(repl.ReplaceKnown(item, ""), func(r rune) bool { return r == ',' || r == ' ' }) {
+			c := strings.TrimSuffix(strings.ToLower(z), ".")
+			if _, ok := dns.IsDomainName(c); !ok || c == "" {
+				return fmt.Errorf("zones: %q is not a domain name", z)
+			}
+			if !slices.Contains(h.zones, c) {
+				h.zones = append(h.zones, c)
+			}
 		}
 	}
 	h.server = DefaultDNSServer
