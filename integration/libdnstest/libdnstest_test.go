@@ -164,3 +164,52 @@ func TestLibdnsMXAndMatching(t *testing.T) {
 		t.Errorf("b still served: %v", got)
 	}
 }
+
+// TestLibdnsTwoChallengesOneName is a certificate for a name and its
+// wildcard: two ACME challenges at one _acme-challenge name, presented at
+// once and cleaned up one by one. Each delete removes only its own value
+// (lego and PowerDNS users lost both).
+func TestLibdnsTwoChallengesOneName(t *testing.T) {
+	ns := testbind.Start(t, nil)
+	cd := testcaddy.Start(t, ns, testcaddy.Options{})
+	ctx := context.Background()
+	c, err := client.New(cd.Base, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const zone = "wild.test"
+	if _, err := c.CreateZone(ctx, client.CreateZone{ZoneName: zone, ZoneType: "primary", ZoneConfig: &client.ZoneConfig{
+		TTL: 3600, SOA: &client.SOA{PrimaryNS: "ns1.example.net.", AdminEmail: "hostmaster@" + zone},
+		NameServers: []string{"ns1.example.net."},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	p := &libdnsprovider.Provider{Endpoint: cd.Base, Token: token}
+	apex := libdns.TXT{Name: "_acme-challenge", TTL: time.Minute, Text: "apex-digest"}
+	wild := libdns.TXT{Name: "_acme-challenge", TTL: time.Minute, Text: "wildcard-digest"}
+	errs := make(chan error, 2)
+	for _, r := range []libdns.Record{apex, wild} {
+		go func() { _, err := p.AppendRecords(ctx, zone+".", []libdns.Record{r}); errs <- err }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ask(t, ns, "_acme-challenge."+zone, dns.TypeTXT); len(got) != 2 {
+		t.Fatalf("both challenges should be served: %v", got)
+	}
+	if del, err := p.DeleteRecords(ctx, zone+".", []libdns.Record{apex}); err != nil || len(del) != 1 {
+		t.Fatalf("deleting the apex challenge: %v, %v", del, err)
+	}
+	got := ask(t, ns, "_acme-challenge."+zone, dns.TypeTXT)
+	if len(got) != 1 || got[0].(*dns.TXT).Txt[0] != "wildcard-digest" {
+		t.Fatalf("after deleting the apex challenge: %v", got)
+	}
+	if _, err := p.DeleteRecords(ctx, zone+".", []libdns.Record{wild}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ask(t, ns, "_acme-challenge."+zone, dns.TypeTXT); len(got) != 0 {
+		t.Fatalf("after deleting both: %v", got)
+	}
+}
