@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -50,6 +51,7 @@ type catalogTarget struct{ api, conf string }
 type catalogState struct {
 	startup    sync.Mutex // held by the first request's reconcile
 	mu         sync.Mutex
+	lastTry    time.Time // the last start-up reconcile attempt
 	cat        *catalog.Catalog
 	reconciled bool
 }
@@ -152,10 +154,18 @@ func (h *Handler) catalogFirstRequest(ctx context.Context) {
 	defer cs.startup.Unlock()
 	cs.mu.Lock()
 	done = cs.reconciled
+	// After a failure, try again at most every reconcileRetry, so that
+	// requests do not each wait for a named that does not answer.
+	recent := !cs.lastTry.IsZero() && time.Since(cs.lastTry) < reconcileRetry
+	if !done && !recent {
+		cs.lastTry = time.Now()
+	}
 	cs.mu.Unlock()
-	if done {
+	if done || recent {
 		return
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*h.rndcTimeout)
+	defer cancel()
 	rep, err := h.reconcileCatalog(ctx, b, cat, true)
 	if err != nil {
 		h.logger.Warn("reconciling the catalog zone at the first request failed; the next request tries again", zap.String("catalog", h.catalogZone), zap.Error(err))
