@@ -230,23 +230,34 @@ func (l *Lifecycle) Create(ctx context.Context, z *zonestore.Zone, fp string) (*
 
 	in := l.newIntent(zonestore.IntentCreate, name)
 	in.Type, in.Fingerprint = z.Type, fp
-	if err := l.Store.Begin(in); err != nil {
-		return nil, newErr(ErrStorage, name, "", "recording the intent to create zone "+name, err)
-	}
 	cctx, cancel := l.commandContext(ctx, in)
 	defer cancel()
 
+	// The intent must be durable before named is asked to add the zone;
+	// the file, which only this process knows of until then, may be
+	// written meanwhile: both fsyncs run at once. (A crash that leaves the
+	// file without the intent leaves a file no zone uses, which the
+	// reconciler moves aside.)
+	begun := make(chan error, 1)
+	go func() { begun <- l.Store.Begin(in) }()
+	var fileErr error
+	wrote := false
 	if z.Type == zonestore.TypePrimary {
-		if err := l.createFile(cctx, name, data); err != nil {
-			l.abandon(name)
-			return nil, err
-		}
+		fileErr = l.createFile(cctx, name, data)
+		wrote = fileErr == nil
 	} else if _, err := os.Lstat(path); err == nil {
 		// A file a secondary would use: whose is it? Ask named.
-		if err := l.clearStaleFile(cctx, name, path); err != nil {
-			l.abandon(name)
-			return nil, err
+		fileErr = l.clearStaleFile(cctx, name, path)
+	}
+	if err := <-begun; err != nil {
+		if wrote {
+			removeFile(path)
 		}
+		return nil, newErr(ErrStorage, name, "", "recording the intent to create zone "+name, err)
+	}
+	if fileErr != nil {
+		l.abandon(name)
+		return nil, fileErr
 	}
 
 	text, err := l.Control.AddZone(cctx, name, cfg)
