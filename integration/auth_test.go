@@ -404,3 +404,24 @@ func TestAuthUserIDInAccessLog(t *testing.T) {
 		t.Error("the token appears in the access log")
 	}
 }
+
+// TestMintTokenCommand: `caddy zoneapi-token` prints a token once and a
+// token-file line whose hash is the token's.
+func TestMintTokenCommand(t *testing.T) {
+	out, err := exec.Command(caddyBin, "zoneapi-token", "--name", "ci", "--scope", "actions=read zones=*.customer.test", "--expires", "1h").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	lines := strings.Split(string(out), "\n")
+	if len(lines) < 5 || !strings.HasPrefix(lines[1], "zapi_") {
+		t.Fatalf("output:\n%s", out)
+	}
+	toks, err := auth.ParseTokenFile([]byte(lines[4]))
+	if err != nil || len(toks) != 1 || toks[0].Name != "ci" || toks[0].Hash != auth.HashToken(lines[1]) ||
+		toks[0].Scope.String() != "actions=read zones=*.customer.test" || toks[0].Expires == "" {
+		t.Fatalf("token file line %q: %+v %v", lines[4], toks, err)
+	}
+	if out, err := exec.Command(caddyBin, "zoneapi-token", "--name", "ci", "--scope", "actions=write").CombinedOutput(); err == nil {
+		t.Errorf("an unknown action was accepted:\n%s", out)
+	}
+}
