@@ -287,7 +287,7 @@ func (g *Grant) CheckAction(who string, a Action, zone string) error {
 		return nil
 	}
 	if !g.AllowsAction(a) {
-		return &Denied{Message: fmt.Sprintf("%s lacks the %q action this request needs (its actions: %s)", who, a, strings.Join(g.scope.Actions, ", "))}
+		return &Denied{Message: fmt.Sprintf("%s lacks the %q action this request needs (its actions: %s)", who, a, orNone(g.scope.Actions))}
 	}
 	if zone != "" && !g.AllowsZone(zone) {
 		return &Denied{Message: fmt.Sprintf("%s has no access to zone %s (its zones: %s)", who, strings.TrimSuffix(zone, "."), strings.Join(g.scope.Zones, ", "))}
@@ -319,3 +319,11 @@ func (g *Grant) CheckRecord(who, field, name, rrtype string) error {
 
 // IsZero reports whether the scope is empty, so JSON omits it.
 func (s Scope) IsZero() bool { return s.IsEmpty() }
+
+// orNone joins a list for a message, "none" when it is empty.
+func orNone(v []string) string {
+	if len(v) == 0 {
+		return "none"
+	}
+	return strings.Join(v, ", ")
+}

@@ -82,6 +82,9 @@ func TestGrantActionsAndMessages(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "zone other.com") {
 		t.Errorf("other zone: %v", err)
 	}
+	if err := NoAccess().CheckAction("jwt:x", ActionRead, ""); err == nil || !strings.Contains(err.Error(), "its actions: none") {
+		t.Errorf("no access: %v", err)
+	}
 	rg := mustGrant(t, "names=_acme-challenge.* types=TXT")
 	err = rg.CheckRecord("static:acme", "changes[1]", "www.example.com.", "A")
 	if err == nil || !strings.Contains(err.Error(), "changes[1]") || !strings.Contains(err.Error(), "www.example.com.") {
