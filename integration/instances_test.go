@@ -17,8 +17,10 @@ import (
 func TestTwoInstances(t *testing.T) {
 	t.Parallel()
 	ns := startNamed(t)
-	a := startCaddy(t, ns, caddyOpts{})
-	b := startCaddy(t, ns, caddyOpts{})
+	// Both keep the same catalog: both race to create it on first use.
+	opts := caddyOpts{extra: "catalog catalog.twin.test"}
+	a := startCaddy(t, ns, opts)
+	b := startCaddy(t, ns, opts)
 	var names []string
 	for i := 0; i < 10; i++ {
 		names = append(names, fmt.Sprintf("twin%d.test", i))
@@ -75,7 +77,7 @@ func TestTwoInstances(t *testing.T) {
 	}
 	// No stray files: exactly the ten zone files (the index lives in
 	// .zoneapi, which dirNames leaves out).
-	var want []string
+	want := []string{"catalog.twin.test.catalog.db", "catalog.twin.test.catalog.db.jnl"}
 	for _, z := range names {
 		want = append(want, z+".zone")
 	}
@@ -96,6 +98,19 @@ func TestTwoInstances(t *testing.T) {
 	for _, z := range names {
 		if _, ok := soaOn(ns, z); !ok {
 			t.Errorf("named does not serve %s", z)
+		}
+	}
+	// One catalog, with exactly the ten zones, as both instances see it.
+	for _, c := range []*caddy{a, b} {
+		r := c.do("GET", "/api/v1/catalog", nil)
+		expect(t, r, http.StatusOK, "catalog")
+		var members []string
+		for _, m := range toSlice(r.body["members"]) {
+			members = append(members, m.(map[string]any)["zone"].(string))
+		}
+		drift, _ := r.body["drift"].(map[string]any)
+		if !slices.Equal(members, names) || len(toSlice(drift["missing"]))+len(toSlice(drift["stray"])) != 0 {
+			t.Errorf("catalog on %s: members %q, drift %v", c.base, members, drift)
 		}
 	}
 }
