@@ -12,8 +12,8 @@ import (
 // TestTwoInstances: two Caddy processes share one zone directory and one
 // named. 50 concurrent creates of the same 10 names, split across them,
 // (each body different) make exactly 10 zones; every other request is a
-// 409; the zone directory
-// holds exactly the 10 zone files; both instances list the same index.
+// 409; the zone directory holds exactly the 10 zone files and the
+// catalog's; both instances list the same index and the same catalog.
 func TestTwoInstances(t *testing.T) {
 	t.Parallel()
 	ns := startNamed(t)
