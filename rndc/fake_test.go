@@ -24,6 +24,11 @@ type fakeNamed struct {
 
 	mu       sync.Mutex
 	captured [][]byte
+
+	// reply, if set, gives the result, err and text of the answer to a
+	// command (its _data type); otherwise every command succeeds with
+	// text "ok <type>".
+	reply func(typ string) (result, errText, text string)
 }
 
 func newFake(t *testing.T, key Key, mode string) *fakeNamed {
@@ -105,6 +110,14 @@ func (f *fakeNamed) handle(c net.Conn) {
 				{key: "_nonce", val: rnonce},
 			}},
 			{key: "_data", val: table{{key: "type", val: typ}, {key: "result", val: "0"}, {key: "text", val: "ok " + typ}}},
+		}
+		if f.reply != nil && typ != "null" && typ != "" {
+			result, errText, text := f.reply(typ)
+			d := table{{key: "type", val: typ}, {key: "result", val: result}, {key: "text", val: text}}
+			if errText != "" {
+				d = append(d, entry{key: "err", val: errText})
+			}
+			reply[1].val = d
 		}
 		out, err := encodeMessage(f.key, reply)
 		if err != nil {
