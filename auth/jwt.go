@@ -3,9 +3,12 @@ package auth
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -57,6 +60,11 @@ type JWT struct {
 	// JWKSFile is a file holding the key set; it is read at each config
 	// load.
 	JWKSFile string `json:"jwks_file,omitempty"`
+
+	// CAFile is a PEM file of the CAs that sign the certificates of the
+	// key set URL and the discovery document (e.g. a cluster's ca.crt);
+	// default: the system's roots. It is read at each config load.
+	CAFile string `json:"ca_file,omitempty"`
 
 	// Audiences are accepted aud values; the token must name one.
 	// Required.
@@ -199,6 +207,19 @@ func (j *JWT) Provision(ctx caddy.Context) error {
 	// audience against the list.
 	j.config = &oidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, SkipIssuerCheck: j.Issuer == "", SupportedSigningAlgs: algs}
 	j.ctx = ctx
+	if j.CAFile != "" {
+		pem, err := os.ReadFile(repl.ReplaceKnown(j.CAFile, ""))
+		if err != nil {
+			return fmt.Errorf("ca_file: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("ca_file: no PEM certificates")
+		}
+		j.ctx = oidc.ClientContext(ctx, &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+		}})
+	}
 	j.mu = new(sync.Mutex)
 	j.cache = &tokenCache{m: map[[sha256.Size]byte]cachedToken{}}
 	switch {
@@ -213,7 +234,7 @@ func (j *JWT) Provision(ctx caddy.Context) error {
 		}
 		j.verifier = oidc.NewVerifier(j.Issuer, ks, j.config)
 	case j.JWKSURL != "":
-		j.verifier = oidc.NewVerifier(j.Issuer, oidc.NewRemoteKeySet(ctx, repl.ReplaceKnown(j.JWKSURL, "")), j.config)
+		j.verifier = oidc.NewVerifier(j.Issuer, oidc.NewRemoteKeySet(j.ctx, repl.ReplaceKnown(j.JWKSURL, "")), j.config)
 	}
 	return nil
 }
@@ -389,6 +410,7 @@ func (ks *fileKeySet) VerifySignature(_ context.Context, jwt string) ([]byte, er
 //		issuer         <url>
 //		jwks_url       <url>
 //		jwks_file      <path>
+//		ca_file        <path>                 # CAs of jwks_url / discovery
 //		audiences      <aud>...
 //		algorithms     RS256|ES256|EdDSA|...
 //		leeway         <duration>
@@ -420,6 +442,8 @@ func (j *JWT) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			err = one(&j.JWKSURL)
 		case "jwks_file":
 			err = one(&j.JWKSFile)
+		case "ca_file":
+			err = one(&j.CAFile)
 		case "identity_claim":
 			err = one(&j.IdentityClaim)
 		case "scopes_claim":

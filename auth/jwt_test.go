@@ -300,3 +300,30 @@ func TestJWTConfig(t *testing.T) {
 		t.Error("HS256 accepted")
 	}
 }
+
+// TestJWTCAFile: a key set served over HTTPS by a private CA is fetched
+// with ca_file; without it the certificate is refused (503).
+func TestJWTCAFile(t *testing.T) {
+	k := newECKey(t, "tls1")
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write(jwks(k))
+	}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tok := sign(t, k, claims("tls", nil))
+	with := &JWT{Issuer: testIssuer, JWKSURL: srv.URL, CAFile: ca, Audiences: []string{"zoneapi"}}
+	provisionJWT(t, with)
+	if id, err := with.Authenticate(context.Background(), tok); err != nil || id.ID != "jwt:tls" {
+		t.Fatalf("with ca_file: %+v %v", id, err)
+	}
+	without := &JWT{Issuer: testIssuer, JWKSURL: srv.URL, Audiences: []string{"zoneapi"}}
+	provisionJWT(t, without)
+	_, err := without.Authenticate(context.Background(), tok)
+	var ae *Error
+	if !asError(err, &ae) || ae.Status != 503 {
+		t.Fatalf("without ca_file: %v, want 503", err)
+	}
+}
