@@ -100,3 +100,52 @@ func TestViewConfig(t *testing.T) {
 		}
 	}
 }
+
+// FuzzModifyZone: whatever a PATCH body holds, what it renders for
+// modzone is one block that parses back with exactly the statement's
+// clauses plus the changed ones: nothing in the body can break out of a
+// clause or add one it does not name.
+func FuzzModifyZone(f *testing.F) {
+	f.Add("192.0.2.1:53 key k", "10.0.0.0/8", "key other", "default", true)
+	f.Add(`1.2.3.4"; }; allow-update { any`, `any; }; also-notify { 1.1.1.1`, `key "x"; }; y {`, `a" ; b`, false)
+	f.Add("[2001:db8::1]:5353", "!192.0.2.0/24", "", "", true)
+	const base = `zone "z.test" { type primary; file "/z/z.test.zone"; allow-update { key "zoneapi-update"; }; notify explicit; };`
+	allowed := map[string]bool{"type": true, "file": true, "allow-update": true, "notify": true,
+		"also-notify": true, "allow-transfer": true, "dnssec-policy": true, "inline-signing": true}
+	f.Fuzz(func(t *testing.T, notify, xfr, upd, policy string, inline bool) {
+		req := ModifyZoneRequest{AlsoNotify: sp([]string{notify}), AllowTransfer: sp([]string{xfr}), AllowUpdate: sp([]string{upd}),
+			DNSSECPolicy: &policy, InlineSigning: &inline}
+		ch, err := req.validate()
+		if err != nil {
+			return
+		}
+		zc, err := rndc.ParseZoneConfig(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.apply(zc); err != nil {
+			return
+		}
+		block := zc.Block()
+		again, err := rndc.ParseZoneConfig(`zone "z.test" ` + block)
+		if err != nil {
+			t.Fatalf("rendered %q does not parse: %v", block, err)
+		}
+		if !reflect.DeepEqual(again.Clauses, zc.Clauses) {
+			t.Fatalf("rendered %q parses to %+v, not %+v", block, again.Clauses, zc.Clauses)
+		}
+		for _, c := range again.Clauses {
+			if !allowed[c.Name] {
+				t.Fatalf("rendered %q has clause %q", block, c.Name)
+			}
+			if strings.HasPrefix(c.Value, "{") {
+				if _, err := rndc.ParseList(c.Value); err != nil {
+					t.Fatalf("clause %s %q: %v", c.Name, c.Value, err)
+				}
+			}
+		}
+		if v, _ := again.Get("type"); v != "primary" {
+			t.Fatalf("type changed: %q", block)
+		}
+	})
+}
