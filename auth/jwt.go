@@ -48,10 +48,10 @@ var AsymmetricAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384",
 // Subjects entry of its identity, DefaultScope, or else nothing at all
 // (every request then gets 403).
 type JWT struct {
-	// Issuer is the expected iss claim. With neither JWKSURL nor
-	// JWKSFile, the keys are found through the issuer's OpenID Connect
-	// discovery document (<issuer>/.well-known/openid-configuration),
-	// fetched on first use.
+	// Issuer is the expected iss claim. Required. With neither JWKSURL
+	// nor JWKSFile, the keys are found through the issuer's OpenID
+	// Connect discovery document
+	// (<issuer>/.well-known/openid-configuration), fetched on first use.
 	Issuer string `json:"issuer,omitempty"`
 
 	// JWKSURL is the URL of the key set.
@@ -163,14 +163,14 @@ func (JWT) CaddyModule() caddy.ModuleInfo {
 func (j *JWT) Provision(ctx caddy.Context) error {
 	repl := caddy.NewReplacer()
 	j.Issuer = repl.ReplaceKnown(j.Issuer, "")
+	if j.Issuer == "" {
+		return fmt.Errorf("issuer is required: the iss claim every token must carry")
+	}
 	if len(j.Audiences) == 0 {
 		return fmt.Errorf("audiences: at least one is required")
 	}
 	if j.JWKSURL != "" && j.JWKSFile != "" {
 		return fmt.Errorf("give jwks_url or jwks_file, not both")
-	}
-	if j.JWKSURL == "" && j.JWKSFile == "" && j.Issuer == "" {
-		return fmt.Errorf("give jwks_url, jwks_file, or issuer (for OpenID Connect discovery)")
 	}
 	algs := j.Algorithms
 	if len(algs) == 0 {
@@ -205,7 +205,7 @@ func (j *JWT) Provision(ctx caddy.Context) error {
 	}
 	// Expiry and not-before are checked here, with the leeway; the
 	// audience against the list.
-	j.config = &oidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, SkipIssuerCheck: j.Issuer == "", SupportedSigningAlgs: algs}
+	j.config = &oidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, SupportedSigningAlgs: algs}
 	j.ctx = ctx
 	if j.CAFile != "" {
 		pem, err := os.ReadFile(repl.ReplaceKnown(j.CAFile, ""))

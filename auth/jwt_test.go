@@ -270,12 +270,12 @@ func TestJWTDiscovery(t *testing.T) {
 
 func TestJWTConfig(t *testing.T) {
 	for name, j := range map[string]*JWT{
-		"no audience":  {JWKSURL: "https://x"},
-		"no keys":      {Audiences: []string{"a"}},
-		"HS256":        {JWKSURL: "https://x", Audiences: []string{"a"}, Algorithms: []string{"HS256"}},
-		"none":         {JWKSURL: "https://x", Audiences: []string{"a"}, Algorithms: []string{"none"}},
-		"url and file": {JWKSURL: "https://x", JWKSFile: "/x", Audiences: []string{"a"}},
-		"bad scope":    {JWKSURL: "https://x", Audiences: []string{"a"}, DefaultScope: &Scope{Actions: []string{"all"}}},
+		"no audience":  {Issuer: testIssuer, JWKSURL: "https://x"},
+		"no issuer":    {JWKSURL: "https://x", Audiences: []string{"a"}},
+		"HS256":        {Issuer: testIssuer, JWKSURL: "https://x", Audiences: []string{"a"}, Algorithms: []string{"HS256"}},
+		"none":         {Issuer: testIssuer, JWKSURL: "https://x", Audiences: []string{"a"}, Algorithms: []string{"none"}},
+		"url and file": {Issuer: testIssuer, JWKSURL: "https://x", JWKSFile: "/x", Audiences: []string{"a"}},
+		"bad scope":    {Issuer: testIssuer, JWKSURL: "https://x", Audiences: []string{"a"}, DefaultScope: &Scope{Actions: []string{"all"}}},
 	} {
 		ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 		if err := j.Provision(ctx); err == nil {
