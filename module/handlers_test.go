@@ -83,6 +83,10 @@ func TestHandlersAgainstFakeNamed(t *testing.T) {
 		"thaw thawed.test":       {Text: "The zone reload and thaw was successful."},
 		"freeze broken.test":     {Result: 25, Err: "failure", Text: "something broke"},
 		"retransfer dyn.test":    {Result: 1, Err: "failure", Text: "retransfer: inappropriate zone type"},
+		"showzone p.test":        {Text: testdata(t, "showzone_primary.txt")},
+		"showzone bad.test":      {Text: strings.ReplaceAll(testdata(t, "showzone_primary.txt"), "p.test", "bad.test")},
+		"modzone p.test":         {Text: ""},
+		"modzone bad.test":       {Result: 1, Err: "failure", Text: "bad zone configuration"},
 		"addzone":                {Text: ""},
 		"addzone taken.test":     {Result: rndc.ResultExists, Err: "already exists"},
 		"delzone frozen.test":    {Text: "zone frozen.test scheduled for removal"},
@@ -93,6 +97,10 @@ func TestHandlersAgainstFakeNamed(t *testing.T) {
 		contains                 string
 	}{
 		{"server status", "GET", "/api/v1/server/status", "", 200, `"serverUp":true`},
+		{"ready", "GET", "/api/v1/ready", "", 200, `"ready":true`},
+		{"list zones", "GET", "/api/v1/zones?limit=10", "", 200, `"zones":[]`},
+		{"list zones bad type", "GET", "/api/v1/zones?type=tertiary", "", 400, "type must be primary or secondary"},
+		{"reconcile", "POST", "/api/v1/server/reconcile", "", 200, "nothing to repair"},
 		{"get zone", "GET", "/api/v1/zones/dyn.test", "", 200, `"state":"active"`},
 		{"get frozen zone", "GET", "/api/v1/zones/frozen.test", "", 200, `"state":"frozen"`},
 		{"get unknown zone", "GET", "/api/v1/zones/missing.test", "", 404, "zone missing.test not found"},
@@ -112,6 +120,10 @@ func TestHandlersAgainstFakeNamed(t *testing.T) {
 		{"create invalid", "POST", "/api/v1/zones", `{"zoneName":"x.test","zoneType":"primary"}`, 400, "zoneConfig"},
 		{"delete unknown", "DELETE", "/api/v1/zones/missing.test", "", 404, "missing.test"},
 		{"delete unmanaged", "DELETE", "/api/v1/zones/frozen.test", "", 200, "deleted successfully"},
+		{"modify", "PATCH", "/api/v1/zones/p.test", `{"alsoNotify":["192.0.2.9"]}`, 200, "p.test"},
+		{"modify refused", "PATCH", "/api/v1/zones/bad.test", `{"alsoNotify":["192.0.2.9"]}`, 409, "named refused the change"},
+		{"modify invalid", "PATCH", "/api/v1/zones/p.test", `{"alsoNotify":["not an address"]}`, 400, "invalid change"},
+		{"modify unknown zone", "PATCH", "/api/v1/zones/missing.test", `{"alsoNotify":["192.0.2.9"]}`, 404, "missing.test"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, _ := fakeNamedHandler(t, answers)
@@ -126,6 +138,16 @@ func TestHandlersAgainstFakeNamed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNotReady: named not answering status makes ready 503 with the
+// check that failed.
+func TestNotReady(t *testing.T) {
+	h, _ := fakeNamedHandler(t, fakeNamedAnswers{"status": {Result: 25, Err: "failure"}})
+	w := serveFake(h, "GET", "/api/v1/ready", "")
+	if w.Code != 503 || !strings.Contains(w.Body.String(), `"ready":false`) || !strings.Contains(w.Body.String(), "rndc_error") {
+		t.Fatalf("ready: %d %s", w.Code, w.Body)
 	}
 }
 
