@@ -12,6 +12,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
 func TestCheckBearer(t *testing.T) {
@@ -287,6 +289,35 @@ func TestSharedStateAcrossGenerations(t *testing.T) {
 		t.Fatalf("references %d %d of the new generation, want 1 1", s, u)
 	}
 	if err := three.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSharedUpdaterFollowsTheKey: the pooled updater is kept while the
+// resolved key stays the same and replaced when it changes (a key file
+// rewritten, then a forced reload).
+func TestSharedUpdaterFollowsTheKey(t *testing.T) {
+	var s sharedUpdater
+	k1, err := rndc.NewKey("k", "hmac-sha256", "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, _ := rndc.NewKey("k", "hmac-sha256", "b3RoZXJvdGhlcm90aGVyb3RoZXJvdGhlcg==")
+	u1, err := s.get("127.0.0.1:53", &k1, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := s.get("127.0.0.1:53", &k1, time.Second); again != u1 {
+		t.Error("the same key gave another updater")
+	}
+	u2, _ := s.get("127.0.0.1:53", &k2, time.Second)
+	if u2 == u1 {
+		t.Error("a new key kept the old updater")
+	}
+	if ro, _ := s.get("127.0.0.1:53", nil, time.Second); ro == u2 || ro.Client().CanUpdate() {
+		t.Error("no key must give a read-only updater")
+	}
+	if err := s.Destruct(); err != nil {
 		t.Fatal(err)
 	}
 }
