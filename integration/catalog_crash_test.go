@@ -227,3 +227,27 @@ func checkCatalog(t testing.TB, c *caddy, ns *testbind.Server, want map[string]b
 		}
 	}
 }
+
+// TestCatalogScopes: the catalog names every zone, so an identity limited
+// to some zones may neither read nor repair it; an unlimited one may.
+func TestCatalogScopes(t *testing.T) {
+	t.Parallel()
+	ns := startNamed(t)
+	tok, hash := tokens(t, "admin", "one")
+	c := startCaddy(t, ns, caddyOpts{extra: fmt.Sprintf(`catalog catalog.scope.test
+			auth static {
+				token admin %s
+				token one %s {
+					zones one.test
+				}
+			}`, hash["admin"], hash["one"])})
+	expect(t, c.as(tok["one"], "POST", "/api/v1/zones", zoneBody("one.test")), http.StatusCreated, "scoped create")
+	r := c.as(tok["admin"], "GET", "/api/v1/catalog", nil)
+	expect(t, r, http.StatusOK, "admin reads the catalog")
+	if r.body["count"] != float64(1) {
+		t.Errorf("catalog = %s", r.raw)
+	}
+	expectError(t, c.as(tok["one"], "GET", "/api/v1/catalog", nil), http.StatusForbidden, "Forbidden", "catalog covers every zone")
+	expectError(t, c.as(tok["one"], "POST", "/api/v1/catalog/reconcile", nil), http.StatusForbidden, "Forbidden", "catalog covers every zone")
+	expect(t, c.as(tok["admin"], "POST", "/api/v1/catalog/reconcile", nil), http.StatusOK, "admin reconciles")
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/catalog"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonelife"
@@ -249,6 +250,12 @@ type catalogBody struct {
 func (h *Handler) catalogOr404(w http.ResponseWriter, r *http.Request) (*backend, *catalog.Catalog, bool) {
 	if h.catalog == nil {
 		writeError(w, http.StatusNotFound, "no catalog zone is configured (zone_api's catalog option)")
+		return nil, nil, false
+	}
+	// The catalog names every zone: an identity limited to some zones
+	// may neither read nor repair it.
+	if g := grantOf(r); g != nil && g.RestrictsZones() {
+		h.forbid(w, r, &auth.Denied{Message: authOf(r).id.ID + " is limited to some zones; the catalog covers every zone"})
 		return nil, nil, false
 	}
 	b, ok := h.backendOr500(w)
