@@ -344,6 +344,20 @@ func (t *TokenReview) clientAndToken() (*http.Client, string, error) {
 	return st.client, st.token, nil
 }
 
+// Cleanup closes the idle connections to the API when the configuration
+// is unloaded.
+func (t *TokenReview) Cleanup() error {
+	if t.state == nil {
+		return nil
+	}
+	t.state.mu.Lock()
+	defer t.state.mu.Unlock()
+	if t.state.client != nil {
+		t.state.client.CloseIdleConnections()
+	}
+	return nil
+}
+
 // Reviews returns how many reviews were sent (for tests and benchmarks).
 func (t *TokenReview) Reviews() int {
 	t.state.mu.Lock()
@@ -454,6 +468,7 @@ func (t *TokenReview) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 var (
 	_ auth.Authenticator    = (*TokenReview)(nil)
 	_ caddy.Provisioner     = (*TokenReview)(nil)
+	_ caddy.CleanerUpper    = (*TokenReview)(nil)
 	_ caddyfile.Unmarshaler = (*TokenReview)(nil)
 )
 
