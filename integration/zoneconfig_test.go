@@ -121,6 +121,11 @@ func TestModifyZone(t *testing.T) {
 	if sz := showzone(t, c, zone); strings.Contains(sz, "also-notify") || !strings.Contains(sz, grant) {
 		t.Errorf("after removing: %s", sz)
 	}
+	// inline-signing can be changed (BIND 9.18 allows it through modzone).
+	expect(t, c.do("PATCH", "/api/v1/zones/"+zone, map[string]any{"inlineSigning": true}), http.StatusOK, "PATCH inlineSigning")
+	if sz := showzone(t, c, zone); !strings.Contains(sz, "inline-signing yes;") || !strings.Contains(sz, grant) {
+		t.Errorf("after inlineSigning: %s", sz)
+	}
 	// Records still work through the kept key grant.
 	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "kept", "type": "A", "value": "192.0.2.7"}), http.StatusCreated, "record add after PATCH")
 
