@@ -219,3 +219,31 @@ func TestDefect6DNSSECKeys(t *testing.T) {
 		t.Fatalf("key files left: %v", left)
 	}
 }
+
+// TestDefect2RecordTimeout: a record change that times out answers 504
+// saying the outcome is unknown (before: 500 "failed … i/o timeout", and
+// named applied the change when it woke).
+func TestDefect2RecordTimeout(t *testing.T) {
+	r := newCrashRig(t, "2s")
+	const zone = "rectimeout.test"
+	r.must("POST", "/api/v1/zones", zoneBody(zone), 201)
+	cont := stopNamed(t, r)
+	st, m, raw := r.try("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "late", "type": "TXT", "value": "maybe"})
+	cont()
+	if st != 504 || m["error"] != "Gateway Timeout" || !strings.Contains(raw, "unknown") {
+		t.Fatalf("record add with named stopped: %d %s, want 504 saying the outcome is unknown", st, raw)
+	}
+	// Reading the records tells the outcome (named may apply it on waking).
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		rm := r.must("GET", "/api/v1/zones/"+zone+"/records?name=late&type=TXT", nil, 200)
+		if n, _ := rm["count"].(float64); n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Logf("the timed-out add was not applied (also a valid outcome): %v", rm)
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
