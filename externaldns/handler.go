@@ -26,8 +26,6 @@ package externaldns
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +43,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
@@ -94,6 +93,11 @@ type Handler struct {
 	logger  *zap.Logger
 
 	st *state
+
+	// shared is this handler's reference to the DNS updater shared
+	// across config generations, and sharedKey its pool key.
+	shared    *sharedupdater.Updater
+	sharedKey string
 }
 
 // state is what a handler learns on its first requests.
@@ -155,6 +159,20 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("serial_update_method: %v", err)
 	}
 	h.method = m
+	// The updater is shared across config generations: a reference now
+	// (nothing is opened), released in Cleanup.
+	h.sharedKey = sharedupdater.Key("zone_api_external_dns", h.server, h.UpdateKey, h.timeout)
+	h.shared = sharedupdater.Acquire(h.sharedKey, dnsupdate.Hooks{})
+	return nil
+}
+
+// Cleanup releases the handler's reference to the shared DNS updater,
+// whose connections close when no config generation uses it any more.
+func (h *Handler) Cleanup() error {
+	if h.sharedKey != "" {
+		sharedupdater.Release(h.sharedKey)
+		h.sharedKey, h.shared = "", nil
+	}
 	return nil
 }
 
@@ -169,16 +187,10 @@ func (h *Handler) Validate() error {
 	return nil
 }
 
-// updaters are shared by every config generation of the process, keyed
-// by server and key, so the AXFR cache and the zone writers survive
-// `caddy reload`.
-var (
-	updatersMu sync.Mutex
-	updaters   = map[string]*dnsupdate.Updater{}
-)
-
 // records returns the updater, loading the key on first use (a failure is
-// retried on the next request).
+// retried on the next request). The updater is shared with every config
+// generation that has the same settings and released in Cleanup
+// (internal/sharedupdater).
 func (h *Handler) records() (*dnsupdate.Updater, error) {
 	h.st.mu.Lock()
 	defer h.st.mu.Unlock()
@@ -189,18 +201,13 @@ func (h *Handler) records() (*dnsupdate.Updater, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading update key: %w", err)
 	}
-	sum := sha256.Sum256(key.Secret)
-	id := h.server + "\x00" + key.Name + "\x00" + string(key.Algorithm) + "\x00" + hex.EncodeToString(sum[:])
-	updatersMu.Lock()
-	defer updatersMu.Unlock()
-	u, ok := updaters[id]
-	if !ok {
-		c, err := dnsupdate.NewClient(h.server, &dnsupdate.TSIGKey{Name: key.Name, Algorithm: string(key.Algorithm), Secret: key.SecretBase64()}, h.timeout)
-		if err != nil {
-			return nil, fmt.Errorf("dns_server: %w", err)
-		}
-		u = dnsupdate.NewUpdater(c)
-		updaters[id] = u
+	shared := h.shared
+	if shared == nil { // a handler built without Provision (tests)
+		shared = new(sharedupdater.Updater)
+	}
+	u, err := shared.Get(h.server, &key, h.timeout)
+	if err != nil {
+		return nil, err
 	}
 	h.st.updater = u
 	return u, nil
@@ -747,5 +754,6 @@ func writeError(w http.ResponseWriter, status int, format string, args ...any) {
 var (
 	_ caddy.Provisioner           = (*Handler)(nil)
 	_ caddy.Validator             = (*Handler)(nil)
+	_ caddy.CleanerUpper          = (*Handler)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
 )

@@ -17,10 +17,12 @@ import (
 )
 
 // TestReloadsReleaseSharedState loads twenty configs through Caddy's admin
-// API, each with another dns_server spelling and another update key, and
-// reads a zone's records after each: the goroutines of the caddy process
-// and its open connections to named stay flat, because every generation
-// releases the DNS updater (and its connections) it no longer shares.
+// API, each with another dns_server spelling and another update key for
+// both the zone_api handler and the external-dns webhook (another site),
+// and reads a zone's records through both after each: the goroutines of
+// the caddy process and its open connections to named stay flat, because
+// every generation releases the DNS updaters (and their connections) it no
+// longer shares.
 func TestReloadsReleaseSharedState(t *testing.T) {
 	const reloads = 20
 	keys := make([]string, reloads) // inline secrets, one key per reload
@@ -37,6 +39,7 @@ func TestReloadsReleaseSharedState(t *testing.T) {
 	dnsPort := ns.DNSAddr[strings.LastIndexByte(ns.DNSAddr, ':')+1:]
 	ctlPort := ns.ControlAddr[strings.LastIndexByte(ns.ControlAddr, ':')+1:]
 
+	webhook := freePort(t)
 	base := c.caddyfile("10s")
 	load := func(i int) {
 		t.Helper()
@@ -46,6 +49,16 @@ func TestReloadsReleaseSharedState(t *testing.T) {
 		}
 		cfg := strings.Replace(base, "dns_server "+ns.DNSAddr, "dns_server "+server, 1)
 		cfg = strings.Replace(cfg, "update_key_file "+ns.TSIGKeyFile, fmt.Sprintf("update_key reload-%d hmac-sha256 %s", i, keys[i]), 1)
+		cfg += fmt.Sprintf(`
+http://127.0.0.1:%d {
+	bind 127.0.0.1
+	zone_api_external_dns {
+		zones shared.test
+		dns_server %s
+		update_key reload-%d hmac-sha256 %s
+	}
+}
+`, webhook, server, i, keys[i])
 		resp, err := http.Post("http://"+c.adminAddr+"/load", "text/caddyfile", strings.NewReader(cfg))
 		if err != nil {
 			t.Fatal(err)
@@ -57,8 +70,11 @@ func TestReloadsReleaseSharedState(t *testing.T) {
 		}
 		// Each generation talks to named: an SOA query on a pooled
 		// connection and a zone transfer signed with its key.
-		if code := getRecords(t, c, "shared.test"); code != http.StatusOK {
+		if code := getStatus(t, c.base+"/api/v1/zones/shared.test/records"); code != http.StatusOK {
 			t.Fatalf("records after load %d: status %d", i, code)
+		}
+		if code := getStatus(t, fmt.Sprintf("http://127.0.0.1:%d/records", webhook)); code != http.StatusOK {
+			t.Fatalf("webhook records after load %d: status %d", i, code)
 		}
 	}
 	measure := func() (goroutines, conns int) {
@@ -138,16 +154,16 @@ func establishedTo(t testing.TB, ports ...string) int {
 	return count
 }
 
-// getRecords reads a zone's records on a new connection and returns the
-// status. Right after a reload, a new connection may still be reset by the
-// old config's socket (see "Reloads" in the README): that is tried again,
-// as an HTTP/1.1 client should for an idempotent request.
-func getRecords(t testing.TB, c *caddy, zone string) int {
+// getStatus GETs url with the test token on a new connection and returns
+// the status. Right after a reload, a new connection may still be reset by
+// the old config's socket (see "Reloads" in the README): that is tried
+// again, as an HTTP/1.1 client should for an idempotent request.
+func getStatus(t testing.TB, url string) int {
 	t.Helper()
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		req, _ := http.NewRequest("GET", c.base+"/api/v1/zones/"+zone+"/records", nil)
+		req, _ := http.NewRequest("GET", url, nil)
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		var resp *http.Response
 		if resp, err = client.Do(req); err == nil {
@@ -156,6 +172,6 @@ func getRecords(t testing.TB, c *caddy, zone string) int {
 			return resp.StatusCode
 		}
 	}
-	t.Fatalf("GET records of %s: %v", zone, err)
+	t.Fatalf("GET %s: %v", url, err)
 	return 0
 }

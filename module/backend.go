@@ -6,6 +6,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
@@ -19,7 +20,7 @@ func (h *Handler) getBackend() (*backend, error) {
 		return h.cell.backend, nil
 	}
 	if h.updater == nil { // a handler built without Provision (unit tests)
-		h.store, h.updater = &sharedStore{dir: h.zoneDir}, new(sharedUpdater)
+		h.store, h.updater = &sharedStore{dir: h.zoneDir}, sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
 	}
 	key, err := resolveKey(h.rndcKeyConf)
 	if err != nil {
@@ -36,7 +37,7 @@ func (h *Handler) getBackend() (*backend, error) {
 			return nil, fmt.Errorf("loading update key: %w", err)
 		}
 	}
-	if records, err = h.updater.get(h.dnsServer, tsig, h.rndcTimeout); err != nil {
+	if records, err = h.updater.Get(h.dnsServer, tsig, h.rndcTimeout); err != nil {
 		return nil, err
 	}
 	store, err := h.store.open()

@@ -26,6 +26,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonelife"
@@ -158,7 +159,7 @@ type Handler struct {
 	// storeKey and updaterKey are their pool keys, set while the
 	// references are held.
 	store      *sharedStore
-	updater    *sharedUpdater
+	updater    *sharedupdater.Updater
 	storeKey   string
 	updaterKey string
 

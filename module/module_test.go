@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
@@ -256,7 +257,7 @@ func TestSharedStateAcrossGenerations(t *testing.T) {
 	}
 	refs := func(dir string, h *Handler) (int, int) {
 		s, _ := storePool.References(dir)
-		u, _ := updaterPool.References(updaterPoolKey(h.dnsServer, h.updateKeyConf, h.rndcTimeout))
+		u := sharedupdater.References(updaterPoolKey(h.dnsServer, h.updateKeyConf, h.rndcTimeout))
 		return s, u
 	}
 	dirA, dirB := t.TempDir(), t.TempDir()
@@ -282,7 +283,7 @@ func TestSharedStateAcrossGenerations(t *testing.T) {
 	if s, u := refs(dirA, two); s != 0 || u != 0 {
 		t.Fatalf("references %d %d of settings no generation uses, want 0 0", s, u)
 	}
-	if _, ok := updaterPool.References(key2); ok {
+	if sharedupdater.References(key2) != 0 {
 		t.Error("the old updater is still pooled")
 	}
 	if s, u := refs(dirB, three); s != 1 || u != 1 {
@@ -297,24 +298,24 @@ func TestSharedStateAcrossGenerations(t *testing.T) {
 // resolved key stays the same and replaced when it changes (a key file
 // rewritten, then a forced reload).
 func TestSharedUpdaterFollowsTheKey(t *testing.T) {
-	var s sharedUpdater
+	var s sharedupdater.Updater
 	k1, err := rndc.NewKey("k", "hmac-sha256", "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	k2, _ := rndc.NewKey("k", "hmac-sha256", "b3RoZXJvdGhlcm90aGVyb3RoZXJvdGhlcg==")
-	u1, err := s.get("127.0.0.1:53", &k1, time.Second)
+	u1, err := s.Get("127.0.0.1:53", &k1, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := s.get("127.0.0.1:53", &k1, time.Second); again != u1 {
+	if again, _ := s.Get("127.0.0.1:53", &k1, time.Second); again != u1 {
 		t.Error("the same key gave another updater")
 	}
-	u2, _ := s.get("127.0.0.1:53", &k2, time.Second)
+	u2, _ := s.Get("127.0.0.1:53", &k2, time.Second)
 	if u2 == u1 {
 		t.Error("a new key kept the old updater")
 	}
-	if ro, _ := s.get("127.0.0.1:53", nil, time.Second); ro == u2 || ro.Client().CanUpdate() {
+	if ro, _ := s.Get("127.0.0.1:53", nil, time.Second); ro == u2 || ro.Client().CanUpdate() {
 		t.Error("no key must give a read-only updater")
 	}
 	if err := s.Destruct(); err != nil {

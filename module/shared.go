@@ -1,22 +1,17 @@
 package module
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
-// State shared across config generations lives in two caddy.UsagePools, as
+// State shared across config generations lives in caddy.UsagePools, as
 // Caddy's reverse proxy keeps its upstream hosts: a handler takes its
 // references in Provision (which touches neither the disk nor BIND: the
 // pooled values open lazily) and releases them in Cleanup. Caddy provisions
@@ -24,12 +19,11 @@ import (
 // zone_dir, dns_server and the update key hands the same store and
 // updater (locks, index view, connections, snapshots) over; a reload that
 // changes them releases the old ones, closing their connections.
+// The DNS updaters' pool is package internal/sharedupdater, shared with
+// the external-dns handler.
 var (
 	// storePool maps a zone directory to its *sharedStore.
 	storePool = caddy.NewUsagePool()
-	// updaterPool maps a DNS identity (dns_server, update key as
-	// configured, timeout) to its *sharedUpdater.
-	updaterPool = caddy.NewUsagePool()
 )
 
 // sharedStore is the zone store of one directory, opened on first use.
@@ -66,60 +60,6 @@ func (s *sharedStore) Destruct() error {
 	return s.store.Close()
 }
 
-// sharedUpdater is the updater of one DNS identity as configured. The key
-// is resolved on first use (Provision reads no key file); when the
-// resolved key changes (a key file rewritten, then a forced reload), the
-// updater is replaced.
-type sharedUpdater struct {
-	mu sync.Mutex
-	id string // server, key and timeout u was made for
-	u  *dnsupdate.Updater
-}
-
-// get returns the updater of server and key (nil key: reads only).
-func (s *sharedUpdater) get(server string, key *rndc.Key, timeout time.Duration) (*dnsupdate.Updater, error) {
-	id := server + "\x00" + strconv.FormatInt(int64(timeout), 10)
-	var tsig *dnsupdate.TSIGKey
-	if key != nil {
-		sum := sha256.Sum256(key.Secret)
-		id += "\x00" + key.Name + "\x00" + string(key.Algorithm) + "\x00" + hex.EncodeToString(sum[:])
-		tsig = &dnsupdate.TSIGKey{Name: key.Name, Algorithm: string(key.Algorithm), Secret: key.SecretBase64()}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.u != nil && s.id == id {
-		return s.u, nil
-	}
-	c, err := dnsupdate.NewClient(server, tsig, timeout)
-	if err != nil {
-		return nil, fmt.Errorf("dns_server: %w", err)
-	}
-	c.SetHooks(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
-	if s.u != nil {
-		s.u.Close()
-	}
-	s.id, s.u = id, dnsupdate.NewUpdater(c)
-	return s.u, nil
-}
-
-// Destruct closes the updater's connections; no handler uses it any more.
-func (s *sharedUpdater) Destruct() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.u != nil {
-		s.u.Close()
-	}
-	return nil
-}
-
-// updaterPoolKey is the pool key of a handler's DNS identity as
-// configured: the secret is hashed, never kept in the key.
-func updaterPoolKey(server string, key *KeyConfig, timeout time.Duration) string {
-	b, _ := json.Marshal(key)
-	sum := sha256.Sum256(b)
-	return server + "\x00" + strconv.FormatInt(int64(timeout), 10) + "\x00" + hex.EncodeToString(sum[:])
-}
-
 // acquireShared takes the handler's references to the shared store and
 // updater; releaseShared gives back those it took. Neither touches the
 // disk or the network.
@@ -133,15 +73,14 @@ func (h *Handler) acquireShared() error {
 		}
 		h.store, h.storeKey = v.(*sharedStore), h.zoneDir
 	}
-	key := updaterPoolKey(h.dnsServer, h.updateKeyConf, h.rndcTimeout)
-	v, _, err := updaterPool.LoadOrNew(key, func() (caddy.Destructor, error) {
-		return new(sharedUpdater), nil
-	})
-	if err != nil {
-		return err
-	}
-	h.updater, h.updaterKey = v.(*sharedUpdater), key
+	h.updaterKey = updaterPoolKey(h.dnsServer, h.updateKeyConf, h.rndcTimeout)
+	h.updater = sharedupdater.Acquire(h.updaterKey, dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
 	return nil
+}
+
+// updaterPoolKey is the pool key of the zone_api handler's updater.
+func updaterPoolKey(server string, key *KeyConfig, timeout time.Duration) string {
+	return sharedupdater.Key("zone_api", server, key, timeout)
 }
 
 func (h *Handler) releaseShared() {
@@ -150,7 +89,7 @@ func (h *Handler) releaseShared() {
 		h.storeKey = ""
 	}
 	if h.updaterKey != "" {
-		_, _ = updaterPool.Delete(h.updaterKey)
+		sharedupdater.Release(h.updaterKey)
 		h.updaterKey = ""
 	}
 }
