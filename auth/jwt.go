@@ -470,35 +470,43 @@ func (j *JWT) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				j.Leeway = caddy.Duration(dur)
 			}
 		case "subject", "default_scope":
-			text := args
-			var sub string
-			if key == "subject" {
-				if len(args) < 1 {
-					return d.ArgErr()
-				}
-				sub, text = args[0], args[1:]
-			}
-			sc, perr := ParseScope(strings.Join(text, " "))
-			if perr == nil {
-				_, perr = sc.Compile()
-			}
-			if perr != nil {
-				return d.Errf("%s: %v", key, perr)
-			}
-			if key == "subject" {
-				if j.Subjects == nil {
-					j.Subjects = map[string]Scope{}
-				}
-				j.Subjects[sub] = sc
-			} else {
-				j.DefaultScope = &sc
-			}
+			err = j.unmarshalScope(d, key, args)
 		default:
 			return d.Errf("unrecognized auth jwt option %q", key)
 		}
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// unmarshalScope reads a subject or default_scope option (key) with its
+// arguments: the scope is parsed and compiled, so a mistake is reported
+// with the Caddyfile's line.
+func (j *JWT) unmarshalScope(d *caddyfile.Dispenser, key string, args []string) error {
+	text := args
+	var sub string
+	if key == "subject" {
+		if len(args) < 1 {
+			return d.ArgErr()
+		}
+		sub, text = args[0], args[1:]
+	}
+	sc, perr := ParseScope(strings.Join(text, " "))
+	if perr == nil {
+		_, perr = sc.Compile()
+	}
+	if perr != nil {
+		return d.Errf("%s: %v", key, perr)
+	}
+	if key == "subject" {
+		if j.Subjects == nil {
+			j.Subjects = map[string]Scope{}
+		}
+		j.Subjects[sub] = sc
+	} else {
+		j.DefaultScope = &sc
 	}
 	return nil
 }
