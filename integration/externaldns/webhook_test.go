@@ -57,10 +57,13 @@ http://127.0.0.1:%d {
 			t.Fatal(err)
 		}
 	}
+	// The timeouts and the body limit (new in v0.23.0; 0 would disable
+	// it) are external-dns's flag defaults, as a deployment has them.
 	p, err := webhook.New(ctx, &externaldns.Config{
 		WebhookProviderURL:          fmt.Sprintf("http://127.0.0.1:%d/external-dns", port),
 		WebhookProviderReadTimeout:  5 * time.Second,
 		WebhookProviderWriteTimeout: 10 * time.Second,
+		WebhookProviderMaxBodySize:  32 << 20,
 	}, nil)
 	if err != nil {
 		t.Fatalf("negotiation: %v", err)
