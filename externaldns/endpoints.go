@@ -9,6 +9,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/txtdata"
 )
 
 // Endpoint is external-dns's endpoint.Endpoint, as the webhook protocol
@@ -93,11 +94,7 @@ func target(rr dns.RR) string {
 	case *dns.SRV:
 		return fmt.Sprintf("%d %d %d %s", v.Priority, v.Weight, v.Port, strings.TrimSuffix(v.Target, "."))
 	case *dns.TXT:
-		var b strings.Builder
-		for _, s := range v.Txt {
-			b.WriteString(unescapeTXT(s))
-		}
-		return b.String()
+		return txtdata.Join(v.Txt)
 	}
 	return strings.TrimSpace(strings.TrimPrefix(rr.String(), rr.Header().String()))
 }
@@ -118,7 +115,7 @@ func toRRs(ep *Endpoint, ttl uint32) ([]dns.RR, error) {
 	var out []dns.RR
 	for _, v := range ep.Targets {
 		if t == dns.TypeTXT && !strings.HasPrefix(v, `"`) {
-			v = quoteTXT(v)
+			v = txtdata.Quote(v)
 		}
 		if strings.ContainsAny(v, "\n\r") {
 			return nil, fmt.Errorf("%s %s: target %q is not one record's data", ep.DNSName, ep.RecordType, v)
@@ -136,56 +133,3 @@ func toRRs(ep *Endpoint, ttl uint32) ([]dns.RR, error) {
 	}
 	return out, nil
 }
-
-// quoteTXT is s as one or more quoted TXT strings (at most 255 bytes
-// each), escaping quotes, backslashes and non-printable bytes.
-func quoteTXT(s string) string {
-	var b strings.Builder
-	for len(s) > 0 || b.Len() == 0 {
-		n := min(len(s), 255)
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteByte('"')
-		for i := 0; i < n; i++ {
-			switch c := s[i]; {
-			case c == '"' || c == '\\':
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			case c < ' ' || c > '~':
-				fmt.Fprintf(&b, "\\%03d", c)
-			default:
-				b.WriteByte(c)
-			}
-		}
-		b.WriteByte('"')
-		s = s[n:]
-	}
-	return b.String()
-}
-
-// unescapeTXT turns a miekg/dns TXT string (\X and \DDD escapes) into its
-// bytes.
-func unescapeTXT(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
-			b.WriteByte((s[i+1]-'0')*100 + (s[i+2]-'0')*10 + (s[i+3] - '0'))
-			i += 3
-			continue
-		}
-		b.WriteByte(s[i+1])
-		i++
-	}
-	return b.String()
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }

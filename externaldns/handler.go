@@ -39,8 +39,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
-	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
 // MediaType is the webhook protocol's media type and version.
@@ -102,17 +102,9 @@ type state struct {
 	updater *dnsupdate.Updater
 }
 
-// KeyConfig is a TSIG key.
-type KeyConfig struct {
-	// File is the path of a key file in BIND syntax.
-	File string `json:"file,omitempty"`
-	// Name is the key's name; with File, it picks one key of several.
-	Name string `json:"name,omitempty"`
-	// Algorithm is the HMAC algorithm, e.g. hmac-sha256.
-	Algorithm string `json:"algorithm,omitempty"`
-	// Secret is the base64 secret.
-	Secret string `json:"secret,omitempty"`
-}
+// KeyConfig is a TSIG key: a BIND key file or an inline name, algorithm
+// and secret; see keyconf.Config.
+type KeyConfig = keyconf.Config
 
 // CaddyModule returns the Caddy module information.
 func (Handler) CaddyModule() caddy.ModuleInfo {
@@ -177,10 +169,10 @@ func (h *Handler) Validate() error {
 	if len(h.zones) == 0 {
 		return errors.New("zones: name at least one zone the webhook may change")
 	}
-	if h.UpdateKey == nil || (h.UpdateKey.File == "" && h.UpdateKey.Secret == "") {
+	if h.UpdateKey == nil || !h.UpdateKey.HasSecret() {
 		return errors.New("update_key: a TSIG key with its secret is needed to sign updates (update_key_file <path> or update_key <name> <algorithm> <secret>)")
 	}
-	return nil
+	return h.UpdateKey.Validate("update_key", true)
 }
 
 // records returns the updater, loading the key on first use (a failure is
@@ -193,7 +185,7 @@ func (h *Handler) records() (*dnsupdate.Updater, error) {
 	if h.st.updater != nil {
 		return h.st.updater, nil
 	}
-	key, err := loadKey(*h.UpdateKey)
+	key, err := h.UpdateKey.Load()
 	if err != nil {
 		return nil, fmt.Errorf("loading update key: %w", err)
 	}
@@ -207,23 +199,6 @@ func (h *Handler) records() (*dnsupdate.Updater, error) {
 	}
 	h.st.updater = u
 	return u, nil
-}
-
-func loadKey(k KeyConfig) (rndc.Key, error) {
-	repl := caddy.NewReplacer()
-	name := repl.ReplaceKnown(k.Name, "")
-	if k.File != "" {
-		cfg, err := rndc.LoadConfig(repl.ReplaceKnown(k.File, ""))
-		if err != nil {
-			return rndc.Key{}, err
-		}
-		return cfg.Key(name)
-	}
-	secret, err := repl.ReplaceOrErr(k.Secret, true, true)
-	if err != nil {
-		return rndc.Key{}, fmt.Errorf("key %q secret: %v", name, err)
-	}
-	return rndc.NewKey(name, repl.ReplaceKnown(k.Algorithm, ""), secret)
 }
 
 // ServeHTTP routes by the last path element, so the webhook may be

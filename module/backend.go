@@ -22,7 +22,7 @@ func (h *Handler) getBackend() (*backend, error) {
 	if h.updater == nil { // a handler built without Provision (unit tests)
 		h.store, h.updater = &sharedStore{dir: h.zoneDir}, sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
 	}
-	key, err := resolveKey(h.rndcKeyConf)
+	key, err := h.rndcKeyConf.Load()
 	if err != nil {
 		return nil, fmt.Errorf("loading rndc key: %w", err)
 	}
@@ -59,35 +59,16 @@ func (h *Handler) getBackend() (*backend, error) {
 	return h.cell.backend, nil
 }
 
-// resolveKey expands placeholders in k and loads the key it names.
-func resolveKey(k KeyConfig) (rndc.Key, error) {
-	repl := caddy.NewReplacer()
-	name := repl.ReplaceKnown(k.Name, "")
-	if k.File != "" {
-		cfg, err := rndc.LoadConfig(repl.ReplaceKnown(k.File, ""))
-		if err != nil {
-			return rndc.Key{}, err
-		}
-		return cfg.Key(name)
-	}
-	secret, err := repl.ReplaceOrErr(k.Secret, true, true)
-	if err != nil {
-		// The error names the placeholder, never its value.
-		return rndc.Key{}, fmt.Errorf("key %q secret: %v", name, err)
-	}
-	return rndc.NewKey(name, repl.ReplaceKnown(k.Algorithm, ""), secret)
-}
-
 // resolveUpdateKey returns the name of the update key k describes and,
 // when k has a secret (a key file, or an inline algorithm and secret), the
 // whole key for signing updates. A name-only key gives a nil key: zones
 // are created with allow-update for it, but this module cannot send
 // updates.
 func resolveUpdateKey(k KeyConfig) (string, *rndc.Key, error) {
-	if k.File == "" && k.Secret == "" {
+	if !k.HasSecret() {
 		return caddy.NewReplacer().ReplaceKnown(k.Name, ""), nil, nil
 	}
-	key, err := resolveKey(k)
+	key, err := k.Load()
 	if err != nil {
 		return "", nil, err
 	}

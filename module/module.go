@@ -25,6 +25,7 @@ import (
 	_ "github.com/zoneapi/caddy-zoneapi/apispec/speccmd"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
@@ -194,22 +195,8 @@ type RNDCConfig struct {
 }
 
 // KeyConfig names an HMAC key, either in a BIND key file (rndc.key,
-// rndc.conf, or tsig-keygen output) or inline. Secrets should be given as
-// {env.VAR} or {file.path} placeholders, which are expanded at run time and
-// never stored in the adapted configuration.
-type KeyConfig struct {
-	// File is the path of a key file in BIND syntax.
-	File string `json:"file,omitempty"`
-
-	// Name is the key's name. With File, it selects one key of several.
-	Name string `json:"name,omitempty"`
-
-	// Algorithm is the HMAC algorithm of an inline key, e.g. hmac-sha256.
-	Algorithm string `json:"algorithm,omitempty"`
-
-	// Secret is the base64 secret of an inline key.
-	Secret string `json:"secret,omitempty"`
-}
+// rndc.conf, or tsig-keygen output) or inline; see keyconf.Config.
+type KeyConfig = keyconf.Config
 
 // backend holds what the handler needs at run time: the zone store and
 // the rndc client.
@@ -331,35 +318,12 @@ func (h *Handler) Validate() error {
 	if _, _, err := net.SplitHostPort(h.dnsServer); err != nil {
 		return fmt.Errorf("dns_server %q: %v", h.dnsServer, err)
 	}
-	if err := validateKeyConfig("rndc key", h.rndcKeyConf, true); err != nil {
+	if err := h.rndcKeyConf.Validate("rndc key", true); err != nil {
 		return err
 	}
 	if h.updateKeyConf != nil {
-		if err := validateKeyConfig("update key", *h.updateKeyConf, false); err != nil {
+		if err := h.updateKeyConf.Validate("update key", false); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// validateKeyConfig checks that a key is given either by file or inline.
-// The update key may be given by name alone, since only its name is used
-// when creating zones.
-func validateKeyConfig(what string, k KeyConfig, needSecret bool) error {
-	inline := k.Algorithm != "" || k.Secret != ""
-	switch {
-	case k.File != "" && inline:
-		return fmt.Errorf("%s: give either a key file or an inline algorithm and secret, not both", what)
-	case k.File == "" && !inline && needSecret:
-		return fmt.Errorf("%s: a key file or an inline name, algorithm and secret is required", what)
-	case k.File == "" && !inline && k.Name == "":
-		return fmt.Errorf("%s: a key file or a key name is required", what)
-	case inline && (k.Name == "" || k.Algorithm == "" || k.Secret == ""):
-		return fmt.Errorf("%s: an inline key needs a name, an algorithm and a secret", what)
-	}
-	if k.Algorithm != "" && !strings.Contains(k.Algorithm, "{") {
-		if _, err := rndc.ParseAlgorithm(k.Algorithm); err != nil {
-			return fmt.Errorf("%s: %v", what, err)
 		}
 	}
 	return nil

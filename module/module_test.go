@@ -199,7 +199,7 @@ func TestValidateKeyConfig(t *testing.T) {
 		{KeyConfig{Name: "k", Algorithm: "hmac-sha3", Secret: "x"}, true, "sha3"},
 	}
 	for _, tc := range cases {
-		err := validateKeyConfig("rndc key", tc.k, tc.needSecret)
+		err := tc.k.Validate("rndc key", tc.needSecret)
 		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%+v: err %v, want %q", tc.k, err, tc.err)
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/client"
+	"github.com/zoneapi/caddy-zoneapi/internal/txtdata"
 )
 
 // Provider manages records through the zone_api REST API. Set Endpoint
@@ -293,7 +294,7 @@ func toChange(op string, rr libdns.RR, zone string) (client.Change, error) {
 	}
 	ch := client.Change{Op: op, Name: libdns.AbsoluteName(rr.Name, zone), Type: typ, Value: rr.Data}
 	if typ == "TXT" {
-		ch.Value = txtValue(rr.Data)
+		ch.Value = txtdata.Quote(rr.Data)
 	}
 	if rr.TTL > 0 {
 		s := uint32(rr.TTL.Round(time.Second) / time.Second)
@@ -301,59 +302,6 @@ func toChange(op string, rr libdns.RR, zone string) (client.Change, error) {
 	}
 	return ch, nil
 }
-
-// txtValue is s as master-file TXT data: quoted strings of at most 255
-// bytes each, with quotes, backslashes and non-printable bytes escaped.
-func txtValue(s string) string {
-	var b strings.Builder
-	for len(s) > 0 || b.Len() == 0 {
-		n := min(len(s), 255)
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteByte('"')
-		for i := 0; i < n; i++ {
-			switch c := s[i]; {
-			case c == '"' || c == '\\':
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			case c < ' ' || c > '~':
-				fmt.Fprintf(&b, "\\%03d", c)
-			default:
-				b.WriteByte(c)
-			}
-		}
-		b.WriteByte('"')
-		s = s[n:]
-	}
-	return b.String()
-}
-
-// unescapeTXT turns one of miekg/dns's TXT strings (presentation form:
-// \X and \DDD escapes) into its bytes.
-func unescapeTXT(s string) string {
-	if !strings.Contains(s, "\\") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
-			b.WriteByte((s[i+1]-'0')*100 + (s[i+2]-'0')*10 + (s[i+3] - '0'))
-			i += 3
-			continue
-		}
-		b.WriteByte(s[i+1])
-		i++
-	}
-	return b.String()
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // rdata is rr's data in master-file form.
 func rdata(rr dns.RR) string {
@@ -391,11 +339,7 @@ func fromValue(name, typ string, ttl uint32, value, zone string) (libdns.Record,
 	}
 	switch v := parsed.(type) {
 	case *dns.TXT:
-		var b strings.Builder
-		for _, part := range v.Txt {
-			b.WriteString(unescapeTXT(part))
-		}
-		rr.Data = b.String()
+		rr.Data = txtdata.Join(v.Txt)
 	case *dns.SVCB:
 		rr.Data = svcbData(v.Priority, v.Target, v.Value)
 	case *dns.HTTPS:
