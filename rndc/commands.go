@@ -115,8 +115,11 @@ func (c *Client) AddZone(ctx context.Context, zone, config string) (string, erro
 // followed by ';', with no newlines or NULs; braces inside quoted strings
 // do not count.
 func checkZoneBlock(s string) error {
-	if strings.ContainsAny(s, "\x00\r\n") {
+	if strings.ContainsAny(s, "\r\n") {
 		return errors.New("zone config must be a single line")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return errors.New("zone config must not contain a NUL character")
 	}
 	if !strings.HasPrefix(s, "{") {
 		return errors.New("zone config must start with '{'")
