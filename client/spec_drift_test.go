@@ -9,29 +9,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/zoneapi/caddy-zoneapi/apispec"
+	"github.com/zoneapi/caddy-zoneapi/internal/specdrift"
 )
-
-// jsonFields lists the JSON names of a struct's fields.
-func jsonFields(t reflect.Type) []string {
-	var out []string
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func schemaFields(s *openapi3.Schema) []string {
-	var out []string
-	for k := range s.Properties {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
 
 // descend follows a dotted property path, stepping into array items.
 func descend(t *testing.T, s *openapi3.Schema, path string) *openapi3.Schema {
@@ -123,12 +102,12 @@ func TestTypesMatchServedSpec(t *testing.T) {
 			root = r.Value.Content.Get("application/json").Schema.Value
 		}
 		what := c.method + " " + c.path + " " + c.status
-		if got, want := schemaFields(root), jsonFields(reflect.TypeOf(c.body)); !slices.Equal(got, want) {
+		if got, want := specdrift.SchemaFields(root), specdrift.JSONFields(reflect.TypeOf(c.body)); !slices.Equal(got, want) {
 			t.Errorf("%s: spec properties %v, client fields %v", what, got, want)
 		}
 		for path, body := range c.nested {
 			s := descend(t, root, path)
-			if got, want := schemaFields(s), jsonFields(reflect.TypeOf(body)); !slices.Equal(got, want) {
+			if got, want := specdrift.SchemaFields(s), specdrift.JSONFields(reflect.TypeOf(body)); !slices.Equal(got, want) {
 				t.Errorf("%s %s: spec properties %v, client fields %v", what, path, got, want)
 			}
 		}

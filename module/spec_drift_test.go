@@ -8,30 +8,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/zoneapi/caddy-zoneapi/internal/specdrift"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
-
-// jsonFields lists the JSON names of a struct's fields.
-func jsonFields(t reflect.Type) []string {
-	var out []string
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func schemaFields(s *openapi3.Schema) []string {
-	var out []string
-	for k := range s.Properties {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
 
 // TestRequestBodiesMatchSpec: each request body the handlers decode has
 // exactly the properties the served specification gives it, nested
@@ -72,7 +51,7 @@ func TestRequestBodiesMatchSpec(t *testing.T) {
 			t.Fatalf("%s %s has no request body in the spec", c.method, c.path)
 		}
 		root := op.RequestBody.Value.Content.Get("application/json").Schema.Value
-		if got, want := schemaFields(root), jsonFields(reflect.TypeOf(c.body)); !slices.Equal(got, want) {
+		if got, want := specdrift.SchemaFields(root), specdrift.JSONFields(reflect.TypeOf(c.body)); !slices.Equal(got, want) {
 			t.Errorf("%s %s: spec properties %v, decoder fields %v", c.method, c.path, got, want)
 		}
 		for path, body := range c.nested {
@@ -83,7 +62,7 @@ func TestRequestBodiesMatchSpec(t *testing.T) {
 					s = s.Items.Value
 				}
 			}
-			if got, want := schemaFields(s), jsonFields(reflect.TypeOf(body)); !slices.Equal(got, want) {
+			if got, want := specdrift.SchemaFields(s), specdrift.JSONFields(reflect.TypeOf(body)); !slices.Equal(got, want) {
 				t.Errorf("%s %s %s: spec properties %v, decoder fields %v", c.method, c.path, path, got, want)
 			}
 		}
