@@ -1,0 +1,212 @@
+package powerdns
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// The changetypes of an RRset in a PATCH (PowerDNS 5.0 added EXTEND and
+// PRUNE).
+const (
+	ChangeReplace = "REPLACE"
+	ChangeDelete  = "DELETE"
+	ChangeExtend  = "EXTEND"
+	ChangePrune   = "PRUNE"
+)
+
+// InputError is input PowerDNS answers 422 Unprocessable Entity to; its
+// message is the body's error.
+type InputError struct {
+	Message string
+}
+
+func (e *InputError) Error() string { return e.Message }
+
+func inputErr(format string, args ...any) *InputError {
+	return &InputError{Message: fmt.Sprintf(format, args...)}
+}
+
+// refusedTypes are record types PowerDNS serves that BIND cannot: 422.
+var refusedTypes = map[string]string{
+	"ALIAS": "ALIAS is a PowerDNS extension that BIND cannot serve (no record type on the wire; PowerDNS resolves the target at query time): use a CNAME below the apex, or A/AAAA records",
+	"LUA":   "LUA records are PowerDNS scripts that BIND cannot run",
+}
+
+// singletonTypes hold at most one record per RRset.
+var singletonTypes = map[string]bool{"CNAME": true, "DNAME": true, "SOA": true}
+
+// Plan is a PATCH of RRsets translated into the zone service's change
+// list: applied in order as one UPDATE, all or nothing, with one serial
+// bump.
+type Plan struct {
+	// Changes are the changes, in the order of the request's RRsets.
+	Changes []dnsupdate.Change
+	// RRset is, for each change, the index of the request's RRset it comes
+	// from (to name it in an error).
+	RRset []int
+	// Sets are the request's RRsets with canonical names and types.
+	Sets []RRset
+}
+
+// Label names the RRset a change came from as PowerDNS does in errors:
+// "www.example.com. IN A".
+func (p *Plan) Label(change int) string {
+	if change < 0 || change >= len(p.RRset) {
+		return ""
+	}
+	s := p.Sets[p.RRset[change]]
+	return s.Name + " IN " + s.Type
+}
+
+// changeField matches the field of a change in the service's errors,
+// "changes[3]", with what follows.
+var changeField = regexp.MustCompile(`^changes\[(\d+)\]`)
+
+// Explain rewrites a field of the service's validation or conflict
+// errors ("changes[3].value") into the RRset it names ("RRset
+// www.example.com. IN A"), for the 422 body.
+func (p *Plan) Explain(field, message string) string {
+	if m := changeField.FindStringSubmatch(field); m != nil {
+		if i, err := strconv.Atoi(m[1]); err == nil && p.Label(i) != "" {
+			return "RRset " + p.Label(i) + ": " + message
+		}
+	}
+	if field == "" {
+		return message
+	}
+	return field + ": " + message
+}
+
+// PlanPatch checks a PATCH's RRsets against PowerDNS's rules and
+// translates them for the zone (canonical name, no trailing dot):
+//
+//   - REPLACE with records replaces the RRset; with an empty records
+//     list it deletes the RRset; without records (comments only) it
+//     changes no record.
+//   - DELETE deletes the RRset (outside the zone: nothing, as PowerDNS
+//     lets clients delete what should not be there).
+//   - EXTEND adds its one record unless present; PRUNE removes its one
+//     record if present.
+//
+// The same name and type twice, a missing or unknown changetype, a name
+// outside the zone, a duplicate record, two records in a CNAME, disabled
+// records, non-empty comments, ALIAS and LUA, and SOA changes are
+// refused with an *InputError. Record content is checked by the zone
+// service when the plan is applied.
+func PlanPatch(zone string, sets []RRset) (*Plan, error) {
+	p := &Plan{}
+	seen := map[string]bool{}
+	for i := range sets {
+		s := sets[i]
+		ct := ""
+		if s.ChangeType != nil {
+			ct = strings.ToUpper(*s.ChangeType)
+		}
+		name, err := CanonicalName(s.Name)
+		if err != nil {
+			return nil, &InputError{Message: err.Error()}
+		}
+		typ := strings.ToUpper(strings.TrimSpace(s.Type))
+		s.Name, s.Type = name, typ
+		label := name + " IN " + typ
+		if typ == "" {
+			return nil, inputErr("RRset %s: Key 'type' not present or not a String", name)
+		}
+		if seen[label] {
+			return nil, inputErr("Duplicate RRset %s", label)
+		}
+		seen[label] = true
+		if s.ChangeType == nil {
+			return nil, inputErr("RRset %s: Key 'changetype' not present or not a String", label)
+		}
+		if why, ok := refusedTypes[typ]; ok {
+			return nil, inputErr("RRset %s: %s", label, why)
+		}
+		if typ == "SOA" {
+			return nil, inputErr("RRset %s: the SOA record is maintained by BIND, which sets its serial on every change; it cannot be replaced or deleted through the API", label)
+		}
+		if _, err := zonestore.ParseRecordType(typ); err != nil {
+			if strings.Contains(err.Error(), "not a known record type") {
+				return nil, inputErr("RRset %s: unknown type given", label)
+			}
+			return nil, inputErr("RRset %s: invalid type given: %v", label, err)
+		}
+		if ct != ChangeDelete && !InZone(name, zone) {
+			return nil, inputErr("RRset %s: Name is out of zone", label)
+		}
+		if len(s.Comments) > 0 {
+			return nil, inputErr("RRset %s: comments are not supported: BIND keeps no comments with records, and this API does not store them elsewhere; send \"comments\": [] or leave them out", label)
+		}
+		for _, r := range s.Records {
+			if r.Disabled {
+				return nil, inputErr("RRset %s: disabled records are not supported: BIND serves every record of a zone; remove the record instead", label)
+			}
+			if c := strings.TrimSpace(r.Content); c != r.Content || c == "" {
+				return nil, inputErr("Record %s/%s '%s': Not in expected format (parsed as '%s')", name, typ, r.Content, c)
+			}
+		}
+		p.Sets = append(p.Sets, s)
+		idx := len(p.Sets) - 1
+		add := func(c dnsupdate.Change) {
+			c.Name, c.Type = name, typ
+			p.Changes = append(p.Changes, c)
+			p.RRset = append(p.RRset, idx)
+		}
+		switch ct {
+		case ChangeDelete:
+			if len(s.Records) > 0 {
+				return nil, inputErr("RRset %s: records must be empty when changetype is DELETE", label)
+			}
+			if InZone(name, zone) {
+				add(dnsupdate.Change{Op: dnsupdate.OpDelete})
+			}
+		case ChangeReplace:
+			if s.Records == nil {
+				continue // comments only: no record changes
+			}
+			if len(s.Records) == 0 {
+				add(dnsupdate.Change{Op: dnsupdate.OpDelete})
+				continue
+			}
+			if s.TTL == nil {
+				return nil, inputErr("RRset %s: Key 'ttl' not present or not an Integer", label)
+			}
+			if singletonTypes[typ] && len(s.Records) > 1 {
+				return nil, inputErr("RRset %s has more than one record", label)
+			}
+			values := make([]string, 0, len(s.Records))
+			dup := map[string]bool{}
+			for _, r := range s.Records {
+				k := strings.ToLower(strings.Join(strings.Fields(r.Content), " "))
+				if dup[k] {
+					return nil, inputErr("RRset %s: Duplicate record in RRset %s with content \"%s\"", label, label, r.Content)
+				}
+				dup[k] = true
+				values = append(values, r.Content)
+			}
+			ttl := *s.TTL
+			add(dnsupdate.Change{Op: dnsupdate.OpReplace, Values: values, TTL: &ttl})
+		case ChangeExtend, ChangePrune:
+			if len(s.Records) != 1 {
+				return nil, inputErr("RRset %s: exactly one record must be given when changetype is %s", label, ct)
+			}
+			if ct == ChangePrune {
+				add(dnsupdate.Change{Op: dnsupdate.OpRemove, Value: s.Records[0].Content})
+				continue
+			}
+			if s.TTL == nil {
+				return nil, inputErr("RRset %s: Key 'ttl' not present or not an Integer", label)
+			}
+			ttl := *s.TTL
+			add(dnsupdate.Change{Op: dnsupdate.OpAdd, Value: s.Records[0].Content, TTL: &ttl})
+		default:
+			return nil, inputErr("RRset %s: Changetype not understood", label)
+		}
+	}
+	return p, nil
+}

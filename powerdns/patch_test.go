@@ -1,0 +1,122 @@
+package powerdns
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+)
+
+func u32(v uint32) *uint32 { return &v }
+
+// TestPlanPatch checks the translation of PowerDNS's PATCH rules
+// (OpenAPI RRSet.changetype, ws-auth.cc's patchZone) into change lists.
+func TestPlanPatch(t *testing.T) {
+	cases := []struct {
+		name string
+		body string
+		want []dnsupdate.Change
+		err  string
+	}{
+		{name: "replace", body: `[{"name":"www.example.com.","type":"a","ttl":300,"changetype":"replace","records":[{"content":"192.0.2.1","disabled":false},{"content":"192.0.2.2"}]}]`,
+			want: []dnsupdate.Change{{Op: "replace", Name: "www.example.com.", Type: "A", Values: []string{"192.0.2.1", "192.0.2.2"}, TTL: u32(300)}}},
+		{name: "replace with no records deletes", body: `[{"name":"www.example.com.","type":"A","ttl":300,"changetype":"REPLACE","records":[]}]`,
+			want: []dnsupdate.Change{{Op: "delete", Name: "www.example.com.", Type: "A"}}},
+		{name: "replace of comments only changes no record", body: `[{"name":"example.com.","type":"NS","changetype":"REPLACE","comments":[]}]`,
+			want: nil},
+		{name: "delete", body: `[{"name":"www.example.com.","type":"A","changetype":"DELETE"}]`,
+			want: []dnsupdate.Change{{Op: "delete", Name: "www.example.com.", Type: "A"}}},
+		{name: "delete outside the zone succeeds and changes nothing", body: `[{"name":"not-in-zone.","type":"NS","changetype":"DELETE"}]`,
+			want: nil},
+		{name: "extend", body: `[{"name":"_acme-challenge.example.com.","type":"TXT","ttl":60,"changetype":"EXTEND","records":[{"content":"\"abc\""}]}]`,
+			want: []dnsupdate.Change{{Op: "add", Name: "_acme-challenge.example.com.", Type: "TXT", Value: `"abc"`, TTL: u32(60)}}},
+		{name: "prune", body: `[{"name":"_acme-challenge.example.com.","type":"TXT","changetype":"PRUNE","records":[{"content":"\"abc\""}]}]`,
+			want: []dnsupdate.Change{{Op: "remove", Name: "_acme-challenge.example.com.", Type: "TXT", Value: `"abc"`}}},
+		{name: "several rrsets in order", body: `[{"name":"a.example.com.","type":"A","changetype":"DELETE"},{"name":"a.example.com.","type":"CNAME","ttl":60,"changetype":"REPLACE","records":[{"content":"b.example.com."}]}]`,
+			want: []dnsupdate.Change{{Op: "delete", Name: "a.example.com.", Type: "A"}, {Op: "replace", Name: "a.example.com.", Type: "CNAME", Values: []string{"b.example.com."}, TTL: u32(60)}}},
+		{name: "names lower-cased", body: `[{"name":"WWW.Example.COM.","type":"A","changetype":"DELETE"}]`,
+			want: []dnsupdate.Change{{Op: "delete", Name: "www.example.com.", Type: "A"}}},
+
+		{name: "duplicate rrset", body: `[{"name":"example.com.","type":"NS","ttl":1,"changetype":"REPLACE","records":[{"content":"ns1.example.net."}]},{"name":"example.com.","type":"ns","ttl":1,"changetype":"REPLACE","records":[{"content":"ns2.example.net."}]}]`,
+			err: "Duplicate RRset example.com. IN NS"},
+		{name: "duplicate record", body: `[{"name":"example.com.","type":"NS","ttl":1,"changetype":"REPLACE","records":[{"content":"ns1.example.net."},{"content":"NS1.example.net."}]}]`,
+			err: "Duplicate record in RRset example.com. IN NS"},
+		{name: "changetype missing", body: `[{"name":"www.example.com.","type":"A","ttl":1,"records":[{"content":"192.0.2.1"}]}]`,
+			err: "Key 'changetype' not present"},
+		{name: "changetype unknown", body: `[{"name":"www.example.com.","type":"A","changetype":"UPSERT"}]`,
+			err: "Changetype not understood"},
+		{name: "replace out of zone", body: `[{"name":"not-in-zone.","type":"NS","ttl":1,"changetype":"REPLACE","records":[{"content":"ns1.bar.com."}]}]`,
+			err: "RRset not-in-zone. IN NS: Name is out of zone"},
+		{name: "similar suffix is out of zone", body: `[{"name":"notexample.com.","type":"A","ttl":1,"changetype":"EXTEND","records":[{"content":"192.0.2.1"}]}]`,
+			err: "Name is out of zone"},
+		{name: "name not canonical", body: `[{"name":"www.example.com","type":"A","changetype":"DELETE"}]`,
+			err: "is not canonical"},
+		{name: "restricted characters", body: `[{"name":"test:www.example.com.","type":"A","changetype":"DELETE"}]`,
+			err: "contains unsupported characters"},
+		{name: "unknown type", body: `[{"name":"example.com.","type":"FAFAFA","ttl":1,"changetype":"REPLACE","records":[{"content":"4.3.2.1"}]}]`,
+			err: "unknown type given"},
+		{name: "meta type", body: `[{"name":"example.com.","type":"OPT","ttl":1,"changetype":"REPLACE","records":[{"content":"9"}]}]`,
+			err: "OPT: invalid type given"},
+		{name: "ttl missing", body: `[{"name":"www.example.com.","type":"A","changetype":"REPLACE","records":[{"content":"192.0.2.1"}]}]`,
+			err: "Key 'ttl' not present or not an Integer"},
+		{name: "two CNAMEs", body: `[{"name":"sub.example.com.","type":"CNAME","ttl":1,"changetype":"REPLACE","records":[{"content":"01.example.org."},{"content":"02.example.org."}]}]`,
+			err: "IN CNAME has more than one record"},
+		{name: "leading space", body: `[{"name":"example.com.","type":"A","ttl":1,"changetype":"REPLACE","records":[{"content":" 4.3.2.1"}]}]`,
+			err: "Not in expected format"},
+		{name: "disabled", body: `[{"name":"example.com.","type":"NS","ttl":1,"changetype":"REPLACE","records":[{"content":"ns1.bar.com.","disabled":true}]}]`,
+			err: "disabled records are not supported"},
+		{name: "comments", body: `[{"name":"example.com.","type":"NS","changetype":"REPLACE","comments":[{"account":"a","content":"c"}]}]`,
+			err: "comments are not supported"},
+		{name: "ALIAS", body: `[{"name":"example.com.","type":"ALIAS","ttl":1,"changetype":"REPLACE","records":[{"content":"lb.example.net."}]}]`,
+			err: "ALIAS is a PowerDNS extension"},
+		{name: "LUA", body: `[{"name":"www.example.com.","type":"LUA","ttl":1,"changetype":"REPLACE","records":[{"content":"A \"ifportup(443, {'192.0.2.1'})\""}]}]`,
+			err: "LUA records"},
+		{name: "SOA", body: `[{"name":"example.com.","type":"SOA","ttl":1,"changetype":"REPLACE","records":[{"content":"ns1.bar.com. hostmaster.foo.org. 1 1 1 1 1"}]}]`,
+			err: "SOA record is maintained by BIND"},
+		{name: "extend with two records", body: `[{"name":"www.example.com.","type":"A","ttl":1,"changetype":"EXTEND","records":[{"content":"192.0.2.1"},{"content":"192.0.2.2"}]}]`,
+			err: "exactly one record"},
+		{name: "delete with records", body: `[{"name":"www.example.com.","type":"A","changetype":"DELETE","records":[{"content":"192.0.2.1"}]}]`,
+			err: "records must be empty"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var sets []RRset
+			if err := json.Unmarshal([]byte(tc.body), &sets); err != nil {
+				t.Fatal(err)
+			}
+			p, err := PlanPatch("example.com", sets)
+			if tc.err != "" {
+				if _, ok := err.(*InputError); !ok || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want an *InputError with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(p.Changes, tc.want) {
+				t.Fatalf("changes = %+v, want %+v", p.Changes, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlanExplain(t *testing.T) {
+	var sets []RRset
+	_ = json.Unmarshal([]byte(`[{"name":"a.example.com.","type":"A","changetype":"DELETE"},{"name":"a.example.com.","type":"CNAME","ttl":60,"changetype":"REPLACE","records":[{"content":"b.example.com."}]}]`), &sets)
+	p, err := PlanPatch("example.com", sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Explain("changes[1].values[0]", "conflicts"); got != "RRset a.example.com. IN CNAME: conflicts" {
+		t.Errorf("Explain = %q", got)
+	}
+	if got := p.Explain("changes[9]", "x"); got != "changes[9]: x" {
+		t.Errorf("Explain out of range = %q", got)
+	}
+	if got := p.Explain("", "x"); got != "x" {
+		t.Errorf("Explain without field = %q", got)
+	}
+}
