@@ -27,7 +27,7 @@ func TestConfigReloadUnderLoad(t *testing.T) {
 	// HTTP/2, as HTTPS clients negotiate it: on a reload the old server
 	// sends GOAWAY and the client moves to the new one. (Over HTTP/1.1, Go's
 	// http.Server closes, without an answer, a connection whose request it
-	// reads after its Shutdown began; see the README.)
+	// reads after its Shutdown began; see docs/operations.md.)
 	tr := &http.Transport{Protocols: new(http.Protocols)}
 	tr.Protocols.SetUnencryptedHTTP2(true)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: tr}

@@ -156,7 +156,7 @@ func establishedTo(t testing.TB, ports ...string) int {
 
 // getStatus GETs url with the test token on a new connection and returns
 // the status. Right after a reload, a new connection may still be reset by
-// the old config's socket (see "Reloads" in the README): that is tried
+// the old config's socket (see "Reloads" in docs/operations.md): that is tried
 // again, as an HTTP/1.1 client should for an idempotent request.
 func getStatus(t testing.TB, url string) int {
 	t.Helper()
