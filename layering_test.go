@@ -12,10 +12,11 @@ import (
 func TestLayering(t *testing.T) {
 	const mod = "github.com/zoneapi/caddy-zoneapi/"
 	allowed := map[string][]string{
-		"zonestore":         {},
-		"dnsupdate":         {"zonestore", "internal/connpool"},
+		"zonemodel":         {},
+		"zonestore":         {"zonemodel"},
+		"dnsupdate":         {"zonemodel", "internal/connpool"},
 		"rndc":              {"internal/connpool"},
-		"zonelife":          {"zonestore", "rndc", "internal/connpool"},
+		"zonelife":          {"zonestore", "zonemodel", "rndc", "internal/connpool"},
 		"internal/connpool": {},
 	}
 	for pkg, ok := range allowed {

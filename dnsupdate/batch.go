@@ -6,7 +6,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Batch applies the changes in order as one UPDATE message: all or
@@ -199,7 +199,7 @@ const (
 type Change struct {
 	// Op is "add", "remove", "replace" or "delete".
 	Op string `json:"op"`
-	// Name is the owner, as in zonestore.Record.
+	// Name is the owner, as in zonemodel.Record.
 	Name string `json:"name"`
 	// Type is the record type.
 	Type string `json:"type"`
@@ -225,7 +225,7 @@ type change struct {
 // parseBatch validates every change and expands replace into a delete and
 // adds.
 func parseBatch(zone string, defaultTTL uint32, batch []Change) ([]change, error) {
-	ve := &zonestore.ValidationError{}
+	ve := &zonemodel.ValidationError{}
 	if len(batch) == 0 {
 		ve.Add("changes", "must list at least one change")
 		return nil, ve
@@ -234,7 +234,7 @@ func parseBatch(zone string, defaultTTL uint32, batch []Change) ([]change, error
 	for i := range batch {
 		c := &batch[i]
 		field := fmt.Sprintf("changes[%d]", i)
-		if zonestore.IsSOAType(c.Type) {
+		if zonemodel.IsSOAType(c.Type) {
 			return nil, soaConflict(field)
 		}
 		switch c.Op {
@@ -245,7 +245,7 @@ func parseBatch(zone string, defaultTTL uint32, batch []Change) ([]change, error
 			if c.Op == OpRemove && c.TTL != nil {
 				ve.Add(field+".ttl", "is not used by remove")
 			}
-			rr := zonestore.ParseRecordInto(zone, defaultTTL, c.Name, c.Type, c.Value, c.TTL, c.Priority, field, "value", ve)
+			rr := zonemodel.ParseRecordInto(zone, defaultTTL, c.Name, c.Type, c.Value, c.TTL, c.Priority, field, "value", ve)
 			if rr != nil {
 				out = append(out, change{op: c.Op, name: rr.Header().Name, rrtype: rr.Header().Rrtype, rr: rr, field: field})
 			}
@@ -256,13 +256,13 @@ func parseBatch(zone string, defaultTTL uint32, batch []Change) ([]change, error
 			if len(c.Values) == 0 {
 				ve.Add(field+".values", "must list at least one value (use delete to remove the RRset)")
 			}
-			name, t := zonestore.ParseNameType(zone, c.Name, c.Type, field, ve)
+			name, t := zonemodel.ParseNameType(zone, c.Name, c.Type, field, ve)
 			if name == "" || t == 0 {
 				continue
 			}
 			out = append(out, change{op: OpDelete, name: name, rrtype: t, field: field})
 			for j, v := range c.Values {
-				rr := zonestore.ParseRecordInto(zone, defaultTTL, c.Name, c.Type, v, c.TTL, c.Priority, field, fmt.Sprintf("values[%d]", j), ve)
+				rr := zonemodel.ParseRecordInto(zone, defaultTTL, c.Name, c.Type, v, c.TTL, c.Priority, field, fmt.Sprintf("values[%d]", j), ve)
 				if rr != nil {
 					out = append(out, change{op: OpAdd, name: name, rrtype: t, rr: rr, field: field})
 				}
@@ -274,7 +274,7 @@ func parseBatch(zone string, defaultTTL uint32, batch []Change) ([]change, error
 			if c.TTL != nil || c.Priority != nil {
 				ve.Add(field, "delete takes no ttl or priority")
 			}
-			name, t := zonestore.ParseNameType(zone, c.Name, c.Type, field, ve)
+			name, t := zonemodel.ParseNameType(zone, c.Name, c.Type, field, ve)
 			if name != "" && t != 0 {
 				out = append(out, change{op: OpDelete, name: name, rrtype: t, field: field})
 			}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // nameData is the simulated data at one owner name, by type.
@@ -40,7 +40,7 @@ func (d nameData) otherTypes() []string {
 	var out []string
 	for t, rrs := range d {
 		if len(rrs) > 0 && t != dns.TypeCNAME && !coexistsWithCNAME[t] {
-			out = append(out, zonestore.TypeString(t))
+			out = append(out, zonemodel.TypeString(t))
 		}
 	}
 	sortStrings(out)
@@ -54,7 +54,7 @@ func (s *simulation) apply(c change) error {
 		if err := checkAdd(d, c.rr, c.field); err != nil {
 			return err
 		}
-		if mx, ok := c.rr.(*dns.MX); ok && zonestore.InZone(strings.ToLower(mx.Mx), s.snap.Zone+".") {
+		if mx, ok := c.rr.(*dns.MX); ok && zonemodel.InZone(strings.ToLower(mx.Mx), s.snap.Zone+".") {
 			t := s.at(strings.ToLower(mx.Mx))
 			if len(t[dns.TypeA])+len(t[dns.TypeAAAA]) == 0 {
 				return mxConflict(c.field, mx)

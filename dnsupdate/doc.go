@@ -1,6 +1,6 @@
 // Package dnsupdate changes and reads the records of zones that named
 // serves, over DNS: RFC 2136 UPDATE messages signed with TSIG, and AXFR
-// reads. It is the DNS half of the zone_api handler; package zonestore
+// reads. It is the DNS half of the zone_api handler; package zonemodel
 // holds the zone content (record parsing and validation) it builds on, and
 // the dependency goes that way only.
 //
@@ -22,7 +22,7 @@
 //     named's rcodes, ConflictError, PreconditionError, ErrRecordNotFound,
 //     ErrNoUpdateKey).
 //
-// Methods take domain types (zonestore.Record, Removal, Replacement,
+// Methods take domain types (zonemodel.Record, Removal, Replacement,
 // Change) and plain options, never an HTTP request; the types' JSON names
 // are those of the API's request bodies, which the handler decodes into
 // them, so each shape is written once. The package knows nothing of HTTP,

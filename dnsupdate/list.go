@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"strings"
 
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // ListOptions filters and pages a record listing.
@@ -27,7 +27,7 @@ func (u *Updater) List(ctx context.Context, zone string, opt ListOptions) (*Snap
 	if opt.Cursor != "" {
 		b, err := base64.RawURLEncoding.DecodeString(opt.Cursor)
 		if err != nil || len(b) == 0 {
-			return nil, nil, "", &zonestore.ValidationError{Problems: []zonestore.Problem{{Field: "cursor", Message: "is not a cursor this API returned"}}}
+			return nil, nil, "", &zonemodel.ValidationError{Problems: []zonemodel.Problem{{Field: "cursor", Message: "is not a cursor this API returned"}}}
 		}
 		after = string(b)
 	}

@@ -7,15 +7,15 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Add adds one record, given as a client writes it (owner relative to the
 // zone or absolute, data in master-file form; the zone's default TTL when
 // rec.TTL is nil). Adding a record that exists succeeds and changes no
 // record, as in BIND; the serial still moves (every write sets it).
-func (u *Updater) Add(ctx context.Context, zone string, rec zonestore.Record, opt WriteOptions) (*ChangeResult, error) {
-	if zonestore.IsSOAType(rec.Type) {
+func (u *Updater) Add(ctx context.Context, zone string, rec zonemodel.Record, opt WriteOptions) (*ChangeResult, error) {
+	if zonemodel.IsSOAType(rec.Type) {
 		return nil, soaConflict("type")
 	}
 	if !u.dns.CanUpdate() {
@@ -25,7 +25,7 @@ func (u *Updater) Add(ctx context.Context, zone string, rec zonestore.Record, op
 	if err != nil {
 		return nil, err
 	}
-	rr, err := zonestore.ParseRecord(zone, ttl, rec.Name, rec.Type, rec.Value, rec.TTL, rec.Priority, "", "value")
+	rr, err := zonemodel.ParseRecord(zone, ttl, rec.Name, rec.Type, rec.Value, rec.TTL, rec.Priority, "", "value")
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (u *Updater) explainRefused(ctx context.Context, zone string, rr dns.RR, fi
 		return &ConflictError{Field: field, Message: fmt.Sprintf("the %s RRset at %s already holds %d records and named refuses more (its max-records-per-type, 100 by default); remove some first, or raise the limit in named.conf", dns.TypeToString[h.Rrtype], h.Name, len(set))}
 	}
 	mx, ok := rr.(*dns.MX)
-	if !ok || !IsRcode(err, dns.RcodeRefused) || !zonestore.InZone(strings.ToLower(mx.Mx), zone+".") {
+	if !ok || !IsRcode(err, dns.RcodeRefused) || !zonemodel.InZone(strings.ToLower(mx.Mx), zone+".") {
 		return err
 	}
 	a, qerr := u.dns.Query(ctx, zone, mx.Mx, dns.TypeA)
@@ -110,7 +110,7 @@ func (u *Updater) explainAddConflict(ctx context.Context, zone string, rr dns.RR
 // RRset of Name and Type (Value nil). Its JSON form is the body of DELETE
 // /api/v1/zones/{name}/records (bindcar's, plus priority).
 type Removal struct {
-	// Name is the owner, as in zonestore.Record.
+	// Name is the owner, as in zonemodel.Record.
 	Name string `json:"name"`
 	// Type is the record type.
 	Type string `json:"type"`
@@ -125,7 +125,7 @@ type Removal struct {
 // Deleting what does not exist succeeds and changes no record, as in BIND;
 // the serial still moves (every write sets it).
 func (u *Updater) Remove(ctx context.Context, zone string, req Removal, opt WriteOptions) (*ChangeResult, error) {
-	if zonestore.IsSOAType(req.Type) {
+	if zonemodel.IsSOAType(req.Type) {
 		return nil, soaConflict("type")
 	}
 	if !u.dns.CanUpdate() {
@@ -136,8 +136,8 @@ func (u *Updater) Remove(ctx context.Context, zone string, req Removal, opt Writ
 	var name string
 	var t uint16
 	if req.Value == nil {
-		ve := &zonestore.ValidationError{}
-		name, t = zonestore.ParseNameType(zone, req.Name, req.Type, "", ve)
+		ve := &zonemodel.ValidationError{}
+		name, t = zonemodel.ParseNameType(zone, req.Name, req.Type, "", ve)
 		if req.Priority != nil {
 			ve.Add("priority", "is used only with value")
 		}
@@ -149,7 +149,7 @@ func (u *Updater) Remove(ctx context.Context, zone string, req Removal, opt Writ
 		}
 	} else {
 		var err error
-		rr, err = zonestore.ParseRecord(zone, 0, req.Name, req.Type, *req.Value, nil, req.Priority, "", "value")
+		rr, err = zonemodel.ParseRecord(zone, 0, req.Name, req.Type, *req.Value, nil, req.Priority, "", "value")
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +192,7 @@ func (u *Updater) Remove(ctx context.Context, zone string, req Removal, opt Writ
 // Name and Type holding CurrentValue becomes one holding NewValue. Its JSON
 // form is the body of PUT /api/v1/zones/{name}/records.
 type Replacement struct {
-	// Name is the owner, as in zonestore.Record.
+	// Name is the owner, as in zonemodel.Record.
 	Name string `json:"name"`
 	// Type is the record type.
 	Type string `json:"type"`
@@ -210,7 +210,7 @@ type Replacement struct {
 // prerequisite is the RRset as read, holding the current value: it fails
 // with ErrRecordNotFound when the current value does not exist.
 func (u *Updater) Replace(ctx context.Context, zone string, req Replacement, opt WriteOptions) (*ChangeResult, error) {
-	if zonestore.IsSOAType(req.Type) {
+	if zonemodel.IsSOAType(req.Type) {
 		return nil, soaConflict("type")
 	}
 	if !u.dns.CanUpdate() {
@@ -220,9 +220,9 @@ func (u *Updater) Replace(ctx context.Context, zone string, req Replacement, opt
 	if err != nil {
 		return nil, err
 	}
-	ve := &zonestore.ValidationError{}
-	cur := zonestore.ParseRecordInto(zone, ttl, req.Name, req.Type, req.CurrentValue, nil, req.Priority, "", "currentValue", ve)
-	next := zonestore.ParseRecordInto(zone, ttl, req.Name, req.Type, req.NewValue, req.TTL, req.Priority, "", "newValue", ve)
+	ve := &zonemodel.ValidationError{}
+	cur := zonemodel.ParseRecordInto(zone, ttl, req.Name, req.Type, req.CurrentValue, nil, req.Priority, "", "currentValue", ve)
+	next := zonemodel.ParseRecordInto(zone, ttl, req.Name, req.Type, req.NewValue, req.TTL, req.Priority, "", "newValue", ve)
 	if len(ve.Problems) > 0 {
 		return nil, ve
 	}

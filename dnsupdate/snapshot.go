@@ -8,7 +8,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Snapshot is a zone's content as read by one AXFR: immutable, shared by
@@ -74,10 +74,10 @@ func (s *Snapshot) RRsets() []RRset {
 			if !ok {
 				i = len(s.sets)
 				idx[k] = i
-				s.sets = append(s.sets, RRset{Name: h.Name, Type: zonestore.TypeString(h.Rrtype), TTL: h.Ttl,
+				s.sets = append(s.sets, RRset{Name: h.Name, Type: zonemodel.TypeString(h.Rrtype), TTL: h.Ttl,
 					rrtype: h.Rrtype, key: canonicalKey(h.Name, h.Rrtype)})
 			}
-			s.sets[i].Values = append(s.sets[i].Values, zonestore.RDataText(rr))
+			s.sets[i].Values = append(s.sets[i].Values, zonemodel.RDataText(rr))
 		}
 		sort.Slice(s.sets, func(a, b int) bool { return s.sets[a].key < s.sets[b].key })
 	})

@@ -9,7 +9,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // maxUpdateSize is the largest UPDATE message sent: the TCP message limit
@@ -145,7 +145,7 @@ func (u *Updater) send(ctx context.Context, zone string, m *dns.Msg) error {
 		return ErrNoUpdateKey
 	}
 	if n := m.Len(); n > maxUpdateSize {
-		return &zonestore.ValidationError{Problems: []zonestore.Problem{{Field: "changes", Message: fmt.Sprintf(
+		return &zonemodel.ValidationError{Problems: []zonemodel.Problem{{Field: "changes", Message: fmt.Sprintf(
 			"the changes make an UPDATE message of %d bytes, over the %d-byte limit of one DNS message: split them into several batches", n, maxUpdateSize)}}}
 	}
 	return u.dns.Update(ctx, zone, m)

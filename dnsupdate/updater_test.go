@@ -15,7 +15,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // startUpdater starts named with one dynamic zone (allow-update for the
@@ -49,7 +49,7 @@ func rdatas(rrs []dns.RR, t uint16) []string {
 	var out []string
 	for _, rr := range rrs {
 		if rr.Header().Rrtype == t {
-			out = append(out, zonestore.RDataText(rr))
+			out = append(out, zonemodel.RDataText(rr))
 		}
 	}
 	slices.Sort(out)
@@ -65,7 +65,7 @@ func TestUpdaterAgainstNamed(t *testing.T) {
 	ctx := context.Background()
 	c := u.Client()
 
-	res, err := u.Add(ctx, zone, zonestore.Record{Name: "txt", Type: "TXT", Value: "v=spf1 mx -all"}, WriteOptions{})
+	res, err := u.Add(ctx, zone, zonemodel.Record{Name: "txt", Type: "TXT", Value: "v=spf1 mx -all"}, WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,19 +78,19 @@ func TestUpdaterAgainstNamed(t *testing.T) {
 	}
 
 	// CNAME rules.
-	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "www", Type: "CNAME", Value: "txt"}, WriteOptions{}); !isConflict(err) {
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "www", Type: "CNAME", Value: "txt"}, WriteOptions{}); !isConflict(err) {
 		t.Fatalf("CNAME beside A: %v", err)
 	}
-	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "alias", Type: "CNAME", Value: "www"}, WriteOptions{}); err != nil {
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "alias", Type: "CNAME", Value: "www"}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "alias", Type: "CNAME", Value: "www"}, WriteOptions{}); err != nil {
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "alias", Type: "CNAME", Value: "www"}, WriteOptions{}); err != nil {
 		t.Fatalf("same CNAME again: %v", err)
 	}
-	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "alias", Type: "CNAME", Value: "txt"}, WriteOptions{}); !isConflict(err) {
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "alias", Type: "CNAME", Value: "txt"}, WriteOptions{}); !isConflict(err) {
 		t.Fatalf("second CNAME: %v", err)
 	}
-	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "alias", Type: "A", Value: "192.0.2.9"}, WriteOptions{}); !isConflict(err) {
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "alias", Type: "A", Value: "192.0.2.9"}, WriteOptions{}); !isConflict(err) {
 		t.Fatalf("A beside CNAME: %v", err)
 	}
 
@@ -99,7 +99,7 @@ func TestUpdaterAgainstNamed(t *testing.T) {
 	if !errors.Is(err, ErrRecordNotFound) {
 		t.Fatalf("replace missing: %v", err)
 	}
-	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "www", Type: "A", Value: "192.0.2.3"}, WriteOptions{}); err != nil {
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "www", Type: "A", Value: "192.0.2.3"}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err = u.Replace(ctx, zone, Replacement{Name: "www.upd.test", Type: "A", CurrentValue: "192.0.2.1", NewValue: "192.0.2.2", TTL: u32p(60)}, WriteOptions{}); err != nil {
@@ -224,7 +224,7 @@ func TestAddBeyondMaxRecordsPerType(t *testing.T) {
 	if _, err := u.Batch(ctx, zone, batch, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := u.Add(ctx, zone, zonestore.Record{Name: "_acme-challenge", Type: "TXT", Value: "token-100"}, WriteOptions{})
+	_, err := u.Add(ctx, zone, zonemodel.Record{Name: "_acme-challenge", Type: "TXT", Value: "token-100"}, WriteOptions{})
 	var ce *ConflictError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Message, "max-records-per-type") || !strings.Contains(ce.Message, "100 records") {
 		t.Fatalf("101st record: %v", err)

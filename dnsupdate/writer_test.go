@@ -13,7 +13,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // addWrite is the write Add makes for an A record at name.
@@ -82,7 +82,7 @@ func TestWriterMergesAndIsolates(t *testing.T) {
 	const zone = "grp.test"
 	_, u := startUpdater(t, zone)
 	ctx := context.Background()
-	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "alias", Type: "CNAME", Value: "target"}, WriteOptions{}); err != nil {
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "alias", Type: "CNAME", Value: "target"}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	zw := u.writer(zone)
@@ -138,7 +138,7 @@ func TestWriterConcurrentAdds(t *testing.T) {
 			defer wg.Done()
 			for i := range each {
 				k := g*each + i
-				results[k], errs[k] = u.Add(ctx, zone, zonestore.Record{Name: fmt.Sprintf("c%d", k), Type: "A", Value: "192.0.2.9"}, WriteOptions{})
+				results[k], errs[k] = u.Add(ctx, zone, zonemodel.Record{Name: fmt.Sprintf("c%d", k), Type: "A", Value: "192.0.2.9"}, WriteOptions{})
 			}
 		}()
 	}
@@ -177,7 +177,7 @@ func TestWriterFollowsOtherWriters(t *testing.T) {
 	const zone = "other.test"
 	ns, u := startUpdater(t, zone)
 	ctx := context.Background()
-	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "a", Type: "A", Value: "192.0.2.1"}, WriteOptions{}); err != nil {
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "a", Type: "A", Value: "192.0.2.1"}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	c2, err := NewClient(ns.DNSAddr, &TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 2*time.Second)
@@ -187,19 +187,19 @@ func TestWriterFollowsOtherWriters(t *testing.T) {
 	defer c2.Close()
 	other := NewUpdater(c2)
 	for i := range 3 {
-		if _, err := other.Add(ctx, zone, zonestore.Record{Name: fmt.Sprintf("o%d", i), Type: "A", Value: "192.0.2.2"}, WriteOptions{}); err != nil {
+		if _, err := other.Add(ctx, zone, zonemodel.Record{Name: fmt.Sprintf("o%d", i), Type: "A", Value: "192.0.2.2"}, WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	moved := servedSerial(t, u, zone)
-	res, err := u.Add(ctx, zone, zonestore.Record{Name: "b", Type: "A", Value: "192.0.2.1"}, WriteOptions{})
+	res, err := u.Add(ctx, zone, zonemodel.Record{Name: "b", Type: "A", Value: "192.0.2.1"}, WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.OldSerial != moved || res.Serial != moved+1 || servedSerial(t, u, zone) != res.Serial {
 		t.Fatalf("serials %d -> %d after the zone moved to %d", res.OldSerial, res.Serial, moved)
 	}
-	again, err := u.Add(ctx, zone, zonestore.Record{Name: "b", Type: "A", Value: "192.0.2.1"}, WriteOptions{})
+	again, err := u.Add(ctx, zone, zonemodel.Record{Name: "b", Type: "A", Value: "192.0.2.1"}, WriteOptions{})
 	if err != nil || again.Serial != res.Serial+1 || servedSerial(t, u, zone) != again.Serial {
 		t.Fatalf("repeated add: %+v %v", again, err)
 	}
@@ -214,7 +214,7 @@ func TestWriterDropsCancelledWrites(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := u.Add(ctx, zone, zonestore.Record{Name: "gone", Type: "A", Value: "192.0.2.1"}, WriteOptions{})
+		_, err := u.Add(ctx, zone, zonemodel.Record{Name: "gone", Type: "A", Value: "192.0.2.1"}, WriteOptions{})
 		done <- err
 	}()
 	waitQueued(t, zw, 1)
@@ -255,7 +255,7 @@ func TestWriterInlineSigned(t *testing.T) {
 	// Once the signed version serves a change, its serial has moved on
 	// from the unsigned one's.
 	for i := range 3 {
-		res, err := u.Add(ctx, zone, zonestore.Record{Name: fmt.Sprintf("s%d", i), Type: "A", Value: "192.0.2.3"}, WriteOptions{})
+		res, err := u.Add(ctx, zone, zonemodel.Record{Name: fmt.Sprintf("s%d", i), Type: "A", Value: "192.0.2.3"}, WriteOptions{})
 		if err != nil {
 			t.Fatalf("add %d: %v", i, err)
 		}
@@ -278,7 +278,7 @@ func TestWriterInlineSigned(t *testing.T) {
 	zw.unpinnedUntil = time.Now().Add(time.Hour) // whichever way it went, write unpinned now
 	zw.mu.Unlock()
 	t.Logf("pinning given up by itself: %v (named's signed serial may or may not equal the unsigned one)", unpinned)
-	res, err := u.Add(ctx, zone, zonestore.Record{Name: "u", Type: "A", Value: "192.0.2.4"}, WriteOptions{})
+	res, err := u.Add(ctx, zone, zonemodel.Record{Name: "u", Type: "A", Value: "192.0.2.4"}, WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,14 +328,14 @@ func TestWriterSerialMethod(t *testing.T) {
 	_, u := startUpdater(t, zone)
 	ctx := context.Background()
 	before := time.Now()
-	res, err := u.Add(ctx, zone, zonestore.Record{Name: "d", Type: "A", Value: "192.0.2.1"}, WriteOptions{SerialMethod: SerialDate})
+	res, err := u.Add(ctx, zone, zonemodel.Record{Name: "d", Type: "A", Value: "192.0.2.1"}, WriteOptions{SerialMethod: SerialDate})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := SerialDate.Next(1, before); res.Serial != want && res.Serial != SerialDate.Next(1, time.Now()) || servedSerial(t, u, zone) != res.Serial {
 		t.Fatalf("date method: serial %d, want %d", res.Serial, want)
 	}
-	res, err = u.Add(ctx, zone, zonestore.Record{Name: "e", Type: "A", Value: "192.0.2.1"}, WriteOptions{SerialMethod: SerialDate})
+	res, err = u.Add(ctx, zone, zonemodel.Record{Name: "e", Type: "A", Value: "192.0.2.1"}, WriteOptions{SerialMethod: SerialDate})
 	if err != nil || res.Serial != res.OldSerial+1 || servedSerial(t, u, zone) != res.Serial {
 		t.Fatalf("second change of the day: %+v %v", res, err)
 	}
@@ -347,7 +347,7 @@ func TestWriterSurvivesPanic(t *testing.T) {
 	const zone = "panic.test"
 	_, u := startUpdater(t, zone)
 	ctx := context.Background()
-	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "before", Type: "A", Value: "192.0.2.1"}, WriteOptions{}); err != nil {
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "before", Type: "A", Value: "192.0.2.1"}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	zw := holdLead(u, zone)
@@ -360,7 +360,7 @@ func TestWriterSurvivesPanic(t *testing.T) {
 					errs <- fmt.Errorf("panic: %v", p)
 				}
 			}()
-			_, err := u.Add(ctx, zone, zonestore.Record{Name: name, Type: "CNAME", Value: "x"}, WriteOptions{}) // CNAMEs: sent one by one
+			_, err := u.Add(ctx, zone, zonemodel.Record{Name: name, Type: "CNAME", Value: "x"}, WriteOptions{}) // CNAMEs: sent one by one
 			errs <- err
 		}()
 		waitQueued(t, zw, i+1)
@@ -425,7 +425,7 @@ func TestWriterPromotedButGone(t *testing.T) {
 	for i, c := range []context.Context{ctx, context.Background()} {
 		errs[i] = make(chan error, 1)
 		go func() {
-			_, err := u.Add(c, zone, zonestore.Record{Name: fmt.Sprintf("w%d", i), Type: "A", Value: "192.0.2.1"}, WriteOptions{})
+			_, err := u.Add(c, zone, zonemodel.Record{Name: fmt.Sprintf("w%d", i), Type: "A", Value: "192.0.2.1"}, WriteOptions{})
 			errs[i] <- err
 		}()
 		waitQueued(t, zw, i+1)
@@ -457,7 +457,7 @@ func TestWriterUpdatePolicy(t *testing.T) {
 	ctx := context.Background()
 	for i := range 2 {
 		before := servedSerial(t, u, zone)
-		res, err := u.Add(ctx, zone, zonestore.Record{Name: fmt.Sprintf("p%d", i), Type: "A", Value: "192.0.2.6"}, WriteOptions{})
+		res, err := u.Add(ctx, zone, zonemodel.Record{Name: fmt.Sprintf("p%d", i), Type: "A", Value: "192.0.2.6"}, WriteOptions{})
 		if err != nil {
 			t.Fatalf("add %d: %v", i, err)
 		}
@@ -465,7 +465,7 @@ func TestWriterUpdatePolicy(t *testing.T) {
 			t.Fatalf("add %d: serials %d -> %d, zone was at %d", i, res.OldSerial, res.Serial, before)
 		}
 	}
-	if _, err := u.Add(ctx, zone, zonestore.Record{Name: "p", Type: "MX", Value: "10 p0"}, WriteOptions{}); !IsRcode(err, dns.RcodeRefused) {
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "p", Type: "MX", Value: "10 p0"}, WriteOptions{}); !IsRcode(err, dns.RcodeRefused) {
 		t.Fatalf("a type the policy does not grant: %v", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // BenchmarkZoneCreate compares, in one run against one named, creating a
@@ -113,12 +113,12 @@ func BenchmarkZoneScale(b *testing.B) {
 // createWithRNDCProgram is the baseline: render the same zone, write it,
 // run `rndc addzone`.
 func createWithRNDCProgram(b testing.TB, dir string, rndcProg func(...string) (string, error), name string) {
-	var req zonestore.CreateZoneRequest
+	var req zonemodel.CreateZoneRequest
 	req.ZoneName = name
 	req.ZoneType = "primary"
-	req.ZoneConfig = &zonestore.ZoneConfig{
+	req.ZoneConfig = &zonemodel.ZoneConfig{
 		TTL:           3600,
-		SOA:           &zonestore.SOA{PrimaryNS: "ns1." + name + ".", AdminEmail: "hostmaster." + name + "."},
+		SOA:           &zonemodel.SOA{PrimaryNS: "ns1." + name + ".", AdminEmail: "hostmaster." + name + "."},
 		NameServers:   []string{"ns1." + name + ".", "ns2." + name + "."},
 		NameServerIPs: map[string]string{"ns1." + name + ".": "192.0.2.53", "ns2." + name + ".": "2001:db8::53"},
 	}

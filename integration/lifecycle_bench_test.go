@@ -10,6 +10,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonelife"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -39,7 +40,7 @@ func BenchmarkCreateIntent(b *testing.B) {
 	defer rc.Close()
 	life := &zonelife.Lifecycle{Store: store, Control: rc, UpdateKey: ns.TSIGKeyName, SendWithin: 10 * time.Second, Expiry: rc.Expiry}
 	ctx := context.Background()
-	zone := func(name string) *zonestore.Zone {
+	zone := func(name string) *zonemodel.Zone {
 		req := createRequest(name)
 		z, err := req.Normalize(time.Now())
 		if err != nil {
@@ -113,14 +114,14 @@ func BenchmarkCreateIntent(b *testing.B) {
 }
 
 // createRequest is zoneBody as a request struct.
-func createRequest(zone string) *zonestore.CreateZoneRequest {
+func createRequest(zone string) *zonemodel.CreateZoneRequest {
 	serial := uint32(2026112501)
 	ttl := uint32(300)
-	return &zonestore.CreateZoneRequest{ZoneName: zone, ZoneType: "primary", ZoneConfig: &zonestore.ZoneConfig{
+	return &zonemodel.CreateZoneRequest{ZoneName: zone, ZoneType: "primary", ZoneConfig: &zonemodel.ZoneConfig{
 		TTL:           3600,
-		SOA:           &zonestore.SOA{PrimaryNS: "ns1." + zone + ".", AdminEmail: "hostmaster." + zone + ".", Serial: &serial},
+		SOA:           &zonemodel.SOA{PrimaryNS: "ns1." + zone + ".", AdminEmail: "hostmaster." + zone + ".", Serial: &serial},
 		NameServers:   []string{"ns1." + zone + ".", "ns2." + zone + "."},
 		NameServerIPs: map[string]string{"ns1." + zone + ".": "192.0.2.53", "ns2." + zone + ".": "2001:db8::53"},
-		Records:       []zonestore.Record{{Name: "www", Type: "A", Value: "192.0.2.80", TTL: &ttl}},
+		Records:       []zonemodel.Record{{Name: "www", Type: "A", Value: "192.0.2.80", TTL: &ttl}},
 	}}
 }

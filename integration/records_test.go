@@ -15,7 +15,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // tcpAnswers asks named over TCP and returns the rdata of the records of
@@ -32,7 +32,7 @@ func tcpAnswers(t testing.TB, ns *testbind.Server, name string, qtype uint16) []
 	var out []string
 	for _, rr := range append(in.Answer, in.Ns...) {
 		if rr.Header().Rrtype == qtype && strings.EqualFold(rr.Header().Name, dns.Fqdn(name)) {
-			out = append(out, zonestore.RDataText(rr))
+			out = append(out, zonemodel.RDataText(rr))
 		}
 	}
 	slices.Sort(out)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -183,7 +184,7 @@ func routeAction(method, template string) auth.Action {
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, method, template, name string) bool {
 	zone := ""
 	if strings.Contains(template, "{name}") {
-		if z, err := zonestore.NormalizeZoneName(name); err == nil {
+		if z, err := zonemodel.NormalizeZoneName(name); err == nil {
 			zone = z
 			authOf(r).zone = z
 		}
@@ -232,7 +233,7 @@ func (h *Handler) allowRecords(w http.ResponseWriter, r *http.Request, zone stri
 		return h.forbid(w, r, &auth.Denied{Message: st.id.ID + " may not make this change: its scope limits record names or types"})
 	}
 	for _, c := range recs {
-		fqdn, err := zonestore.NormalizeRecordName(c.name, zone)
+		fqdn, err := zonemodel.NormalizeRecordName(c.name, zone)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "%sinvalid record name %q: %v", fieldPrefix(c.field), c.name, err)
 			return false

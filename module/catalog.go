@@ -16,6 +16,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/catalog"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonelife"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -69,7 +70,7 @@ func (h *Handler) provisionCatalog() error {
 	if zone == "" && strings.Contains(c.Zone, "{") {
 		return nil // a placeholder that expands to nothing: no catalog
 	}
-	name, err := zonestore.NormalizeZoneName(zone)
+	name, err := zonemodel.NormalizeZoneName(zone)
 	if err != nil {
 		return fmt.Errorf("catalog zone: %v", err)
 	}

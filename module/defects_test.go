@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Tests of defect 8 of issue 10; each failed on the code before the fix.
@@ -41,7 +41,7 @@ func TestDuplicateKeys(t *testing.T) {
 		}
 		req = httptest.NewRequest("POST", "/api/v1/zones", strings.NewReader(body))
 		w = httptest.NewRecorder()
-		var v zonestore.CreateZoneRequest
+		var v zonemodel.CreateZoneRequest
 		if decodeBody(w, req, &v) || w.Code != 400 || !strings.Contains(w.Body.String(), "duplicate key") {
 			t.Errorf("decodeBody(%s): %d %s", body, w.Code, w.Body)
 		}
@@ -131,11 +131,11 @@ func countKeys(t *testing.T, s string, unique bool) int {
 // TestNonASCIIInMessages: a name quoting a non-ASCII character names that
 // character, not the Latin-1 reading of its first byte ("xé" showed 'Ã').
 func TestNonASCIIInMessages(t *testing.T) {
-	_, err := zonestore.NormalizeZoneName("xé.example")
+	_, err := zonemodel.NormalizeZoneName("xé.example")
 	if err == nil || strings.Contains(err.Error(), "Ã") || !strings.Contains(err.Error(), "'é'") {
 		t.Errorf("error %v", err)
 	}
-	_, err = zonestore.NormalizeZoneName("x\xff.example")
+	_, err = zonemodel.NormalizeZoneName("x\xff.example")
 	if err == nil || !strings.Contains(err.Error(), "byte 0xff") {
 		t.Errorf("error %v", err)
 	}

@@ -17,13 +17,14 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonelife"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // This file is the one place where errors become HTTP answers; handlers
 // decode, call, and hand a failure to one of these. The statuses:
 //
-//	400 Bad Request        invalid input (zonestore.ValidationError, zonelife.ErrInvalid);
+//	400 Bad Request        invalid input (zonemodel.ValidationError, zonelife.ErrInvalid);
 //	                       record changes the zone cannot take (no update key,
 //	                       a secondary zone, no allow-update for the key, NOTZONE)
 //	404 Not Found          a zone named or the index does not know
@@ -179,7 +180,7 @@ func noKeyMessage(b *backend) string {
 // allow-update for the module's key 400.
 func (h *Handler) recordFailed(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, err error) {
 	var (
-		ve *zonestore.ValidationError
+		ve *zonemodel.ValidationError
 		ce *dnsupdate.ConflictError
 		pe *dnsupdate.PreconditionError
 		se *dnsupdate.ServerError

@@ -14,7 +14,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // recordBody is the answer of the single-record endpoints: bindcar's
@@ -48,7 +48,7 @@ func stored(rr dns.RR) *storedRecord {
 	if t == "" {
 		t = "TYPE" + strconv.Itoa(int(h.Rrtype))
 	}
-	return &storedRecord{Name: h.Name, Type: t, TTL: h.Ttl, Value: zonestore.RDataText(rr)}
+	return &storedRecord{Name: h.Name, Type: t, TTL: h.Ttl, Value: zonemodel.RDataText(rr)}
 }
 
 // batchBody is the answer of PATCH /zones/{name}/records.
@@ -254,14 +254,14 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 		opt.Limit = n
 	}
 	if v := q.Get("name"); v != "" {
-		n, err := zonestore.NormalizeRecordName(v, zone)
+		n, err := zonemodel.NormalizeRecordName(v, zone)
 		if err != nil {
 			problems = append(problems, "name: "+err.Error())
 		}
 		opt.Name = n
 	}
 	if v := q.Get("type"); v != "" {
-		t, err := zonestore.ParseRecordType(v)
+		t, err := zonemodel.ParseRecordType(v)
 		if err != nil && !strings.EqualFold(v, "SOA") {
 			problems = append(problems, "type: "+err.Error())
 		}

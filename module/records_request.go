@@ -2,7 +2,7 @@ package module
 
 import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Request bodies of the record endpoints. Each shape is written once: the
@@ -11,7 +11,7 @@ import (
 // against the served specification.
 type (
 	// addRecordRequest is the body of POST /api/v1/zones/{name}/records.
-	addRecordRequest = zonestore.Record
+	addRecordRequest = zonemodel.Record
 	// removeRecordRequest is the body of DELETE /api/v1/zones/{name}/records.
 	removeRecordRequest = dnsupdate.Removal
 	// updateRecordRequest is the body of PUT /api/v1/zones/{name}/records.

@@ -9,7 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/zoneapi/caddy-zoneapi/internal/specdrift"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // TestRequestBodiesMatchSpec: each request body the handlers decode has
@@ -29,8 +29,8 @@ func TestRequestBodiesMatchSpec(t *testing.T) {
 		nested       map[string]any // property path -> struct of that object (or of its items)
 	}
 	for _, c := range []check{
-		{"POST", "/zones", zonestore.CreateZoneRequest{}, map[string]any{
-			"zoneConfig": zonestore.ZoneConfig{}, "zoneConfig.records": zonestore.Record{},
+		{"POST", "/zones", zonemodel.CreateZoneRequest{}, map[string]any{
+			"zoneConfig": zonemodel.ZoneConfig{}, "zoneConfig.records": zonemodel.Record{},
 		}},
 		{"POST", "/zones/{name}/records", addRecordRequest{}, nil},
 		{"DELETE", "/zones/{name}/records", removeRecordRequest{}, nil},

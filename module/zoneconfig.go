@@ -12,7 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // ModifyZoneRequest is the body of PATCH /api/v1/zones/{name}: bindcar's
@@ -256,9 +256,9 @@ type aclChange struct {
 
 // validate checks the request; every problem is listed.
 func (req *ModifyZoneRequest) validate() (*zoneChange, error) {
-	ve := &zonestore.ValidationError{}
+	ve := &zonemodel.ValidationError{}
 	add := func(field, format string, args ...any) {
-		ve.Problems = append(ve.Problems, zonestore.Problem{Field: field, Message: fmt.Sprintf(format, args...)})
+		ve.Problems = append(ve.Problems, zonemodel.Problem{Field: field, Message: fmt.Sprintf(format, args...)})
 	}
 	if req.AlsoNotify == nil && req.AllowTransfer == nil && req.AllowUpdate == nil && req.Primaries == nil &&
 		req.DNSSECPolicy == nil && req.InlineSigning == nil {

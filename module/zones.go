@@ -14,6 +14,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonelife"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -74,7 +75,7 @@ func infoFromStatus(st *rndc.ZoneStatus, managed bool) *zoneInfo {
 // zoneName validates the {name} path parameter, answering 400 when it is
 // not a valid zone name.
 func zoneName(w http.ResponseWriter, p params) (string, bool) {
-	name, err := zonestore.NormalizeZoneName(p.name)
+	name, err := zonemodel.NormalizeZoneName(p.name)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid zone name %q: %v", p.name, err)
 		return "", false
@@ -101,7 +102,7 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 	if !h.checkBody(w, r, "/api/v1/zones") {
 		return
 	}
-	var req zonestore.CreateZoneRequest
+	var req zonemodel.CreateZoneRequest
 	if !decodeBody(w, r, &req) {
 		return
 	}
@@ -123,7 +124,7 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 		return
 	}
 	info := &zoneInfo{Name: zone.Name, ZoneType: zone.Type, FilePath: res.File}
-	if zone.Type == zonestore.TypePrimary && !res.Existed {
+	if zone.Type == zonemodel.TypePrimary && !res.Existed {
 		s := zone.Serial
 		info.Serial = &s
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // The changetypes of an RRset in a PATCH (PowerDNS 5.0 added EXTEND and
@@ -130,7 +130,7 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 		if typ == "SOA" {
 			return nil, inputErr("RRset %s: the SOA record is maintained by BIND, which sets its serial on every change; it cannot be replaced or deleted through the API", label)
 		}
-		if _, err := zonestore.ParseRecordType(typ); err != nil {
+		if _, err := zonemodel.ParseRecordType(typ); err != nil {
 			if strings.Contains(err.Error(), "not a known record type") {
 				return nil, inputErr("RRset %s: unknown type given", label)
 			}

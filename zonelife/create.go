@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -35,7 +36,7 @@ func keyDirClause(dir string) string {
 
 // Create creates the zone z: see the package comment. fp is the request's
 // Fingerprint ("" when not known: a retry then answers ErrExists).
-func (l *Lifecycle) Create(ctx context.Context, z *zonestore.Zone, fp string) (*Created, error) {
+func (l *Lifecycle) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Created, error) {
 	name := z.Name
 	unlock, err := l.lock(ctx, name)
 	if err != nil {
@@ -75,7 +76,7 @@ func (l *Lifecycle) Create(ctx context.Context, z *zonestore.Zone, fp string) (*
 	go func() { begun <- l.Store.Begin(in) }()
 	var fileErr error
 	wrote := false
-	if z.Type == zonestore.TypePrimary {
+	if z.Type == zonemodel.TypePrimary {
 		fileErr = l.createFile(cctx, name, data)
 		wrote = fileErr == nil
 	} else if _, err := os.Lstat(path); err == nil {
@@ -113,8 +114,8 @@ func (l *Lifecycle) Create(ctx context.Context, z *zonestore.Zone, fp string) (*
 
 // render returns the zone's file (primary zones only) and the
 // configuration addzone is given for it; signed zones get a key-directory.
-func (l *Lifecycle) render(z *zonestore.Zone, path string) (data []byte, cfg string, err error) {
-	if z.Type == zonestore.TypePrimary {
+func (l *Lifecycle) render(z *zonemodel.Zone, path string) (data []byte, cfg string, err error) {
+	if z.Type == zonemodel.TypePrimary {
 		if data, err = z.RenderFile(); err != nil {
 			return nil, "", newErr(ErrInvalid, z.Name, "", "rendering zone "+z.Name, err)
 		}
@@ -131,7 +132,7 @@ func (l *Lifecycle) render(z *zonestore.Zone, path string) (data []byte, cfg str
 // answer. When named refused the zone or has another zone of that name,
 // the file written for it is removed (unless named uses it) and the
 // intent abandoned; when named did not answer, both stay for settling.
-func (l *Lifecycle) addZone(ctx context.Context, z *zonestore.Zone, path, cfg string) (string, error) {
+func (l *Lifecycle) addZone(ctx context.Context, z *zonemodel.Zone, path, cfg string) (string, error) {
 	name := z.Name
 	text, err := l.Control.AddZone(ctx, name, cfg)
 	switch {
@@ -145,7 +146,7 @@ func (l *Lifecycle) addZone(ctx context.Context, z *zonestore.Zone, path, cfg st
 		if zc, serr := l.Control.ShowZoneConfig(ctx, name); serr == nil && fileOf(zc) == path {
 			return "", nil
 		}
-		if z.Type == zonestore.TypePrimary {
+		if z.Type == zonemodel.TypePrimary {
 			l.removeIfUnused(ctx, name, path)
 		}
 		l.abandon(name)
@@ -153,7 +154,7 @@ func (l *Lifecycle) addZone(ctx context.Context, z *zonestore.Zone, path, cfg st
 	default:
 		// named refused it, or it was never sent: named does not use the
 		// file written above.
-		if z.Type == zonestore.TypePrimary {
+		if z.Type == zonemodel.TypePrimary {
 			removeFile(path)
 		}
 		l.abandon(name)

@@ -35,6 +35,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -92,7 +93,7 @@ type Lifecycle struct {
 	// Hook, if set, runs in create and delete (see Hook).
 	Hook Hook
 	// UpdateKey is the key zones accept dynamic updates from unless the
-	// request names one (see zonestore.Zone.BINDConfig).
+	// request names one (see zonemodel.Zone.BINDConfig).
 	UpdateKey string
 	// SendWithin bounds the time from recording an intent to sending its
 	// control command; the command is not sent later. Default 10 s.
@@ -154,7 +155,7 @@ func (l *Lifecycle) commandContext(ctx context.Context, in zonestore.Intent) (co
 
 // Fingerprint identifies a create request: the same body sent again has
 // the same fingerprint, so a retry finds the zone it made.
-func Fingerprint(req *zonestore.CreateZoneRequest) string {
+func Fingerprint(req *zonemodel.CreateZoneRequest) string {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return ""

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -170,10 +171,10 @@ func newRig(t *testing.T) *rig {
 
 var testNow = time.Date(2026, 11, 26, 4, 0, 0, 0, time.UTC)
 
-func zoneReq(name string) *zonestore.CreateZoneRequest {
+func zoneReq(name string) *zonemodel.CreateZoneRequest {
 	serial := uint32(2026112601)
-	return &zonestore.CreateZoneRequest{ZoneName: name, ZoneType: "primary", ZoneConfig: &zonestore.ZoneConfig{
-		TTL: 300, SOA: &zonestore.SOA{PrimaryNS: "ns1." + name + ".", AdminEmail: "admin@" + name, Serial: &serial},
+	return &zonemodel.CreateZoneRequest{ZoneName: name, ZoneType: "primary", ZoneConfig: &zonemodel.ZoneConfig{
+		TTL: 300, SOA: &zonemodel.SOA{PrimaryNS: "ns1." + name + ".", AdminEmail: "admin@" + name, Serial: &serial},
 		NameServers: []string{"ns1." + name + "."}, NameServerIPs: map[string]string{"ns1." + name + ".": "192.0.2.1"},
 	}}
 }

@@ -16,13 +16,15 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Entry is one managed zone in the index.
 type Entry struct {
 	// Name is the canonical zone name.
 	Name string `json:"name"`
-	// Type is the zone's type, TypePrimary or TypeSecondary.
+	// Type is the zone's type, zonemodel.TypePrimary or zonemodel.TypeSecondary.
 	Type string `json:"type"`
 	// Created is when the zone was created.
 	Created time.Time `json:"created"`
@@ -300,7 +302,7 @@ func (s *Store) Put(e Entry) error {
 	if err := checkZone(e.Name); err != nil {
 		return fmt.Errorf("indexing zone: %w", err)
 	}
-	if msg := checkIdentifier(e.Type); msg != "" {
+	if msg := zonemodel.CheckIdentifier(e.Type); msg != "" {
 		return fmt.Errorf("indexing zone %s: type %s", e.Name, msg)
 	}
 	if e.Created.IsZero() {

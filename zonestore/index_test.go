@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 func zname(i int) string { return fmt.Sprintf("zone%05d.example", i) }
@@ -19,19 +21,19 @@ func TestIndexBasics(t *testing.T) {
 	}
 	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for i := range 10 {
-		typ := TypePrimary
+		typ := zonemodel.TypePrimary
 		if i%3 == 0 {
-			typ = TypeSecondary
+			typ = zonemodel.TypeSecondary
 		}
 		if err := s.Put(Entry{Name: zname(9 - i), Type: typ, Created: created}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	e, ok, err := s.Get(zname(0))
-	if !ok || err != nil || e.Type != TypeSecondary || !e.Created.Equal(created) {
+	if !ok || err != nil || e.Type != zonemodel.TypeSecondary || !e.Created.Equal(created) {
 		t.Fatalf("Get = %+v %v %v", e, ok, err)
 	}
-	if c := s.Counts(); c[TypePrimary] != 6 || c[TypeSecondary] != 4 {
+	if c := s.Counts(); c[zonemodel.TypePrimary] != 6 || c[zonemodel.TypeSecondary] != 4 {
 		t.Errorf("Counts = %v", c)
 	}
 
@@ -66,11 +68,11 @@ func TestIndexBasics(t *testing.T) {
 		t.Errorf("exact last page: next = %q", next)
 	}
 	// Type filter: secondaries are 9-i for i in {0,3,6,9} = 9,6,3,0.
-	es, next, total, _ := s.List(TypeSecondary, "", 3)
+	es, next, total, _ := s.List(zonemodel.TypeSecondary, "", 3)
 	if total != 4 || len(es) != 3 || es[0].Name != zname(0) || es[2].Name != zname(6) || next != zname(6) {
 		t.Errorf("typed page 1: %v next %q total %d", es, next, total)
 	}
-	es, next, _, _ = s.List(TypeSecondary, next, 3)
+	es, next, _, _ = s.List(zonemodel.TypeSecondary, next, 3)
 	if len(es) != 1 || es[0].Name != zname(9) || next != "" {
 		t.Errorf("typed page 2: %v next %q", es, next)
 	}
@@ -82,10 +84,10 @@ func TestIndexBasics(t *testing.T) {
 	}
 
 	// Replace changes the type; remove deletes; removing twice is fine.
-	if err := s.Put(Entry{Name: zname(0), Type: TypePrimary}); err != nil {
+	if err := s.Put(Entry{Name: zname(0), Type: zonemodel.TypePrimary}); err != nil {
 		t.Fatal(err)
 	}
-	if c := s.Counts(); c[TypePrimary] != 7 || c[TypeSecondary] != 3 {
+	if c := s.Counts(); c[zonemodel.TypePrimary] != 7 || c[zonemodel.TypeSecondary] != 3 {
 		t.Errorf("Counts after replace = %v", c)
 	}
 	if e, _, _ := s.Get(zname(0)); e.Created.IsZero() {
@@ -102,7 +104,7 @@ func TestIndexBasics(t *testing.T) {
 	if _, _, total, _ := s.List("", "", 1); total != 9 {
 		t.Errorf("total after remove = %d", total)
 	}
-	if err := s.Put(Entry{Name: "../x", Type: TypePrimary}); err == nil {
+	if err := s.Put(Entry{Name: "../x", Type: zonemodel.TypePrimary}); err == nil {
 		t.Error("Put accepted ../x")
 	}
 	if err := s.Put(Entry{Name: "x.example", Type: "a b"}); err == nil {
@@ -120,13 +122,13 @@ func TestIndexCrossInstance(t *testing.T) {
 	dir := t.TempDir()
 	a, _ := Open(dir)
 	b, _ := Open(dir)
-	if err := a.Put(Entry{Name: "one.example", Type: TypePrimary}); err != nil {
+	if err := a.Put(Entry{Name: "one.example", Type: zonemodel.TypePrimary}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, _ := b.Get("one.example"); !ok {
 		t.Fatal("b does not see a's put")
 	}
-	if err := b.Put(Entry{Name: "two.example", Type: TypeSecondary}); err != nil {
+	if err := b.Put(Entry{Name: "two.example", Type: zonemodel.TypeSecondary}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Remove("one.example"); err != nil {
@@ -144,7 +146,7 @@ func TestIndexCrossInstance(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 50 {
-				if err := s.Put(Entry{Name: zname(w*100 + i), Type: TypePrimary}); err != nil {
+				if err := s.Put(Entry{Name: zname(w*100 + i), Type: zonemodel.TypePrimary}); err != nil {
 					t.Error(err)
 				}
 			}
@@ -152,7 +154,7 @@ func TestIndexCrossInstance(t *testing.T) {
 	}
 	wg.Wait()
 	for _, s := range []*Store{a, b} {
-		if _, _, total, _ := s.List(TypePrimary, "", 1); total != 200 {
+		if _, _, total, _ := s.List(zonemodel.TypePrimary, "", 1); total != 200 {
 			t.Errorf("total primaries = %d, want 200", total)
 		}
 	}
@@ -164,7 +166,7 @@ func TestIndexCompaction(t *testing.T) {
 	b, _ := Open(dir)
 	a.idx.compactMin = 10
 	for i := range 20 {
-		a.Put(Entry{Name: zname(i), Type: TypePrimary})
+		a.Put(Entry{Name: zname(i), Type: zonemodel.TypePrimary})
 	}
 	if _, ok, _ := b.Get(zname(3)); !ok { // b has read the old log
 		t.Fatal("b misses an entry")
@@ -190,7 +192,7 @@ func TestIndexCompaction(t *testing.T) {
 	if err != nil || total != 5 || es[0].Name != zname(15) {
 		t.Errorf("b after compaction: %v %d %v", es, total, err)
 	}
-	if err := b.Put(Entry{Name: "late.example", Type: TypeSecondary}); err != nil {
+	if err := b.Put(Entry{Name: "late.example", Type: zonemodel.TypeSecondary}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, _ := a.Get("late.example"); !ok {
@@ -201,7 +203,7 @@ func TestIndexCompaction(t *testing.T) {
 func TestIndexTornLine(t *testing.T) {
 	dir := t.TempDir()
 	a, _ := Open(dir)
-	a.Put(Entry{Name: "one.example", Type: TypePrimary})
+	a.Put(Entry{Name: "one.example", Type: zonemodel.TypePrimary})
 	logPath := filepath.Join(dir, ".zoneapi", "index.log")
 	// A crash in the middle of an append, and a garbage line.
 	f, _ := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
@@ -214,7 +216,7 @@ func TestIndexTornLine(t *testing.T) {
 		t.Fatalf("after torn line: %v %d %v", es, total, err)
 	}
 	// The next append must not be glued to the torn fragment.
-	if err := b.Put(Entry{Name: "two.example", Type: TypePrimary}); err != nil {
+	if err := b.Put(Entry{Name: "two.example", Type: zonemodel.TypePrimary}); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []*Store{a, b} {
@@ -273,9 +275,9 @@ func benchStore(b *testing.B, n int) *Store {
 	es := make([]Entry, n)
 	now := time.Now()
 	for i := range es {
-		typ := TypePrimary
+		typ := zonemodel.TypePrimary
 		if i%10 == 0 {
-			typ = TypeSecondary
+			typ = zonemodel.TypeSecondary
 		}
 		es[i] = Entry{Name: zname(i), Type: typ, Created: now}
 	}
@@ -293,7 +295,7 @@ func BenchmarkIndexPut(b *testing.B) {
 			s := benchStore(b, n)
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
-				if err := s.Put(Entry{Name: zname(i * 7919 % n), Type: TypePrimary}); err != nil {
+				if err := s.Put(Entry{Name: zname(i * 7919 % n), Type: zonemodel.TypePrimary}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -318,7 +320,7 @@ func BenchmarkIndexGet(b *testing.B) {
 // BenchmarkIndexListPage reads a 50-entry page at a random cursor, all types
 // and secondaries only (a tenth of the entries).
 func BenchmarkIndexListPage(b *testing.B) {
-	for _, typ := range []string{"", TypeSecondary} {
+	for _, typ := range []string{"", zonemodel.TypeSecondary} {
 		for _, n := range benchSizes {
 			b.Run(fmt.Sprintf("type=%s/n=%d", typ, n), func(b *testing.B) {
 				s := benchStore(b, n)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Intent operations.
@@ -87,7 +89,7 @@ func (s *Store) Complete(zone string, put *Entry, del bool) error {
 		if e.Created.IsZero() {
 			e.Created = time.Now()
 		}
-		if msg := checkIdentifier(e.Type); msg != "" {
+		if msg := zonemodel.CheckIdentifier(e.Type); msg != "" {
 			return fmt.Errorf("indexing zone %s: type %s", zone, msg)
 		}
 		recs = append(recs, logRecord{Op: "put", Name: zone, Type: e.Type, Created: e.Created.UTC(), FP: e.Fingerprint})

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // TestTornCompleteLineIsDiscarded is defect 3 of issue 10: an append that
@@ -18,7 +20,7 @@ func TestTornCompleteLineIsDiscarded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Put(Entry{Name: "one.example", Type: TypePrimary}); err != nil {
+	if err := a.Put(Entry{Name: "one.example", Type: zonemodel.TypePrimary}); err != nil {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(dir, ".zoneapi", "index.log")
@@ -28,7 +30,7 @@ func TestTornCompleteLineIsDiscarded(t *testing.T) {
 	f.Close()
 
 	b, _ := Open(dir)
-	if err := b.Put(Entry{Name: "two.example", Type: TypePrimary}); err != nil {
+	if err := b.Put(Entry{Name: "two.example", Type: zonemodel.TypePrimary}); err != nil {
 		t.Fatal(err)
 	}
 	for i, s := range []*Store{a, b, mustOpen(t, dir)} {
@@ -57,7 +59,7 @@ func mustOpen(t *testing.T, dir string) *Store {
 func TestRepairIndex(t *testing.T) {
 	dir := t.TempDir()
 	s := mustOpen(t, dir)
-	if err := s.Put(Entry{Name: "one.example", Type: TypePrimary}); err != nil {
+	if err := s.Put(Entry{Name: "one.example", Type: zonemodel.TypePrimary}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.RepairIndex(); err != nil || n != 0 {
@@ -80,7 +82,7 @@ func TestIntents(t *testing.T) {
 	dir := t.TempDir()
 	s := mustOpen(t, dir)
 	now := time.Now()
-	in := Intent{Op: IntentCreate, Name: "a.example", Type: TypePrimary, Fingerprint: "fp1",
+	in := Intent{Op: IntentCreate, Name: "a.example", Type: zonemodel.TypePrimary, Fingerprint: "fp1",
 		File: filepath.Join(dir, "a.example.zone"), Time: now, NotAfter: now.Add(time.Minute)}
 	if err := s.Begin(in); err != nil {
 		t.Fatal(err)
@@ -108,7 +110,7 @@ func TestIntents(t *testing.T) {
 	if _, _, total, _ := o.List("", "", 0); total != 0 {
 		t.Errorf("list shows %d zones", total)
 	}
-	if err := s.Complete("a.example", &Entry{Name: "a.example", Type: TypePrimary, Fingerprint: "fp1"}, false); err != nil {
+	if err := s.Complete("a.example", &Entry{Name: "a.example", Type: zonemodel.TypePrimary, Fingerprint: "fp1"}, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Abandon("b.example"); err != nil {

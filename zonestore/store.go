@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // ErrExists is returned by CreateFile when the zone file already exists.
@@ -78,7 +80,7 @@ func (s *Store) FilePath(zone string) string {
 
 // checkZone ensures a zone name is canonical, so it is safe in a path.
 func checkZone(zone string) error {
-	n, err := NormalizeZoneName(zone)
+	n, err := zonemodel.NormalizeZoneName(zone)
 	if err != nil {
 		return err
 	}

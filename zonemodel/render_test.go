@@ -1,4 +1,4 @@
-package zonestore
+package zonemodel
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package zonestore
+package zonemodel
 
 import (
 	"fmt"
@@ -212,7 +212,7 @@ func (r *CreateZoneRequest) Normalize(now time.Time) (*Zone, error) {
 	}
 
 	if r.UpdateKeyName != "" {
-		if msg := checkIdentifier(r.UpdateKeyName); msg != "" {
+		if msg := CheckIdentifier(r.UpdateKeyName); msg != "" {
 			ve.add("updateKeyName", "%s", msg)
 		} else if z.Type == TypeSecondary {
 			ve.add("updateKeyName", "is allowed only for primary zones (BIND accepts allow-update in primary zones only)")
@@ -273,7 +273,7 @@ func (z *Zone) normalizeOptions(cfg *ZoneConfig, ve *ValidationError) {
 		}
 	}
 	if cfg.DNSSECPolicy != "" {
-		if msg := checkIdentifier(cfg.DNSSECPolicy); msg != "" {
+		if msg := CheckIdentifier(cfg.DNSSECPolicy); msg != "" {
 			ve.add("zoneConfig.dnssecPolicy", "%s", msg)
 		}
 		z.dnssecPolicy = cfg.DNSSECPolicy

@@ -1,4 +1,4 @@
-package zonestore
+package zonemodel
 
 import (
 	"bytes"
@@ -106,7 +106,7 @@ func (z *Zone) BINDConfig(file, defaultUpdateKey string) string {
 		if key == "" {
 			key = defaultUpdateKey
 		}
-		if key != "" && checkIdentifier(key) == "" {
+		if key != "" && CheckIdentifier(key) == "" {
 			b.WriteString("allow-update { key " + quoteConf(key) + "; }; ")
 		}
 	}
@@ -128,7 +128,7 @@ func (z *Zone) BINDConfig(file, defaultUpdateKey string) string {
 		}
 		// The module reads zones by AXFR signed with its key: a zone that
 		// restricts transfers must still admit it.
-		if defaultUpdateKey != "" && checkIdentifier(defaultUpdateKey) == "" {
+		if defaultUpdateKey != "" && CheckIdentifier(defaultUpdateKey) == "" {
 			b.WriteString(" key " + quoteConf(defaultUpdateKey) + ";")
 		}
 		b.WriteString(" }; ")

@@ -1,4 +1,4 @@
-package zonestore
+package zonemodel
 
 import (
 	"fmt"
@@ -105,8 +105,9 @@ func quoteCharAt(s string, i int) string {
 	return strconv.QuoteRune(r)
 }
 
-// checkIdentifier validates an rndc identifier: [A-Za-z0-9._-]{1,253}.
-func checkIdentifier(s string) string {
+// CheckIdentifier validates an rndc identifier such as a key or policy name,
+// [A-Za-z0-9._-]{1,253}, and returns what is wrong with it, or "".
+func CheckIdentifier(s string) string {
 	if s == "" {
 		return "must not be empty"
 	}

@@ -1,0 +1,52 @@
+// Package zonemodel is the zone model of the zone_api handler: the
+// bindcar-compatible create request, its validation and the normalised
+// zone (names, addresses, SOA, records), records as the record endpoints
+// give them, and master-file text. It is pure: no files, no network, no
+// locks; package zonestore keeps the files, and every package that names
+// zones or parses records builds on this one.
+//
+//   - zone.go: the create request, its validation and the normalised zone;
+//   - names.go: zone, owner and mailbox names, rndc identifiers;
+//   - recordspec.go: records as the record endpoints give them, parsed
+//     and validated against a zone (names, types, rdata); rdata.go their
+//     master-file text;
+//   - render.go: master files rendered with miekg/dns, and the
+//     configuration block handed to `rndc addzone`;
+//   - errors.go: ValidationError, every problem of a request at once.
+//
+// The package knows nothing of HTTP, Caddy, rndc or the disk.
+//
+// # Validation decisions
+//
+// Where bindcar is silent or buggy, this package decides as follows:
+//
+//   - Zone names are lower-cased; one trailing dot is accepted and stripped.
+//     Labels are 1–63 characters of [A-Za-z0-9_-] and must not start or end
+//     with '-'. The result is safe to use as a file name.
+//   - zoneType accepts "primary" and "secondary", and BIND's historical
+//     aliases "master" and "slave", case-insensitively; the zone's Type is
+//     always "primary" or "secondary".
+//   - Names in zone content follow master-file rules: "@" is the apex, a name
+//     ending in '.' is absolute, any other name is relative to the zone (so
+//     "ns1.example.com" in zone example.com means ns1.example.com.example.com.).
+//   - soa.adminEmail accepts the DNS mailbox form ("hostmaster.example.com."
+//     or a relative "hostmaster") and the e-mail form ("hostmaster@example.com",
+//     whose domain is always absolute); dots in the local part of the e-mail
+//     form are escaped ("john.doe@x.org" becomes "john\.doe.x.org.").
+//   - Glue (nameServerIps) must name hosts inside the zone; an IPv4 value
+//     yields an A record, an IPv6 value an AAAA record. Every NS target inside
+//     the zone must have an address (glue or an A/AAAA record), as BIND
+//     refuses to load the zone otherwise.
+//   - A TXT value that does not start with '"' is one string of text, taken
+//     literally, split into 255-byte strings when longer. A value starting with
+//     '"' is parsed as master-file TXT data (several quoted strings).
+//   - priority is accepted for MX and SRV only and is put before the value.
+//   - For secondary zones zoneConfig may be omitted; its ttl, soa, nameServers,
+//     nameServerIps and records are ignored (bindcar's clients send them), and
+//     updateKeyName is refused because BIND allows allow-update only in
+//     primary zones. For primary zones primaries is ignored, as bindcar does.
+//   - The default SOA serial is YYYYMMDDnn (UTC), where nn is the number of
+//     minutes since midnight scaled to 0–99 (minutes*100/1440). A zone deleted
+//     and created again later the same day therefore usually gets a higher
+//     serial, where bindcar always used nn = 01.
+package zonemodel
