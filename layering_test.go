@@ -16,7 +16,7 @@ func TestLayering(t *testing.T) {
 		"zonestore":         {"zonemodel"},
 		"dnsupdate":         {"zonemodel", "internal/connpool"},
 		"rndc":              {"internal/connpool"},
-		"zonelife":          {"zonestore", "zonemodel", "rndc", "internal/connpool"},
+		"zoneservice":       {"zonestore", "zonemodel", "rndc", "internal/connpool"},
 		"internal/connpool": {},
 	}
 	for pkg, ok := range allowed {

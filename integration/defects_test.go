@@ -11,7 +11,7 @@ import (
 
 // The numbered defects of issue 10, reproduced end to end against a real
 // named and caddy. Each failed on the code before the zone lifecycle
-// (zonelife); the commit of each fix says so.
+// (zoneservice, formerly zonelife); the commit of each fix says so.
 
 // warmPool makes caddy's rndc client keep several idle control
 // connections (concurrent status requests), so that commands sent while

@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zonelife"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // BenchmarkCreateIntent measures, in one run against one named and one
 // zone directory, a zone create the way the handler did it before the
-// lifecycle (file, addzone, index put) and through zonelife.Lifecycle
+// lifecycle (file, addzone, index put) and through zoneservice.Service
 // (intent record, file, addzone, index put and intent done in one
 // append), alternating in rounds of 10 so that both see the same machine.
 // It prints the p50 of each and their ratio; the issue asks for the
@@ -38,7 +38,7 @@ func BenchmarkCreateIntent(b *testing.B) {
 	}
 	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 10 * time.Second, Expiry: 20 * time.Second}
 	defer rc.Close()
-	life := &zonelife.Lifecycle{Store: store, Control: rc, UpdateKey: ns.TSIGKeyName, SendWithin: 10 * time.Second, Expiry: rc.Expiry}
+	life := &zoneservice.Service{Store: store, Control: rc, UpdateKey: ns.TSIGKeyName, SendWithin: 10 * time.Second, Expiry: rc.Expiry}
 	ctx := context.Background()
 	zone := func(name string) *zonemodel.Zone {
 		req := createRequest(name)
@@ -81,7 +81,7 @@ func BenchmarkCreateIntent(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := life.Create(ctx, z, zonelife.Fingerprint(req)); err != nil {
+		if _, err := life.Create(ctx, z, zoneservice.Fingerprint(req)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -110,7 +110,7 @@ func BenchmarkCreateIntent(b *testing.B) {
 	fmt.Printf("\nzone create, %d each, alternating in rounds of 10, same named and zone directory:\n", len(before))
 	fmt.Printf("| create | p50 | ratio |\n|---|---|---|\n")
 	fmt.Printf("| before: file, addzone, index put | %s | 1.00x |\n", ms(pb))
-	fmt.Printf("| zonelife: intent, file, addzone, index put + intent done | %s | %.2fx |\n", ms(pa), ratio(pa, pb))
+	fmt.Printf("| zoneservice: intent, file, addzone, index put + intent done | %s | %.2fx |\n", ms(pa), ratio(pa, pb))
 }
 
 // createRequest is zoneBody as a request struct.

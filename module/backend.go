@@ -51,10 +51,10 @@ func (h *Handler) getBackend() (*backend, error) {
 		rndc:      rc,
 		updateKey: updateKey,
 		records:   records,
-		life:      h.newLifecycle(store, rc, updateKey),
+		svc:       h.newService(store, rc, updateKey),
 	}
 	if h.catalog != nil { // the catalog step of every create and delete
-		h.cell.backend.life.Hook = catalogHook{h, h.cell.backend}
+		h.cell.backend.svc.Hook = catalogHook{h, h.cell.backend}
 	}
 	return h.cell.backend, nil
 }

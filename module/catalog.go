@@ -15,8 +15,8 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/catalog"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zonelife"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -347,4 +347,4 @@ func (h *Handler) unmarshalCatalog(d *caddyfile.Dispenser) error {
 }
 
 // Interface guards
-var _ zonelife.Hook = catalogHook{}
+var _ zoneservice.Hook = catalogHook{}

@@ -16,15 +16,15 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zonelife"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // This file is the one place where errors become HTTP answers; handlers
 // decode, call, and hand a failure to one of these. The statuses:
 //
-//	400 Bad Request        invalid input (zonemodel.ValidationError, zonelife.ErrInvalid);
+//	400 Bad Request        invalid input (zonemodel.ValidationError, zoneservice.ErrInvalid);
 //	                       record changes the zone cannot take (no update key,
 //	                       a secondary zone, no allow-update for the key, NOTZONE)
 //	404 Not Found          a zone named or the index does not know
@@ -121,7 +121,7 @@ func describe(re *rndc.Error) string {
 
 // lifecycleFailed answers a failed lifecycle operation.
 func (h *Handler) lifecycleFailed(w http.ResponseWriter, zone string, err error) {
-	var le *zonelife.Error
+	var le *zoneservice.Error
 	if !errors.As(err, &le) {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
@@ -130,22 +130,22 @@ func (h *Handler) lifecycleFailed(w http.ResponseWriter, zone string, err error)
 		zone = le.Zone
 	}
 	switch {
-	case errors.Is(err, zonelife.ErrExists):
+	case errors.Is(err, zoneservice.ErrExists):
 		writeError(w, http.StatusConflict, "%s", le.Msg)
-	case errors.Is(err, zonelife.ErrNotFound):
+	case errors.Is(err, zoneservice.ErrNotFound):
 		writeError(w, http.StatusNotFound, "zone %s not found", zone)
-	case errors.Is(err, zonelife.ErrOutcomeUnknown):
+	case errors.Is(err, zoneservice.ErrOutcomeUnknown):
 		writeError(w, http.StatusGatewayTimeout, "%s. The outcome is unknown: nothing was rolled back. "+
 			"GET /api/v1/zones/%s tells whether the zone exists; sending the same request again completes or repeats it "+
 			"once named answers (POST /api/v1/server/reconcile settles every unfinished operation). Cause: %v",
 			le.Msg, zone, le.Err)
-	case errors.Is(err, zonelife.ErrControl):
+	case errors.Is(err, zoneservice.ErrControl):
 		h.commandFailed(w, le.Command, zone, le.Err)
-	case errors.Is(err, zonelife.ErrInvalid):
+	case errors.Is(err, zoneservice.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "invalid zone: %v", le.Err)
-	case errors.Is(err, zonelife.ErrBusy):
+	case errors.Is(err, zoneservice.ErrBusy):
 		writeError(w, http.StatusServiceUnavailable, "%v", le)
-	case errors.Is(err, zonelife.ErrStorage) && zonestore.IsNoSpace(err):
+	case errors.Is(err, zoneservice.ErrStorage) && zonestore.IsNoSpace(err):
 		writeError(w, http.StatusInsufficientStorage, "%v; nothing was changed", le)
 	default:
 		writeError(w, http.StatusInternalServerError, "%v", le)

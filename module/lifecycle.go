@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zonelife"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -20,13 +20,13 @@ import (
 // clock must agree with this host's to well within it.
 const commandExpiry = 10 * time.Second
 
-// newLifecycle builds the zone lifecycle of a backend.
-func (h *Handler) newLifecycle(store *zonestore.Store, c *rndc.Client, updateKey string) *zonelife.Lifecycle {
+// newService builds the zone service of a backend.
+func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, updateKey string) *zoneservice.Service {
 	var keyDirs []string
 	if d := caddy.NewReplacer().ReplaceKnown(h.KeyDirectory, ""); d != "" {
 		keyDirs = []string{d}
 	}
-	return &zonelife.Lifecycle{
+	return &zoneservice.Service{
 		Store:      store,
 		Control:    c,
 		UpdateKey:  updateKey,
@@ -73,12 +73,12 @@ func (h *Handler) startupReconcile(ctx context.Context, b *backend) {
 	st.last = time.Now()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*h.rndcTimeout)
 	defer cancel()
-	rep, err := b.life.Reconcile(ctx, false)
+	rep, err := b.svc.Reconcile(ctx, false)
 	h.logReconcile("start-up reconcile", rep, err)
 	st.done = err == nil
 }
 
-func (h *Handler) logReconcile(msg string, rep *zonelife.Report, err error) {
+func (h *Handler) logReconcile(msg string, rep *zoneservice.Report, err error) {
 	fields := []zap.Field{zap.Int("fixed", len(rep.Fixed)), zap.Int("pending", len(rep.Pending)), zap.Int("problems", len(rep.Problems))}
 	switch {
 	case err != nil:
@@ -94,7 +94,7 @@ func (h *Handler) logReconcile(msg string, rep *zonelife.Report, err error) {
 type reconcileBody struct {
 	Success bool   `json:"success"`
 	Message string `json:"message"`
-	*zonelife.Report
+	*zoneservice.Report
 }
 
 // handleReconcile reconciles on demand: it settles pending intents,
@@ -106,7 +106,7 @@ func (h *Handler) handleReconcile(w http.ResponseWriter, r *http.Request, _ para
 	if !ok {
 		return
 	}
-	rep, err := b.life.Reconcile(r.Context(), true)
+	rep, err := b.svc.Reconcile(r.Context(), true)
 	h.logReconcile("reconcile", rep, err)
 	if err != nil {
 		h.lifecycleFailed(w, "", err)

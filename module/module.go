@@ -30,7 +30,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zonelife"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -208,8 +208,8 @@ type backend struct {
 	// updates when the update key has no secret (zones still get
 	// allow-update for it).
 	records *dnsupdate.Updater
-	// life creates and deletes zones (crash-safe, see package zonelife).
-	life *zonelife.Lifecycle
+	// svc is the zone service every operation goes through.
+	svc *zoneservice.Service
 }
 
 // CaddyModule returns the Caddy module information.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zonelife"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -95,7 +95,7 @@ func (h *Handler) zoneTarget(w http.ResponseWriter, p params) (*backend, string,
 }
 
 // handleCreateZone decodes and validates a create request and hands it to
-// the zone lifecycle (package zonelife), which records the intent, writes
+// the zone lifecycle (package zoneservice), which records the intent, writes
 // the zone file, runs addzone and indexes the zone. A retry of the same
 // request after an unknown outcome answers 200 with the zone it made.
 func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ params) {
@@ -118,7 +118,7 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 	if !ok {
 		return
 	}
-	res, err := b.life.Create(r.Context(), zone, zonelife.Fingerprint(&req))
+	res, err := b.svc.Create(r.Context(), zone, zoneservice.Fingerprint(&req))
 	if err != nil {
 		h.lifecycleFailed(w, zone.Name, err)
 		return
@@ -259,7 +259,7 @@ func (h *Handler) handleDeleteZone(w http.ResponseWriter, r *http.Request, p par
 		writeError(w, http.StatusConflict, "zone %s is the catalog zone this API keeps; remove the catalog option first", name)
 		return
 	}
-	res, err := b.life.Delete(r.Context(), name)
+	res, err := b.svc.Delete(r.Context(), name)
 	if err != nil {
 		h.lifecycleFailed(w, name, err)
 		return

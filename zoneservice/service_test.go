@@ -1,4 +1,4 @@
-package zonelife
+package zoneservice
 
 import (
 	"context"
@@ -152,7 +152,7 @@ type rig struct {
 	dir   string
 	store *faultyStore
 	named *fakeNamed
-	l     *Lifecycle
+	s     *Service
 	now   time.Time
 }
 
@@ -164,7 +164,7 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	r := &rig{t: t, dir: dir, store: &faultyStore{Store: s}, named: newFakeNamed(), now: time.Now()}
-	r.l = &Lifecycle{Store: r.store, Control: r.named, UpdateKey: "k", DurableWait: 50 * time.Millisecond,
+	r.s = &Service{Store: r.store, Control: r.named, UpdateKey: "k", DurableWait: 50 * time.Millisecond,
 		SendWithin: time.Second, Expiry: time.Second, ClockSkew: time.Second, Now: func() time.Time { return r.now }}
 	return r
 }
@@ -185,7 +185,7 @@ func (r *rig) create(name string) (*Created, error) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return r.l.Create(context.Background(), z, Fingerprint(req))
+	return r.s.Create(context.Background(), z, Fingerprint(req))
 }
 
 func (r *rig) file(name string) string { return filepath.Join(r.dir, name+".zone") }
@@ -235,7 +235,7 @@ func TestCreateAndRetry(t *testing.T) {
 	other := zoneReq("a.test")
 	other.ZoneConfig.TTL = 600
 	z, _ := other.Normalize(testNow)
-	_, err = r.l.Create(context.Background(), z, Fingerprint(other))
+	_, err = r.s.Create(context.Background(), z, Fingerprint(other))
 	is(t, err, ErrExists)
 }
 
@@ -289,7 +289,7 @@ func TestCreateUnknownNotExecuted(t *testing.T) {
 	is(t, err, ErrOutcomeUnknown)
 	// After it: named reports no zone, which is final.
 	r.now = r.now.Add(time.Minute)
-	if act, err := r.l.Settle(context.Background(), "a.test"); err != nil || act != ActionRolledBackCreate {
+	if act, err := r.s.Settle(context.Background(), "a.test"); err != nil || act != ActionRolledBackCreate {
 		t.Fatalf("settle = %q, %v", act, err)
 	}
 	r.state("a.test", false, false)
@@ -349,7 +349,7 @@ func TestCreateIndexFails(t *testing.T) {
 		t.Fatal("intent not pending")
 	}
 	r.now = r.now.Add(time.Minute)
-	if act, err := r.l.Settle(context.Background(), "b.test"); err != nil || act != ActionRolledBackCreate {
+	if act, err := r.s.Settle(context.Background(), "b.test"); err != nil || act != ActionRolledBackCreate {
 		t.Fatalf("settle = %q, %v", act, err)
 	}
 	r.state("b.test", false, false)
@@ -358,7 +358,7 @@ func TestCreateIndexFails(t *testing.T) {
 func TestCreateHookFails(t *testing.T) {
 	r := newRig(t)
 	h := &hook{err: errors.New("catalog update refused")}
-	r.l.Hook = h
+	r.s.Hook = h
 	_, err := r.create("a.test")
 	is(t, err, ErrHook)
 	r.state("a.test", false, false)
@@ -369,7 +369,7 @@ func TestCreateHookFails(t *testing.T) {
 	if len(h.created) != 2 {
 		t.Errorf("hook calls: %v", h.created)
 	}
-	if _, err := r.l.Delete(context.Background(), "a.test"); err != nil {
+	if _, err := r.s.Delete(context.Background(), "a.test"); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.deleted) != 1 {
@@ -400,7 +400,7 @@ func TestStaleFiles(t *testing.T) {
 	if _, ok, _ := r.store.Get("b.test"); !ok {
 		t.Fatal("not adopted")
 	}
-	d, err := r.l.Delete(context.Background(), "b.test")
+	d, err := r.s.Delete(context.Background(), "b.test")
 	if err != nil || !d.Durable {
 		t.Fatalf("delete = %+v, %v", d, err)
 	}
@@ -410,7 +410,7 @@ func TestStaleFiles(t *testing.T) {
 func TestDelete(t *testing.T) {
 	r := newRig(t)
 	keyDir := t.TempDir()
-	r.l.KeyDirs = []string{keyDir}
+	r.s.KeyDirs = []string{keyDir}
 	if _, err := r.create("a.test"); err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +423,7 @@ func TestDelete(t *testing.T) {
 	for _, k := range append(keys, other) {
 		os.WriteFile(k, nil, 0o600)
 	}
-	d, err := r.l.Delete(context.Background(), "a.test")
+	d, err := r.s.Delete(context.Background(), "a.test")
 	if err != nil || !d.Durable || !d.Managed {
 		t.Fatalf("delete = %+v, %v", d, err)
 	}
@@ -439,7 +439,7 @@ func TestDelete(t *testing.T) {
 	if r.named.calls[len(r.named.calls)-1] != "delzone a.test clean=true" {
 		t.Errorf("calls %v", r.named.calls)
 	}
-	_, err = r.l.Delete(context.Background(), "a.test")
+	_, err = r.s.Delete(context.Background(), "a.test")
 	is(t, err, ErrNotFound)
 }
 
@@ -447,7 +447,7 @@ func TestDeleteNotManaged(t *testing.T) {
 	r := newRig(t)
 	r.named.zones["conf.test"] = r.file("conf.test")
 	os.WriteFile(r.file("conf.test"), []byte("x"), 0o644)
-	d, err := r.l.Delete(context.Background(), "conf.test")
+	d, err := r.s.Delete(context.Background(), "conf.test")
 	if err != nil || d.Managed {
 		t.Fatalf("delete = %+v, %v", d, err)
 	}
@@ -463,7 +463,7 @@ func TestDeleteRefused(t *testing.T) {
 	r := newRig(t)
 	r.create("a.test")
 	r.named.delErr = &rndc.Error{Command: "delzone", Err: "permission denied"}
-	_, err := r.l.Delete(context.Background(), "a.test")
+	_, err := r.s.Delete(context.Background(), "a.test")
 	is(t, err, ErrControl)
 	r.state("a.test", true, false)
 }
@@ -474,10 +474,10 @@ func TestDeleteUnknown(t *testing.T) {
 	r := newRig(t)
 	r.create("a.test")
 	r.named.delUnknown, r.named.delExecutes = true, true
-	_, err := r.l.Delete(context.Background(), "a.test")
+	_, err := r.s.Delete(context.Background(), "a.test")
 	is(t, err, ErrOutcomeUnknown)
 	r.named.delUnknown, r.named.delExecutes = false, false
-	d, err := r.l.Delete(context.Background(), "a.test")
+	d, err := r.s.Delete(context.Background(), "a.test")
 	if err != nil || d.Settled != ActionCompletedDelete {
 		t.Fatalf("retry = %+v, %v", d, err)
 	}
@@ -486,10 +486,10 @@ func TestDeleteUnknown(t *testing.T) {
 	// Not executed: the retry deletes it.
 	r.create("b.test")
 	r.named.delUnknown = true
-	_, err = r.l.Delete(context.Background(), "b.test")
+	_, err = r.s.Delete(context.Background(), "b.test")
 	is(t, err, ErrOutcomeUnknown)
 	r.named.delUnknown = false
-	if _, err := r.l.Delete(context.Background(), "b.test"); err != nil {
+	if _, err := r.s.Delete(context.Background(), "b.test"); err != nil {
 		t.Fatal(err)
 	}
 	r.state("b.test", false, false)
@@ -502,7 +502,7 @@ func TestDeleteNotDurable(t *testing.T) {
 	r := newRig(t)
 	r.create("a.test")
 	r.named.keepFile = true
-	d, err := r.l.Delete(context.Background(), "a.test")
+	d, err := r.s.Delete(context.Background(), "a.test")
 	if err != nil || d.Durable {
 		t.Fatalf("delete = %+v, %v", d, err)
 	}
@@ -517,7 +517,7 @@ func TestDeleteNotDurable(t *testing.T) {
 	}
 	// named removes the file: a reconcile completes the delete.
 	os.Remove(r.file("a.test"))
-	rep, err := r.l.Reconcile(context.Background(), true)
+	rep, err := r.s.Reconcile(context.Background(), true)
 	if err != nil || len(rep.Fixed) != 1 || rep.Fixed[0].Action != ActionCompletedDelete {
 		t.Fatalf("reconcile = %+v, %v", rep, err)
 	}
@@ -556,7 +556,7 @@ func TestReconcile(t *testing.T) {
 	f.WriteString(`{"op":"put","name":"ghost.test","type":"primary"}`)
 	f.Close()
 
-	rep, err := r.l.Reconcile(context.Background(), true)
+	rep, err := r.s.Reconcile(context.Background(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,13 +580,13 @@ func TestReconcile(t *testing.T) {
 		t.Error("ghost listed")
 	}
 	// A second reconcile finds nothing to do.
-	rep, _ = r.l.Reconcile(context.Background(), true)
+	rep, _ = r.s.Reconcile(context.Background(), true)
 	if len(rep.Fixed)+len(rep.Problems)+len(rep.Pending) != 0 {
 		t.Errorf("second reconcile: %+v", rep)
 	}
 	// An indexed zone named lost is reported, not hidden.
 	delete(r.named.zones, "adopt.test")
-	rep, _ = r.l.Reconcile(context.Background(), true)
+	rep, _ = r.s.Reconcile(context.Background(), true)
 	if len(rep.Problems) != 1 || rep.Problems[0].Zone != "adopt.test" {
 		t.Errorf("problems %+v", rep.Problems)
 	}
@@ -601,8 +601,8 @@ func TestSignedZoneGetsKeyDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cfg string
-	r.l.Control = &captureControl{fakeNamed: r.named, cfg: &cfg}
-	if _, err := r.l.Create(context.Background(), z, Fingerprint(req)); err != nil {
+	r.s.Control = &captureControl{fakeNamed: r.named, cfg: &cfg}
+	if _, err := r.s.Create(context.Background(), z, Fingerprint(req)); err != nil {
 		t.Fatal(err)
 	}
 	zc, err := rndc.ParseZoneConfig(`zone "s.test" ` + cfg)

@@ -1,4 +1,4 @@
-package zonelife
+package zoneservice
 
 import (
 	"context"
@@ -36,19 +36,19 @@ func keyDirClause(dir string) string {
 
 // Create creates the zone z: see the package comment. fp is the request's
 // Fingerprint ("" when not known: a retry then answers ErrExists).
-func (l *Lifecycle) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Created, error) {
+func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Created, error) {
 	name := z.Name
-	unlock, err := l.lock(ctx, name)
+	unlock, err := s.lock(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	settled, err := l.settle(ctx, name)
+	settled, err := s.settle(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	path := l.Store.FilePath(name)
-	if e, found, err := l.Store.Get(name); err != nil {
+	path := s.Store.FilePath(name)
+	if e, found, err := s.Store.Get(name); err != nil {
 		return nil, newErr(ErrStorage, name, "", "reading the zone index", err)
 	} else if found {
 		if fp != "" && e.Fingerprint == fp {
@@ -57,14 +57,14 @@ func (l *Lifecycle) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*
 		return nil, newErr(ErrExists, name, "", "zone "+name+" already exists", nil)
 	}
 
-	data, cfg, err := l.render(z, path)
+	data, cfg, err := s.render(z, path)
 	if err != nil {
 		return nil, err
 	}
 
-	in := l.newIntent(zonestore.IntentCreate, name)
+	in := s.newIntent(zonestore.IntentCreate, name)
 	in.Type, in.Fingerprint = z.Type, fp
-	cctx, cancel := l.commandContext(ctx, in)
+	cctx, cancel := s.commandContext(ctx, in)
 	defer cancel()
 
 	// The intent must be durable before named is asked to add the zone;
@@ -73,15 +73,15 @@ func (l *Lifecycle) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*
 	// file without the intent leaves a file no zone uses, which the
 	// reconciler moves aside.)
 	begun := make(chan error, 1)
-	go func() { begun <- l.Store.Begin(in) }()
+	go func() { begun <- s.Store.Begin(in) }()
 	var fileErr error
 	wrote := false
 	if z.Type == zonemodel.TypePrimary {
-		fileErr = l.createFile(cctx, name, data)
+		fileErr = s.createFile(cctx, name, data)
 		wrote = fileErr == nil
 	} else if _, err := os.Lstat(path); err == nil {
 		// A file a secondary would use: whose is it? Ask named.
-		fileErr = l.clearStaleFile(cctx, name, path)
+		fileErr = s.clearStaleFile(cctx, name, path)
 	}
 	if err := <-begun; err != nil {
 		if wrote {
@@ -90,23 +90,23 @@ func (l *Lifecycle) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*
 		return nil, newErr(ErrStorage, name, "", "recording the intent to create zone "+name, err)
 	}
 	if fileErr != nil {
-		l.abandon(name)
+		s.abandon(name)
 		return nil, fileErr
 	}
 
-	text, err := l.addZone(cctx, z, path, cfg)
+	text, err := s.addZone(cctx, z, path, cfg)
 	if err != nil {
 		return nil, err
 	}
 
-	if l.Hook != nil {
-		if herr := l.Hook.ZoneCreated(cctx, name, z.Type); herr != nil {
-			l.undoCreate(ctx, name, path)
+	if s.Hook != nil {
+		if herr := s.Hook.ZoneCreated(cctx, name, z.Type); herr != nil {
+			s.undoCreate(ctx, name, path)
 			return nil, newErr(ErrHook, name, "", "zone "+name+" was not created", herr)
 		}
 	}
-	if err := l.Store.Complete(name, &zonestore.Entry{Name: name, Type: z.Type, Created: l.now(), Fingerprint: fp}, false); err != nil {
-		l.undoCreate(ctx, name, path)
+	if err := s.Store.Complete(name, &zonestore.Entry{Name: name, Type: z.Type, Created: s.now(), Fingerprint: fp}, false); err != nil {
+		s.undoCreate(ctx, name, path)
 		return nil, newErr(ErrStorage, name, "", "recording zone "+name+" in the index", err)
 	}
 	return &Created{File: path, Details: text, Settled: settled}, nil
@@ -114,15 +114,15 @@ func (l *Lifecycle) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*
 
 // render returns the zone's file (primary zones only) and the
 // configuration addzone is given for it; signed zones get a key-directory.
-func (l *Lifecycle) render(z *zonemodel.Zone, path string) (data []byte, cfg string, err error) {
+func (s *Service) render(z *zonemodel.Zone, path string) (data []byte, cfg string, err error) {
 	if z.Type == zonemodel.TypePrimary {
 		if data, err = z.RenderFile(); err != nil {
 			return nil, "", newErr(ErrInvalid, z.Name, "", "rendering zone "+z.Name, err)
 		}
 	}
-	cfg = z.BINDConfig(path, l.UpdateKey)
+	cfg = z.BINDConfig(path, s.UpdateKey)
 	if strings.Contains(cfg, "dnssec-policy ") || strings.Contains(cfg, "inline-signing yes") {
-		cfg = "{ " + keyDirClause(l.Store.Dir()) + strings.TrimPrefix(cfg, "{ ")
+		cfg = "{ " + keyDirClause(s.Store.Dir()) + strings.TrimPrefix(cfg, "{ ")
 	}
 	return data, cfg, nil
 }
@@ -132,9 +132,9 @@ func (l *Lifecycle) render(z *zonemodel.Zone, path string) (data []byte, cfg str
 // answer. When named refused the zone or has another zone of that name,
 // the file written for it is removed (unless named uses it) and the
 // intent abandoned; when named did not answer, both stay for settling.
-func (l *Lifecycle) addZone(ctx context.Context, z *zonemodel.Zone, path, cfg string) (string, error) {
+func (s *Service) addZone(ctx context.Context, z *zonemodel.Zone, path, cfg string) (string, error) {
 	name := z.Name
-	text, err := l.Control.AddZone(ctx, name, cfg)
+	text, err := s.Control.AddZone(ctx, name, cfg)
 	switch {
 	case err == nil:
 		return text, nil
@@ -143,13 +143,13 @@ func (l *Lifecycle) addZone(ctx context.Context, z *zonemodel.Zone, path, cfg st
 	case rndc.IsAlreadyExists(err):
 		// Ours if it uses our file (our command executed twice, say);
 		// else a zone not created through this API.
-		if zc, serr := l.Control.ShowZoneConfig(ctx, name); serr == nil && fileOf(zc) == path {
+		if zc, serr := s.Control.ShowZoneConfig(ctx, name); serr == nil && fileOf(zc) == path {
 			return "", nil
 		}
 		if z.Type == zonemodel.TypePrimary {
-			l.removeIfUnused(ctx, name, path)
+			s.removeIfUnused(ctx, name, path)
 		}
-		l.abandon(name)
+		s.abandon(name)
 		return "", newErr(ErrExists, name, "addzone", "zone "+name+" already exists in named (not created through this API)", err)
 	default:
 		// named refused it, or it was never sent: named does not use the
@@ -157,20 +157,20 @@ func (l *Lifecycle) addZone(ctx context.Context, z *zonemodel.Zone, path, cfg st
 		if z.Type == zonemodel.TypePrimary {
 			removeFile(path)
 		}
-		l.abandon(name)
+		s.abandon(name)
 		return "", newErr(ErrControl, name, "addzone", "", err)
 	}
 }
 
 // createFile writes the zone's file exclusively. A file already there that
 // no zone of named uses (named says so) is moved aside first.
-func (l *Lifecycle) createFile(ctx context.Context, name string, data []byte) error {
-	_, err := l.Store.CreateFile(name, data)
+func (s *Service) createFile(ctx context.Context, name string, data []byte) error {
+	_, err := s.Store.CreateFile(name, data)
 	if errors.Is(err, zonestore.ErrExists) {
-		if err := l.clearStaleFile(ctx, name, l.Store.FilePath(name)); err != nil {
+		if err := s.clearStaleFile(ctx, name, s.Store.FilePath(name)); err != nil {
 			return err
 		}
-		_, err = l.Store.CreateFile(name, data)
+		_, err = s.Store.CreateFile(name, data)
 	}
 	if err != nil {
 		return newErr(ErrStorage, name, "", "writing the file of zone "+name, err)
@@ -182,24 +182,24 @@ func (l *Lifecycle) createFile(ctx context.Context, name string, data []byte) er
 // index nor a pending intent knows the zone: when named serves the zone
 // with it, the zone is adopted into the index and ErrExists returned;
 // when named does not know the zone, the file is moved aside.
-func (l *Lifecycle) clearStaleFile(ctx context.Context, name, path string) error {
-	zc, err := l.Control.ShowZoneConfig(ctx, name)
+func (s *Service) clearStaleFile(ctx context.Context, name, path string) error {
+	zc, err := s.Control.ShowZoneConfig(ctx, name)
 	switch {
 	case err == nil:
 		if fileOf(zc) == path {
-			if perr := l.Store.Put(zonestore.Entry{Name: name, Type: zc.Type(), Created: l.now()}); perr != nil {
+			if perr := s.Store.Put(zonestore.Entry{Name: name, Type: zc.Type(), Created: s.now()}); perr != nil {
 				return newErr(ErrStorage, name, "", "adopting zone "+name, perr)
 			}
-			l.log().Warn("adopted a zone named serves with its file but the index did not know", zap.String("zone", name), zap.String("file", path))
+			s.log().Warn("adopted a zone named serves with its file but the index did not know", zap.String("zone", name), zap.String("file", path))
 			return newErr(ErrExists, name, "", "zone "+name+" already exists (named serves it with "+path+"; it is now listed)", nil)
 		}
 		return newErr(ErrExists, name, "", "zone "+name+" already exists in named (not created through this API)", nil)
 	case rndc.IsNotFound(err):
-		moved, merr := l.Store.MoveAside(name)
+		moved, merr := s.Store.MoveAside(name)
 		if merr != nil {
 			return newErr(ErrStorage, name, "", "moving aside the unused file "+path, merr)
 		}
-		l.log().Warn("moved aside a zone file no zone uses", zap.String("zone", name), zap.String("file", path), zap.String("moved_to", moved))
+		s.log().Warn("moved aside a zone file no zone uses", zap.String("zone", name), zap.String("file", path), zap.String("moved_to", moved))
 		return nil
 	case rndc.OutcomeUnknown(err):
 		return newErr(ErrOutcomeUnknown, name, "showzone", "asking named whether it uses "+path, err)
@@ -211,24 +211,24 @@ func (l *Lifecycle) clearStaleFile(ctx context.Context, name, path string) error
 // undoCreate removes a zone named added, after a failure that followed
 // addzone. When named's removal cannot be confirmed, the intent stays
 // pending for the reconciler.
-func (l *Lifecycle) undoCreate(ctx context.Context, name, path string) {
+func (s *Service) undoCreate(ctx context.Context, name, path string) {
 	ctx = context.WithoutCancel(ctx)
-	_, err := l.Control.DelZone(ctx, name, true)
+	_, err := s.Control.DelZone(ctx, name, true)
 	if err != nil && !rndc.IsNotFound(err) {
-		l.log().Error("undoing a create failed; the zone's intent stays pending", zap.String("zone", name), zap.Error(err))
+		s.log().Error("undoing a create failed; the zone's intent stays pending", zap.String("zone", name), zap.Error(err))
 		return
 	}
-	if !l.waitGone(ctx, path) {
-		l.log().Error("undoing a create: named has not removed the file; the zone's intent stays pending", zap.String("zone", name))
+	if !s.waitGone(ctx, path) {
+		s.log().Error("undoing a create: named has not removed the file; the zone's intent stays pending", zap.String("zone", name))
 		return
 	}
-	l.abandon(name)
+	s.abandon(name)
 }
 
 // removeIfUnused removes path unless named serves the zone with it (or
 // cannot be asked).
-func (l *Lifecycle) removeIfUnused(ctx context.Context, name, path string) bool {
-	zc, err := l.Control.ShowZoneConfig(ctx, name)
+func (s *Service) removeIfUnused(ctx context.Context, name, path string) bool {
+	zc, err := s.Control.ShowZoneConfig(ctx, name)
 	if err == nil && fileOf(zc) == path || err != nil && !rndc.IsNotFound(err) {
 		return false
 	}

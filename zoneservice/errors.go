@@ -1,11 +1,11 @@
-package zonelife
+package zoneservice
 
 import (
 	"errors"
 	"strings"
 )
 
-// The kinds of lifecycle errors. Every error the Lifecycle returns is an
+// The kinds of lifecycle errors. Every error the Service returns is an
 // *Error that matches (errors.Is) exactly one of them.
 var (
 	// ErrExists means the zone exists (in the index or in named) and the

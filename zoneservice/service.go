@@ -1,10 +1,16 @@
-// Package zonelife is the lifecycle of a zone managed through the API:
-// create and delete, each made crash-safe by a durable write-ahead intent
-// recorded before anything is touched, and the reconciler that completes
-// or undoes, from what named reports, whatever a crash or an unanswered
-// control command left half done. It knows no HTTP: it depends on small
-// interfaces of the control channel (Control) and of the zone store
-// (Store), and returns typed errors (*Error).
+// Package zoneservice is the zone service: every operation on a zone
+// and its records that a front end (the REST handler of package module,
+// the external-dns webhook, the Caddy DNS provider, and those to come)
+// needs, as Go methods on domain types with typed errors (*Error). It
+// knows nothing of HTTP or Caddy; it drives named through the control
+// channel (package rndc), RFC 2136 updates and zone transfers (package
+// dnsupdate) and the zone directory (package zonestore).
+//
+// Create and delete are made crash-safe by a durable write-ahead intent
+// recorded before anything is touched, and the reconciler completes or
+// undoes, from what named reports, whatever a crash or an unanswered
+// control command left half done. The Service depends on small interfaces
+// of the control channel (Control) and of the zone store (Store).
 //
 // A create records "creating Z" (with a fingerprint of the request), writes
 // the zone file exclusively, runs addzone, and then, in one append to the
@@ -19,7 +25,7 @@
 // what named then reports. A command carries an expiry (see
 // rndc.Client.Expiry) after which named refuses it, so from the intent's
 // NotAfter on, what named reports is final.
-package zonelife
+package zoneservice
 
 import (
 	"context"
@@ -39,7 +45,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
-// Control is the part of named's control channel the lifecycle uses;
+// Control is the part of named's control channel the service uses;
 // *rndc.Client implements it. Errors are those of package rndc:
 // rndc.IsNotFound, rndc.IsAlreadyExists and rndc.OutcomeUnknown classify
 // them.
@@ -49,7 +55,7 @@ type Control interface {
 	ShowZoneConfig(ctx context.Context, zone string) (*rndc.ZoneConfig, error)
 }
 
-// Store is the part of the zone store the lifecycle uses;
+// Store is the part of the zone store the service uses;
 // *zonestore.Store implements it.
 type Store interface {
 	Dir() string
@@ -84,10 +90,10 @@ type Hook interface {
 	ZoneDeleted(ctx context.Context, zone string) error
 }
 
-// Lifecycle creates and deletes zones. Set Store and Control; the other
+// Service performs the zone operations. Set Store and Control; the other
 // fields are optional. It is safe for concurrent use: operations on one
 // zone are serialised by the store's zone lock.
-type Lifecycle struct {
+type Service struct {
 	Store   Store
 	Control Control
 	// Hook, if set, runs in create and delete (see Hook).
@@ -119,18 +125,18 @@ type Lifecycle struct {
 	Now func() time.Time
 }
 
-func (l *Lifecycle) now() time.Time {
-	if l.Now != nil {
-		return l.Now()
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
 	}
 	return time.Now()
 }
 
-func (l *Lifecycle) log() *zap.Logger {
-	if l.Logger == nil {
+func (s *Service) log() *zap.Logger {
+	if s.Logger == nil {
 		return zap.NewNop()
 	}
-	return l.Logger
+	return s.Logger
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -141,16 +147,16 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 // newIntent fills an intent's times.
-func (l *Lifecycle) newIntent(op, zone string) zonestore.Intent {
-	now := l.now()
-	window := orDefault(l.SendWithin, 10*time.Second) + orDefault(l.Expiry, rndc.DefaultExpiry) + orDefault(l.ClockSkew, 2*time.Second)
-	return zonestore.Intent{Op: op, Name: zone, File: l.Store.FilePath(zone), Time: now, NotAfter: now.Add(window)}
+func (s *Service) newIntent(op, zone string) zonestore.Intent {
+	now := s.now()
+	window := orDefault(s.SendWithin, 10*time.Second) + orDefault(s.Expiry, rndc.DefaultExpiry) + orDefault(s.ClockSkew, 2*time.Second)
+	return zonestore.Intent{Op: op, Name: zone, File: s.Store.FilePath(zone), Time: now, NotAfter: now.Add(window)}
 }
 
 // commandContext bounds the sending of an intent's commands (SendWithin
 // after the intent was recorded).
-func (l *Lifecycle) commandContext(ctx context.Context, in zonestore.Intent) (context.Context, context.CancelFunc) {
-	return context.WithDeadline(ctx, in.Time.Add(orDefault(l.SendWithin, 10*time.Second)))
+func (s *Service) commandContext(ctx context.Context, in zonestore.Intent) (context.Context, context.CancelFunc) {
+	return context.WithDeadline(ctx, in.Time.Add(orDefault(s.SendWithin, 10*time.Second)))
 }
 
 // Fingerprint identifies a create request: the same body sent again has
@@ -165,8 +171,8 @@ func Fingerprint(req *zonemodel.CreateZoneRequest) string {
 }
 
 // lock takes the zone's lock.
-func (l *Lifecycle) lock(ctx context.Context, zone string) (func(), error) {
-	unlock, err := l.Store.Lock(ctx, zone)
+func (s *Service) lock(ctx context.Context, zone string) (func(), error) {
+	unlock, err := s.Store.Lock(ctx, zone)
 	if err != nil {
 		return nil, newErr(ErrBusy, zone, "", "waiting for the lock of zone "+zone, err)
 	}
@@ -175,16 +181,16 @@ func (l *Lifecycle) lock(ctx context.Context, zone string) (func(), error) {
 
 // abandon marks the zone's intent done, logging a failure (the intent then
 // stays pending and is settled later, which is safe).
-func (l *Lifecycle) abandon(name string) {
-	if err := l.Store.Abandon(name); err != nil {
-		l.log().Error("marking an undone intent done failed; it stays pending", zap.String("zone", name), zap.Error(err))
+func (s *Service) abandon(name string) {
+	if err := s.Store.Abandon(name); err != nil {
+		s.log().Error("marking an undone intent done failed; it stays pending", zap.String("zone", name), zap.Error(err))
 	}
 }
 
 // waitGone waits until path does not exist (named removed it) or
 // DurableWait passes, and reports whether it is gone.
-func (l *Lifecycle) waitGone(ctx context.Context, path string) bool {
-	deadline := time.Now().Add(orDefault(l.DurableWait, 5*time.Second))
+func (s *Service) waitGone(ctx context.Context, path string) bool {
+	deadline := time.Now().Add(orDefault(s.DurableWait, 5*time.Second))
 	delay := 500 * time.Microsecond
 	for {
 		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {

@@ -1,4 +1,4 @@
-package zonelife
+package zoneservice
 
 import (
 	"context"
@@ -67,17 +67,17 @@ type Report struct {
 // named uses. With full, it also asks named about every indexed zone and
 // reports those it does not serve. It returns the report and the first
 // error that stopped it (a report is returned either way).
-func (l *Lifecycle) Reconcile(ctx context.Context, full bool) (*Report, error) {
+func (s *Service) Reconcile(ctx context.Context, full bool) (*Report, error) {
 	rep := &Report{Fixed: []Fix{}, Pending: []Fix{}, Problems: []Fix{}}
-	n, err := l.Store.RepairIndex()
+	n, err := s.Store.RepairIndex()
 	if err != nil {
 		return rep, newErr(ErrStorage, "", "", "repairing the zone index", err)
 	}
 	if n > 0 {
 		rep.Fixed = append(rep.Fixed, Fix{Action: ActionDiscardedTornIndex, Detail: strconv.FormatInt(n, 10) + " bytes"})
-		l.log().Warn("discarded a torn line of the zone index", zap.Int64("bytes", n))
+		s.log().Warn("discarded a torn line of the zone index", zap.Int64("bytes", n))
 	}
-	intents, err := l.Store.PendingIntents()
+	intents, err := s.Store.PendingIntents()
 	if err != nil {
 		return rep, newErr(ErrStorage, "", "", "reading pending intents", err)
 	}
@@ -85,10 +85,10 @@ func (l *Lifecycle) Reconcile(ctx context.Context, full bool) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return rep, newErr(ErrBusy, "", "", "reconcile interrupted", err)
 		}
-		l.settleLocked(ctx, in.Name, rep)
+		s.settleLocked(ctx, in.Name, rep)
 	}
 
-	files, err := l.Store.ZoneFiles()
+	files, err := s.Store.ZoneFiles()
 	if err != nil {
 		return rep, newErr(ErrStorage, "", "", "listing the zone directory", err)
 	}
@@ -96,11 +96,11 @@ func (l *Lifecycle) Reconcile(ctx context.Context, full bool) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return rep, newErr(ErrBusy, "", "", "reconcile interrupted", err)
 		}
-		l.checkFile(ctx, name, rep)
+		s.checkFile(ctx, name, rep)
 	}
 
 	if full {
-		entries, _, _, err := listAll(l.Store)
+		entries, _, _, err := listAll(s.Store)
 		if err != nil {
 			return rep, newErr(ErrStorage, "", "", "reading the zone index", err)
 		}
@@ -109,14 +109,14 @@ func (l *Lifecycle) Reconcile(ctx context.Context, full bool) (*Report, error) {
 				return rep, newErr(ErrBusy, "", "", "reconcile interrupted", err)
 			}
 			rep.Checked++
-			zc, err := l.Control.ShowZoneConfig(ctx, e.Name)
+			zc, err := s.Control.ShowZoneConfig(ctx, e.Name)
 			switch {
 			case err == nil:
-				if f := fileOf(zc); f != l.Store.FilePath(e.Name) {
+				if f := fileOf(zc); f != s.Store.FilePath(e.Name) {
 					rep.Problems = append(rep.Problems, Fix{Zone: e.Name, Action: "indexed-zone-other-file", Detail: "named serves it with file " + f})
 				}
 			case rndc.IsNotFound(err):
-				if _, pending, _ := l.Store.PendingIntent(e.Name); !pending {
+				if _, pending, _ := s.Store.PendingIntent(e.Name); !pending {
 					rep.Problems = append(rep.Problems, Fix{Zone: e.Name, Action: "indexed-zone-not-served", Detail: "named does not serve this indexed zone"})
 				}
 			default:
@@ -142,16 +142,16 @@ func listAll(s Store) ([]zonestore.Entry, string, int, error) {
 
 // settleLocked settles one zone's pending intent under its lock and adds
 // the result to rep.
-func (l *Lifecycle) settleLocked(ctx context.Context, name string, rep *Report) {
-	unlock, err := l.lock(ctx, name)
+func (s *Service) settleLocked(ctx context.Context, name string, rep *Report) {
+	unlock, err := s.lock(ctx, name)
 	if err != nil {
 		rep.Pending = append(rep.Pending, Fix{Zone: name, Action: "settle", Detail: err.Error()})
 		return
 	}
 	defer unlock()
 	rep.Checked++
-	in, ok, _ := l.Store.PendingIntent(name)
-	action, err := l.settle(ctx, name)
+	in, ok, _ := s.Store.PendingIntent(name)
+	action, err := s.settle(ctx, name)
 	switch {
 	case err != nil && ok:
 		rep.Pending = append(rep.Pending, Fix{Zone: name, Action: in.Op, Detail: err.Error()})
@@ -165,43 +165,43 @@ func (l *Lifecycle) settleLocked(ctx context.Context, name string, rep *Report) 
 // checkFile looks at one zone file of the zone directory: a zone the index
 // does not know and no intent is about is adopted when named serves it
 // with this file, and the file moved aside when named does not know it.
-func (l *Lifecycle) checkFile(ctx context.Context, name string, rep *Report) {
-	if _, found, err := l.Store.Get(name); err != nil || found {
+func (s *Service) checkFile(ctx context.Context, name string, rep *Report) {
+	if _, found, err := s.Store.Get(name); err != nil || found {
 		return
 	}
-	unlock, err := l.lock(ctx, name)
+	unlock, err := s.lock(ctx, name)
 	if err != nil {
 		return
 	}
 	defer unlock()
-	if _, found, err := l.Store.Get(name); err != nil || found {
+	if _, found, err := s.Store.Get(name); err != nil || found {
 		return
 	}
-	if _, pending, err := l.Store.PendingIntent(name); err != nil || pending {
+	if _, pending, err := s.Store.PendingIntent(name); err != nil || pending {
 		return
 	}
 	rep.Checked++
-	path := l.Store.FilePath(name)
-	zc, err := l.Control.ShowZoneConfig(ctx, name)
+	path := s.Store.FilePath(name)
+	zc, err := s.Control.ShowZoneConfig(ctx, name)
 	switch {
 	case err == nil:
 		if fileOf(zc) != path {
 			return // a zone of named's own configuration, or unrelated
 		}
-		if err := l.Store.Put(zonestore.Entry{Name: name, Type: zc.Type(), Created: l.now()}); err != nil {
+		if err := s.Store.Put(zonestore.Entry{Name: name, Type: zc.Type(), Created: s.now()}); err != nil {
 			rep.Problems = append(rep.Problems, Fix{Zone: name, Action: ActionAdopted, Detail: err.Error()})
 			return
 		}
 		rep.Fixed = append(rep.Fixed, Fix{Zone: name, Action: ActionAdopted, Detail: "named serves it with " + path})
-		l.log().Warn("adopted a zone named serves with its file but the index did not know", zap.String("zone", name))
+		s.log().Warn("adopted a zone named serves with its file but the index did not know", zap.String("zone", name))
 	case rndc.IsNotFound(err):
-		moved, err := l.Store.MoveAside(name)
+		moved, err := s.Store.MoveAside(name)
 		if err != nil {
 			rep.Problems = append(rep.Problems, Fix{Zone: name, Action: ActionMovedAside, Detail: err.Error()})
 			return
 		}
 		rep.Fixed = append(rep.Fixed, Fix{Zone: name, Action: ActionMovedAside, Detail: path + " -> " + moved})
-		l.log().Warn("moved aside a zone file no zone uses", zap.String("zone", name), zap.String("moved_to", moved))
+		s.log().Warn("moved aside a zone file no zone uses", zap.String("zone", name), zap.String("moved_to", moved))
 	default:
 		rep.Pending = append(rep.Pending, Fix{Zone: name, Action: "check", Detail: err.Error()})
 	}
@@ -209,21 +209,21 @@ func (l *Lifecycle) checkFile(ctx context.Context, name string, rep *Report) {
 
 // Settle settles the zone's pending intent, if any, under its lock, and
 // returns the action taken ("" when there was nothing to do).
-func (l *Lifecycle) Settle(ctx context.Context, name string) (string, error) {
-	unlock, err := l.lock(ctx, name)
+func (s *Service) Settle(ctx context.Context, name string) (string, error) {
+	unlock, err := s.lock(ctx, name)
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
-	return l.settle(ctx, name)
+	return s.settle(ctx, name)
 }
 
 // settle settles the zone's pending intent from what named reports. The
 // caller holds the zone's lock. It returns the action taken, or an
 // ErrOutcomeUnknown error while named cannot tell (it cannot be asked, or
 // it may still execute a command sent for the intent).
-func (l *Lifecycle) settle(ctx context.Context, name string) (string, error) {
-	in, ok, err := l.Store.PendingIntent(name)
+func (s *Service) settle(ctx context.Context, name string) (string, error) {
+	in, ok, err := s.Store.PendingIntent(name)
 	if err != nil {
 		return "", newErr(ErrStorage, name, "", "reading pending intents", err)
 	}
@@ -231,9 +231,9 @@ func (l *Lifecycle) settle(ctx context.Context, name string) (string, error) {
 		return "", nil
 	}
 	if in.File == "" {
-		in.File = l.Store.FilePath(name)
+		in.File = s.Store.FilePath(name)
 	}
-	zc, err := l.Control.ShowZoneConfig(ctx, name)
+	zc, err := s.Control.ShowZoneConfig(ctx, name)
 	served := err == nil
 	if err != nil && !rndc.IsNotFound(err) {
 		return "", newErr(ErrOutcomeUnknown, name, "showzone",
@@ -241,33 +241,33 @@ func (l *Lifecycle) settle(ctx context.Context, name string) (string, error) {
 	}
 	switch in.Op {
 	case zonestore.IntentCreate:
-		return l.settleCreate(ctx, in, served, zc)
+		return s.settleCreate(ctx, in, served, zc)
 	case zonestore.IntentDelete:
-		return l.settleDelete(ctx, in, served)
+		return s.settleDelete(ctx, in, served)
 	}
-	l.abandon(name)
+	s.abandon(name)
 	return "", nil
 }
 
-func (l *Lifecycle) settleCreate(ctx context.Context, in zonestore.Intent, served bool, zc *rndc.ZoneConfig) (string, error) {
+func (s *Service) settleCreate(ctx context.Context, in zonestore.Intent, served bool, zc *rndc.ZoneConfig) (string, error) {
 	name := in.Name
 	if served && fileOf(zc) == in.File {
 		typ := in.Type
 		if typ == "" {
 			typ = zc.Type()
 		}
-		if l.Hook != nil {
-			if err := l.Hook.ZoneCreated(ctx, name, typ); err != nil {
+		if s.Hook != nil {
+			if err := s.Hook.ZoneCreated(ctx, name, typ); err != nil {
 				return "", newErr(ErrHook, name, "", "completing the create of zone "+name, err)
 			}
 		}
-		if err := l.Store.Complete(name, &zonestore.Entry{Name: name, Type: typ, Created: in.Time, Fingerprint: in.Fingerprint}, false); err != nil {
+		if err := s.Store.Complete(name, &zonestore.Entry{Name: name, Type: typ, Created: in.Time, Fingerprint: in.Fingerprint}, false); err != nil {
 			return "", newErr(ErrStorage, name, "", "completing the create of zone "+name, err)
 		}
-		l.log().Info("completed an interrupted create", zap.String("zone", name))
+		s.log().Info("completed an interrupted create", zap.String("zone", name))
 		return ActionCompletedCreate, nil
 	}
-	if !served && l.now().Before(in.NotAfter) {
+	if !served && s.now().Before(in.NotAfter) {
 		return "", newErr(ErrOutcomeUnknown, name, "addzone",
 			"named may still execute the addzone of an earlier create of zone "+name+" until "+in.NotAfter.Format("15:04:05Z07:00"), nil)
 	}
@@ -276,19 +276,19 @@ func (l *Lifecycle) settleCreate(ctx context.Context, in zonestore.Intent, serve
 	if _, err := os.Lstat(in.File); err == nil && !removeFile(in.File) {
 		return "", newErr(ErrStorage, name, "", "removing the file of an undone create", nil)
 	}
-	if err := l.Store.Abandon(name); err != nil {
+	if err := s.Store.Abandon(name); err != nil {
 		return "", newErr(ErrStorage, name, "", "marking an undone create", err)
 	}
-	l.log().Info("rolled back an interrupted create", zap.String("zone", name))
+	s.log().Info("rolled back an interrupted create", zap.String("zone", name))
 	return ActionRolledBackCreate, nil
 }
 
-func (l *Lifecycle) settleDelete(ctx context.Context, in zonestore.Intent, served bool) (string, error) {
+func (s *Service) settleDelete(ctx context.Context, in zonestore.Intent, served bool) (string, error) {
 	name := in.Name
 	if served {
 		// delzone never ran, or named restarted before its removal was
 		// durable: delete it (again).
-		_, err := l.Control.DelZone(ctx, name, true)
+		_, err := s.Control.DelZone(ctx, name, true)
 		if err != nil && !rndc.IsNotFound(err) {
 			if rndc.OutcomeUnknown(err) {
 				return "", newErr(ErrOutcomeUnknown, name, "delzone", "named did not answer delzone for zone "+name, err)
@@ -298,22 +298,22 @@ func (l *Lifecycle) settleDelete(ctx context.Context, in zonestore.Intent, serve
 	}
 	if _, err := os.Lstat(in.File); err == nil {
 		// named removes the file once the removal is durable.
-		if !l.waitGone(ctx, in.File) && l.now().Before(in.NotAfter) {
+		if !s.waitGone(ctx, in.File) && s.now().Before(in.NotAfter) {
 			return "", newErr(ErrOutcomeUnknown, name, "delzone", "named has not yet confirmed the removal of zone "+name, nil)
 		}
 	}
-	if l.Hook != nil {
-		if err := l.Hook.ZoneDeleted(ctx, name); err != nil {
+	if s.Hook != nil {
+		if err := s.Hook.ZoneDeleted(ctx, name); err != nil {
 			return "", newErr(ErrHook, name, "", "completing the delete of zone "+name, err)
 		}
 	}
-	l.removeAll(name, in.KeyDir)
+	s.removeAll(name, in.KeyDir)
 	if _, err := os.Lstat(in.File); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", newErr(ErrStorage, name, "", "checking the file of a deleted zone", err)
 	}
-	if err := l.Store.Complete(name, nil, true); err != nil {
+	if err := s.Store.Complete(name, nil, true); err != nil {
 		return "", newErr(ErrStorage, name, "", "completing the delete of zone "+name, err)
 	}
-	l.log().Info("completed an interrupted delete", zap.String("zone", name))
+	s.log().Info("completed an interrupted delete", zap.String("zone", name))
 	return ActionCompletedDelete, nil
 }

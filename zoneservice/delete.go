@@ -1,4 +1,4 @@
-package zonelife
+package zoneservice
 
 import (
 	"context"
@@ -31,14 +31,14 @@ type Deleted struct {
 // Delete deletes the zone: see the package comment. A zone not created
 // through the API is only deleted from named (`delzone` without -clean;
 // its files are left alone).
-func (l *Lifecycle) Delete(ctx context.Context, name string) (*Deleted, error) {
-	unlock, err := l.lock(ctx, name)
+func (s *Service) Delete(ctx context.Context, name string) (*Deleted, error) {
+	unlock, err := s.lock(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	pending, _, _ := l.Store.PendingIntent(name)
-	settled, err := l.settle(ctx, name)
+	pending, _, _ := s.Store.PendingIntent(name)
+	settled, err := s.settle(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -46,31 +46,31 @@ func (l *Lifecycle) Delete(ctx context.Context, name string) (*Deleted, error) {
 		// A retry of a delete whose outcome was unknown: now done.
 		return &Deleted{Managed: true, Durable: true, Settled: settled}, nil
 	}
-	_, managed, err := l.Store.Get(name)
+	_, managed, err := s.Store.Get(name)
 	if err != nil {
 		return nil, newErr(ErrStorage, name, "", "reading the zone index", err)
 	}
 	if !managed {
-		return l.deleteUnmanaged(ctx, name, settled)
+		return s.deleteUnmanaged(ctx, name, settled)
 	}
 
 	// Where named keeps the zone's keys: only named knows, and only
 	// until the zone is deleted.
 	keyDir := ""
-	if zc, err := l.Control.ShowZoneConfig(ctx, name); err == nil {
+	if zc, err := s.Control.ShowZoneConfig(ctx, name); err == nil {
 		keyDir = keyDirOf(zc)
 	}
-	in := l.newIntent(zonestore.IntentDelete, name)
+	in := s.newIntent(zonestore.IntentDelete, name)
 	in.KeyDir = keyDir
 	path := in.File
-	if err := l.Store.Begin(in); err != nil {
+	if err := s.Store.Begin(in); err != nil {
 		return nil, newErr(ErrStorage, name, "", "recording the intent to delete zone "+name, err)
 	}
-	cctx, cancel := l.commandContext(ctx, in)
+	cctx, cancel := s.commandContext(ctx, in)
 	defer cancel()
 	_, statErr := os.Lstat(path)
 	hadFile := statErr == nil
-	text, err := l.Control.DelZone(cctx, name, true)
+	text, err := s.Control.DelZone(cctx, name, true)
 	switch {
 	case err == nil:
 	case rndc.IsNotFound(err):
@@ -79,31 +79,31 @@ func (l *Lifecycle) Delete(ctx context.Context, name string) (*Deleted, error) {
 	case rndc.OutcomeUnknown(err):
 		return nil, newErr(ErrOutcomeUnknown, name, "delzone", "named did not answer delzone for zone "+name+", so whether it deleted the zone is unknown", err)
 	default:
-		l.abandon(name)
-		return nil, l.commandErr(name, "delzone", err)
+		s.abandon(name)
+		return nil, s.commandErr(name, "delzone", err)
 	}
 	durable := true
 	if hadFile {
-		durable = l.waitGone(ctx, path)
+		durable = s.waitGone(ctx, path)
 	} else if err == nil {
 		// A secondary never transferred has no file whose removal would
 		// tell: named's removal cannot be confirmed.
 		durable = false
 	}
-	if l.Hook != nil {
-		if herr := l.Hook.ZoneDeleted(ctx, name); herr != nil {
-			_ = l.Store.Unindex(name)
+	if s.Hook != nil {
+		if herr := s.Hook.ZoneDeleted(ctx, name); herr != nil {
+			_ = s.Store.Unindex(name)
 			return nil, newErr(ErrHook, name, "", "zone "+name+" was deleted from named but the delete is not complete", herr)
 		}
 	}
 	if !durable {
-		if err := l.Store.Unindex(name); err != nil {
+		if err := s.Store.Unindex(name); err != nil {
 			return nil, newErr(ErrStorage, name, "", "removing zone "+name+" from the index", err)
 		}
 		return &Deleted{Details: text, Managed: true, Durable: false, Settled: settled}, nil
 	}
-	removed := l.removeAll(name, in.KeyDir)
-	if err := l.Store.Complete(name, nil, true); err != nil {
+	removed := s.removeAll(name, in.KeyDir)
+	if err := s.Store.Complete(name, nil, true); err != nil {
 		return nil, newErr(ErrStorage, name, "", "removing zone "+name+" from the index", err)
 	}
 	return &Deleted{Details: text, Managed: true, Durable: true, Removed: removed, Settled: settled}, nil
@@ -111,16 +111,16 @@ func (l *Lifecycle) Delete(ctx context.Context, name string) (*Deleted, error) {
 
 // deleteUnmanaged deletes a zone not created through the API from named
 // only (`delzone` without -clean: its files are left alone).
-func (l *Lifecycle) deleteUnmanaged(ctx context.Context, name, settled string) (*Deleted, error) {
-	text, err := l.Control.DelZone(ctx, name, false)
+func (s *Service) deleteUnmanaged(ctx context.Context, name, settled string) (*Deleted, error) {
+	text, err := s.Control.DelZone(ctx, name, false)
 	if err != nil {
-		return nil, l.commandErr(name, "delzone", err)
+		return nil, s.commandErr(name, "delzone", err)
 	}
 	return &Deleted{Details: text, Durable: true, Settled: settled}, nil
 }
 
 // commandErr classifies a control command's failure.
-func (l *Lifecycle) commandErr(name, command string, err error) *Error {
+func (s *Service) commandErr(name, command string, err error) *Error {
 	switch {
 	case rndc.OutcomeUnknown(err):
 		return newErr(ErrOutcomeUnknown, name, command, "named did not answer "+command+" for zone "+name+", so its outcome is unknown", err)
@@ -134,20 +134,20 @@ func (l *Lifecycle) commandErr(name, command string, err error) *Error {
 // removeAll removes what a deleted zone left: its files in the zone
 // directory and its DNSSEC keys in its key directory, the zone directory
 // and KeyDirs.
-func (l *Lifecycle) removeAll(name, keyDir string) []string {
-	removed, err := l.Store.RemoveZoneFiles(name)
+func (s *Service) removeAll(name, keyDir string) []string {
+	removed, err := s.Store.RemoveZoneFiles(name)
 	if err != nil {
-		l.log().Error("removing zone files", zap.String("zone", name), zap.Error(err))
+		s.log().Error("removing zone files", zap.String("zone", name), zap.Error(err))
 	}
-	seen := map[string]bool{filepath.Clean(l.Store.Dir()): true}
-	for _, d := range append([]string{keyDir}, l.KeyDirs...) {
+	seen := map[string]bool{filepath.Clean(s.Store.Dir()): true}
+	for _, d := range append([]string{keyDir}, s.KeyDirs...) {
 		if d == "" || seen[filepath.Clean(d)] {
 			continue
 		}
 		seen[filepath.Clean(d)] = true
 		r, err := zonestore.RemoveKeyFiles(d, name)
 		if err != nil {
-			l.log().Error("removing key files", zap.String("zone", name), zap.String("dir", d), zap.Error(err))
+			s.log().Error("removing key files", zap.String("zone", name), zap.String("dir", d), zap.Error(err))
 		}
 		removed = append(removed, r...)
 	}
