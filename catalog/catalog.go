@@ -27,7 +27,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -35,6 +34,8 @@ import (
 	"sync"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // DNS is what the catalog needs of a DNS client of named: signed updates
@@ -126,10 +127,10 @@ func (c *Catalog) Ensure(ctx context.Context) error {
 		return fmt.Errorf("looking for catalog zone %s: %w", zone, err)
 	}
 	path := c.FilePath()
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if err := writeFileAtomic(path, c.render()); err != nil {
-			return fmt.Errorf("writing catalog zone file: %w", err)
-		}
+	// Written once, exclusively: a file already there (an earlier run's,
+	// or another instance's) is the catalog's and is kept.
+	if err := zonestore.CreateFileIn(c.Dir, filepath.Base(path), c.render()); err != nil && !errors.Is(err, zonestore.ErrExists) {
+		return fmt.Errorf("writing catalog zone file: %w", err)
 	}
 	if _, err := c.Control.AddZone(ctx, zone, c.config(path)); err != nil && !c.IsExists(err) {
 		return fmt.Errorf("adding catalog zone %s: %w", zone, err)
@@ -419,38 +420,4 @@ func (c *Catalog) Reconcile(ctx context.Context, managed []string, fix bool,
 	}
 	rep.Fixed = true
 	return rep, nil
-}
-
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, syncing file and directory.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".catalog-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
 }

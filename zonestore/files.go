@@ -47,6 +47,43 @@ func RemoveKeyFiles(dir, zone string) ([]string, error) {
 	return removed, nil
 }
 
+// HasFile reports whether the zone's master file <dir>/<zone>.zone exists
+// (as a file, directory or symbolic link); an error other than its absence
+// is returned.
+func (s *Store) HasFile(zone string) (bool, error) {
+	if err := checkZone(zone); err != nil {
+		return false, fmt.Errorf("looking for zone file: %w", err)
+	}
+	switch _, err := os.Lstat(s.FilePath(zone)); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	default:
+		return false, fmt.Errorf("looking for zone file: %w", err)
+	}
+}
+
+// DiscardFile removes the zone's master file and its journal, written for a
+// create that did not happen, and fsyncs the directory. A file already
+// gone is fine; other failures are returned.
+func (s *Store) DiscardFile(zone string) error {
+	if err := checkZone(zone); err != nil {
+		return fmt.Errorf("discarding zone file: %w", err)
+	}
+	path := s.FilePath(zone)
+	_ = os.Remove(path + ".jnl")
+	switch err := os.Remove(path); {
+	case err == nil:
+		_ = syncDir(s.dir)
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	default:
+		return fmt.Errorf("discarding zone file: %w", err)
+	}
+}
+
 // ZoneFiles returns the zones that have a master file <zone>.zone in the
 // zone directory, in directory order. Names that are not canonical zone
 // names are skipped.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -235,20 +236,42 @@ func (s *Store) CreateFile(zone string, data []byte) (path string, err error) {
 		return "", fmt.Errorf("creating zone file: %w", err)
 	}
 	path = s.FilePath(zone)
-	err = createUnnamed(s.dir, path, data)
-	if errors.Is(err, errNoTmpfile) {
-		err = createNamedTemp(s.dir, path, zone, data)
-	}
-	if errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("creating zone file %s: %w", path, ErrExists)
-	}
-	if err != nil {
-		return "", fmt.Errorf("creating zone file %s: %w", path, err)
-	}
-	if err := syncDir(s.dir); err != nil {
+	if err := createExclusive(s.dir, path, zone, data); err != nil {
 		return "", fmt.Errorf("creating zone file %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// CreateFileIn writes the file name (a plain file name, not a path) in the
+// directory dir as CreateFile writes a zone's master file: atomically and
+// exclusively (ErrExists when it exists), the file and the directory
+// fsynced. It is for the files of the zone directory that are not a
+// managed zone's, such as the catalog zone's.
+func CreateFileIn(dir, name string, data []byte) error {
+	if name == "" || name != filepath.Base(name) || strings.HasPrefix(name, ".") {
+		return fmt.Errorf("creating file %q: not a plain file name", name)
+	}
+	path := filepath.Join(dir, name)
+	if err := createExclusive(dir, path, name, data); err != nil {
+		return fmt.Errorf("creating file %s: %w", path, err)
+	}
+	return nil
+}
+
+// createExclusive writes data to path in dir (unnamed file, else a named
+// temporary one tagged with tag), links it exclusively and fsyncs dir.
+func createExclusive(dir, path, tag string, data []byte) error {
+	err := createUnnamed(dir, path, data)
+	if errors.Is(err, errNoTmpfile) {
+		err = createNamedTemp(dir, path, tag, data)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return ErrExists
+	}
+	if err != nil {
+		return err
+	}
+	return syncDir(dir)
 }
 
 // errNoTmpfile means O_TMPFILE (or /proc, needed to link the file) is not
@@ -290,8 +313,8 @@ func createUnnamed(dir, path string, data []byte) error {
 
 // createNamedTemp writes data to a named temporary file in dir, fsyncs it,
 // links it to path and removes the temporary name.
-func createNamedTemp(dir, path, zone string, data []byte) error {
-	tmp, err := os.CreateTemp(dir, ".zoneapi-tmp-"+zone+"-*")
+func createNamedTemp(dir, path, tag string, data []byte) error {
+	tmp, err := os.CreateTemp(dir, ".zoneapi-tmp-"+tag+"-*")
 	if err != nil {
 		return err
 	}
