@@ -61,7 +61,8 @@ const (
 	MsgEmptyToken    = "Empty token"
 )
 
-// BearerToken extracts the token of Authorization header values. It
+// BearerToken extracts the token of Authorization header values (the
+// scheme in any case, RFC 9110 §11.1; RFC 6750 §2.1). It
 // returns the token, or a short reason and the specification's 401
 // message when the header is missing or not a well-formed bearer token.
 func BearerToken(values []string) (token, reason, message string) {
@@ -72,14 +73,19 @@ func BearerToken(values []string) (token, reason, message string) {
 		return "", "invalid_format", MsgBadFormat
 	}
 	v := values[0]
-	const prefix = "Bearer "
-	if !strings.HasPrefix(v, prefix) {
-		if v == "Bearer" {
-			return "", "empty_token", MsgEmptyToken
-		}
+	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" and
+	// "BEARER" are Bearer; the token is kept as sent.
+	const scheme = "Bearer"
+	if len(v) < len(scheme) || !strings.EqualFold(v[:len(scheme)], scheme) {
 		return "", "invalid_format", MsgBadFormat
 	}
-	token = v[len(prefix):]
+	if len(v) == len(scheme) {
+		return "", "empty_token", MsgEmptyToken
+	}
+	if v[len(scheme)] != ' ' {
+		return "", "invalid_format", MsgBadFormat
+	}
+	token = v[len(scheme)+1:]
 	if strings.TrimSpace(token) == "" {
 		return "", "empty_token", MsgEmptyToken
 	}

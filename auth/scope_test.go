@@ -129,7 +129,7 @@ func TestBearerToken(t *testing.T) {
 		{nil, "", MsgMissingHeader},
 		{[]string{"Bearer"}, "", MsgEmptyToken},
 		{[]string{"Bearer   "}, "", MsgEmptyToken},
-		{[]string{"bearer abc"}, "", MsgBadFormat},
+		{[]string{"bearer abc"}, "abc", ""},
 		{[]string{"Bearer a b"}, "", MsgBadFormat},
 		{[]string{"Bearer abc", "Bearer def"}, "", MsgBadFormat},
 		{[]string{"Bearer abc.DEF-_~+/="}, "abc.DEF-_~+/=", ""},

@@ -281,14 +281,15 @@ func TestBadBodies(t *testing.T) {
 }
 
 // TestAuth checks the three 401 messages, that health and ready need no
-// token, and that the token never reaches the log.
+// token, that the Bearer scheme is matched in any case, and that the
+// token never reaches the log.
 func TestAuth(t *testing.T) {
 	ns := startNamed(t)
 	c := startCaddy(t, ns, caddyOpts{})
 	cases := []struct{ header, msg string }{
 		{"", "Missing Authorization header"},
 		{"Basic dXNlcjpwYXNz", "Invalid Authorization header format. Expected: Bearer <token>"},
-		{"bearer " + testToken, "Invalid Authorization header format. Expected: Bearer <token>"},
+		{"Bearer" + testToken, "Invalid Authorization header format. Expected: Bearer <token>"},
 		{"Token " + testToken, "Invalid Authorization header format. Expected: Bearer <token>"},
 		{"Bearer ", "Empty token"},
 		{"Bearer    ", "Empty token"},
@@ -304,6 +305,10 @@ func TestAuth(t *testing.T) {
 	}
 	expect(t, c.doAuth("GET", "/api/v1/health", nil, ""), 200, "health without token")
 	expect(t, c.doAuth("GET", "/api/v1/ready", nil, ""), 200, "ready without token")
+	// The scheme is case-insensitive (RFC 9110 §11.1).
+	for _, scheme := range []string{"bearer", "BEARER"} {
+		expect(t, c.doAuth("GET", "/api/v1/zones", nil, scheme+" "+testToken), 200, scheme+" scheme")
+	}
 	r := c.do("GET", "/api/v1/server/status", nil)
 	expect(t, r, 200, "server status with token")
 	if !strings.Contains(r.str("status"), "server is up and running") || r.body["serverUp"] != true {

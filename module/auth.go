@@ -39,7 +39,13 @@ func checkBearer(values []string) (reason, message string) {
 // on a listener reachable from other hosts warns, or with require_auth
 // fails.
 func (h *Handler) provisionAuth(ctx caddy.Context) error {
-	h.authDisabled = h.DisableAuth || os.Getenv("DISABLE_AUTH") == "true"
+	env := os.Getenv("DISABLE_AUTH")
+	h.authDisabled = h.DisableAuth || env == "true"
+	if env != "" && env != "true" && env != "false" {
+		// Only "true" disables authentication; any other value leaves it
+		// on, which is the safe reading, but say so.
+		h.logger.Warn(fmt.Sprintf("DISABLE_AUTH=%q is not understood: only \"true\" disables authentication (and \"false\" leaves it on), so authentication stays on", env))
+	}
 	mode := "basic"
 	var authn auth.Authenticator = auth.Basic{}
 	if h.AuthRaw != nil {
