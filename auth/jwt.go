@@ -43,10 +43,16 @@ var AsymmetricAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384",
 // minutes, so repeated requests cost one signature check.
 //
 // The identity is the subject claim (or IdentityClaim), prefixed "jwt:".
-// Its scope is, in order: the ScopesClaim of the token (a string in the
-// scope syntax, `actions=records zones=example.com`, or an object), the
-// Subjects entry of its identity, DefaultScope, or else nothing at all
-// (every request then gets 403).
+// Its scope comes from the ScopesClaim of the token (a string in the
+// scope syntax, `actions=records zones=example.com`, or an object of the
+// same fields) and the Subjects entry of its identity: when both exist,
+// the stricter applies (their intersection: a request must be allowed by
+// both); when only one exists, that one; when neither, DefaultScope, or
+// else nothing at all (every request then gets 403). A claim that is
+// present but grants nothing (null, "", " ", {}) gives no access; a claim
+// that does not parse (an unknown field, a value of the wrong type)
+// refuses the token with 401. A token is unrestricted only when its claim
+// says so (e.g. `actions=read,records,zones,server zones=*`).
 type JWT struct {
 	// Issuer is the expected iss claim. Required. With neither JWKSURL
 	// nor JWKSFile, the keys are found through the issuer's OpenID
@@ -193,7 +199,7 @@ func (j *JWT) Provision(ctx caddy.Context) error {
 		if err != nil {
 			return fmt.Errorf("subjects[%s]: %v", sub, err)
 		}
-		j.subjects[sub] = orAll(g)
+		j.subjects[sub] = g // nil: everything
 	}
 	j.deflt = NoAccess()
 	if j.DefaultScope != nil {
@@ -201,7 +207,7 @@ func (j *JWT) Provision(ctx caddy.Context) error {
 		if err != nil {
 			return fmt.Errorf("default_scope: %v", err)
 		}
-		j.deflt = orAll(g)
+		j.deflt = g
 	}
 	// Expiry and not-before are checked here, with the leeway; the
 	// audience against the list.
@@ -238,18 +244,6 @@ func (j *JWT) Provision(ctx caddy.Context) error {
 	}
 	return nil
 }
-
-// everything is the grant of a scope that restricts nothing, as opposed
-// to a nil *Grant in JWT's maps meaning "not configured".
-func orAll(g *Grant) *Grant {
-	if g == nil {
-		return allGrant
-	}
-	return g
-}
-
-// allGrant allows everything, like a nil *Grant.
-var allGrant = &Grant{}
 
 // NoAccess returns a grant that allows nothing.
 func NoAccess() *Grant {
@@ -334,22 +328,21 @@ func (j *JWT) Authenticate(ctx context.Context, token string) (*Identity, error)
 	if raw, ok := claims[j.idClaim]; !ok || json.Unmarshal(raw, &subject) != nil || subject == "" {
 		return nil, Unauthorized("invalid_jwt", "Invalid token: no "+j.idClaim+" claim")
 	}
-	id := &Identity{ID: "jwt:" + subject, Mode: "jwt", Grant: j.deflt}
-	if raw, ok := claims[j.scClaim]; ok {
-		var sc Scope
-		if err := json.Unmarshal(raw, &sc); err != nil {
-			return nil, Unauthorized("invalid_jwt", "Invalid token: claim "+j.scClaim+": "+err.Error())
-		}
-		g, err := sc.Compile()
-		if err != nil {
-			return nil, Unauthorized("invalid_jwt", "Invalid token: claim "+j.scClaim+": "+err.Error())
-		}
-		id.Grant = g
-	} else if g, ok := j.subjects[subject]; ok {
-		id.Grant = g
+	id := &Identity{ID: "jwt:" + subject, Mode: "jwt"}
+	claimed, hasClaim, err := j.claimGrant(claims)
+	if err != nil {
+		return nil, err
 	}
-	if id.Grant == allGrant {
-		id.Grant = nil
+	configured, hasSubject := j.subjects[subject]
+	switch {
+	case hasClaim && hasSubject:
+		id.Grant = Intersect(claimed, configured)
+	case hasClaim:
+		id.Grant = claimed
+	case hasSubject:
+		id.Grant = configured
+	default:
+		id.Grant = j.deflt
 	}
 	until := idt.Expiry.Add(j.leeway)
 	if limit := now.Add(maxCacheAge); limit.Before(until) {
@@ -357,6 +350,27 @@ func (j *JWT) Authenticate(ctx context.Context, token string) (*Identity, error)
 	}
 	j.cache.put(key, id, until)
 	return id, nil
+}
+
+// claimGrant reads the scope claim: has is false when the token carries
+// none. A claim that grants nothing (null, "", " ", {}) gives NoAccess,
+// never everything; one that does not parse or compile is a 401.
+func (j *JWT) claimGrant(claims map[string]json.RawMessage) (g *Grant, has bool, err error) {
+	raw, ok := claims[j.scClaim]
+	if !ok {
+		return nil, false, nil
+	}
+	var sc Scope
+	if err := json.Unmarshal(raw, &sc); err != nil {
+		return nil, true, Unauthorized("invalid_jwt", "Invalid token: claim "+j.scClaim+": "+err.Error())
+	}
+	if sc.IsEmpty() {
+		return NoAccess(), true, nil
+	}
+	if g, err = sc.Compile(); err != nil {
+		return nil, true, Unauthorized("invalid_jwt", "Invalid token: claim "+j.scClaim+": "+err.Error())
+	}
+	return g, true, nil
 }
 
 // fileKeySet is a key set read from a file; it picks keys by kid.

@@ -84,7 +84,9 @@ func ParseScope(text string) (Scope, error) {
 }
 
 // Add appends values to the scope field named key (actions, zones,
-// names, types).
+// names, types, or the singular action, zone, name, type). A field given
+// no value (only empty or blank ones) is an error: a scope never grants
+// more because something in it is empty.
 func (s *Scope) Add(key string, values ...string) error {
 	var dst *[]string
 	switch key {
@@ -99,33 +101,87 @@ func (s *Scope) Add(key string, values ...string) error {
 	default:
 		return fmt.Errorf("unknown scope field %q: want actions, zones, names or types", key)
 	}
+	n := 0
 	for _, v := range values {
 		if v = strings.TrimSpace(v); v != "" {
 			*dst = append(*dst, v)
+			n++
 		}
+	}
+	if n == 0 {
+		return fmt.Errorf("scope field %q has no value", key)
 	}
 	return nil
 }
 
-// UnmarshalJSON accepts a scope object or a string in ParseScope's
-// syntax (convenient in JWT claims).
+// UnmarshalJSON accepts a scope as a string in ParseScope's syntax or
+// as an object, convenient in JWT claims. The object form takes exactly
+// what the string form takes, through the same Add: the same field names
+// (singular aliases included), each value a list of strings or one
+// comma-separated string; an unknown field, a value of another type
+// (number, boolean, null, object) or a field without a value is an
+// error. A JSON null, an empty or blank string and {} give the empty
+// Scope (callers that must not read "empty" as "everything", such as
+// the jwt mode, check IsEmpty).
 func (s *Scope) UnmarshalJSON(b []byte) error {
-	var text string
-	if json.Unmarshal(b, &text) == nil {
-		v, err := ParseScope(text)
-		if err != nil {
-			return err
-		}
+	var v Scope
+	if trimmed := strings.TrimSpace(string(b)); trimmed == "null" {
 		*s = v
 		return nil
 	}
-	type plain Scope
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
+	var text string
+	if json.Unmarshal(b, &text) == nil {
+		p, err := ParseScope(text)
+		if err != nil {
+			return err
+		}
+		*s = p
+		return nil
 	}
-	*s = Scope(p)
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return fmt.Errorf("a scope is a string or an object of fields, not %s", jsonKind(b))
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		raw := obj[k]
+		var values []string
+		if err := json.Unmarshal(raw, &text); err == nil && jsonKind(raw) == "a string" {
+			values = strings.Split(text, ",")
+		} else if jsonKind(raw) != "an array" || json.Unmarshal(raw, &values) != nil {
+			return fmt.Errorf("scope field %q: want a list of strings or a comma-separated string, not %s", k, jsonKind(raw))
+		}
+		if err := v.Add(k, values...); err != nil {
+			return err
+		}
+	}
+	*s = v
 	return nil
+}
+
+// jsonKind names the kind of a JSON value for messages.
+func jsonKind(b []byte) string {
+	t := strings.TrimSpace(string(b))
+	if t == "" {
+		return "nothing"
+	}
+	switch t[0] {
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	case '{':
+		return "an object"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 // Grant is a compiled scope: what an identity may do. A nil *Grant
@@ -133,9 +189,26 @@ func (s *Scope) UnmarshalJSON(b []byte) error {
 type Grant struct {
 	scope   Scope
 	actions map[Action]bool
-	zones   []string // exact names, or "*." suffix patterns, or "*"
+	zones   []string // exact names, or "*." suffix patterns; nil: every zone
 	names   [][]string
 	types   map[string]bool
+	// and, when set, must allow a request too: the grant is the
+	// intersection of this one and and (see Intersect).
+	and *Grant
+}
+
+// Intersect returns a grant that allows only what both a and b allow
+// (nil allows everything, so Intersect(nil, b) is b).
+func Intersect(a, b *Grant) *Grant {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	c := *a
+	c.and = Intersect(a.and, b)
+	return &c
 }
 
 // Compile checks the scope and returns its grant; an empty scope gives a
@@ -155,12 +228,17 @@ func (s Scope) Compile() (*Grant, error) {
 			g.actions[act] = true
 		}
 	}
+	all := false
 	for _, z := range s.Zones {
 		p := strings.TrimSuffix(strings.ToLower(z), ".")
 		if p == "" || strings.Contains(strings.TrimPrefix(p, "*."), "*") && p != "*" {
 			return nil, fmt.Errorf("zone pattern %q: want a zone name, *.<zone> or *", z)
 		}
+		all = all || p == "*"
 		g.zones = append(g.zones, p)
+	}
+	if all {
+		g.zones = nil // * is every zone: not limited to some
 	}
 	for _, n := range s.Names {
 		p := strings.TrimSuffix(strings.ToLower(n), ".")
@@ -206,20 +284,31 @@ func (d *Denied) Error() string { return d.Message }
 
 // AllowsAction reports whether the action is granted.
 func (g *Grant) AllowsAction(a Action) bool {
-	return g == nil || g.actions == nil || g.actions[a]
+	return g == nil || (g.actions == nil || g.actions[a]) && g.and.AllowsAction(a)
+}
+
+// AllowsServer reports whether server-wide operations (server status and
+// reconcile, the catalog) are granted: the server action, and no limit
+// to some zones, since such operations see and touch every zone.
+func (g *Grant) AllowsServer() bool {
+	return g.AllowsAction(ActionServer) && !g.RestrictsZones()
 }
 
 // AllowsZone reports whether the zone (any case, with or without the
 // trailing dot) is granted.
 func (g *Grant) AllowsZone(zone string) bool {
-	if g == nil || g.zones == nil {
+	if g == nil {
+		return true
+	}
+	if !g.and.AllowsZone(zone) {
+		return false
+	}
+	if g.zones == nil {
 		return true
 	}
 	z := strings.TrimSuffix(strings.ToLower(zone), ".")
 	for _, p := range g.zones {
 		switch {
-		case p == "*":
-			return true
 		case strings.HasPrefix(p, "*."):
 			if strings.HasSuffix(z, p[1:]) && len(z) > len(p)-1 {
 				return true
@@ -233,18 +322,22 @@ func (g *Grant) AllowsZone(zone string) bool {
 
 // RestrictsZones reports whether the grant names zones (so zone lists
 // must be filtered).
-func (g *Grant) RestrictsZones() bool { return g != nil && g.zones != nil }
+func (g *Grant) RestrictsZones() bool { return g != nil && (g.zones != nil || g.and.RestrictsZones()) }
 
 // RestrictsRecords reports whether the grant limits record names or
 // types (so record reads must be filtered).
-func (g *Grant) RestrictsRecords() bool { return g != nil && (g.names != nil || g.types != nil) }
+func (g *Grant) RestrictsRecords() bool {
+	return g != nil && (g.names != nil || g.types != nil || g.and.RestrictsRecords())
+}
 
 // AllowsRecord reports whether a record of the owner name (absolute, any
 // case, with or without the trailing dot) and type is granted.
 func (g *Grant) AllowsRecord(name, rrtype string) bool {
-	if g == nil {
-		return true
-	}
+	return g == nil || g.allowsRecord(name, rrtype) && g.and.AllowsRecord(name, rrtype)
+}
+
+// allowsRecord is AllowsRecord of this grant alone, without and.
+func (g *Grant) allowsRecord(name, rrtype string) bool {
 	if g.types != nil && !g.types[strings.ToUpper(rrtype)] {
 		return false
 	}
@@ -286,13 +379,27 @@ func (g *Grant) CheckAction(who string, a Action, zone string) error {
 	if g == nil {
 		return nil
 	}
-	if !g.AllowsAction(a) {
-		return &Denied{Message: fmt.Sprintf("%s lacks the %q action this request needs (its actions: %s)", who, a, orNone(g.scope.Actions))}
+	for l := g; l != nil; l = l.and {
+		if l.actions != nil && !l.actions[a] {
+			return &Denied{Message: fmt.Sprintf("%s lacks the %q action this request needs (its actions: %s)", who, a, orNone(l.scope.Actions))}
+		}
 	}
 	if zone != "" && !g.AllowsZone(zone) {
-		return &Denied{Message: fmt.Sprintf("%s has no access to zone %s (its zones: %s)", who, strings.TrimSuffix(zone, "."), strings.Join(g.scope.Zones, ", "))}
+		return &Denied{Message: fmt.Sprintf("%s has no access to zone %s (its zones: %s)", who, strings.TrimSuffix(zone, "."), strings.Join(g.zoneList(), "; "))}
 	}
 	return nil
+}
+
+// zoneList lists the zone patterns of the grant and of each grant it is
+// intersected with, for messages.
+func (g *Grant) zoneList() []string {
+	var out []string
+	for ; g != nil; g = g.and {
+		if len(g.scope.Zones) > 0 {
+			out = append(out, strings.Join(g.scope.Zones, ", "))
+		}
+	}
+	return out
 }
 
 // CheckRecord returns a *Denied unless a change of the record of owner
@@ -301,6 +408,9 @@ func (g *Grant) CheckAction(who string, a Action, zone string) error {
 func (g *Grant) CheckRecord(who, field, name, rrtype string) error {
 	if g.AllowsRecord(name, rrtype) {
 		return nil
+	}
+	for g.allowsRecord(name, rrtype) { // the grant it is intersected with refuses
+		g = g.and
 	}
 	where := ""
 	if field != "" {
