@@ -211,6 +211,11 @@ func (h *Handler) allow(w http.ResponseWriter, r *http.Request, a auth.Action, z
 	if err := st.id.Grant.CheckAction(st.id.ID, a, zone); err != nil {
 		return h.forbid(w, r, err)
 	}
+	// Server-wide operations see and touch every zone: an identity
+	// limited to some zones may not run them.
+	if a == auth.ActionServer && !st.id.Grant.AllowsServer() {
+		return h.forbid(w, r, &auth.Denied{Message: st.id.ID + " is limited to some zones; server-wide operations (server status and reconcile, the catalog) cover every zone"})
+	}
 	return true
 }
 
