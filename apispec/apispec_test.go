@@ -31,7 +31,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func TestGolden(t *testing.T) {
+func TestFixturesGenerateGoldenDocuments(t *testing.T) {
 	files, _ := filepath.Glob("testdata/valid/*.yaml")
 	if len(files) < 3 {
 		t.Fatalf("want the fixtures under testdata/valid, found %v", files)
@@ -178,7 +178,7 @@ func TestFirestoneAliases(t *testing.T) {
 	}
 }
 
-func TestNegative(t *testing.T) {
+func TestFormatRulesRejectWithPosition(t *testing.T) {
 	const base = "kind: zones\napiVersion: v1\n"
 	tests := []struct {
 		name string

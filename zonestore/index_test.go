@@ -14,7 +14,7 @@ import (
 
 func zname(i int) string { return fmt.Sprintf("zone%05d.example", i) }
 
-func TestIndexBasics(t *testing.T) {
+func TestIndexPutGetCountsAndPages(t *testing.T) {
 	s, _ := openTemp(t)
 	if _, ok, err := s.Get("a.example"); ok || err != nil {
 		t.Fatalf("Get on empty index: %v %v", ok, err)

@@ -9,9 +9,10 @@ import (
 	"time"
 )
 
-// The numbered defects of issue 10, reproduced end to end against a real
-// named and caddy. Each failed on the code before the zone lifecycle
-// (zoneservice, formerly zonelife); the commit of each fix says so.
+// The zone lifecycle under faults: issue 10's defects 1, 2, 4, 5 and 6,
+// reproduced end to end against a real named and caddy (named stopped
+// with SIGSTOP, caddy or named killed). Each test failed on the code before
+// the zone lifecycle (zoneservice, formerly zonelife); the commit of each fix says so.
 
 // warmPool makes caddy's rndc client keep several idle control
 // connections (concurrent status requests), so that commands sent while
@@ -67,12 +68,12 @@ func containsInt(s []int, v int) bool {
 	return false
 }
 
-// TestDefect1InterruptedCreate: named stopped, a create sent, caddy
+// TestInterruptedCreateSettlesAtRestart: named stopped, a create sent, caddy
 // killed, named continued, caddy restarted: the zone is either fully there
 // or fully gone, and the name is not blocked (before: served by named with
 // a file but absent from the index; creates answered 409 and DELETE 200
 // while keeping the file, forever).
-func TestDefect1InterruptedCreate(t *testing.T) {
+func TestInterruptedCreateSettlesAtRestart(t *testing.T) {
 	r := newCrashRig(t, "2s")
 	const zone = "interrupted.test"
 	r.warmPool()
@@ -104,12 +105,12 @@ func TestDefect1InterruptedCreate(t *testing.T) {
 	r.must("POST", "/api/v1/zones", zoneBody(zone), 201)
 }
 
-// TestDefect2TimedOutAddzone: an addzone that times out answers 504 (the
+// TestTimedOutCreateAnswers504AndRetryFindsZone: an addzone that times out answers 504 (the
 // outcome is unknown) and is not rolled back; named executes it when it
 // wakes; a retry of the same create finds the zone (before: 500, the file
 // removed, the retry 409 "not created through this API", and the zone
 // served from memory without file or index entry).
-func TestDefect2TimedOutAddzone(t *testing.T) {
+func TestTimedOutCreateAnswers504AndRetryFindsZone(t *testing.T) {
 	r := newCrashRig(t, "2s")
 	const zone = "timedout.test"
 	r.warmPool()
@@ -138,10 +139,10 @@ func TestDefect2TimedOutAddzone(t *testing.T) {
 	r.must("GET", "/api/v1/zones/"+zone, nil, 200)
 }
 
-// TestDefect4KillDuringDelete: a delete interrupted after delzone (named
+// TestInterruptedDeleteFinishesAtRestart: a delete interrupted after delzone (named
 // stopped, caddy killed) is finished at the next start: not listed, no
 // files (before: listed, GET 404, files left).
-func TestDefect4KillDuringDelete(t *testing.T) {
+func TestInterruptedDeleteFinishesAtRestart(t *testing.T) {
 	r := newCrashRig(t, "2s")
 	const zone = "halfdeleted.test"
 	r.must("POST", "/api/v1/zones", zoneBody(zone), 201)
@@ -168,11 +169,11 @@ func TestDefect4KillDuringDelete(t *testing.T) {
 	r.must("POST", "/api/v1/zones", zoneBody(zone), 201)
 }
 
-// TestDefect5DeleteDurable: a DELETE answered 200 stays deleted when named
+// TestDeleteAnswered200SurvivesNamedKill: a DELETE answered 200 stays deleted when named
 // is killed right after (before: 1 kill in 20 brought the zone back, named
 // had not yet written its new-zone database). Probabilistic on the old
 // code; on the new one the 200 waits for named's confirmation.
-func TestDefect5DeleteDurable(t *testing.T) {
+func TestDeleteAnswered200SurvivesNamedKill(t *testing.T) {
 	r := newCrashRig(t, "5s")
 	for i := range 5 {
 		zone := "durable" + string(rune('a'+i)) + ".test"
@@ -189,11 +190,11 @@ func TestDefect5DeleteDurable(t *testing.T) {
 	}
 }
 
-// TestDefect6DNSSECKeys: deleting an inline-signed zone removes its key
+// TestDeleteRemovesDNSSECKeys: deleting an inline-signed zone removes its key
 // files (before: named wrote them to its directory, not the zone
 // directory, and they were left behind). named here has no key-directory
 // option: its keys would go to its working directory.
-func TestDefect6DNSSECKeys(t *testing.T) {
+func TestDeleteRemovesDNSSECKeys(t *testing.T) {
 	r := newCrashRig(t, "5s")
 	const zone = "signed.test"
 	body := zoneBody(zone)
@@ -220,10 +221,10 @@ func TestDefect6DNSSECKeys(t *testing.T) {
 	}
 }
 
-// TestDefect2RecordTimeout: a record change that times out answers 504
+// TestTimedOutRecordChangeAnswers504: a record change that times out answers 504
 // saying the outcome is unknown (before: 500 "failed … i/o timeout", and
 // named applied the change when it woke).
-func TestDefect2RecordTimeout(t *testing.T) {
+func TestTimedOutRecordChangeAnswers504(t *testing.T) {
 	r := newCrashRig(t, "2s")
 	const zone = "rectimeout.test"
 	r.must("POST", "/api/v1/zones", zoneBody(zone), 201)

@@ -9,7 +9,9 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// Tests of defect 8 of issue 10; each failed on the code before the fix.
+// Request checks that issue 10 (defect 8) found wrong: the media type
+// checked before the schema, duplicate keys, non-ASCII in messages, a
+// padding-only bearer token. Each test failed on the code before the fix.
 
 // TestContentTypeBeforeSchema: a body declared as another type is 415
 // even when it also breaks the schema (it was 400, the schema answered
