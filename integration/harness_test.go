@@ -49,6 +49,9 @@ const testToken = "zoneapi-test-token-7c1e"
 type caddyOpts struct {
 	extra string   // extra lines inside the zone_api block
 	env   []string // extra environment, e.g. DISABLE_AUTH=true, RUST_LOG=debug
+	// handle is the path matcher of the API's handle block (default
+	// /api/v1/*; /api* also routes the PowerDNS API's /api).
+	handle string
 }
 
 // caddy is a running caddy process serving the API over plain HTTP on a
@@ -126,7 +129,7 @@ func (c *caddy) caddyfile(timeout string) string {
 
 http://127.0.0.1:%d {
 	bind 127.0.0.1
-	handle /api/v1/* {
+	handle %s {
 		zone_api {
 			zone_dir %s
 			rndc {
@@ -143,7 +146,15 @@ http://127.0.0.1:%d {
 		metrics
 	}
 }
-`, c.adminAddr, c.logPath(), c.port, c.ns.ZoneDir, c.ns.ControlAddr, c.ns.RNDCKeyFile, timeout, c.ns.TSIGKeyFile, c.ns.DNSAddr, c.opts.extra)
+`, c.adminAddr, c.logPath(), c.port, c.handle(), c.ns.ZoneDir, c.ns.ControlAddr, c.ns.RNDCKeyFile, timeout, c.ns.TSIGKeyFile, c.ns.DNSAddr, c.opts.extra)
+}
+
+// handle is the API's path matcher.
+func (c *caddy) handle() string {
+	if c.opts.handle != "" {
+		return c.opts.handle
+	}
+	return "/api/v1/*"
 }
 
 func (c *caddy) start() {
@@ -280,7 +291,7 @@ func (c *caddy) send(method, path string, body any, hdr map[string]string) *resp
 	raw, _ := io.ReadAll(resp.Body)
 	r := &response{status: resp.StatusCode, header: resp.Header, raw: raw}
 	isJSON := strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json")
-	if len(raw) > 0 && (isJSON || resp.StatusCode >= 400) {
+	if len(raw) > 0 && raw[0] != '[' && (isJSON || resp.StatusCode >= 400) {
 		if err := json.Unmarshal(raw, &r.body); err != nil {
 			c.t.Fatalf("%s %s: %d with a non-JSON body %q", method, path, resp.StatusCode, raw)
 		}

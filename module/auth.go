@@ -198,6 +198,21 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, method, temp
 	return h.allow(w, r, routeAction(method, template), zone)
 }
 
+// authorizeRoute is authorize with the route's own action when it has
+// one (the PowerDNS API's routes).
+func (h *Handler) authorizeRoute(w http.ResponseWriter, r *http.Request, rt *route, name string) bool {
+	if !rt.pdns {
+		return h.authorize(w, r, rt.method, rt.template, name)
+	}
+	zone := ""
+	if strings.Contains(rt.template, "{name}") {
+		if z, err := zonemodel.NormalizeZoneName(name); err == nil {
+			zone = z
+		}
+	}
+	return h.allow(w, r, rt.action, zone)
+}
+
 // allow answers 403 and returns false unless the identity may do the
 // action (on the zone, when one is given).
 func (h *Handler) allow(w http.ResponseWriter, r *http.Request, a auth.Action, zone string) bool {

@@ -48,6 +48,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		failed_auth_limit <requests> [<interval>] [burst <n>]   # per client IP
 //		require_auth                            # refuse basic/disabled auth on non-loopback listeners
 //		docs            public|auth|off         # default auth
+//		powerdns                                # also serve the PowerDNS-compatible API
 //		log_filter      <RUST_LOG directives>   # default {env.RUST_LOG}
 //		catalog <zone> {                        # RFC 9432 catalog of the API's zones
 //			group          <name>
@@ -156,6 +157,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if h.Docs != DocsPublic && h.Docs != DocsAuth && h.Docs != DocsOff {
 				return d.Errf("docs: want public, auth or off, got %q", h.Docs)
 			}
+		case "powerdns":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			h.PowerDNS = true
 		case "disable_auth":
 			if d.NextArg() {
 				return d.ArgErr()

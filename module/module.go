@@ -131,6 +131,13 @@ type Handler struct {
 	// serve them.
 	Docs string `json:"docs,omitempty"`
 
+	// PowerDNS serves the PowerDNS-compatible API (package powerdns) on
+	// the same site: /api, /api/v1 and /api/v1/servers/localhost/…, for
+	// PowerDNS's clients (lego, external-dns, octoDNS, DNSControl, …).
+	// Their X-API-Key header is checked by the auth mode like a bearer
+	// token. Default: off.
+	PowerDNS bool `json:"powerdns,omitempty"`
+
 	// Catalog, if set, keeps a catalog zone (RFC 9432) of the zones
 	// created through the API, for secondaries that consume it.
 	Catalog *CatalogConfig `json:"catalog,omitempty"`
@@ -351,7 +358,7 @@ func (h *Handler) Cleanup() error {
 
 // ServeHTTP serves requests under /api/v1/ and passes the rest to next.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if r.URL.Path != apiPrefix && !strings.HasPrefix(r.URL.Path, apiPrefix+"/") {
+	if r.URL.Path != apiPrefix && !strings.HasPrefix(r.URL.Path, apiPrefix+"/") && !h.isPDNS(r) {
 		return next.ServeHTTP(w, r)
 	}
 	start := time.Now()

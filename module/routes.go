@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/powerdns"
 )
 
 // apiPrefix is the path prefix the handler owns.
@@ -23,6 +26,11 @@ type route struct {
 	// the result is success for a 2xx or 3xx answer, else error.
 	op     string
 	handle func(w http.ResponseWriter, r *http.Request, p params)
+	// pdns marks a route of the PowerDNS API (powerdns.go): its {name}
+	// is a PowerDNS zone id, its errors are PowerDNS's, and action is
+	// the scope action it needs.
+	pdns   bool
+	action auth.Action
 }
 
 // pattern is the route's http.ServeMux pattern, e.g.
@@ -88,6 +96,7 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodPatch, template: "/api/v1/zones/{name}/records", handle: h.handleBatchRecords, op: "record_batch"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/export", handle: h.handleExportZone},
 	}
+	rs = append(rs, h.pdnsRoutes()...)
 	return append(rs, h.docsRoutes()...)
 }
 
@@ -159,6 +168,9 @@ func (rt *route) params(escaped string) params {
 	if err != nil {
 		v = segs[rt.param] // left for name validation to reject
 	}
+	if rt.pdns {
+		v = powerdns.ZoneName(v)
+	}
 	return params{name: v}
 }
 
@@ -175,6 +187,12 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		r.Pattern = rt.pattern()
 		_, label, _ = strings.Cut(r.Pattern, " ") // the template: no method
 	}
+	if h.isPDNS(r) {
+		pw := &pdnsErrorWriter{ResponseWriter: w}
+		defer pw.finish()
+		w = pw
+		r = apiKeyAsBearer(r)
+	}
 	if rt == nil || !rt.public {
 		var ok bool
 		if r, ok = h.authenticate(w, r); !ok {
@@ -190,7 +208,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
 		return label
 	}
-	if !rt.public && !h.authorize(w, r, rt.method, rt.template, p.name) {
+	if !rt.public && !h.authorizeRoute(w, r, rt, p.name) {
 		if a := auditAction(rt); a != "" {
 			h.audit(r, a, http.StatusForbidden)
 		}
@@ -202,8 +220,13 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 	rt.handle(w, r, p)
 	if a := auditAction(rt); a != "" {
 		status := http.StatusOK
-		if sr, ok := w.(*statusRecorder); ok {
+		switch sr := w.(type) {
+		case *statusRecorder:
 			status = sr.status()
+		case *pdnsErrorWriter:
+			if sr.status != 0 {
+				status = sr.status
+			}
 		}
 		if rt.op != "" {
 			var err error

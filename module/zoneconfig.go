@@ -410,8 +410,7 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	ch, err := req.validate()
-	if err != nil {
+	if _, err := req.validate(); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid change: %v", err)
 		return
 	}
@@ -420,25 +419,9 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 		return
 	}
 	ctx := r.Context()
-	unlock, err := b.store.Lock(ctx, name)
+	text, err := h.modifyZone(ctx, b, name, &req)
 	if err != nil {
-		lockFailed(w, name, err)
-		return
-	}
-	defer unlock()
-	zc, ok := h.showZone(ctx, w, b, name)
-	if !ok {
-		return
-	}
-	if err := ch.apply(zc); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid change: %v", err)
-		return
-	}
-	block := zc.Block()
-	h.logger.Debug("modifying zone", zap.String("zone", name), zap.String("config", block))
-	text, err := b.rndc.ModZone(ctx, name, block)
-	if err != nil {
-		h.commandFailed(w, "modzone", name, err)
+		h.modifyFailed(w, name, err)
 		return
 	}
 	resp := modifyResponse{Success: true, Message: "Zone " + name + " modified successfully", Details: text}
@@ -449,6 +432,59 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 	}
 	h.logger.Info("zone modified", zap.String("zone", name))
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// modifyError is a failed step of modifyZone.
+type modifyError struct {
+	step string // "lock", "invalid", or the rndc command
+	err  error
+}
+
+func (e *modifyError) Error() string { return e.step + ": " + e.err.Error() }
+func (e *modifyError) Unwrap() error { return e.err }
+
+// modifyZone changes the clauses req names, under the zone's lock:
+// showzone, change the clauses, modzone. It returns named's answer; a
+// failure is a *modifyError.
+func (h *Handler) modifyZone(ctx context.Context, b *backend, name string, req *ModifyZoneRequest) (string, error) {
+	ch, err := req.validate()
+	if err != nil {
+		return "", &modifyError{step: "invalid", err: err}
+	}
+	unlock, err := b.store.Lock(ctx, name)
+	if err != nil {
+		return "", &modifyError{step: "lock", err: err}
+	}
+	defer unlock()
+	zc, err := b.rndc.ShowZoneConfig(ctx, name)
+	if err != nil {
+		return "", &modifyError{step: "showzone", err: err}
+	}
+	if err := ch.apply(zc); err != nil {
+		return "", &modifyError{step: "invalid", err: err}
+	}
+	block := zc.Block()
+	h.logger.Debug("modifying zone", zap.String("zone", name), zap.String("config", block))
+	text, err := b.rndc.ModZone(ctx, name, block)
+	if err != nil {
+		return "", &modifyError{step: "modzone", err: err}
+	}
+	return text, nil
+}
+
+// modifyFailed answers a failed modifyZone.
+func (h *Handler) modifyFailed(w http.ResponseWriter, name string, err error) {
+	var me *modifyError
+	switch {
+	case !errors.As(err, &me):
+		writeError(w, http.StatusInternalServerError, "%v", err)
+	case me.step == "invalid":
+		writeError(w, http.StatusBadRequest, "invalid change: %v", me.err)
+	case me.step == "lock":
+		lockFailed(w, name, me.err)
+	default:
+		h.commandFailed(w, me.step, name, me.err)
+	}
 }
 
 // zoneConfigFor reads the zone's configuration for GET; a failure is

@@ -61,6 +61,9 @@ type Options struct {
 	Sites string
 	// Env is extra environment for caddy.
 	Env []string
+	// Handle is the path matcher of the API's handle block (default
+	// /api/v1/*; /api* also routes the PowerDNS API's /api).
+	Handle string
 }
 
 // Caddy is a running caddy process.
@@ -93,6 +96,10 @@ func Start(tb testing.TB, ns *testbind.Server, opt Options) *Caddy {
 	c := &Caddy{Dir: tb.TempDir()}
 	port := FreePort(tb)
 	c.Base = fmt.Sprintf("http://127.0.0.1:%d", port)
+	handle := opt.Handle
+	if handle == "" {
+		handle = "/api/v1/*"
+	}
 	conf := fmt.Sprintf(`{
 	admin 127.0.0.1:%d
 	persist_config off
@@ -107,7 +114,7 @@ func Start(tb testing.TB, ns *testbind.Server, opt Options) *Caddy {
 
 http://127.0.0.1:%d {
 	bind 127.0.0.1
-	handle /api/v1/* {
+	handle %s {
 		zone_api {
 			zone_dir %s
 			rndc {
@@ -122,7 +129,7 @@ http://127.0.0.1:%d {
 }
 
 %s
-`, FreePort(tb), filepath.Join(c.Dir, "caddy.log"), opt.Global, port, ns.ZoneDir, ns.ControlAddr, ns.RNDCKeyFile,
+`, FreePort(tb), filepath.Join(c.Dir, "caddy.log"), opt.Global, port, handle, ns.ZoneDir, ns.ControlAddr, ns.RNDCKeyFile,
 		ns.TSIGKeyFile, ns.DNSAddr, opt.APIExtra, opt.Sites)
 	cf := filepath.Join(c.Dir, "Caddyfile")
 	if err := os.WriteFile(cf, []byte(conf), 0o600); err != nil {

@@ -1,0 +1,483 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+)
+
+// The PowerDNS API's fidelity tests: each is written from PowerDNS's
+// documented behaviour (the 5.x OpenAPI document, the HTTP API docs and
+// PowerDNS's own regression-tests.api/test_Zones.py, whose test names
+// are cited) and runs through the built Caddy against a real named.
+
+const pdnsKey = "pdns-test-key-4f2a"
+
+// startPDNS starts named and a Caddy serving zone_api with powerdns.
+func startPDNS(t *testing.T, extra string) *caddy {
+	t.Helper()
+	ns := startNamed(t)
+	return startCaddy(t, ns, caddyOpts{handle: "/api*", extra: "powerdns\n" + extra})
+}
+
+// pdns sends a PowerDNS request with X-API-Key (key "" sends none).
+func (c *caddy) pdns(key, method, path string, body any) *response {
+	c.t.Helper()
+	hdr := map[string]string{"Accept": "application/json"}
+	if key != "" {
+		hdr["X-API-Key"] = key
+	}
+	return c.send(method, path, body, hdr)
+}
+
+const zonesPath = "/api/v1/servers/localhost/zones"
+
+// pdnsError checks a PowerDNS error answer: the status, a JSON body whose
+// only key is error, holding part.
+func pdnsError(t *testing.T, r *response, status int, part string) {
+	t.Helper()
+	expect(t, r, status, part)
+	if len(r.body) != 1 || !strings.Contains(r.str("error"), part) {
+		t.Errorf("body %s: want {\"error\": …%q…}", r.raw, part)
+	}
+}
+
+// createPDNSZone creates a Native zone with two name servers (the
+// regression tests' create_zone helper).
+func createPDNSZone(t *testing.T, c *caddy, name string, extra map[string]any) *response {
+	t.Helper()
+	body := map[string]any{"name": name, "kind": "Native", "nameservers": []string{"ns1.example.com.", "ns2.example.com."}}
+	for k, v := range extra {
+		body[k] = v
+	}
+	r := c.pdns(pdnsKey, "POST", zonesPath, body)
+	expect(t, r, http.StatusCreated, "create "+name)
+	return r
+}
+
+// rrsetOf finds an RRset in a zone body.
+func rrsetOf(r *response, name, typ string) map[string]any {
+	sets, _ := r.body["rrsets"].([]any)
+	for _, s := range sets {
+		m := s.(map[string]any)
+		if m["name"] == name && m["type"] == typ {
+			return m
+		}
+	}
+	return nil
+}
+
+func contents(set map[string]any) []string {
+	var out []string
+	if set == nil {
+		return nil
+	}
+	for _, rec := range set["records"].([]any) {
+		out = append(out, rec.(map[string]any)["content"].(string))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func pdnsSerial(t *testing.T, c *caddy, zone string) uint32 {
+	t.Helper()
+	r := c.pdns(pdnsKey, "GET", zonesPath+"/"+zone+"?rrsets=false", nil)
+	expect(t, r, 200, "get "+zone)
+	return uint32(r.body["serial"].(float64))
+}
+
+func pdnsPatch(c *caddy, zone string, sets ...map[string]any) *response {
+	c.t.Helper()
+	return c.pdns(pdnsKey, "PATCH", zonesPath+"/"+zone, map[string]any{"rrsets": sets})
+}
+
+func rrset(name, typ, ct string, ttl int, contents ...string) map[string]any {
+	s := map[string]any{"name": name, "type": typ, "changetype": ct}
+	if ttl > 0 {
+		s["ttl"] = ttl
+	}
+	if contents != nil {
+		recs := []map[string]any{}
+		for _, c := range contents {
+			recs = append(recs, map[string]any{"content": c, "disabled": false})
+		}
+		s["records"] = recs
+	}
+	return s
+}
+
+// TestPowerDNSDiscovery: GET /api, /api/v1, /servers, /servers/localhost
+// (test_Discovery.py, test_Servers.py), and the key: none is 401 in
+// PowerDNS's error shape.
+func TestPowerDNSDiscovery(t *testing.T) {
+	c := startPDNS(t, "")
+	r := c.pdns(pdnsKey, "GET", "/api", nil)
+	expect(t, r, 200, "GET /api")
+	if !strings.Contains(string(r.raw), `"url":"/api/v1"`) || !strings.Contains(string(r.raw), `"version":1`) {
+		t.Errorf("GET /api = %s", r.raw)
+	}
+	expect(t, c.pdns(pdnsKey, "GET", "/api/v1", nil), 200, "GET /api/v1")
+	r = c.pdns(pdnsKey, "GET", "/api/v1/servers", nil)
+	expect(t, r, 200, "GET /servers")
+	if !strings.Contains(string(r.raw), `"id":"localhost"`) {
+		t.Errorf("servers = %s", r.raw)
+	}
+	r = c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost", nil)
+	expect(t, r, 200, "GET /servers/localhost")
+	if r.str("daemon_type") != "authoritative" || r.str("type") != "Server" || !strings.HasPrefix(r.str("version"), "4.") || r.str("zones_url") == "" {
+		t.Errorf("server = %s", r.raw)
+	}
+	pdnsError(t, c.pdns("", "GET", zonesPath, nil), http.StatusUnauthorized, "Authorization")
+	pdnsError(t, c.pdns(pdnsKey, "GET", "/api/v1/servers/otherhost/zones", nil), http.StatusNotFound, "no such endpoint")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath+"/x.test./notify", nil), http.StatusMethodNotAllowed, "not allowed")
+	// The zone API next to it answers in its own shape.
+	r = c.do("GET", "/api/v1/zones", nil)
+	expect(t, r, 200, "zone API list")
+}
+
+// TestPowerDNSZoneLifecycle: create, list, get, PUT, delete
+// (test_create_zone, test_create_zone_exists, test_list_zones,
+// test_get_zone, test_rrset_false_parameter, test_wrong_rrset_parameter,
+// test_zone_delete, test_update_zone; the create_zone failures).
+func TestPowerDNSZoneLifecycle(t *testing.T) {
+	c := startPDNS(t, "")
+	r := createPDNSZone(t, c, "life.test.", map[string]any{"serial": 22, "soa_edit_api": "", "account": "", "unknown_field": 1})
+	for _, k := range []string{"id", "url", "name", "masters", "kind", "last_check", "notified_serial", "serial", "edited_serial", "soa_edit_api", "soa_edit", "account", "dnssec"} {
+		if _, ok := r.body[k]; !ok {
+			t.Errorf("created zone lacks %q: %s", k, r.raw)
+		}
+	}
+	if r.str("id") != "life.test." || r.str("name") != "life.test." || r.str("kind") != "Master" || r.body["serial"].(float64) != 22 {
+		t.Errorf("created zone = %s", r.raw)
+	}
+	if got := contents(rrsetOf(r, "life.test.", "NS")); !slices.Equal(got, []string{"ns1.example.com.", "ns2.example.com."}) {
+		t.Errorf("NS = %v", got)
+	}
+	if soa := contents(rrsetOf(r, "life.test.", "SOA")); len(soa) != 1 || !strings.Contains(soa[0], "hostmaster.life.test. 22 ") {
+		t.Errorf("SOA = %v", soa)
+	}
+	if got := answers(query(t, c.ns, "life.test", dns.TypeNS), dns.TypeNS); len(got) != 2 {
+		t.Errorf("named serves NS %v", got)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "life.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}}), http.StatusConflict, "already exists")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "", "kind": "Native"}), 422, "is not canonical")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "nodot.test", "kind": "Native", "nameservers": []string{"ns1.example.com."}}), 422, "is not canonical")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "uncanon.test.", "kind": "Native", "nameservers": []string{"uncanon.example.com"}}), 422, "Nameserver is not canonical")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "test..double.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}}), 422, "Unable to parse DNS Name")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "test:x.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}}), 422, "contains unsupported characters")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "mixed.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."},
+		"rrsets": []any{rrset("mixed.test.", "NS", "", 3600, "ns2.example.com.")}}), 422, "Nameservers list MUST NOT be mixed with zone-level NS in rrsets")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "prod.test.", "kind": "Producer", "nameservers": []string{"ns1.example.com."}}), 422, "Producer")
+	if r := c.pdns(pdnsKey, "GET", zonesPath+"/mixed.test.", nil); r.status != 404 {
+		t.Errorf("a refused create left zone mixed.test: %d", r.status)
+	}
+
+	// Create with rrsets (test_create_zone_with_records,
+	// test_create_zone_with_wildcard_records) and rrsets=false
+	// (test_rrset_parameter_post_false).
+	r = c.pdns(pdnsKey, "POST", zonesPath+"?rrsets=false", map[string]any{"name": "with.test.", "kind": "Master", "nameservers": []string{"ns1.example.com."},
+		"rrsets": []any{rrset("with.test.", "A", "", 3600, "4.3.2.1"), rrset("*.with.test.", "A", "", 3600, "4.3.2.2")}})
+	expect(t, r, 201, "create with rrsets")
+	if _, ok := r.body["rrsets"]; ok {
+		t.Errorf("rrsets=false answered rrsets: %s", r.raw)
+	}
+	if got := answers(query(t, c.ns, "anything.with.test", dns.TypeA), dns.TypeA); !slices.Equal(got, []string{"4.3.2.2"}) {
+		t.Errorf("wildcard A = %v", got)
+	}
+
+	// List (test_list_zones, test_find_zone_by_name).
+	r = c.pdns(pdnsKey, "GET", zonesPath, nil)
+	expect(t, r, 200, "list")
+	if !strings.Contains(string(r.raw), `"name":"life.test."`) || !strings.Contains(string(r.raw), `"name":"with.test."`) || strings.Contains(string(r.raw), `"rrsets"`) {
+		t.Errorf("list = %s", r.raw)
+	}
+	r = c.pdns(pdnsKey, "GET", zonesPath+"?zone=life.test.&dnssec=false", nil)
+	if r.status != 200 || strings.Count(string(r.raw), `"id"`) != 1 || !strings.Contains(string(r.raw), `"serial":22`) {
+		t.Errorf("?zone=life.test. = %d %s", r.status, r.raw)
+	}
+	if r := c.pdns(pdnsKey, "GET", zonesPath+"?zone=missing.test.", nil); r.status != 200 || strings.TrimSpace(string(r.raw)) != "[]" {
+		t.Errorf("?zone=missing.test. = %d %s", r.status, r.raw)
+	}
+
+	// Get (test_get_zone, rrsets=false/true/foobar, rrset_name/type).
+	r = c.pdns(pdnsKey, "GET", zonesPath+"/life.test.", nil)
+	expect(t, r, 200, "get")
+	if len(r.body["rrsets"].([]any)) != 2 {
+		t.Errorf("rrsets of a new zone: %s", r.raw)
+	}
+	for _, set := range r.body["rrsets"].([]any) {
+		m := set.(map[string]any)
+		if m["comments"] == nil || m["ttl"] == nil || m["records"] == nil {
+			t.Errorf("rrset shape %v", m)
+		}
+	}
+	if r := c.pdns(pdnsKey, "GET", zonesPath+"/life.test?rrsets=false", nil); r.status != 200 || r.body["rrsets"] != nil {
+		t.Errorf("rrsets=false (id without its dot) = %d %s", r.status, r.raw)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "GET", zonesPath+"/life.test.?rrsets=foobar", nil), 422, "'rrsets' request parameter value 'foobar' is not supported")
+	r = c.pdns(pdnsKey, "GET", zonesPath+"/life.test.?rrset_name=life.test.&rrset_type=NS", nil)
+	if sets := r.body["rrsets"].([]any); len(sets) != 1 {
+		t.Errorf("rrset_name+type: %s", r.raw)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "GET", zonesPath+"/missing.test.", nil), 404, "Could not find domain 'missing.test.'")
+
+	// PUT (test_update_zone): attributes with no BIND meaning are
+	// accepted; a kind change between Master and Slave is refused.
+	r = c.pdns(pdnsKey, "PUT", zonesPath+"/life.test.", map[string]any{"kind": "Native", "soa_edit_api": "EPOCH", "soa_edit": "", "api_rectify": false, "account": "x"})
+	expect(t, r, 204, "PUT attributes")
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/life.test.", map[string]any{"kind": "Slave", "masters": []string{"192.0.2.1"}}), 422, "kind")
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/missing.test.", map[string]any{"kind": "Native"}), 404, "Could not find domain")
+
+	// Delete (test_zone_delete): 204 without a body or Content-Type.
+	r = c.pdns(pdnsKey, "DELETE", zonesPath+"/with.test.", nil)
+	expect(t, r, 204, "delete")
+	if len(r.raw) != 0 || r.header.Get("Content-Type") != "" {
+		t.Errorf("delete answered %q with Content-Type %q", r.raw, r.header.Get("Content-Type"))
+	}
+	pdnsError(t, c.pdns(pdnsKey, "GET", zonesPath+"/with.test.", nil), 404, "Could not find domain")
+	if m := query(t, c.ns, "with.test", dns.TypeSOA); m.Rcode != dns.RcodeRefused {
+		t.Errorf("named still serves with.test: %s", dns.RcodeToString[m.Rcode])
+	}
+	pdnsError(t, c.pdns(pdnsKey, "DELETE", zonesPath+"/with.test.", nil), 404, "Could not find domain")
+}
+
+// TestPowerDNSSecondary: a Slave zone with masters (test_create_slave_zone,
+// test_retrieve_slave_zone, test_delete_slave_zone) and notify on a
+// Master (test_notify_master_zone).
+func TestPowerDNSSecondary(t *testing.T) {
+	c := startPDNS(t, "")
+	createPDNSZone(t, c, "prim.test.", nil)
+	r := c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "sec.test.", "kind": "Slave", "masters": []string{"127.0.0.2"}})
+	expect(t, r, 201, "create Slave")
+	if r.str("kind") != "Slave" || fmt.Sprint(r.body["masters"]) != "[127.0.0.2]" || len(r.body["rrsets"].([]any)) != 0 {
+		t.Errorf("slave zone = %s", r.raw)
+	}
+	r = c.pdns(pdnsKey, "PUT", zonesPath+"/sec.test./axfr-retrieve", nil)
+	expect(t, r, 200, "axfr-retrieve")
+	if r.str("result") != "Added retrieval request for 'sec.test.' from master 127.0.0.2" {
+		t.Errorf("axfr-retrieve = %s", r.raw)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/prim.test./axfr-retrieve", nil), 422, "is not a slave domain")
+	r = c.pdns(pdnsKey, "PUT", zonesPath+"/prim.test./notify", nil)
+	if r.status != 200 || r.str("result") != "Notification queued" {
+		t.Errorf("notify = %d %s", r.status, r.raw)
+	}
+	expect(t, c.pdns(pdnsKey, "DELETE", zonesPath+"/sec.test.", nil), 204, "delete Slave")
+}
+
+// TestPowerDNSPatch: the PATCH rules (test_zone_rr_update*,
+// test_zone_rr_delete*, test_rrset_*, the OpenAPI RRSet.changetype text),
+// each checked against what named serves, with one serial bump per
+// request and nothing changed by a refused one.
+func TestPowerDNSPatch(t *testing.T) {
+	c := startPDNS(t, "")
+	const z = "patch.test."
+	createPDNSZone(t, c, z, nil)
+	served := func(name string, qtype uint16) []string {
+		got := answers(query(t, c.ns, name, qtype), qtype)
+		slices.Sort(got)
+		return got
+	}
+
+	// REPLACE of two RRsets is one UPDATE: one serial bump; 204 with
+	// PowerDNS's serial headers.
+	before := pdnsSerial(t, c, z)
+	r := pdnsPatch(c, z, rrset("www."+z, "A", "replace", 300, "192.0.2.1", "192.0.2.2"),
+		rrset(z, "MX", "REPLACE", 3600, "10 mail.example.org."), rrset("txt."+z, "TXT", "REPLACE", 60, `"hello world"`, `"a \"quoted\" word"`))
+	expect(t, r, 204, "replace")
+	if len(r.raw) != 0 {
+		t.Errorf("204 with a body %q", r.raw)
+	}
+	after := pdnsSerial(t, c, z)
+	if after != before+1 || r.header.Get("X-PDNS-New-Serial") != strconv.FormatUint(uint64(after), 10) || r.header.Get("X-PDNS-Old-Serial") != strconv.FormatUint(uint64(before), 10) {
+		t.Errorf("serial %d -> %d (headers %s -> %s), want one bump", before, after, r.header.Get("X-PDNS-Old-Serial"), r.header.Get("X-PDNS-New-Serial"))
+	}
+	if got := served("www."+z, dns.TypeA); !slices.Equal(got, []string{"192.0.2.1", "192.0.2.2"}) {
+		t.Errorf("www A = %v", got)
+	}
+	if got := served(z, dns.TypeMX); !slices.Equal(got, []string{"10 mail.example.org."}) {
+		t.Errorf("MX = %v", got)
+	}
+	if got := served("txt."+z, dns.TypeTXT); !slices.Equal(got, []string{`"a \"quoted\" word"`, `"hello world"`}) {
+		t.Errorf("TXT = %v", got)
+	}
+	g := c.pdns(pdnsKey, "GET", zonesPath+"/"+z, nil)
+	if got := contents(rrsetOf(g, "txt."+z, "TXT")); !slices.Equal(got, []string{`"a \"quoted\" word"`, `"hello world"`}) {
+		t.Errorf("GET TXT contents = %v (PowerDNS shows TXT quoted)", got)
+	}
+	if set := rrsetOf(g, "www."+z, "A"); set == nil || set["ttl"].(float64) != 300 {
+		t.Errorf("www A rrset = %v", set)
+	}
+
+	// REPLACE replaces the whole RRset; an empty records list deletes it.
+	expect(t, pdnsPatch(c, z, rrset("www."+z, "A", "REPLACE", 300, "192.0.2.3")), 204, "replace again")
+	if got := served("www."+z, dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
+		t.Errorf("after REPLACE www A = %v", got)
+	}
+	expect(t, pdnsPatch(c, z, rrset("www."+z, "A", "REPLACE", 300, []string{}...)), 204, "replace with no records")
+	if got := served("www."+z, dns.TypeA); len(got) != 0 {
+		t.Errorf("REPLACE with [] left %v", got)
+	}
+
+	// EXTEND adds one record (twice: still one); PRUNE removes one
+	// (absent: no error).
+	ext := rrset("_acme-challenge."+z, "TXT", "EXTEND", 60, `"one"`)
+	expect(t, pdnsPatch(c, z, ext), 204, "extend")
+	expect(t, pdnsPatch(c, z, rrset("_acme-challenge."+z, "TXT", "EXTEND", 60, `"two"`)), 204, "extend 2")
+	expect(t, pdnsPatch(c, z, ext), 204, "extend again")
+	if got := served("_acme-challenge."+z, dns.TypeTXT); !slices.Equal(got, []string{`"one"`, `"two"`}) {
+		t.Errorf("after EXTEND = %v", got)
+	}
+	expect(t, pdnsPatch(c, z, rrset("_acme-challenge."+z, "TXT", "PRUNE", 0, `"one"`)), 204, "prune")
+	expect(t, pdnsPatch(c, z, rrset("_acme-challenge."+z, "TXT", "PRUNE", 0, `"absent"`)), 204, "prune absent")
+	if got := served("_acme-challenge."+z, dns.TypeTXT); !slices.Equal(got, []string{`"two"`}) {
+		t.Errorf("after PRUNE = %v", got)
+	}
+
+	// DELETE (test_zone_rr_delete); outside the zone it succeeds
+	// (test_zone_rr_delete_out_of_zone).
+	expect(t, pdnsPatch(c, z, rrset("txt."+z, "TXT", "DELETE", 0)), 204, "delete")
+	if got := served("txt."+z, dns.TypeTXT); len(got) != 0 {
+		t.Errorf("after DELETE TXT = %v", got)
+	}
+	expect(t, pdnsPatch(c, z, rrset("not-in-zone.", "NS", "DELETE", 0)), 204, "delete out of zone")
+
+	// Refusals: 422 in PowerDNS's words, and nothing changed.
+	s0 := pdnsSerial(t, c, z)
+	for _, tc := range []struct {
+		what string
+		sets []map[string]any
+		want string
+	}{
+		{"duplicate rrset (test_zone_rr_update_duplicate_rrset)", []map[string]any{rrset(z, "NS", "REPLACE", 3600, "ns9999.example.com."), rrset(z, "NS", "REPLACE", 3600, "ns9998.example.com.")}, "Duplicate RRset"},
+		{"duplicate record (test_zone_rr_update_duplicate_record)", []map[string]any{rrset(z, "NS", "REPLACE", 3600, "ns9999.example.com.", "ns9999.example.com.")}, "Duplicate record in RRset"},
+		{"changetype missing", []map[string]any{{"name": "a." + z, "type": "A", "ttl": 60, "records": []any{map[string]any{"content": "192.0.2.9"}}}}, "changetype"},
+		{"out of zone (test_zone_rr_update_out_of_zone)", []map[string]any{rrset("not-in-zone.", "NS", "REPLACE", 3600, "ns1.bar.com.")}, "Name is out of zone"},
+		{"restricted chars", []map[string]any{rrset("test:"+z, "NS", "REPLACE", 3600, "ns1.bar.com.")}, "contains unsupported characters"},
+		{"unknown type (test_rrset_unknown_type)", []map[string]any{rrset(z, "FAFAFA", "REPLACE", 3600, "4.3.2.1")}, "unknown type given"},
+		{"OPT (test_zone_rr_update_opt)", []map[string]any{rrset(z, "OPT", "REPLACE", 3600, "9")}, "OPT: invalid type given"},
+		{"invalid MX (test_zone_rr_update_invalid_mx)", []map[string]any{rrset(z, "MX", "REPLACE", 3600, "10 mail@mx.example.org.")}, "IN MX"},
+		{"leading space (test_create_zone_with_leading_space)", []map[string]any{rrset(z, "A", "REPLACE", 3600, " 4.3.2.1")}, "Not in expected format"},
+		{"two CNAMEs (test_rrset_single_qtypes)", []map[string]any{rrset("sub."+z, "CNAME", "REPLACE", 3600, "01.example.org.", "02.example.org.")}, "has more than one record"},
+		{"CNAME at the apex (test_rrset_exclusive_and_other)", []map[string]any{rrset(z, "CNAME", "REPLACE", 3600, "example.org.")}, "Conflicts with pre-existing RRset"},
+		{"ALIAS", []map[string]any{rrset(z, "ALIAS", "REPLACE", 3600, "lb.example.net.")}, "ALIAS"},
+		{"LUA", []map[string]any{rrset("lua."+z, "LUA", "REPLACE", 3600, `A "ifportup(443, {'192.0.2.1'})"`)}, "LUA"},
+		{"disabled record", []map[string]any{{"name": z, "type": "NS", "ttl": 3600, "changetype": "REPLACE", "records": []any{map[string]any{"content": "ns1.bar.com.", "disabled": true}}}}, "disabled"},
+		{"comments", []map[string]any{{"name": z, "type": "NS", "changetype": "REPLACE", "comments": []any{map[string]any{"account": "a", "content": "c"}}}}, "comments are not supported"},
+		{"atomic: a valid change then a conflict", []map[string]any{rrset("ok."+z, "A", "REPLACE", 60, "192.0.2.7"), rrset(z, "CNAME", "REPLACE", 60, "example.org.")}, "Conflicts with pre-existing RRset"},
+		{"ttl missing", []map[string]any{{"name": "b." + z, "type": "A", "changetype": "REPLACE", "records": []any{map[string]any{"content": "192.0.2.9"}}}}, "ttl"},
+	} {
+		r := pdnsPatch(c, z, tc.sets...)
+		if r.status != 422 || len(r.body) != 1 || !strings.Contains(r.str("error"), tc.want) {
+			t.Errorf("%s: %d %s, want 422 with %q", tc.what, r.status, r.raw, tc.want)
+		}
+	}
+	if s := pdnsSerial(t, c, z); s != s0 {
+		t.Errorf("refused PATCHes moved the serial %d -> %d", s0, s)
+	}
+	if got := served("ok."+z, dns.TypeA); len(got) != 0 {
+		t.Errorf("the refused atomic PATCH applied its first change: %v", got)
+	}
+
+	// CNAME next to other data, the other way round
+	// (test_rrset_other_and_exclusive).
+	expect(t, pdnsPatch(c, z, rrset("sub."+z, "CNAME", "REPLACE", 3600, "example.org.")), 204, "CNAME")
+	pdnsError(t, pdnsPatch(c, z, rrset("sub."+z, "A", "REPLACE", 3600, "1.2.3.4")), 422, "Conflicts with pre-existing RRset")
+	// An empty comments list and a comments-only REPLACE are fine
+	// (test_zone_comment_delete).
+	expect(t, pdnsPatch(c, z, map[string]any{"name": z, "type": "NS", "changetype": "REPLACE", "comments": []any{}}), 204, "comments []")
+	// No rrsets, an unknown zone.
+	pdnsError(t, c.pdns(pdnsKey, "PATCH", zonesPath+"/"+z, map[string]any{}), 422, "No rrsets given")
+	pdnsError(t, pdnsPatch(c, "missing.test.", rrset("a.missing.test.", "A", "REPLACE", 60, "192.0.2.1")), 404, "Could not find domain")
+	pdnsError(t, c.pdns(pdnsKey, "PATCH", zonesPath+"/"+z, "{"), 400, "JSON")
+}
+
+// TestPowerDNSMore: export (test_export_zone_text, test_export_zone_json),
+// rectify, search-data (test_search_rr_exact_zone), statistics, metadata
+// (mapped kinds; 422 for the rest: test_create_protected_zone_metadata),
+// cryptokeys of an unsigned zone, PUT with rrsets (4.9+).
+func TestPowerDNSMore(t *testing.T) {
+	c := startPDNS(t, "")
+	const z = "more.test."
+	createPDNSZone(t, c, z, nil)
+	expect(t, pdnsPatch(c, z, rrset("www."+z, "A", "REPLACE", 300, "192.0.2.1")), 204, "patch")
+
+	r := c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"/export", nil)
+	expect(t, r, 200, "export json")
+	if !strings.Contains(r.str("zone"), "www.more.test.\t300\tIN\tA\t192.0.2.1\n") {
+		t.Errorf("export = %s", r.raw)
+	}
+	r = c.send("GET", zonesPath+"/"+z+"/export", nil, map[string]string{"X-API-Key": pdnsKey, "Accept": "*/*"})
+	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") || !strings.Contains(string(r.raw), "more.test.\t3600\tIN\tNS\tns1.example.com.\n") {
+		t.Errorf("export text = %d %q %s", r.status, r.header.Get("Content-Type"), r.raw)
+	}
+
+	r = c.pdns(pdnsKey, "PUT", zonesPath+"/"+z+"/rectify", nil)
+	if r.status != 200 || r.str("result") != "Rectified" {
+		t.Errorf("rectify = %d %s", r.status, r.raw)
+	}
+
+	r = c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/search-data?q=more.test", nil)
+	expect(t, r, 200, "search-data")
+	if !strings.Contains(string(r.raw), `{"object_type":"zone","name":"more.test.","zone_id":"more.test."}`) || !strings.Contains(string(r.raw), `"content":"ns1.example.com."`) {
+		t.Errorf("search-data = %s", r.raw)
+	}
+	r = c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/search-data?q=*192.0.2.1*&object_type=record", nil)
+	if !strings.Contains(string(r.raw), `"name":"www.more.test."`) || strings.Contains(string(r.raw), `"object_type":"zone"`) {
+		t.Errorf("search-data records = %s", r.raw)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/search-data?q=x&object_type=bad", nil), 422, "object_type")
+	pdnsError(t, c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/search-data", nil), 422, "Query q can't be blank")
+
+	r = c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/statistics", nil)
+	if r.status != 200 || !strings.Contains(string(r.raw), `"type":"StatisticItem"`) {
+		t.Errorf("statistics = %d %s", r.status, r.raw)
+	}
+
+	// Metadata: ALSO-NOTIFY and ALLOW-AXFR-FROM are the zone's clauses.
+	r = c.pdns(pdnsKey, "PUT", zonesPath+"/"+z+"/metadata/ALSO-NOTIFY", map[string]any{"metadata": []string{"192.0.2.53"}})
+	if r.status != 200 || fmt.Sprint(r.body["metadata"]) != "[192.0.2.53]" {
+		t.Errorf("PUT ALSO-NOTIFY = %d %s", r.status, r.raw)
+	}
+	r = c.pdns(pdnsKey, "PUT", zonesPath+"/"+z+"/metadata/ALLOW-AXFR-FROM", map[string]any{"metadata": []string{"192.0.2.0/24"}})
+	if r.status != 200 || fmt.Sprint(r.body["metadata"]) != "[192.0.2.0/24]" {
+		t.Errorf("PUT ALLOW-AXFR-FROM = %d %s", r.status, r.raw)
+	}
+	zr := c.do("GET", "/api/v1/zones/more.test", nil)
+	if !strings.Contains(string(zr.raw), "192.0.2.53") || !strings.Contains(string(zr.raw), "192.0.2.0/24") {
+		t.Errorf("the zone's configuration lacks the metadata: %s", zr.raw)
+	}
+	r = c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"/metadata", nil)
+	if !strings.Contains(string(r.raw), `"kind":"ALSO-NOTIFY"`) || !strings.Contains(string(r.raw), `"kind":"ALLOW-AXFR-FROM"`) {
+		t.Errorf("metadata = %s", r.raw)
+	}
+	expect(t, c.pdns(pdnsKey, "PUT", zonesPath+"/"+z+"/metadata/SOA-EDIT-API", map[string]any{"metadata": []string{"EPOCH"}}), 200, "SOA-EDIT-API accepted")
+	for _, k := range []string{"NSEC3PARAM", "PRESIGNED", "LUA-AXFR-SCRIPT", "X-MYMETA", "AXFR-SOURCE"} {
+		pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/"+z+"/metadata/"+k, map[string]any{"metadata": []string{"FOO"}}), 422, "is not supported")
+	}
+	r = c.pdns(pdnsKey, "DELETE", zonesPath+"/"+z+"/metadata/ALSO-NOTIFY", nil)
+	if r.status != 200 || fmt.Sprint(r.body["metadata"]) != "[]" {
+		t.Errorf("DELETE ALSO-NOTIFY = %d %s", r.status, r.raw)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "GET", zonesPath+"/missing.test./metadata", nil), 404, "Could not find domain")
+
+	r = c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"/cryptokeys", nil)
+	if r.status != 200 || strings.TrimSpace(string(r.raw)) != "[]" {
+		t.Errorf("cryptokeys of an unsigned zone = %d %s", r.status, r.raw)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath+"/"+z+"/cryptokeys", map[string]any{"keytype": "csk", "active": true}), 422, "dnssec-policy")
+
+	// PUT with rrsets replaces the content (PowerDNS 4.9, #12086): the
+	// SOA stays, the apex NS stays unless given.
+	r = c.pdns(pdnsKey, "PUT", zonesPath+"/"+z, map[string]any{"rrsets": []any{rrset("new."+z, "A", "", 60, "192.0.2.99")}})
+	expect(t, r, 204, "PUT rrsets")
+	g := c.pdns(pdnsKey, "GET", zonesPath+"/"+z, nil)
+	if rrsetOf(g, "www."+z, "A") != nil || rrsetOf(g, "new."+z, "A") == nil || rrsetOf(g, z, "NS") == nil || rrsetOf(g, z, "SOA") == nil {
+		t.Errorf("after PUT rrsets: %s", g.raw)
+	}
+}

@@ -1,0 +1,400 @@
+package module
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/miekg/dns"
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/powerdns"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// The PowerDNS-compatible API (package powerdns) is mounted by this
+// handler when its configuration says `powerdns`: its routes (/api,
+// /api/v1, /api/v1/servers/localhost/…) join the handler's route table,
+// so they share its configuration of BIND, its authentication (X-API-Key
+// is checked by the auth mode as a bearer token is, with the same
+// scopes), its rate limits, audit lines and metrics. The package only
+// translates; pdnsService below hands each call to the same code the
+// zone API's handlers call.
+
+// pdnsVersion is the version GET /api/v1/servers/localhost reports:
+// PowerDNS clients parse it (octoDNS, the Terraform provider), so it
+// starts like PowerDNS's.
+const pdnsVersion = "4.9.0-zoneapi-" + Version
+
+// pdnsRoutes are the PowerDNS API's routes, when enabled.
+func (h *Handler) pdnsRoutes() []route {
+	if !h.PowerDNS {
+		return nil
+	}
+	api := &powerdns.API{Service: pdnsService{h}, Version: pdnsVersion, Denied: h.pdnsDenied}
+	var out []route
+	for _, pr := range api.Routes() {
+		pr := pr
+		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true,
+			action: pr.Action, handle: func(w http.ResponseWriter, r *http.Request, p params) { pr.Handle(w, r, p.name) }})
+	}
+	return out
+}
+
+// pdnsDenied logs and counts a 403 the PowerDNS API decided (a record
+// outside the identity's scope), as forbid does.
+func (h *Handler) pdnsDenied(r *http.Request, err error) {
+	st := authOf(r)
+	id := "anonymous"
+	if st.id != nil {
+		id = st.id.ID
+	}
+	h.authLog.Warn("request outside the identity's scope", zap.String("principal", id), zap.String("method", r.Method),
+		zap.String("uri", r.RequestURI), zap.String("reason", err.Error()))
+	metrics.authFailures.WithLabelValues("forbidden").Inc()
+}
+
+// isPDNS reports whether the request is one for the PowerDNS API.
+func (h *Handler) isPDNS(r *http.Request) bool {
+	return h.PowerDNS && powerdns.IsPath(r.URL.Path)
+}
+
+// apiKeyAsBearer makes a PowerDNS request's X-API-Key header the bearer
+// token the auth mode checks (an Authorization header, when also sent,
+// wins).
+func apiKeyAsBearer(r *http.Request) *http.Request {
+	key := r.Header.Get("X-API-Key")
+	if key == "" || r.Header.Get("Authorization") != "" {
+		return r
+	}
+	r2 := r.Clone(r.Context())
+	r2.Header.Set("Authorization", "Bearer "+key)
+	return r2
+}
+
+// pdnsErrorWriter rewrites the zone API's error bodies ({error, message})
+// written for a PowerDNS request (401, 403, 404, 405, 429, 5xx) into
+// PowerDNS's ({"error": message}). Bodies the powerdns package wrote
+// already have that shape and pass unchanged.
+type pdnsErrorWriter struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+}
+
+func (p *pdnsErrorWriter) WriteHeader(code int) {
+	if p.status == 0 {
+		p.status = code
+	}
+	if code < 400 {
+		p.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (p *pdnsErrorWriter) Write(b []byte) (int, error) {
+	if p.status == 0 {
+		p.status = http.StatusOK
+	}
+	if p.status < 400 {
+		return p.ResponseWriter.Write(b)
+	}
+	return p.buf.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (p *pdnsErrorWriter) Unwrap() http.ResponseWriter { return p.ResponseWriter }
+
+// finish writes a buffered error body, rewritten when it is the zone
+// API's shape.
+func (p *pdnsErrorWriter) finish() {
+	if p.status < 400 {
+		return
+	}
+	body := p.buf.Bytes()
+	var eb errorBody
+	if json.Unmarshal(body, &eb) == nil && eb.Message != "" {
+		body, _ = json.Marshal(powerdns.ErrorBody{Error: eb.Message})
+		body = append(body, '\n')
+	}
+	p.ResponseWriter.Header().Del("Content-Length")
+	p.ResponseWriter.WriteHeader(p.status)
+	_, _ = p.ResponseWriter.Write(body)
+}
+
+// pdnsService is the zone service as the PowerDNS front end sees it:
+// each method calls what the zone API's handler for the same operation
+// calls.
+type pdnsService struct{ h *Handler }
+
+// pdnsOpError carries the operation an error came from, so that Status
+// maps it with the zone API's mapping for that operation.
+type pdnsOpError struct {
+	kind    string // "record", "life", "command", "local"
+	op      string // record op or rndc command
+	zone    string
+	ctx     context.Context
+	err     error
+	backend *backend
+}
+
+func (e *pdnsOpError) Error() string { return e.err.Error() }
+func (e *pdnsOpError) Unwrap() error { return e.err }
+
+func (s pdnsService) backend() (*backend, error) {
+	b, err := s.h.getBackend()
+	if err != nil {
+		return nil, &pdnsOpError{kind: "local", err: err}
+	}
+	s.h.startupReconcile(context.Background(), b)
+	return b, nil
+}
+
+func (s pdnsService) ListZones(ctx context.Context) ([]powerdns.ZoneInfo, error) {
+	b, err := s.backend()
+	if err != nil {
+		return nil, err
+	}
+	entries, _, _, err := b.store.List("", "", 0)
+	if err != nil {
+		return nil, &pdnsOpError{kind: "local", err: err}
+	}
+	out := make([]powerdns.ZoneInfo, len(entries))
+	for i, e := range entries {
+		out[i] = powerdns.ZoneInfo{Name: e.Name, Type: e.Type}
+	}
+	return out, nil
+}
+
+func (s pdnsService) Zone(ctx context.Context, zone string) (*powerdns.ZoneInfo, error) {
+	b, err := s.backend()
+	if err != nil {
+		return nil, err
+	}
+	z := &powerdns.ZoneInfo{Name: zone, Type: zonemodel.TypePrimary}
+	st, err := b.rndc.ZoneStatus(ctx, zone)
+	switch {
+	case err != nil && !isNotLoaded(err):
+		return nil, &pdnsOpError{kind: "command", op: "zonestatus", zone: zone, err: err}
+	case err == nil:
+		// A zone named knows but has not loaded (a secondary before
+		// its first transfer) has no serial yet.
+		z.Type, z.Serial, z.HasSerial, z.Signed = st.Type, st.Serial, st.HasSerial, st.Secure
+	}
+	if cfg := s.h.zoneConfigFor(ctx, b, zone); cfg != nil {
+		z.Type = cfg.Type
+		z.Primaries, z.AlsoNotify, z.AllowTransfer, z.DNSSECPolicy = cfg.Primaries, cfg.AlsoNotify, cfg.AllowTransfer, cfg.DNSSECPolicy
+	}
+	if z.Type == "secondary" || z.Type == "slave" {
+		z.Type = zonemodel.TypeSecondary
+	} else {
+		z.Type = zonemodel.TypePrimary
+	}
+	return z, nil
+}
+
+func (s pdnsService) Records(ctx context.Context, zone string) (uint32, []dnsupdate.RRset, error) {
+	b, err := s.backend()
+	if err != nil {
+		return 0, nil, err
+	}
+	snap, err := b.records.Snapshot(ctx, zone)
+	if err != nil {
+		return 0, nil, &pdnsOpError{kind: "record", op: "read", zone: zone, ctx: ctx, err: err, backend: b}
+	}
+	return snap.Serial(), snap.RRsets(), nil
+}
+
+func (s pdnsService) Apply(ctx context.Context, zone string, changes []dnsupdate.Change) (uint32, uint32, error) {
+	b, err := s.backend()
+	if err != nil {
+		return 0, 0, err
+	}
+	r := (&http.Request{}).WithContext(ctx)
+	res, err := s.h.settle(r, b, zone, func() (*dnsupdate.ChangeResult, error) {
+		return b.records.Batch(ctx, zone, changes, dnsupdate.WriteOptions{SerialMethod: s.h.serialMethod})
+	})
+	if err != nil {
+		return 0, 0, &pdnsOpError{kind: "record", op: "batch", zone: zone, ctx: ctx, err: err, backend: b}
+	}
+	return res.OldSerial, res.Serial, nil
+}
+
+func (s pdnsService) Create(ctx context.Context, req *zonemodel.CreateZoneRequest) error {
+	zone, err := req.Normalize(time.Now())
+	if err != nil {
+		return &powerdns.InputError{Message: err.Error()}
+	}
+	b, err := s.backend()
+	if err != nil {
+		return err
+	}
+	res, err := b.svc.Create(ctx, zone, "")
+	if err != nil {
+		return &pdnsOpError{kind: "life", zone: zone.Name, err: err}
+	}
+	_ = res
+	return nil
+}
+
+func (s pdnsService) Delete(ctx context.Context, zone string) error {
+	b, err := s.backend()
+	if err != nil {
+		return err
+	}
+	if _, err := b.svc.Delete(ctx, zone); err != nil {
+		return &pdnsOpError{kind: "life", zone: zone, err: err}
+	}
+	return nil
+}
+
+func (s pdnsService) Modify(ctx context.Context, zone string, c powerdns.ZoneChange) error {
+	b, err := s.backend()
+	if err != nil {
+		return err
+	}
+	if c.AllowTransfer != nil && b.updateKey != "" {
+		// The API reads zones by AXFR signed with its key: a list set
+		// through ALLOW-AXFR-FROM keeps admitting it.
+		grant := "key " + b.updateKey
+		if !slices.Contains(*c.AllowTransfer, grant) {
+			v := append(slices.Clone(*c.AllowTransfer), grant)
+			c.AllowTransfer = &v
+		}
+	}
+	req := ModifyZoneRequest{AlsoNotify: c.AlsoNotify, AllowTransfer: c.AllowTransfer, Primaries: c.Primaries, DNSSECPolicy: c.DNSSECPolicy}
+	if _, err := s.h.modifyZone(ctx, b, zone, &req); err != nil {
+		return &pdnsOpError{kind: "modify", zone: zone, err: err}
+	}
+	return nil
+}
+
+func (s pdnsService) Notify(ctx context.Context, zone string) error {
+	b, err := s.backend()
+	if err != nil {
+		return err
+	}
+	if _, err := b.rndc.Notify(ctx, zone); err != nil {
+		return &pdnsOpError{kind: "command", op: "notify", zone: zone, err: err}
+	}
+	return nil
+}
+
+func (s pdnsService) Retransfer(ctx context.Context, zone string) error {
+	b, err := s.backend()
+	if err != nil {
+		return err
+	}
+	if _, err := b.rndc.Retransfer(ctx, zone); err != nil {
+		return &pdnsOpError{kind: "command", op: "retransfer", zone: zone, err: err}
+	}
+	return nil
+}
+
+func (s pdnsService) Keys(ctx context.Context, zone string) ([]powerdns.Key, error) {
+	b, err := s.backend()
+	if err != nil {
+		return nil, err
+	}
+	snap, err := b.records.Snapshot(ctx, zone)
+	if err != nil {
+		return nil, &pdnsOpError{kind: "record", op: "read", zone: zone, ctx: ctx, err: err, backend: b}
+	}
+	var out []powerdns.Key
+	for _, rr := range snap.At(zone + ".") {
+		k, ok := rr.(*dns.DNSKEY)
+		if !ok || k.Flags&dns.ZONE == 0 {
+			continue
+		}
+		key := powerdns.Key{Tag: k.KeyTag(), Flags: k.Flags, Algorithm: dns.AlgorithmToString[k.Algorithm],
+			Bits: len(k.PublicKey) * 6 / 8, DNSKEY: zonemodel.RDataText(k)}
+		if k.Flags&dns.SEP != 0 {
+			for _, d := range []uint8{dns.SHA256, dns.SHA384} {
+				if ds := k.ToDS(d); ds != nil {
+					key.DS = append(key.DS, zonemodel.RDataText(ds))
+				}
+			}
+		}
+		out = append(out, key)
+	}
+	return out, nil
+}
+
+func (s pdnsService) Statistics(ctx context.Context) ([][2]string, error) {
+	b, err := s.backend()
+	if err != nil {
+		return nil, err
+	}
+	st, err := b.rndc.Status(ctx)
+	if err != nil {
+		return nil, &pdnsOpError{kind: "command", op: "status", err: err}
+	}
+	keys := make([]string, 0, len(st.Fields))
+	for k := range st.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out [][2]string
+	for _, k := range keys {
+		out = append(out, [2]string{strings.ReplaceAll(k, " ", "-"), st.Fields[k]})
+	}
+	return out, nil
+}
+
+// Status maps an error with the zone API's mapping for its operation
+// (errors.go): the status and message the zone API would answer.
+func (s pdnsService) Status(err error) (int, string) {
+	rec := &captureWriter{header: http.Header{}}
+	var oe *pdnsOpError
+	switch {
+	case errors.As(err, &oe) && oe.kind == "record":
+		s.h.recordFailed(rec, (&http.Request{}).WithContext(oe.ctx), oe.backend, oe.zone, oe.op, oe.err)
+	case errors.As(err, &oe) && oe.kind == "life":
+		if errors.Is(oe.err, zoneservice.ErrExists) {
+			return http.StatusConflict, "Domain '" + powerdns.FQDN(oe.zone) + "' already exists"
+		}
+		s.h.lifecycleFailed(rec, oe.zone, oe.err)
+	case errors.As(err, &oe) && oe.kind == "command":
+		s.h.commandFailed(rec, oe.op, oe.zone, oe.err)
+	case errors.As(err, &oe) && oe.kind == "modify":
+		s.h.modifyFailed(rec, oe.zone, oe.err)
+	default:
+		writeError(rec, http.StatusInternalServerError, "%v", err)
+	}
+	var eb errorBody
+	_ = json.Unmarshal(rec.body.Bytes(), &eb)
+	if rec.status == http.StatusNotFound {
+		return rec.status, "Could not find domain '" + powerdns.FQDN(oe.zone) + "'"
+	}
+	return rec.status, eb.Message
+}
+
+// captureWriter records an answer in memory.
+type captureWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (c *captureWriter) Header() http.Header { return c.header }
+func (c *captureWriter) WriteHeader(s int) {
+	if c.status == 0 {
+		c.status = s
+	}
+}
+func (c *captureWriter) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	return c.body.Write(b)
+}
+
+// Interface guard
+var _ powerdns.Service = pdnsService{}

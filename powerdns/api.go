@@ -1,0 +1,213 @@
+package powerdns
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// ServerID is the only server id: every PowerDNS client uses localhost.
+const ServerID = "localhost"
+
+// Prefix is the path of the server's resources.
+const Prefix = "/api/v1/servers/" + ServerID
+
+// MaxBody bounds a request body (a PATCH of thousands of RRsets fits).
+const MaxBody = 8 << 20
+
+// API serves the PowerDNS API over a Service.
+type API struct {
+	// Service is the zone service.
+	Service Service
+	// Version is the version string of GET /servers/localhost: PowerDNS
+	// clients parse it (octoDNS, Terraform), so it looks like PowerDNS's
+	// with the zone API's version after it.
+	Version string
+	// Denied, when set, is told of every request refused 403 by a
+	// record-level scope check made here (for the auth log and metric).
+	Denied func(r *http.Request, err error)
+}
+
+// Route is one endpoint, for the zone_api handler to mount: its method,
+// its http.ServeMux path template (the zone id segment is {name}), the
+// scope action it needs, and the operation label of its metric ("" for
+// reads).
+type Route struct {
+	Method   string
+	Template string
+	Action   auth.Action
+	Op       string
+	// Handle serves the request; zone is the decoded zone id ("" on
+	// routes without one).
+	Handle func(w http.ResponseWriter, r *http.Request, zone string)
+}
+
+// Routes lists the endpoints.
+func (a *API) Routes() []Route {
+	z := Prefix + "/zones/{name}"
+	return []Route{
+		{Method: http.MethodGet, Template: "/api", Handle: a.apiVersions},
+		{Method: http.MethodGet, Template: "/api/v1", Handle: a.apiIndex},
+		{Method: http.MethodGet, Template: "/api/v1/servers", Handle: a.servers},
+		{Method: http.MethodGet, Template: Prefix, Handle: a.server},
+		{Method: http.MethodGet, Template: Prefix + "/statistics", Action: auth.ActionServer, Handle: a.statistics},
+		{Method: http.MethodGet, Template: Prefix + "/search-data", Action: auth.ActionRead, Handle: a.searchData},
+		{Method: http.MethodGet, Template: Prefix + "/zones", Action: auth.ActionRead, Handle: a.listZones},
+		{Method: http.MethodPost, Template: Prefix + "/zones", Action: auth.ActionZones, Op: "create", Handle: a.createZone},
+		{Method: http.MethodGet, Template: z, Action: auth.ActionRead, Handle: a.getZone},
+		{Method: http.MethodPatch, Template: z, Action: auth.ActionRecords, Op: "record_batch", Handle: a.patchZone},
+		{Method: http.MethodPut, Template: z, Action: auth.ActionZones, Op: "modify", Handle: a.putZone},
+		{Method: http.MethodDelete, Template: z, Action: auth.ActionZones, Op: "delete", Handle: a.deleteZone},
+		{Method: http.MethodPut, Template: z + "/notify", Action: auth.ActionRecords, Op: "notify", Handle: a.notify},
+		{Method: http.MethodPut, Template: z + "/axfr-retrieve", Action: auth.ActionZones, Op: "retransfer", Handle: a.axfrRetrieve},
+		{Method: http.MethodGet, Template: z + "/export", Action: auth.ActionRead, Handle: a.export},
+		{Method: http.MethodPut, Template: z + "/rectify", Action: auth.ActionRecords, Handle: a.rectify},
+		{Method: http.MethodGet, Template: z + "/metadata", Action: auth.ActionRead, Handle: a.listMetadata},
+		{Method: http.MethodPost, Template: z + "/metadata", Action: auth.ActionZones, Op: "modify", Handle: a.postMetadata},
+		{Method: http.MethodGet, Template: z + "/metadata/{kind}", Action: auth.ActionRead, Handle: a.getMetadata},
+		{Method: http.MethodPut, Template: z + "/metadata/{kind}", Action: auth.ActionZones, Op: "modify", Handle: a.putMetadata},
+		{Method: http.MethodDelete, Template: z + "/metadata/{kind}", Action: auth.ActionZones, Op: "modify", Handle: a.deleteMetadata},
+		{Method: http.MethodGet, Template: z + "/cryptokeys", Action: auth.ActionRead, Handle: a.listCryptokeys},
+		{Method: http.MethodGet, Template: z + "/cryptokeys/{id}", Action: auth.ActionRead, Handle: a.getCryptokey},
+		{Method: http.MethodPost, Template: z + "/cryptokeys", Action: auth.ActionZones, Handle: a.refuse("cryptokeys are made by BIND's dnssec-policy: PUT the zone with \"dnssec\": true to sign it with the default policy")},
+		{Method: http.MethodPut, Template: z + "/cryptokeys/{id}", Action: auth.ActionZones, Handle: a.refuse("BIND's dnssec-policy activates and retires keys itself")},
+		{Method: http.MethodDelete, Template: z + "/cryptokeys/{id}", Action: auth.ActionZones, Handle: a.refuse("BIND's dnssec-policy activates and retires keys itself")},
+	}
+}
+
+// IsPath reports whether a request path belongs to this API: /api,
+// /api/v1 and everything under /api/v1/servers.
+func IsPath(p string) bool {
+	p = strings.TrimSuffix(p, "/")
+	return p == "/api" || p == "/api/v1" || p == "/api/v1/servers" || strings.HasPrefix(p, "/api/v1/servers/")
+}
+
+// WriteError answers PowerDNS's error body, {"error": "…"}.
+func WriteError(w http.ResponseWriter, status int, format string, args ...any) {
+	writeJSON(w, status, ErrorBody{Error: fmt.Sprintf(format, args...)})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// decode reads a JSON body into v. Unknown fields are ignored, as
+// PowerDNS does; a body that is not JSON is 400, too large 413.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			WriteError(w, http.StatusRequestEntityTooLarge, "request body over %d bytes", MaxBody)
+			return false
+		}
+		WriteError(w, http.StatusBadRequest, "reading the request body: %v", err)
+		return false
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		WriteError(w, http.StatusBadRequest, "Unable to parse JSON: %v", err)
+		return false
+	}
+	return true
+}
+
+// fail answers an error of the service: 404 for an unknown zone, the
+// zone API's status otherwise, except that input the zone API answers
+// 400 or 409 to (invalid data, DNS rules) is 422 in PowerDNS, unless
+// conflict409 keeps 409 (a zone that exists).
+func (a *API) fail(w http.ResponseWriter, err error, explain func(field, msg string) string, keep409 bool) {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		WriteError(w, http.StatusUnprocessableEntity, "%s", ie.Message)
+		return
+	}
+	status, msg := a.Service.Status(err)
+	if explain != nil {
+		var ve *zonemodel.ValidationError
+		var ce *dnsupdate.ConflictError
+		switch {
+		case errors.As(err, &ve):
+			parts := make([]string, len(ve.Problems))
+			for i, p := range ve.Problems {
+				parts[i] = explain(p.Field, p.Message)
+			}
+			msg = strings.Join(parts, "; ")
+		case errors.As(err, &ce):
+			msg = explain(ce.Field, "Conflicts with pre-existing RRset: "+ce.Message)
+		}
+	}
+	switch {
+	case status == http.StatusBadRequest, status == http.StatusConflict && !keep409, status == http.StatusPreconditionFailed:
+		status = http.StatusUnprocessableEntity
+	}
+	WriteError(w, status, "%s", msg)
+}
+
+// identity is the request's authenticated identity, or nil (auth
+// disabled or in-process).
+func identity(r *http.Request) *auth.Identity { return auth.FromContext(r.Context()) }
+
+// forbid answers 403 for a scope refusal made here.
+func (a *API) forbid(w http.ResponseWriter, r *http.Request, err error) {
+	if a.Denied != nil {
+		a.Denied(r, err)
+	}
+	WriteError(w, http.StatusForbidden, "%s", err.Error())
+}
+
+// refuse answers 422 for an endpoint with no BIND meaning.
+func (a *API) refuse(why string) func(http.ResponseWriter, *http.Request, string) {
+	return func(w http.ResponseWriter, r *http.Request, _ string) {
+		WriteError(w, http.StatusUnprocessableEntity, "%s %s is not supported: %s", r.Method, r.URL.Path, why)
+	}
+}
+
+func (a *API) apiVersions(w http.ResponseWriter, _ *http.Request, _ string) {
+	writeJSON(w, http.StatusOK, []APIVersion{{URL: "/api/v1", Version: 1}})
+}
+
+func (a *API) apiIndex(w http.ResponseWriter, _ *http.Request, _ string) {
+	writeJSON(w, http.StatusOK, map[string]string{"server_url": "/api/v1/servers{/server}", "api_features": ""})
+}
+
+func (a *API) serverObject() Server {
+	return Server{Type: "Server", ID: ServerID, DaemonType: "authoritative", Version: a.Version,
+		URL: Prefix, ConfigURL: Prefix + "/config{/config_setting}", ZonesURL: Prefix + "/zones{/zone}"}
+}
+
+func (a *API) servers(w http.ResponseWriter, _ *http.Request, _ string) {
+	writeJSON(w, http.StatusOK, []Server{a.serverObject()})
+}
+
+func (a *API) server(w http.ResponseWriter, _ *http.Request, _ string) {
+	writeJSON(w, http.StatusOK, a.serverObject())
+}
+
+func (a *API) statistics(w http.ResponseWriter, r *http.Request, _ string) {
+	stats, err := a.Service.Statistics(r.Context())
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	want := r.URL.Query().Get("statistic")
+	out := []StatisticItem{}
+	for _, kv := range stats {
+		if want == "" || kv[0] == want {
+			out = append(out, StatisticItem{Name: kv[0], Type: "StatisticItem", Value: kv[1]})
+		}
+	}
+	if want != "" && len(out) == 0 {
+		WriteError(w, http.StatusUnprocessableEntity, "Unknown statistic name")
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,301 @@
+package powerdns
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// defaultTTL is the TTL of the SOA and NS records of a zone created
+// without them, PowerDNS's default-ttl.
+const defaultTTL = 3600
+
+// createZone answers POST /zones: 201 with the zone (rrsets=false leaves
+// its RRsets out), 409 when it exists, 422 for invalid input.
+func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
+	withSets, ok := boolParam(w, r, "rrsets", true)
+	if !ok {
+		return
+	}
+	var req ZoneRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	cr, err := CreateRequest(&req)
+	if err != nil {
+		a.fail(w, err, nil, true)
+		return
+	}
+	name, err := zonemodel.NormalizeZoneName(cr.ZoneName)
+	if err != nil {
+		WriteError(w, http.StatusUnprocessableEntity, "Unable to parse DNS Name '%s': %v", req.Name, err)
+		return
+	}
+	if id := identity(r); id != nil {
+		if err := id.Grant.CheckAction(id.ID, auth.ActionZones, name); err != nil {
+			a.forbid(w, r, err)
+			return
+		}
+	}
+	if err := a.Service.Create(r.Context(), cr); err != nil {
+		a.fail(w, err, nil, true)
+		return
+	}
+	w.Header().Set("Location", Prefix+"/zones/"+ZoneID(name))
+	a.writeZone(w, r, name, http.StatusCreated, withSets, "", "")
+}
+
+// CreateRequest translates a PowerDNS zone creation into the zone
+// service's: kind → zone type, masters → primaries, nameservers (or the
+// apex NS RRset) → the apex NS records, an SOA RRset or serial → the SOA
+// (PowerDNS's default SOA otherwise, with the first name server as
+// MNAME), other RRsets → records. Unknown fields are ignored as PowerDNS
+// does; a zone file ("zone") is refused.
+func CreateRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, error) {
+	name, err := CanonicalName(req.Name)
+	if err != nil {
+		return nil, &InputError{Message: err.Error()}
+	}
+	typ, err := BINDType(req.Kind)
+	if err != nil {
+		return nil, &InputError{Message: err.Error()}
+	}
+	if req.Zone != nil && *req.Zone != "" {
+		return nil, inputErr("creating a zone from zone file text (\"zone\") is not supported here; send \"rrsets\", or use the zone API's import")
+	}
+	out := &zonemodel.CreateZoneRequest{ZoneName: strings.TrimSuffix(name, "."), ZoneType: typ}
+	if typ == BINDSecondary {
+		if len(req.Masters) == 0 {
+			return nil, inputErr("a Slave zone needs masters")
+		}
+		out.ZoneConfig = &zonemodel.ZoneConfig{Primaries: req.Masters}
+		return out, nil
+	}
+	if len(req.Masters) > 0 {
+		return nil, inputErr("masters are only for Slave zones (kind %s)", req.Kind)
+	}
+	zc := &zonemodel.ZoneConfig{TTL: defaultTTL}
+	for _, ns := range req.Nameservers {
+		n, err := CanonicalName(ns)
+		if err != nil {
+			return nil, inputErr("Nameserver is not canonical: '%s'", ns)
+		}
+		zc.NameServers = append(zc.NameServers, n)
+	}
+	soa := &zonemodel.SOA{AdminEmail: "hostmaster." + name, Serial: req.Serial}
+	seen := map[string]bool{}
+	for _, s := range req.RRsets {
+		sn, err := CanonicalName(s.Name)
+		if err != nil {
+			return nil, &InputError{Message: err.Error()}
+		}
+		st := strings.ToUpper(s.Type)
+		label := sn + " IN " + st
+		if seen[label] {
+			return nil, inputErr("Duplicate RRset %s", label)
+		}
+		seen[label] = true
+		if !InZone(sn, name) {
+			return nil, inputErr("RRset %s: Name is out of zone", label)
+		}
+		if why, ok := refusedTypes[st]; ok {
+			return nil, inputErr("RRset %s: %s", label, why)
+		}
+		if len(s.Comments) > 0 {
+			return nil, inputErr("RRset %s: comments are not supported: BIND keeps no comments with records", label)
+		}
+		for _, rec := range s.Records {
+			if rec.Disabled {
+				return nil, inputErr("RRset %s: disabled records are not supported", label)
+			}
+		}
+		switch {
+		case st == "SOA":
+			if len(s.Records) != 1 {
+				if len(s.Records) == 0 {
+					continue
+				}
+				return nil, inputErr("RRset %s has more than one record", label)
+			}
+			if err := soaFromContent(s.Records[0].Content, soa, req.Serial != nil); err != nil {
+				return nil, inputErr("RRset %s: %v", label, err)
+			}
+		case st == "NS" && sn == name:
+			if len(req.Nameservers) > 0 {
+				return nil, inputErr("Nameservers list MUST NOT be mixed with zone-level NS in rrsets")
+			}
+			for _, rec := range s.Records {
+				zc.NameServers = append(zc.NameServers, rec.Content)
+			}
+		default:
+			var ttl *uint32
+			if s.TTL != nil {
+				v := *s.TTL
+				ttl = &v
+			}
+			for _, rec := range s.Records {
+				zc.Records = append(zc.Records, zonemodel.Record{Name: sn, Type: st, Value: rec.Content, TTL: ttl})
+			}
+		}
+	}
+	if len(zc.NameServers) == 0 {
+		return nil, inputErr("a zone needs nameservers (or an NS RRset at its apex): BIND refuses to load a zone without NS records")
+	}
+	if soa.PrimaryNS == "" {
+		soa.PrimaryNS = zc.NameServers[0]
+	}
+	zc.SOA = soa
+	out.ZoneConfig = zc
+	return out, nil
+}
+
+// soaFromContent reads SOA content ("mname rname serial refresh retry
+// expire minimum") into soa; keepSerial keeps a serial given apart.
+func soaFromContent(content string, soa *zonemodel.SOA, keepSerial bool) error {
+	f := strings.Fields(content)
+	if len(f) != 7 {
+		return errNotSOA(content)
+	}
+	var n [5]uint32
+	for i := range n {
+		v, err := strconv.ParseUint(f[2+i], 10, 32)
+		if err != nil {
+			return errNotSOA(content)
+		}
+		n[i] = uint32(v)
+	}
+	soa.PrimaryNS, soa.AdminEmail = f[0], f[1]
+	if !keepSerial {
+		soa.Serial = &n[0]
+	}
+	soa.Refresh, soa.Retry, soa.Expire, soa.NegativeTTL = &n[1], &n[2], &n[3], &n[4]
+	return nil
+}
+
+func errNotSOA(content string) error {
+	return inputErr("Not in expected format (SOA content: mname rname serial refresh retry expire minimum): '%s'", content)
+}
+
+// putZone answers PUT /zones/{id}: changes what maps onto BIND (masters
+// of a Slave zone; dnssec true signs the zone with BIND's default
+// dnssec-policy), accepts what has no BIND meaning (soa_edit_api,
+// soa_edit, api_rectify, account, nsec3param) without storing it, and
+// refuses a change of kind between Master and Slave or a catalog (422).
+// With "rrsets" (PowerDNS 4.9+) the zone's content is replaced: every
+// RRset not given is deleted, in the same UPDATE. 204.
+func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	var req ZoneRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	z, err := a.Service.Zone(r.Context(), name)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	var ch ZoneChange
+	changed := false
+	if req.Kind != "" {
+		typ, err := BINDType(req.Kind)
+		if err != nil {
+			WriteError(w, http.StatusUnprocessableEntity, "%s", err.Error())
+			return
+		}
+		if typ != z.Type {
+			WriteError(w, http.StatusUnprocessableEntity, "changing the kind of zone %s from %s to %s is not supported: BIND cannot turn a %s zone into a %s zone in place; delete and create it", FQDN(name), Kind(z.Type), req.Kind, z.Type, typ)
+			return
+		}
+	}
+	if req.Masters != nil {
+		if z.Type != BINDSecondary {
+			if len(req.Masters) > 0 {
+				WriteError(w, http.StatusUnprocessableEntity, "masters are only for Slave zones; %s is a Master zone", FQDN(name))
+				return
+			}
+		} else {
+			m := req.Masters
+			ch.Primaries, changed = &m, true
+		}
+	}
+	if req.DNSSEC != nil && *req.DNSSEC != z.Signed {
+		if !*req.DNSSEC {
+			WriteError(w, http.StatusUnprocessableEntity, "turning DNSSEC off is not done in one step in BIND: set the zone's dnssecPolicy to \"insecure\" through the zone API, and remove it once the DS is gone from the parent")
+			return
+		}
+		p := "default"
+		ch.DNSSECPolicy, changed = &p, true
+	}
+	if req.Catalog != nil && *req.Catalog != "" {
+		WriteError(w, http.StatusUnprocessableEntity, "catalog membership is kept by zone_api's catalog option, not set per zone")
+		return
+	}
+	if changed {
+		if err := a.Service.Modify(r.Context(), name, ch); err != nil {
+			a.fail(w, err, nil, false)
+			return
+		}
+	}
+	if req.RRsets != nil {
+		if !a.replaceContent(w, r, name, req.RRsets) {
+			return
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// replaceContent replaces the zone's RRsets with sets (PUT with rrsets):
+// a DELETE of every RRset not given (SOA and apex NS are kept unless
+// given) and a REPLACE of every one given, in one UPDATE.
+func (a *API) replaceContent(w http.ResponseWriter, r *http.Request, name string, sets []RRset) bool {
+	_, cur, err := a.Service.Records(r.Context(), name)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return false
+	}
+	given := map[string]bool{}
+	var patch []RRset
+	replace, del := ChangeReplace, ChangeDelete
+	for _, s := range sets {
+		if strings.EqualFold(s.Type, "SOA") {
+			continue // BIND keeps the SOA
+		}
+		n, _ := CanonicalName(s.Name)
+		given[n+" "+strings.ToUpper(s.Type)] = true
+		s.ChangeType = &replace
+		if s.Records == nil {
+			s.Records = []Record{}
+		}
+		patch = append(patch, s)
+	}
+	for _, s := range cur {
+		if s.Type == "SOA" || s.Type == "DNSKEY" || s.Type == "RRSIG" || s.Type == "NSEC" || s.Type == "NSEC3" || s.Type == "NSEC3PARAM" || s.Type == "TYPE65534" {
+			continue
+		}
+		if s.Type == "NS" && strings.EqualFold(s.Name, FQDN(name)) && !given[FQDN(name)+" NS"] {
+			continue // a zone keeps its apex NS unless new ones are given
+		}
+		if !given[strings.ToLower(s.Name)+" "+s.Type] {
+			patch = append(patch, RRset{Name: s.Name, Type: s.Type, ChangeType: &del})
+		}
+	}
+	plan, err := PlanPatch(name, patch)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return false
+	}
+	if len(plan.Changes) == 0 {
+		return true
+	}
+	if _, _, err := a.Service.Apply(r.Context(), name, plan.Changes); err != nil {
+		a.fail(w, err, plan.Explain, false)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,238 @@
+package powerdns
+
+import (
+	"net/http"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Metadata kinds that map onto BIND zone clauses.
+const (
+	MetaAllowAXFRFrom = "ALLOW-AXFR-FROM" // allow-transfer addresses
+	MetaAlsoNotify    = "ALSO-NOTIFY"     // also-notify servers
+	MetaTSIGAllowAXFR = "TSIG-ALLOW-AXFR" // allow-transfer key grants
+	MetaSOAEditAPI    = "SOA-EDIT-API"    // accepted; BIND sets serials
+)
+
+// metaKinds lists the supported kinds, in the order GET lists them.
+var metaKinds = []string{MetaAllowAXFRFrom, MetaAlsoNotify, MetaTSIGAllowAXFR, MetaSOAEditAPI}
+
+// metaValues reads a kind's values from the zone's configuration.
+func metaValues(z *ZoneInfo, kind string) []string {
+	out := []string{}
+	switch kind {
+	case MetaAllowAXFRFrom:
+		for _, v := range z.AllowTransfer {
+			if !strings.HasPrefix(v, "key ") {
+				out = append(out, v)
+			}
+		}
+	case MetaTSIGAllowAXFR:
+		for _, v := range z.AllowTransfer {
+			if k, ok := strings.CutPrefix(v, "key "); ok {
+				out = append(out, strings.Trim(k, `"`))
+			}
+		}
+	case MetaAlsoNotify:
+		out = append(out, z.AlsoNotify...)
+	case MetaSOAEditAPI:
+		out = append(out, "DEFAULT")
+	}
+	return out
+}
+
+// metaKind checks a metadata kind: supported kinds pass; PowerDNS's
+// other kinds and X- kinds are 422, with why.
+func metaKind(w http.ResponseWriter, kind string) (string, bool) {
+	k := strings.ToUpper(kind)
+	for _, m := range metaKinds {
+		if k == m {
+			return k, true
+		}
+	}
+	WriteError(w, http.StatusUnprocessableEntity, "Metadata kind %s is not supported: BIND zones have no place for it (supported: %s)", kind, strings.Join(metaKinds, ", "))
+	return "", false
+}
+
+// kindArg is the {kind} (or {id}) segment of a route: the last one.
+func kindArg(r *http.Request) string {
+	return path.Base(strings.TrimSuffix(r.URL.Path, "/"))
+}
+
+func (a *API) listMetadata(w http.ResponseWriter, r *http.Request, zone string) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	z, err := a.Service.Zone(r.Context(), name)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	out := []Metadata{}
+	for _, k := range metaKinds {
+		if v := metaValues(z, k); len(v) > 0 {
+			out = append(out, Metadata{Type: "Metadata", Kind: k, Metadata: v})
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *API) getMetadata(w http.ResponseWriter, r *http.Request, zone string) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	kind, ok := metaKind(w, kindArg(r))
+	if !ok {
+		return
+	}
+	z, err := a.Service.Zone(r.Context(), name)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	writeJSON(w, http.StatusOK, Metadata{Type: "Metadata", Kind: kind, Metadata: metaValues(z, kind)})
+}
+
+// setMetadata replaces (or, with add, extends) a kind's values.
+func (a *API) setMetadata(w http.ResponseWriter, r *http.Request, zone, kind string, values []string, add bool, status int) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	z, err := a.Service.Zone(r.Context(), name)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	if add {
+		values = append(metaValues(z, kind), values...)
+	}
+	var ch ZoneChange
+	switch kind {
+	case MetaSOAEditAPI:
+		// Accepted: BIND sets the serial of every change itself
+		// (serial_update_method).
+		writeJSON(w, status, Metadata{Type: "Metadata", Kind: kind, Metadata: metaValues(z, kind)})
+		return
+	case MetaAlsoNotify:
+		v := values
+		ch.AlsoNotify = &v
+	case MetaAllowAXFRFrom:
+		v := append([]string{}, values...)
+		for _, k := range metaValues(z, MetaTSIGAllowAXFR) {
+			v = append(v, "key "+k)
+		}
+		ch.AllowTransfer = &v
+	case MetaTSIGAllowAXFR:
+		v := metaValues(z, MetaAllowAXFRFrom)
+		for _, k := range values {
+			v = append(v, "key "+k)
+		}
+		ch.AllowTransfer = &v
+	}
+	if err := a.Service.Modify(r.Context(), name, ch); err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	if z, err = a.Service.Zone(r.Context(), name); err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	writeJSON(w, status, Metadata{Type: "Metadata", Kind: kind, Metadata: metaValues(z, kind)})
+}
+
+func (a *API) postMetadata(w http.ResponseWriter, r *http.Request, zone string) {
+	var m Metadata
+	if !decode(w, r, &m) {
+		return
+	}
+	kind, ok := metaKind(w, m.Kind)
+	if !ok {
+		return
+	}
+	a.setMetadata(w, r, zone, kind, m.Metadata, true, http.StatusCreated)
+}
+
+func (a *API) putMetadata(w http.ResponseWriter, r *http.Request, zone string) {
+	kind, ok := metaKind(w, kindArg(r))
+	if !ok {
+		return
+	}
+	var m Metadata
+	if !decode(w, r, &m) {
+		return
+	}
+	a.setMetadata(w, r, zone, kind, m.Metadata, false, http.StatusOK)
+}
+
+func (a *API) deleteMetadata(w http.ResponseWriter, r *http.Request, zone string) {
+	kind, ok := metaKind(w, kindArg(r))
+	if !ok {
+		return
+	}
+	a.setMetadata(w, r, zone, kind, []string{}, false, http.StatusOK)
+}
+
+// cryptokeys are the zone's DNSSEC keys as PowerDNS shows them.
+func (a *API) cryptokeys(w http.ResponseWriter, r *http.Request, zone string) ([]Cryptokey, bool) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return nil, false
+	}
+	keys, err := a.Service.Keys(r.Context(), name)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return nil, false
+	}
+	out := []Cryptokey{}
+	for _, k := range keys {
+		kt := "zsk"
+		if k.Flags&1 == 1 {
+			kt = "ksk"
+			if !hasZSK(keys) {
+				kt = "csk"
+			}
+		}
+		out = append(out, Cryptokey{Type: "Cryptokey", ID: int(k.Tag), KeyType: kt, Active: true, Published: true,
+			DNSKey: k.DNSKEY, DS: k.DS, Algorithm: k.Algorithm, Bits: k.Bits})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, true
+}
+
+func hasZSK(keys []Key) bool {
+	for _, k := range keys {
+		if k.Flags&1 == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// listCryptokeys answers GET /zones/{id}/cryptokeys: the DNSKEYs BIND
+// publishes (keys of a dnssec-policy), ids being key tags. Private keys
+// are never shown.
+func (a *API) listCryptokeys(w http.ResponseWriter, r *http.Request, zone string) {
+	if keys, ok := a.cryptokeys(w, r, zone); ok {
+		writeJSON(w, http.StatusOK, keys)
+	}
+}
+
+func (a *API) getCryptokey(w http.ResponseWriter, r *http.Request, zone string) {
+	keys, ok := a.cryptokeys(w, r, zone)
+	if !ok {
+		return
+	}
+	id := kindArg(r)
+	for _, k := range keys {
+		if strconv.Itoa(k.ID) == id {
+			writeJSON(w, http.StatusOK, k)
+			return
+		}
+	}
+	WriteError(w, http.StatusNotFound, "Could not find key %s in zone %s", id, FQDN(zone))
+}

@@ -1,0 +1,95 @@
+package powerdns
+
+import (
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// searchData answers GET /search-data?q=&max=&object_type=: zones whose
+// name and records whose name or content match q (* any characters, ?
+// one, case-insensitive), at most max (default 100). Zones and records
+// outside the identity's scope are left out. Records are read zone by
+// zone, in name order, until max results are found.
+func (a *API) searchData(w http.ResponseWriter, r *http.Request, _ string) {
+	q := r.URL.Query()
+	term := q.Get("q")
+	if term == "" {
+		WriteError(w, http.StatusUnprocessableEntity, "Query q can't be blank")
+		return
+	}
+	max := 100
+	if v := q.Get("max"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			WriteError(w, http.StatusUnprocessableEntity, "Maximum entries must be larger than 0")
+			return
+		}
+		max = n
+	}
+	ot := q.Get("object_type")
+	switch ot {
+	case "", "all", "zone", "record":
+	case "comment":
+		writeJSON(w, http.StatusOK, []SearchResult{}) // no comments are stored
+		return
+	default:
+		WriteError(w, http.StatusUnprocessableEntity, "object_type must be one of the following options: all, zone, record, comment")
+		return
+	}
+	pattern := strings.ToLower(term)
+	match := func(s string) bool {
+		s = strings.ToLower(s)
+		ok, _ := path.Match(pattern, s)
+		return ok || ok2(pattern, strings.TrimSuffix(s, "."))
+	}
+	zones, err := a.Service.ListZones(r.Context())
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	g := grant(r)
+	out := []SearchResult{}
+	if ot != "record" {
+		for _, z := range zones {
+			if len(out) < max && g.AllowsZone(z.Name) && match(FQDN(z.Name)) {
+				out = append(out, SearchResult{ObjectType: "zone", Name: FQDN(z.Name), ZoneID: ZoneID(z.Name)})
+			}
+		}
+	}
+	if ot != "zone" {
+		for _, z := range zones {
+			if len(out) >= max {
+				break
+			}
+			if !g.AllowsZone(z.Name) {
+				continue
+			}
+			_, sets, err := a.Service.Records(r.Context(), z.Name)
+			if err != nil {
+				continue // a secondary not loaded yet: nothing to find
+			}
+			for _, s := range sets {
+				if !g.AllowsRecord(s.Name, s.Type) {
+					continue
+				}
+				for _, v := range s.Values {
+					if len(out) < max && (match(s.Name) || match(v)) {
+						ttl, disabled := s.TTL, false
+						out = append(out, SearchResult{ObjectType: "record", Name: s.Name, Type: s.Type, TTL: &ttl,
+							Disabled: &disabled, Content: v, Zone: FQDN(z.Name), ZoneID: ZoneID(z.Name)})
+					}
+				}
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// ok2 matches names written without their trailing dot (PowerDNS stores
+// names so, and clients search for "example.com").
+func ok2(pattern, s string) bool {
+	ok, _ := path.Match(pattern, s)
+	return ok
+}

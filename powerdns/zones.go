@@ -1,0 +1,334 @@
+package powerdns
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// zoneObject is the PowerDNS zone object of a zone.
+func zoneObject(z *ZoneInfo) Zone {
+	id := ZoneID(z.Name)
+	masters := z.Primaries
+	if masters == nil || z.Type != BINDSecondary {
+		masters = []string{}
+	}
+	return Zone{
+		ID: id, Name: FQDN(z.Name), Type: "Zone", URL: Prefix + "/zones/" + id, Kind: Kind(z.Type),
+		Serial: z.Serial, NotifiedSerial: z.Serial, EditedSerial: z.Serial, Masters: masters,
+		DNSSEC: z.Signed, SOAEditAPI: "DEFAULT", MasterTSIGKeyIDs: []string{}, SlaveTSIGKeyIDs: []string{},
+	}
+}
+
+// rrsetObjects are the PowerDNS RRsets of the zone's RRsets the grant
+// allows, keeping those name (and typ) select when not empty.
+func rrsetObjects(sets []dnsupdate.RRset, g *auth.Grant, name, typ string) []RRset {
+	out := []RRset{}
+	for _, s := range sets {
+		if name != "" && !strings.EqualFold(s.Name, name) || typ != "" && !strings.EqualFold(s.Type, typ) || !g.AllowsRecord(s.Name, s.Type) {
+			continue
+		}
+		ttl := s.TTL
+		rs := RRset{Name: s.Name, Type: s.Type, TTL: &ttl, Records: make([]Record, len(s.Values)), Comments: []Comment{}}
+		for i, v := range s.Values {
+			rs.Records[i] = Record{Content: v}
+		}
+		out = append(out, rs)
+	}
+	return out
+}
+
+// zoneArg resolves the zone of a route, answering 404 for a name that is
+// not a zone name at all.
+func zoneArg(w http.ResponseWriter, zone string) (string, bool) {
+	name, err := zonemodel.NormalizeZoneName(zone)
+	if err != nil {
+		WriteError(w, http.StatusNotFound, "Could not find domain '%s'", zone)
+		return "", false
+	}
+	return name, true
+}
+
+// boolParam reads a "true"/"false" query parameter.
+func boolParam(w http.ResponseWriter, r *http.Request, key string, def bool) (bool, bool) {
+	v := r.URL.Query().Get(key)
+	switch v {
+	case "":
+		return def, true
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	WriteError(w, http.StatusUnprocessableEntity, "'%s' request parameter value '%s' is not supported", key, v)
+	return false, false
+}
+
+// listZones answers GET /zones (?zone= keeps one zone, as PowerDNS: an
+// empty list when it does not exist). Zones outside the identity's
+// scope are left out. Listed zones carry the serial only when one zone
+// is asked for (?zone=); GET the zone for it otherwise.
+func (a *API) listZones(w http.ResponseWriter, r *http.Request, _ string) {
+	if _, ok := boolParam(w, r, "dnssec", true); !ok {
+		return
+	}
+	g := grant(r)
+	if q := r.URL.Query().Get("zone"); q != "" {
+		out := []Zone{}
+		if name, err := zonemodel.NormalizeZoneName(ZoneName(q)); err == nil && g.AllowsZone(name) {
+			if z, err := a.Service.Zone(r.Context(), name); err == nil {
+				out = append(out, zoneObject(z))
+			} else if st, _ := a.Service.Status(err); st != http.StatusNotFound {
+				a.fail(w, err, nil, false)
+				return
+			}
+		}
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	zones, err := a.Service.ListZones(r.Context())
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	out := make([]Zone, 0, len(zones))
+	for i := range zones {
+		if g.AllowsZone(zones[i].Name) {
+			out = append(out, zoneObject(&zones[i]))
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func grant(r *http.Request) *auth.Grant {
+	if id := identity(r); id != nil {
+		return id.Grant
+	}
+	return nil
+}
+
+// getZone answers GET /zones/{id}: the zone with its RRsets (rrsets=false
+// leaves them out; rrset_name and rrset_type filter them).
+func (a *API) getZone(w http.ResponseWriter, r *http.Request, zone string) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	withSets, ok := boolParam(w, r, "rrsets", true)
+	if !ok {
+		return
+	}
+	if _, ok := boolParam(w, r, "include_disabled", true); !ok {
+		return
+	}
+	q := r.URL.Query()
+	rname, rtype := q.Get("rrset_name"), strings.ToUpper(q.Get("rrset_type"))
+	if rtype != "" && rname == "" {
+		WriteError(w, http.StatusUnprocessableEntity, "rrset_type can only be used together with rrset_name")
+		return
+	}
+	if rname != "" {
+		n, err := CanonicalName(rname)
+		if err != nil {
+			WriteError(w, http.StatusUnprocessableEntity, "%s", err.Error())
+			return
+		}
+		rname = n
+	}
+	a.writeZone(w, r, name, http.StatusOK, withSets, rname, rtype)
+}
+
+// writeZone answers the zone object, read from the service.
+func (a *API) writeZone(w http.ResponseWriter, r *http.Request, name string, status int, withSets bool, rname, rtype string) {
+	z, err := a.Service.Zone(r.Context(), name)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	obj := zoneObject(z)
+	if withSets {
+		sets := []RRset{}
+		if z.Type != BINDSecondary || z.HasSerial {
+			serial, rs, err := a.Service.Records(r.Context(), name)
+			if err != nil && z.Type != BINDSecondary {
+				a.fail(w, err, nil, false)
+				return
+			}
+			if err == nil {
+				obj.Serial, obj.EditedSerial, obj.NotifiedSerial = serial, serial, serial
+				sets = rrsetObjects(rs, grant(r), rname, rtype)
+			}
+		}
+		obj.RRsets = &sets
+		if r.URL.Query().Get("record_count") == "true" {
+			n := 0
+			for _, s := range sets {
+				n += len(s.Records)
+			}
+			obj.RecordCount = &n
+		}
+	}
+	writeJSON(w, status, obj)
+}
+
+// patchZone answers PATCH /zones/{id}: the RRsets' changes, checked
+// against the identity's scope, as one atomic UPDATE; 204.
+func (a *API) patchZone(w http.ResponseWriter, r *http.Request, zone string) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	var req PatchRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if req.RRsets == nil {
+		WriteError(w, http.StatusUnprocessableEntity, "No rrsets given in update request")
+		return
+	}
+	plan, err := PlanPatch(name, *req.RRsets)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	if id := identity(r); id != nil && id.Grant.RestrictsRecords() {
+		for i, s := range plan.Sets {
+			if err := id.Grant.CheckRecord(id.ID, "RRset "+strconv.Itoa(i), s.Name, s.Type); err != nil {
+				a.forbid(w, r, err)
+				return
+			}
+		}
+	}
+	if len(plan.Changes) == 0 {
+		// Nothing for BIND to do (comments only, deletes outside the
+		// zone); the zone must exist all the same.
+		if _, err := a.Service.Zone(r.Context(), name); err != nil {
+			a.fail(w, err, nil, false)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	old, serial, err := a.Service.Apply(r.Context(), name, plan.Changes)
+	if err != nil {
+		a.fail(w, err, plan.Explain, false)
+		return
+	}
+	w.Header().Set("X-PDNS-Old-Serial", strconv.FormatUint(uint64(old), 10))
+	w.Header().Set("X-PDNS-New-Serial", strconv.FormatUint(uint64(serial), 10))
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// deleteZone answers DELETE /zones/{id}: 204.
+func (a *API) deleteZone(w http.ResponseWriter, r *http.Request, zone string) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	if err := a.Service.Delete(r.Context(), name); err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// notify answers PUT /zones/{id}/notify.
+func (a *API) notify(w http.ResponseWriter, r *http.Request, zone string) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	if err := a.Service.Notify(r.Context(), name); err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	writeJSON(w, http.StatusOK, Result{Result: "Notification queued"})
+}
+
+// axfrRetrieve answers PUT /zones/{id}/axfr-retrieve: a secondary zone
+// transfers now (rndc retransfer).
+func (a *API) axfrRetrieve(w http.ResponseWriter, r *http.Request, zone string) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	z, err := a.Service.Zone(r.Context(), name)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	if z.Type != BINDSecondary || len(z.Primaries) == 0 {
+		WriteError(w, http.StatusUnprocessableEntity, "Domain '%s' is not a slave domain (or has no master defined)", FQDN(name))
+		return
+	}
+	if err := a.Service.Retransfer(r.Context(), name); err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	writeJSON(w, http.StatusOK, Result{Result: "Added retrieval request for '" + FQDN(name) + "' from master " + z.Primaries[0]})
+}
+
+// rectify answers PUT /zones/{id}/rectify: BIND keeps DNSSEC data
+// consistent itself, so there is nothing to do for an existing zone.
+func (a *API) rectify(w http.ResponseWriter, r *http.Request, zone string) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	if _, err := a.Service.Zone(r.Context(), name); err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	writeJSON(w, http.StatusOK, Result{Result: "Rectified"})
+}
+
+// export answers GET /zones/{id}/export: the zone in PowerDNS's "AXFR
+// format" (name, TTL, class, type, content separated by tabs), as text,
+// or as {"zone": text} when the client prefers JSON.
+func (a *API) export(w http.ResponseWriter, r *http.Request, zone string) {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	if id := identity(r); id != nil && id.Grant.RestrictsRecords() {
+		a.forbid(w, r, &auth.Denied{Message: id.ID + " may not export zone " + name + ": its scope limits record names or types; GET the zone instead"})
+		return
+	}
+	_, sets, err := a.Service.Records(r.Context(), name)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	var b strings.Builder
+	for _, s := range sets {
+		for _, v := range s.Values {
+			b.WriteString(s.Name + "\t" + strconv.FormatUint(uint64(s.TTL), 10) + "\tIN\t" + s.Type + "\t" + v + "\n")
+		}
+	}
+	if acceptsJSON(r) {
+		writeJSON(w, http.StatusOK, map[string]string{"zone": b.String()})
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=us-ascii")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+// acceptsJSON reports whether the Accept header names JSON before any
+// wildcard, as PowerDNS decides.
+func acceptsJSON(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
+		switch mt {
+		case "application/json":
+			return true
+		case "*/*", "text/plain":
+			return false
+		}
+	}
+	return false
+}
