@@ -3,7 +3,6 @@ package zoneservice
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 
 	"go.uber.org/zap"
@@ -79,13 +78,13 @@ func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Cr
 	if z.Type == zonemodel.TypePrimary {
 		fileErr = s.createFile(cctx, name, data)
 		wrote = fileErr == nil
-	} else if _, err := os.Lstat(path); err == nil {
+	} else if ok, _ := s.Store.HasFile(name); ok {
 		// A file a secondary would use: whose is it? Ask named.
 		fileErr = s.clearStaleFile(cctx, name, path)
 	}
 	if err := <-begun; err != nil {
 		if wrote {
-			removeFile(path)
+			_ = s.Store.DiscardFile(name)
 		}
 		return nil, newErr(ErrStorage, name, "", "recording the intent to create zone "+name, err)
 	}
@@ -101,12 +100,12 @@ func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Cr
 
 	if s.Hook != nil {
 		if herr := s.Hook.ZoneCreated(cctx, name, z.Type); herr != nil {
-			s.undoCreate(ctx, name, path)
+			s.undoCreate(ctx, name)
 			return nil, newErr(ErrHook, name, "", "zone "+name+" was not created", herr)
 		}
 	}
 	if err := s.Store.Complete(name, &zonestore.Entry{Name: name, Type: z.Type, Created: s.now(), Fingerprint: fp}, false); err != nil {
-		s.undoCreate(ctx, name, path)
+		s.undoCreate(ctx, name)
 		return nil, newErr(ErrStorage, name, "", "recording zone "+name+" in the index", err)
 	}
 	return &Created{File: path, Details: text, Settled: settled}, nil
@@ -155,7 +154,7 @@ func (s *Service) addZone(ctx context.Context, z *zonemodel.Zone, path, cfg stri
 		// named refused it, or it was never sent: named does not use the
 		// file written above.
 		if z.Type == zonemodel.TypePrimary {
-			removeFile(path)
+			_ = s.Store.DiscardFile(name)
 		}
 		s.abandon(name)
 		return "", newErr(ErrControl, name, "addzone", "", err)
@@ -211,14 +210,14 @@ func (s *Service) clearStaleFile(ctx context.Context, name, path string) error {
 // undoCreate removes a zone named added, after a failure that followed
 // addzone. When named's removal cannot be confirmed, the intent stays
 // pending for the reconciler.
-func (s *Service) undoCreate(ctx context.Context, name, path string) {
+func (s *Service) undoCreate(ctx context.Context, name string) {
 	ctx = context.WithoutCancel(ctx)
 	_, err := s.Control.DelZone(ctx, name, true)
 	if err != nil && !rndc.IsNotFound(err) {
 		s.log().Error("undoing a create failed; the zone's intent stays pending", zap.String("zone", name), zap.Error(err))
 		return
 	}
-	if !s.waitGone(ctx, path) {
+	if !s.waitGone(ctx, name) {
 		s.log().Error("undoing a create: named has not removed the file; the zone's intent stays pending", zap.String("zone", name))
 		return
 	}
@@ -232,5 +231,5 @@ func (s *Service) removeIfUnused(ctx context.Context, name, path string) bool {
 	if err == nil && fileOf(zc) == path || err != nil && !rndc.IsNotFound(err) {
 		return false
 	}
-	return removeFile(path)
+	return s.Store.DiscardFile(name) == nil
 }

@@ -2,7 +2,6 @@ package zoneservice
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"go.uber.org/zap"
@@ -62,14 +61,12 @@ func (s *Service) Delete(ctx context.Context, name string) (*Deleted, error) {
 	}
 	in := s.newIntent(zonestore.IntentDelete, name)
 	in.KeyDir = keyDir
-	path := in.File
 	if err := s.Store.Begin(in); err != nil {
 		return nil, newErr(ErrStorage, name, "", "recording the intent to delete zone "+name, err)
 	}
 	cctx, cancel := s.commandContext(ctx, in)
 	defer cancel()
-	_, statErr := os.Lstat(path)
-	hadFile := statErr == nil
+	hadFile, _ := s.Store.HasFile(name)
 	text, err := s.Control.DelZone(cctx, name, true)
 	switch {
 	case err == nil:
@@ -84,7 +81,7 @@ func (s *Service) Delete(ctx context.Context, name string) (*Deleted, error) {
 	}
 	durable := true
 	if hadFile {
-		durable = s.waitGone(ctx, path)
+		durable = s.waitGone(ctx, name)
 	} else if err == nil {
 		// A secondary never transferred has no file whose removal would
 		// tell: named's removal cannot be confirmed.
@@ -92,12 +89,12 @@ func (s *Service) Delete(ctx context.Context, name string) (*Deleted, error) {
 	}
 	if s.Hook != nil {
 		if herr := s.Hook.ZoneDeleted(ctx, name); herr != nil {
-			_ = s.Store.Unindex(name)
+			_ = s.Store.Remove(name)
 			return nil, newErr(ErrHook, name, "", "zone "+name+" was deleted from named but the delete is not complete", herr)
 		}
 	}
 	if !durable {
-		if err := s.Store.Unindex(name); err != nil {
+		if err := s.Store.Remove(name); err != nil {
 			return nil, newErr(ErrStorage, name, "", "removing zone "+name+" from the index", err)
 		}
 		return &Deleted{Details: text, Managed: true, Durable: false, Settled: settled}, nil

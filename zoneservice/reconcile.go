@@ -2,9 +2,6 @@ package zoneservice
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
 	"strconv"
 
 	"go.uber.org/zap"
@@ -100,7 +97,7 @@ func (s *Service) Reconcile(ctx context.Context, full bool) (*Report, error) {
 	}
 
 	if full {
-		entries, _, _, err := listAll(s.Store)
+		entries, _, _, err := s.Store.List("", "", 0)
 		if err != nil {
 			return rep, newErr(ErrStorage, "", "", "reading the zone index", err)
 		}
@@ -125,19 +122,6 @@ func (s *Service) Reconcile(ctx context.Context, full bool) (*Report, error) {
 		}
 	}
 	return rep, nil
-}
-
-// lister is implemented by stores that can list the index.
-type lister interface {
-	List(typ, cursor string, limit int) ([]zonestore.Entry, string, int, error)
-}
-
-func listAll(s Store) ([]zonestore.Entry, string, int, error) {
-	ls, ok := s.(lister)
-	if !ok {
-		return nil, "", 0, nil
-	}
-	return ls.List("", "", 0)
 }
 
 // settleLocked settles one zone's pending intent under its lock and adds
@@ -273,10 +257,10 @@ func (s *Service) settleCreate(ctx context.Context, in zonestore.Intent, served 
 	}
 	// named did not add the zone (or has another zone of that name, with
 	// another file): our file, if written, is not in use.
-	if _, err := os.Lstat(in.File); err == nil && !removeFile(in.File) {
+	if err := s.Store.DiscardFile(name); err != nil {
 		return "", newErr(ErrStorage, name, "", "removing the file of an undone create", nil)
 	}
-	if err := s.Store.Abandon(name); err != nil {
+	if err := s.Store.Complete(name, nil, false); err != nil {
 		return "", newErr(ErrStorage, name, "", "marking an undone create", err)
 	}
 	s.log().Info("rolled back an interrupted create", zap.String("zone", name))
@@ -296,9 +280,9 @@ func (s *Service) settleDelete(ctx context.Context, in zonestore.Intent, served 
 			return "", newErr(ErrControl, name, "delzone", "", err)
 		}
 	}
-	if _, err := os.Lstat(in.File); err == nil {
+	if ok, _ := s.Store.HasFile(name); ok {
 		// named removes the file once the removal is durable.
-		if !s.waitGone(ctx, in.File) && s.now().Before(in.NotAfter) {
+		if !s.waitGone(ctx, name) && s.now().Before(in.NotAfter) {
 			return "", newErr(ErrOutcomeUnknown, name, "delzone", "named has not yet confirmed the removal of zone "+name, nil)
 		}
 	}
@@ -308,7 +292,7 @@ func (s *Service) settleDelete(ctx context.Context, in zonestore.Intent, served 
 		}
 	}
 	s.removeAll(name, in.KeyDir)
-	if _, err := os.Lstat(in.File); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if _, err := s.Store.HasFile(name); err != nil {
 		return "", newErr(ErrStorage, name, "", "checking the file of a deleted zone", err)
 	}
 	if err := s.Store.Complete(name, nil, true); err != nil {

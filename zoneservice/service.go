@@ -32,10 +32,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"go.uber.org/zap"
@@ -55,25 +51,61 @@ type Control interface {
 	ShowZoneConfig(ctx context.Context, zone string) (*rndc.ZoneConfig, error)
 }
 
-// Store is the part of the zone store the service uses;
-// *zonestore.Store implements it.
+// Store is the zone store as the service uses it; *zonestore.Store
+// implements it. It is the four roles below, each with only the methods
+// the service calls.
 type Store interface {
-	Dir() string
-	FilePath(zone string) string
-	Lock(ctx context.Context, zone string) (func(), error)
+	Locks
+	Index
+	Intents
+	Files
+}
+
+// Locks serialises the operations on one zone, across processes: Lock
+// waits for the zone's lock (or ctx) and returns its release.
+type Locks interface {
+	Lock(ctx context.Context, zone string) (unlock func(), err error)
+}
+
+// Index is the index of the zones the service manages: Get reports a
+// zone's entry, Put adds or replaces one, Remove deletes one (a pending
+// intent stays pending), List pages through them ("" and 0: all).
+type Index interface {
 	Get(zone string) (zonestore.Entry, bool, error)
 	Put(e zonestore.Entry) error
-	CreateFile(zone string, data []byte) (string, error)
-	RemoveZoneFiles(zone string) ([]string, error)
-	MoveAside(zone string) (string, error)
-	ZoneFiles() ([]string, error)
+	Remove(zone string) error
+	List(typ, cursor string, limit int) ([]zonestore.Entry, string, int, error)
+}
+
+// Intents are the write-ahead intents of creates and deletes, recorded in
+// the index: Begin records one durably; Complete marks it done in the
+// same append as its index change (put, del, or neither when the
+// operation was undone); PendingIntent and PendingIntents report those not
+// done; RepairIndex truncates a torn last line of the index.
+type Intents interface {
 	Begin(in zonestore.Intent) error
 	Complete(zone string, put *zonestore.Entry, del bool) error
-	Unindex(zone string) error
-	Abandon(zone string) error
 	PendingIntent(zone string) (zonestore.Intent, bool, error)
 	PendingIntents() ([]zonestore.Intent, error)
 	RepairIndex() (int64, error)
+}
+
+// Files is the zone directory, through which the service reads and writes
+// every file: Dir and FilePath name it and a zone's master file; HasFile
+// reports whether that file exists; CreateFile writes it atomically and
+// exclusively (zonestore.ErrExists); DiscardFile removes it and its
+// journal; RemoveZoneFiles removes everything a deleted zone left;
+// MoveAside keeps a file no zone uses for the operator; ZoneFiles lists
+// the zones that have a master file.
+type Files interface {
+	Dir() string
+	FilePath(zone string) string
+	HasFile(zone string) (bool, error)
+	CreateFile(zone string, data []byte) (string, error)
+	DiscardFile(zone string) error
+	RemoveZoneFiles(zone string) ([]string, error)
+	MoveAside(zone string) (string, error)
+	ZoneFiles() ([]string, error)
 }
 
 // Hook is an optional step run in the same operation as a zone's creation
@@ -182,18 +214,18 @@ func (s *Service) lock(ctx context.Context, zone string) (func(), error) {
 // abandon marks the zone's intent done, logging a failure (the intent then
 // stays pending and is settled later, which is safe).
 func (s *Service) abandon(name string) {
-	if err := s.Store.Abandon(name); err != nil {
+	if err := s.Store.Complete(name, nil, false); err != nil {
 		s.log().Error("marking an undone intent done failed; it stays pending", zap.String("zone", name), zap.Error(err))
 	}
 }
 
-// waitGone waits until path does not exist (named removed it) or
-// DurableWait passes, and reports whether it is gone.
-func (s *Service) waitGone(ctx context.Context, path string) bool {
+// waitGone waits until the zone's file does not exist (named removed it)
+// or DurableWait passes, and reports whether it is gone.
+func (s *Service) waitGone(ctx context.Context, zone string) bool {
 	deadline := time.Now().Add(orDefault(s.DurableWait, 5*time.Second))
 	delay := 500 * time.Microsecond
 	for {
-		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if ok, err := s.Store.HasFile(zone); !ok && err == nil {
 			return true
 		}
 		if time.Now().After(deadline) {
@@ -208,25 +240,6 @@ func (s *Service) waitGone(ctx context.Context, path string) bool {
 		}
 		delay = min(delay*2, 20*time.Millisecond)
 	}
-}
-
-// removeFile removes path and its journal; it reports whether path is gone.
-func removeFile(path string) bool {
-	_ = os.Remove(path + ".jnl")
-	err := os.Remove(path)
-	if err == nil {
-		_ = syncDir(filepath.Dir(path))
-	}
-	return err == nil || errors.Is(err, fs.ErrNotExist)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // clauseWord returns the first word of a clause's value, unquoted.

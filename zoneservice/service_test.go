@@ -130,8 +130,6 @@ func (s *faultyStore) Complete(zone string, put *zonestore.Entry, del bool) erro
 	return s.Store.Complete(zone, put, del)
 }
 
-func (s *faultyStore) Abandon(zone string) error { return s.Complete(zone, nil, false) }
-
 type hook struct {
 	created, deleted []string
 	err              error

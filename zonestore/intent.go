@@ -77,7 +77,7 @@ func (s *Store) Begin(in Intent) error {
 
 // Complete marks the zone's intent done together with its index change, in
 // one append: put, when not nil, adds or replaces the zone's entry; del
-// removes it.
+// removes it; with neither, the operation was undone or never happened.
 func (s *Store) Complete(zone string, put *Entry, del bool) error {
 	if err := checkZone(zone); err != nil {
 		return fmt.Errorf("completing intent: %w", err)
@@ -102,13 +102,6 @@ func (s *Store) Complete(zone string, put *Entry, del bool) error {
 	defer x.mu.Unlock()
 	return x.write(recs)
 }
-
-// Unindex removes the zone's index entry and leaves its intent pending.
-func (s *Store) Unindex(zone string) error { return s.Remove(zone) }
-
-// Abandon marks the zone's intent done without an index change: the
-// operation was undone or never happened.
-func (s *Store) Abandon(zone string) error { return s.Complete(zone, nil, false) }
 
 // PendingIntent returns the zone's pending intent, if any.
 func (s *Store) PendingIntent(zone string) (Intent, bool, error) {

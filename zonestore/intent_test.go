@@ -113,7 +113,7 @@ func TestIntents(t *testing.T) {
 	if err := s.Complete("a.example", &Entry{Name: "a.example", Type: zonemodel.TypePrimary, Fingerprint: "fp1"}, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Abandon("b.example"); err != nil {
+	if err := s.Complete("b.example", nil, false); err != nil {
 		t.Fatal(err)
 	}
 	for i, st := range []*Store{s, o, mustOpen(t, dir)} {
