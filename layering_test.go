@@ -94,8 +94,8 @@ var layering = []layer{
 	},
 	{
 		name:    "front-end support",
-		rule:    "Caddy glue the front ends share: auth modes and scopes, keys as configured, the shared DNS updaters, the spec command",
-		pkgs:    []string{"apispec/speccmd", "auth", "auth/k8stokenreview", "internal/keyconf", "internal/sharedupdater"},
+		rule:    "Caddy glue the front ends share: auth modes and scopes, keys as configured, the shared DNS updaters, the spec command, the registry of front ends zone_api mounts",
+		pkgs:    []string{"apispec/speccmd", "auth", "auth/k8stokenreview", "internal/frontmount", "internal/keyconf", "internal/sharedupdater"},
 		imports: []string{"base", "api types", "zone model", "storage and control", "dns", "zone service", "spec", "front-end support"},
 		http:    true,
 		caddy:   true,
@@ -144,9 +144,6 @@ var layeringExceptions = map[[2]string]string{
 	// TODO(issue 16 part 2): PATCH of a zone edits the zone statement's
 	// clauses; they move into rndc's model of a zone statement.
 	{"module", "BIND configuration text"}: "issue 16 part 2",
-	// TODO(issue 19): zone_api mounts the PowerDNS API's routes; they move
-	// to a registry in front-end support so that neither imports the other.
-	{"module", "powerdns"}: "issue 19",
 }
 
 // layer is one row of the layering rule.

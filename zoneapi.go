@@ -5,11 +5,14 @@
 // directive, and the DNS provider dns.providers.zone_api (package
 // client/caddydns), so that `tls { dns zone_api … }` solves ACME DNS-01
 // challenges through the API, and the external-dns webhook provider
-// http.handlers.zone_api_external_dns (package externaldns).
+// http.handlers.zone_api_external_dns (package externaldns), and the
+// PowerDNS-compatible API that zone_api serves with its powerdns option
+// (package powerdns, mounted through internal/frontmount).
 package zoneapi
 
 import (
 	_ "github.com/zoneapi/caddy-zoneapi/client/caddydns"
 	_ "github.com/zoneapi/caddy-zoneapi/externaldns"
 	_ "github.com/zoneapi/caddy-zoneapi/module"
+	_ "github.com/zoneapi/caddy-zoneapi/powerdns"
 )

@@ -25,6 +25,7 @@ import (
 	_ "github.com/zoneapi/caddy-zoneapi/apispec/speccmd"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/frontmount"
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
@@ -144,13 +145,14 @@ type Handler struct {
 
 	authDisabled bool
 	guard        *auth.Guard
-	logger       *zap.Logger // http.handlers.zone_api: zone operations
-	httpLog      *zap.Logger // .http: request details and completions
-	authLog      *zap.Logger // .auth: token validation
-	rndcLog      *zap.Logger // .rndc: control commands and their output
-	rndcTrace    *zap.Logger // .rndc.trace: control-channel messages
-	dnsLog       *zap.Logger // .dns: record changes
-	dnsTrace     *zap.Logger // .dns.trace: DNS messages
+	pdnsMount    *frontmount.Mount // the PowerDNS API, when PowerDNS
+	logger       *zap.Logger       // http.handlers.zone_api: zone operations
+	httpLog      *zap.Logger       // .http: request details and completions
+	authLog      *zap.Logger       // .auth: token validation
+	rndcLog      *zap.Logger       // .rndc: control commands and their output
+	rndcTrace    *zap.Logger       // .rndc.trace: control-channel messages
+	dnsLog       *zap.Logger       // .dns: record changes
+	dnsTrace     *zap.Logger       // .dns.trace: DNS messages
 	router       *router
 
 	zoneDir       string
@@ -291,6 +293,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
+	if err := h.provisionPowerDNS(); err != nil {
+		return err
+	}
 	h.router = newRouter(h.buildRoutes())
 	h.cell = new(backendCell)
 	if err := h.acquireShared(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"sort"
@@ -15,9 +16,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/powerdns"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/internal/frontmount"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // The PowerDNS-compatible API (package powerdns) is mounted by this
@@ -34,16 +35,32 @@ import (
 // starts like PowerDNS's.
 const pdnsVersion = "4.9.0-zoneapi-" + Version
 
-// pdnsRoutes are the PowerDNS API's routes, when enabled.
-func (h *Handler) pdnsRoutes() []route {
+// pdnsMountName is the frontmount name of the PowerDNS API (package
+// powerdns registers it).
+const pdnsMountName = "powerdns"
+
+// provisionPowerDNS finds the PowerDNS API's mount when the
+// configuration enables it.
+func (h *Handler) provisionPowerDNS() error {
+	h.pdnsMount = nil
 	if !h.PowerDNS {
 		return nil
 	}
-	api := &powerdns.API{Service: pdnsService{h}, Version: pdnsVersion, Denied: h.pdnsDenied}
+	if h.pdnsMount = frontmount.Lookup(pdnsMountName); h.pdnsMount == nil {
+		return fmt.Errorf("powerdns: this build lacks the PowerDNS API (package github.com/zoneapi/caddy-zoneapi/powerdns)")
+	}
+	return nil
+}
+
+// pdnsRoutes are the PowerDNS API's routes, when enabled.
+func (h *Handler) pdnsRoutes() []route {
+	if h.pdnsMount == nil {
+		return nil
+	}
 	var out []route
-	for _, pr := range api.Routes() {
+	for _, pr := range h.pdnsMount.Routes(frontmount.Options{Service: pdnsService{h}, Version: pdnsVersion, Denied: h.pdnsDenied}) {
 		pr := pr
-		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true,
+		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true, zoneName: h.pdnsMount.ZoneName,
 			action: pr.Action, handle: func(w http.ResponseWriter, r *http.Request, p params) { pr.Handle(w, r, p.name) }})
 	}
 	return out
@@ -64,7 +81,7 @@ func (h *Handler) pdnsDenied(r *http.Request, err error) {
 
 // isPDNS reports whether the request is one for the PowerDNS API.
 func (h *Handler) isPDNS(r *http.Request) bool {
-	return h.PowerDNS && powerdns.IsPath(r.URL.Path)
+	return h.pdnsMount != nil && h.pdnsMount.Owns(r.URL.Path)
 }
 
 // apiKeyAsBearer makes a PowerDNS request's X-API-Key header the bearer
@@ -121,7 +138,7 @@ func (p *pdnsErrorWriter) finish() {
 	body := p.buf.Bytes()
 	var eb errorBody
 	if json.Unmarshal(body, &eb) == nil && eb.Message != "" {
-		body, _ = json.Marshal(powerdns.ErrorBody{Error: eb.Message})
+		body, _ = json.Marshal(map[string]string{"error": eb.Message})
 		body = append(body, '\n')
 	}
 	p.ResponseWriter.Header().Del("Content-Length")
@@ -157,7 +174,7 @@ func (s pdnsService) backend() (*backend, error) {
 	return b, nil
 }
 
-func (s pdnsService) ListZones(ctx context.Context) ([]powerdns.ZoneInfo, error) {
+func (s pdnsService) ListZones(ctx context.Context) ([]frontmount.ZoneInfo, error) {
 	b, err := s.backend()
 	if err != nil {
 		return nil, err
@@ -166,19 +183,19 @@ func (s pdnsService) ListZones(ctx context.Context) ([]powerdns.ZoneInfo, error)
 	if err != nil {
 		return nil, &pdnsOpError{kind: "local", err: err}
 	}
-	out := make([]powerdns.ZoneInfo, len(entries))
+	out := make([]frontmount.ZoneInfo, len(entries))
 	for i, e := range entries {
-		out[i] = powerdns.ZoneInfo{Name: e.Name, Type: e.Type}
+		out[i] = frontmount.ZoneInfo{Name: e.Name, Type: e.Type}
 	}
 	return out, nil
 }
 
-func (s pdnsService) Zone(ctx context.Context, zone string) (*powerdns.ZoneInfo, error) {
+func (s pdnsService) Zone(ctx context.Context, zone string) (*frontmount.ZoneInfo, error) {
 	b, err := s.backend()
 	if err != nil {
 		return nil, err
 	}
-	z := &powerdns.ZoneInfo{Name: zone, Type: zonemodel.TypePrimary}
+	z := &frontmount.ZoneInfo{Name: zone, Type: zonemodel.TypePrimary}
 	st, err := b.rndc.ZoneStatus(ctx, zone)
 	switch {
 	case err != nil && !isNotLoaded(err):
@@ -230,7 +247,7 @@ func (s pdnsService) Apply(ctx context.Context, zone string, changes []dnsupdate
 func (s pdnsService) Create(ctx context.Context, req *zonemodel.CreateZoneRequest) error {
 	zone, err := req.Normalize(time.Now())
 	if err != nil {
-		return &powerdns.InputError{Message: err.Error()}
+		return &pdnsOpError{kind: "invalid", err: err}
 	}
 	b, err := s.backend()
 	if err != nil {
@@ -255,7 +272,7 @@ func (s pdnsService) Delete(ctx context.Context, zone string) error {
 	return nil
 }
 
-func (s pdnsService) Modify(ctx context.Context, zone string, c powerdns.ZoneChange) error {
+func (s pdnsService) Modify(ctx context.Context, zone string, c frontmount.ZoneChange) error {
 	b, err := s.backend()
 	if err != nil {
 		return err
@@ -298,7 +315,7 @@ func (s pdnsService) Retransfer(ctx context.Context, zone string) error {
 	return nil
 }
 
-func (s pdnsService) Keys(ctx context.Context, zone string) ([]powerdns.Key, error) {
+func (s pdnsService) Keys(ctx context.Context, zone string) ([]frontmount.Key, error) {
 	b, err := s.backend()
 	if err != nil {
 		return nil, err
@@ -307,13 +324,13 @@ func (s pdnsService) Keys(ctx context.Context, zone string) ([]powerdns.Key, err
 	if err != nil {
 		return nil, &pdnsOpError{kind: "record", op: "read", zone: zone, ctx: ctx, err: err, backend: b}
 	}
-	var out []powerdns.Key
+	var out []frontmount.Key
 	for _, rr := range snap.At(zone + ".") {
 		k, ok := rr.(*dns.DNSKEY)
 		if !ok || k.Flags&dns.ZONE == 0 {
 			continue
 		}
-		key := powerdns.Key{Tag: k.KeyTag(), Flags: k.Flags, Algorithm: dns.AlgorithmToString[k.Algorithm],
+		key := frontmount.Key{Tag: k.KeyTag(), Flags: k.Flags, Algorithm: dns.AlgorithmToString[k.Algorithm],
 			Bits: len(k.PublicKey) * 6 / 8, DNSKEY: zonemodel.RDataText(k)}
 		if k.Flags&dns.SEP != 0 {
 			for _, d := range []uint8{dns.SHA256, dns.SHA384} {
@@ -358,11 +375,13 @@ func (s pdnsService) Status(err error) (int, string) {
 		s.h.recordFailed(rec, (&http.Request{}).WithContext(oe.ctx), oe.backend, oe.zone, oe.op, oe.err)
 	case errors.As(err, &oe) && oe.kind == "life":
 		if errors.Is(oe.err, zoneservice.ErrExists) {
-			return http.StatusConflict, "Domain '" + powerdns.FQDN(oe.zone) + "' already exists"
+			return http.StatusConflict, "Domain '" + oe.zone + "." + "' already exists"
 		}
 		s.h.lifecycleFailed(rec, oe.zone, oe.err)
 	case errors.As(err, &oe) && oe.kind == "command":
 		s.h.commandFailed(rec, oe.op, oe.zone, oe.err)
+	case errors.As(err, &oe) && oe.kind == "invalid":
+		writeError(rec, http.StatusBadRequest, "%v", oe.err)
 	case errors.As(err, &oe) && oe.kind == "modify":
 		s.h.modifyFailed(rec, oe.zone, oe.err)
 	default:
@@ -371,7 +390,7 @@ func (s pdnsService) Status(err error) (int, string) {
 	var eb errorBody
 	_ = json.Unmarshal(rec.body.Bytes(), &eb)
 	if rec.status == http.StatusNotFound {
-		return rec.status, "Could not find domain '" + powerdns.FQDN(oe.zone) + "'"
+		return rec.status, "Could not find domain '" + oe.zone + "." + "'"
 	}
 	return rec.status, eb.Message
 }
@@ -397,4 +416,4 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 }
 
 // Interface guard
-var _ powerdns.Service = pdnsService{}
+var _ frontmount.Service = pdnsService{}

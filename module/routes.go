@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/powerdns"
 )
 
 // apiPrefix is the path prefix the handler owns.
@@ -29,8 +28,9 @@ type route struct {
 	// pdns marks a route of the PowerDNS API (powerdns.go): its {name}
 	// is a PowerDNS zone id, its errors are PowerDNS's, and action is
 	// the scope action it needs.
-	pdns   bool
-	action auth.Action
+	pdns     bool
+	action   auth.Action
+	zoneName func(string) string
 }
 
 // pattern is the route's http.ServeMux pattern, e.g.
@@ -168,8 +168,8 @@ func (rt *route) params(escaped string) params {
 	if err != nil {
 		v = segs[rt.param] // left for name validation to reject
 	}
-	if rt.pdns {
-		v = powerdns.ZoneName(v)
+	if rt.zoneName != nil {
+		v = rt.zoneName(v)
 	}
 	return params{name: v}
 }

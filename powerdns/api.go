@@ -35,20 +35,6 @@ type API struct {
 	Denied func(r *http.Request, err error)
 }
 
-// Route is one endpoint, for the zone_api handler to mount: its method,
-// its http.ServeMux path template (the zone id segment is {name}), the
-// scope action it needs, and the operation label of its metric ("" for
-// reads).
-type Route struct {
-	Method   string
-	Template string
-	Action   auth.Action
-	Op       string
-	// Handle serves the request; zone is the decoded zone id ("" on
-	// routes without one).
-	Handle func(w http.ResponseWriter, r *http.Request, zone string)
-}
-
 // Routes lists the endpoints.
 func (a *API) Routes() []Route {
 	z := Prefix + "/zones/{name}"
