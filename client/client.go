@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 )
 
 // APIPrefix is the path under which the API lives.
@@ -187,10 +189,12 @@ func (c *Client) Ready(ctx context.Context) (*Readiness, error) {
 
 // ServerStatus answers GET /server/status: the raw rndc status text
 // ("status") and its parsed fields.
-func (c *Client) ServerStatus(ctx context.Context) (map[string]any, error) {
-	var v map[string]any
-	_, err := c.call(ctx, request{method: http.MethodGet, path: "/server/status"}, &v)
-	return v, err
+func (c *Client) ServerStatus(ctx context.Context) (*ServerStatus, error) {
+	var v ServerStatus
+	if _, err := c.call(ctx, request{method: http.MethodGet, path: "/server/status"}, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
 }
 
 // CreateZone creates a zone: POST /zones.
@@ -238,9 +242,14 @@ func (c *Client) ThawZone(ctx context.Context, zone string) (*ZoneResponse, erro
 	return c.zoneCommand(ctx, http.MethodPost, zonePath(zone)+"/thaw")
 }
 
-// NotifyZone runs rndc notify on the zone.
-func (c *Client) NotifyZone(ctx context.Context, zone string) (*ZoneResponse, error) {
-	return c.zoneCommand(ctx, http.MethodPost, zonePath(zone)+"/notify")
+// NotifyZone runs rndc notify on the zone and answers the serial
+// announced and the servers the API notified itself.
+func (c *Client) NotifyZone(ctx context.Context, zone string) (*NotifyResponse, error) {
+	var v NotifyResponse
+	if _, err := c.call(ctx, request{method: http.MethodPost, path: zonePath(zone) + "/notify"}, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
 }
 
 func (c *Client) zoneCommand(ctx context.Context, method, path string) (*ZoneResponse, error) {
@@ -326,7 +335,7 @@ func (c *Client) recordChange(ctx context.Context, method, zone string, body any
 // one serial bump): PATCH /zones/{name}/records.
 func (c *Client) Batch(ctx context.Context, zone string, changes []Change, opts ...WriteOption) (*BatchResult, error) {
 	var v BatchResult
-	a, err := c.call(ctx, request{method: http.MethodPatch, path: zonePath(zone) + "/records", body: batchRequest{Changes: changes}, header: writeHeader(opts)}, &v)
+	a, err := c.call(ctx, request{method: http.MethodPatch, path: zonePath(zone) + "/records", body: apitypes.BatchRequest{Changes: changes}, header: writeHeader(opts)}, &v)
 	if err != nil {
 		return nil, err
 	}

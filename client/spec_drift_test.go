@@ -9,6 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/zoneapi/caddy-zoneapi/apispec"
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/internal/specdrift"
 )
 
@@ -67,7 +68,7 @@ func TestTypesMatchServedSpec(t *testing.T) {
 		{"POST", "/zones/{name}/records", "", Record{}, nil},
 		{"DELETE", "/zones/{name}/records", "", RemoveRecord{}, nil},
 		{"PUT", "/zones/{name}/records", "", UpdateRecord{}, nil},
-		{"PATCH", "/zones/{name}/records", "", batchRequest{}, map[string]any{"changes": Change{}}},
+		{"PATCH", "/zones/{name}/records", "", apitypes.BatchRequest{}, map[string]any{"changes": Change{}}},
 
 		{"GET", "/health", "200", Health{}, nil},
 		{"GET", "/ready", "200", Readiness{}, nil},
@@ -85,6 +86,7 @@ func TestTypesMatchServedSpec(t *testing.T) {
 		{"DELETE", "/zones/{name}/records", "200", RecordChange{}, map[string]any{"details": RecordChangeDetails{}}},
 		{"PATCH", "/zones/{name}/records", "200", BatchResult{}, nil},
 		{"GET", "/zones/{name}/records", "200", RecordPage{}, map[string]any{"rrsets": RRset{}}},
+		{"POST", "/zones/{name}/notify", "200", NotifyResponse{}, map[string]any{"servers": NotifiedServer{}}},
 	} {
 		o := op(c.method, c.path)
 		var root *openapi3.Schema

@@ -18,11 +18,12 @@ func createZone(t testing.TB, c *client.Client, zone string) {
 	t.Helper()
 	ttl := uint32(300)
 	prio := uint16(10)
+	serial := uint32(2026112501)
 	_, err := c.CreateZone(context.Background(), client.CreateZone{
 		ZoneName: zone, ZoneType: "primary",
 		ZoneConfig: &client.ZoneConfig{
 			TTL:           3600,
-			SOA:           &client.SOA{PrimaryNS: "ns1." + zone + ".", AdminEmail: "hostmaster." + zone + ".", Serial: 2026112501},
+			SOA:           &client.SOA{PrimaryNS: "ns1." + zone + ".", AdminEmail: "hostmaster." + zone + ".", Serial: &serial},
 			NameServers:   []string{"ns1." + zone + "."},
 			NameServerIPs: map[string]string{"ns1." + zone + ".": "192.0.2.53"},
 			Records: []client.Record{

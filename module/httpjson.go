@@ -11,12 +11,6 @@ import (
 	"strings"
 )
 
-// errorBody is the body of every error response.
-type errorBody struct {
-	Error   string `json:"error"`
-	Message string `json:"message"`
-}
-
 // writeJSON writes v as a JSON response with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)

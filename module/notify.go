@@ -19,33 +19,6 @@ import (
 // notifyTimeout bounds the wait for one server's answer to a NOTIFY.
 const notifyTimeout = 2 * time.Second
 
-// notifiedServer is one server the zone's NOTIFY went to.
-type notifiedServer struct {
-	// Server is "ip:port".
-	Server string `json:"server"`
-	// Source says why it was notified: "also-notify" (the zone's
-	// configuration) or "catalog" (the catalog option's also_notify).
-	Source string `json:"source"`
-	// Acknowledged is true when the server answered the NOTIFY with
-	// NOERROR (RFC 1996 section 4.7).
-	Acknowledged bool `json:"acknowledged"`
-	// Rcode is the server's answer (e.g. NOERROR, REFUSED, NOTAUTH) or
-	// empty when none came.
-	Rcode string `json:"rcode,omitempty"`
-	// Error says why no answer came.
-	Error string `json:"error,omitempty"`
-}
-
-// notifyResponse answers POST /zones/{name}/notify: bindcar's fields, the
-// serial announced and the servers notified.
-type notifyResponse struct {
-	Success bool             `json:"success"`
-	Message string           `json:"message"`
-	Details string           `json:"details"`
-	Serial  uint32           `json:"serial"`
-	Servers []notifiedServer `json:"servers"`
-}
-
 // handleNotify runs `rndc notify` (named notifies whatever its
 // configuration says: NS targets under notify yes, also-notify, the
 // options' also-notify) and then sends a NOTIFY itself, carrying the SOA

@@ -17,31 +17,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// recordBody is the answer of the single-record endpoints: bindcar's
-// {success, message, details: {zone, record}} plus the record as stored
-// and the zone's serial after the change.
-type recordBody struct {
-	Success bool          `json:"success"`
-	Message string        `json:"message"`
-	Details recordDetails `json:"details"`
-	Record  *storedRecord `json:"record,omitempty"`
-	Serial  *uint32       `json:"serial,omitempty"`
-}
-
-// recordDetails echoes the request, as bindcar does.
-type recordDetails struct {
-	Zone   string         `json:"zone"`
-	Record map[string]any `json:"record"`
-}
-
-// storedRecord is a record as named stores it.
-type storedRecord struct {
-	Name  string `json:"name"`
-	Type  string `json:"type"`
-	TTL   uint32 `json:"ttl"`
-	Value string `json:"value"`
-}
-
 func stored(rr dns.RR) *storedRecord {
 	h := rr.Header()
 	t := dns.TypeToString[h.Rrtype]
@@ -49,25 +24,6 @@ func stored(rr dns.RR) *storedRecord {
 		t = "TYPE" + strconv.Itoa(int(h.Rrtype))
 	}
 	return &storedRecord{Name: h.Name, Type: t, TTL: h.Ttl, Value: zonemodel.RDataText(rr)}
-}
-
-// batchBody is the answer of PATCH /zones/{name}/records.
-type batchBody struct {
-	Success   bool   `json:"success"`
-	Message   string `json:"message"`
-	Zone      string `json:"zone"`
-	Changes   int    `json:"changes"`
-	OldSerial uint32 `json:"oldSerial"`
-	Serial    uint32 `json:"serial"`
-}
-
-// listRecordsBody is the answer of GET /zones/{name}/records.
-type listRecordsBody struct {
-	Zone       string            `json:"zone"`
-	Serial     uint32            `json:"serial"`
-	RRsets     []dnsupdate.RRset `json:"rrsets"`
-	Count      int               `json:"count"`
-	NextCursor string            `json:"nextCursor,omitempty"`
 }
 
 // recordTarget validates the zone and returns the backend; for writes it
@@ -107,7 +63,7 @@ func etag(serial uint32) string { return `"` + strconv.FormatUint(uint64(serial)
 func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req addRecordRequest
 	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Add(ctx, zone, req, opt)
+		return u.Add(ctx, zone, zonemodel.Record(req), opt)
 	})
 	if !ok {
 		return
@@ -125,7 +81,7 @@ func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p para
 func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req removeRecordRequest
 	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Remove(ctx, zone, req, opt)
+		return u.Remove(ctx, zone, dnsupdate.Removal(req), opt)
 	})
 	if !ok {
 		return
@@ -144,7 +100,7 @@ func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p p
 func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req updateRecordRequest
 	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Replace(ctx, zone, req, opt)
+		return u.Replace(ctx, zone, dnsupdate.Replacement(req), opt)
 	})
 	if !ok {
 		return
@@ -217,7 +173,7 @@ func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone strin
 func (h *Handler) handleBatchRecords(w http.ResponseWriter, r *http.Request, p params) {
 	var req batchRequest
 	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Batch(ctx, zone, req.Changes, opt)
+		return u.Batch(ctx, zone, changesOf(req.Changes), opt)
 	})
 	if !ok {
 		return
@@ -286,10 +242,7 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	if sets == nil {
-		sets = []dnsupdate.RRset{}
-	}
-	writeJSON(w, http.StatusOK, listRecordsBody{Zone: zone, Serial: snap.Serial(), RRsets: sets, Count: len(sets), NextCursor: next})
+	writeJSON(w, http.StatusOK, listRecordsBody{Zone: zone, Serial: snap.Serial(), RRsets: rrsetsOf(sets), Count: len(sets), NextCursor: next})
 }
 
 // handleExportZone answers the zone in master-file text: GET

@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 )
 
 // readyTimeout bounds the readiness probe's rndc round trip.
 const readyTimeout = 3 * time.Second
 
 func (h *Handler) handleHealth(w http.ResponseWriter, r *http.Request, _ params) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "healthy", "version": Version})
+	writeJSON(w, http.StatusOK, apitypes.Health{Status: "healthy", Version: Version})
 }
 
 // handleReady checks, concurrently, that the zone directory is a writable
@@ -60,7 +62,7 @@ func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) 
 	if len(checks) > 0 {
 		status = http.StatusServiceUnavailable
 	}
-	writeJSON(w, status, map[string]any{"ready": len(checks) == 0, "checks": checks})
+	writeJSON(w, status, apitypes.Readiness{Checks: checks, Ready: len(checks) == 0})
 }
 
 // checkZoneDir reports whether dir is a directory this process can write.
@@ -73,25 +75,6 @@ func checkZoneDir(dir string) error {
 		return errors.New("not a directory")
 	}
 	return syscall.Access(dir, 0x2|0x1) // W_OK|X_OK
-}
-
-// serverStatusBody is the answer of GET /api/v1/server/status: the raw
-// text of `rndc status` and the fields parsed from it.
-type serverStatusBody struct {
-	Status           string            `json:"status"`
-	Version          string            `json:"version,omitempty"`
-	BootTime         string            `json:"bootTime,omitempty"`
-	LastConfigured   string            `json:"lastConfigured,omitempty"`
-	NumberOfZones    int               `json:"numberOfZones"`
-	DebugLevel       int               `json:"debugLevel"`
-	XfersRunning     int               `json:"xfersRunning"`
-	XfersDeferred    int               `json:"xfersDeferred"`
-	SOAQueries       int               `json:"soaQueriesInProgress"`
-	QueryLogging     string            `json:"queryLogging,omitempty"`
-	RecursiveClients string            `json:"recursiveClients,omitempty"`
-	TCPClients       string            `json:"tcpClients,omitempty"`
-	ServerUp         bool              `json:"serverUp"`
-	Fields           map[string]string `json:"fields"`
 }
 
 func (h *Handler) handleServerStatus(w http.ResponseWriter, r *http.Request, _ params) {

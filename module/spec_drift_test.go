@@ -8,8 +8,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/internal/specdrift"
-	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // TestRequestBodiesMatchSpec: each request body the handlers decode has
@@ -29,9 +29,10 @@ func TestRequestBodiesMatchSpec(t *testing.T) {
 		nested       map[string]any // property path -> struct of that object (or of its items)
 	}
 	for _, c := range []check{
-		{"POST", "/zones", zonemodel.CreateZoneRequest{}, map[string]any{
-			"zoneConfig": zonemodel.ZoneConfig{}, "zoneConfig.records": zonemodel.Record{},
+		{"POST", "/zones", createZoneRequest{}, map[string]any{
+			"zoneConfig": apitypes.ZoneConfig{}, "zoneConfig.soa": apitypes.SOA{}, "zoneConfig.records": apitypes.Record{},
 		}},
+		{"PATCH", "/zones/{name}", ModifyZoneRequest{}, nil},
 		{"POST", "/zones/{name}/records", addRecordRequest{}, nil},
 		{"DELETE", "/zones/{name}/records", removeRecordRequest{}, nil},
 		{"PUT", "/zones/{name}/records", updateRecordRequest{}, nil},

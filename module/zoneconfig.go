@@ -15,65 +15,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// ModifyZoneRequest is the body of PATCH /api/v1/zones/{name}: bindcar's
-// alsoNotify, allowTransfer and allowUpdate, plus primaries, dnssecPolicy
-// and inlineSigning. At least one field must be given; a field that is
-// absent (or null) leaves its clause as it is, and every clause the
-// request does not name is kept exactly as named shows it.
-//
-// Server lists (alsoNotify, primaries) take "ip", "ip:port" or
-// "[v6]:port", each optionally followed by " key NAME" (a TSIG key).
-// Address lists (allowTransfer, allowUpdate) take "ip", "ip/len", "!ip",
-// "!ip/len", "key NAME", "any", "none", "localhost" or "localnets"; when
-// such a list names no key, the key grants the clause already has are
-// kept (bindcar drops them), so "[]" removes every address but keeps the
-// keys. An empty server list removes the clause; dnssecPolicy "" removes
-// the clause.
-type ModifyZoneRequest struct {
-	// AlsoNotify replaces the servers sent NOTIFY besides the NS targets.
-	AlsoNotify *[]string `json:"alsoNotify,omitempty"`
-	// AllowTransfer replaces the addresses allowed to transfer the zone
-	// (key grants are kept unless the list names keys itself).
-	AllowTransfer *[]string `json:"allowTransfer,omitempty"`
-	// AllowUpdate replaces the addresses allowed to update the zone (key
-	// grants are kept unless the list names keys itself).
-	AllowUpdate *[]string `json:"allowUpdate,omitempty"`
-	// Primaries replaces the servers a secondary zone transfers from.
-	Primaries *[]string `json:"primaries,omitempty"`
-	// DNSSECPolicy sets the zone's dnssec-policy; "" removes it.
-	DNSSECPolicy *string `json:"dnssecPolicy,omitempty"`
-	// InlineSigning sets inline-signing yes or no.
-	InlineSigning *bool `json:"inlineSigning,omitempty"`
-}
-
-// zoneConfigView is a zone's configuration as showzone reports it, in the
-// API's notation (the same as ModifyZoneRequest's), so a client can
-// compare it with what it asked for.
-type zoneConfigView struct {
-	Type          string   `json:"type"`
-	File          string   `json:"file,omitempty"`
-	Primaries     []string `json:"primaries,omitempty"`
-	AlsoNotify    []string `json:"alsoNotify,omitempty"`
-	AllowTransfer []string `json:"allowTransfer,omitempty"`
-	AllowUpdate   []string `json:"allowUpdate,omitempty"`
-	UpdatePolicy  string   `json:"updatePolicy,omitempty"`
-	DNSSECPolicy  string   `json:"dnssecPolicy,omitempty"`
-	InlineSigning *bool    `json:"inlineSigning,omitempty"`
-	// Options holds every clause as named prints it, keyed by name.
-	Options map[string]string `json:"options"`
-	// Statement is showzone's text.
-	Statement string `json:"statement"`
-}
-
-// modifyResponse answers PATCH: bindcar's fields plus the new
-// configuration.
-type modifyResponse struct {
-	Success bool            `json:"success"`
-	Message string          `json:"message"`
-	Details string          `json:"details"`
-	Config  *zoneConfigView `json:"config,omitempty"`
-}
-
 // viewConfig converts a parsed showzone statement to the API's notation.
 func viewConfig(zc *rndc.ZoneConfig) *zoneConfigView {
 	v := &zoneConfigView{Type: zc.Type(), Options: map[string]string{}, Statement: zc.String()}
@@ -255,7 +196,7 @@ type aclChange struct {
 }
 
 // validate checks the request; every problem is listed.
-func (req *ModifyZoneRequest) validate() (*zoneChange, error) {
+func validateModify(req *ModifyZoneRequest) (*zoneChange, error) {
 	ve := &zonemodel.ValidationError{}
 	add := func(field, format string, args ...any) {
 		ve.Problems = append(ve.Problems, zonemodel.Problem{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -410,7 +351,7 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	if _, err := req.validate(); err != nil {
+	if _, err := validateModify(&req); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid change: %v", err)
 		return
 	}
@@ -447,7 +388,7 @@ func (e *modifyError) Unwrap() error { return e.err }
 // showzone, change the clauses, modzone. It returns named's answer; a
 // failure is a *modifyError.
 func (h *Handler) modifyZone(ctx context.Context, b *backend, name string, req *ModifyZoneRequest) (string, error) {
-	ch, err := req.validate()
+	ch, err := validateModify(req)
 	if err != nil {
 		return "", &modifyError{step: "invalid", err: err}
 	}

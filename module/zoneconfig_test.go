@@ -42,7 +42,7 @@ func TestModifyZoneApply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch, err := tc.req.validate()
+			ch, err := validateModify(&tc.req)
 			if err == nil {
 				err = ch.apply(zc)
 			}
@@ -61,11 +61,11 @@ func TestModifyZoneApply(t *testing.T) {
 		})
 	}
 	bad := `a"b`
-	if _, err := (&ModifyZoneRequest{DNSSECPolicy: &bad}).validate(); err == nil {
+	if _, err := validateModify(&ModifyZoneRequest{DNSSECPolicy: &bad}); err == nil {
 		t.Error("a quote in a policy name was accepted")
 	}
 	req := ModifyZoneRequest{AlsoNotify: sp([]string{"x", "1.2.3.4:0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}
-	_, err := req.validate()
+	_, err := validateModify(&req)
 	for _, f := range []string{"alsoNotify[0]", "alsoNotify[1]", "allowTransfer[0]", "allowTransfer[1]", "allowTransfer[2]"} {
 		if err == nil || !strings.Contains(err.Error(), f) {
 			t.Errorf("error %v does not name %s", err, f)
@@ -115,7 +115,7 @@ func FuzzModifyZone(f *testing.F) {
 	f.Fuzz(func(t *testing.T, notify, xfr, upd, policy string, inline bool) {
 		req := ModifyZoneRequest{AlsoNotify: sp([]string{notify}), AllowTransfer: sp([]string{xfr}), AllowUpdate: sp([]string{upd}),
 			DNSSECPolicy: &policy, InlineSigning: &inline}
-		ch, err := req.validate()
+		ch, err := validateModify(&req)
 		if err != nil {
 			return
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // List paging bounds.
@@ -23,34 +22,6 @@ const (
 	defaultListLimit = 100
 	maxListLimit     = 1000
 )
-
-// zoneResponse is the bindcar-compatible answer of zone mutations.
-type zoneResponse struct {
-	Success bool      `json:"success"`
-	Message string    `json:"message"`
-	Details string    `json:"details"`
-	Zone    *zoneInfo `json:"zone,omitempty"`
-}
-
-// zoneInfo describes a zone: bindcar's ZoneInfo fields (name, zoneType,
-// serial, filePath) plus the state parsed from `rndc zonestatus`.
-type zoneInfo struct {
-	Name     string  `json:"name"`
-	ZoneType string  `json:"zoneType"`
-	Serial   *uint32 `json:"serial,omitempty"`
-	FilePath string  `json:"filePath,omitempty"`
-	State    string  `json:"state,omitempty"` // active | frozen
-	Dynamic  *bool   `json:"dynamic,omitempty"`
-	Secure   *bool   `json:"secure,omitempty"`
-	Loaded   *bool   `json:"loaded,omitempty"`
-	Nodes    *int    `json:"nodes,omitempty"`
-	// LastLoaded is BIND's "last loaded" time, as BIND prints it.
-	LastLoaded string `json:"lastLoaded,omitempty"`
-	// Managed is true when the zone was created through this API.
-	Managed *bool `json:"managed,omitempty"`
-	// Config is the zone's configuration from showzone (GET only).
-	Config *zoneConfigView `json:"config,omitempty"`
-}
 
 // infoFromStatus builds zoneInfo from parsed zonestatus output.
 func infoFromStatus(st *rndc.ZoneStatus, managed bool) *zoneInfo {
@@ -102,10 +73,11 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 	if !h.checkBody(w, r, "/api/v1/zones") {
 		return
 	}
-	var req zonemodel.CreateZoneRequest
-	if !decodeBody(w, r, &req) {
+	var body createZoneRequest
+	if !decodeBody(w, r, &body) {
 		return
 	}
+	req := createRequestOf(&body)
 	zone, err := req.Normalize(time.Now())
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid zone: %v", err)
@@ -118,7 +90,7 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 	if !ok {
 		return
 	}
-	res, err := b.svc.Create(r.Context(), zone, zoneservice.Fingerprint(&req))
+	res, err := b.svc.Create(r.Context(), zone, zoneservice.Fingerprint(req))
 	if err != nil {
 		h.lifecycleFailed(w, zone.Name, err)
 		return
@@ -140,16 +112,6 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ par
 	writeJSON(w, http.StatusCreated, zoneResponse{
 		Success: true, Message: "Zone " + zone.Name + " created successfully", Details: res.Details, Zone: info,
 	})
-}
-
-// listBody is the answer of GET /api/v1/zones. zones and count keep
-// bindcar's shape; items, total and nextCursor add paging.
-type listBody struct {
-	Zones      []string          `json:"zones"`
-	Count      int               `json:"count"`
-	Total      int               `json:"total"`
-	Items      []zonestore.Entry `json:"items"`
-	NextCursor string            `json:"nextCursor,omitempty"`
 }
 
 // handleListZones lists managed zones from the index, in name order, one
@@ -180,10 +142,7 @@ func (h *Handler) handleListZones(w http.ResponseWriter, r *http.Request, _ para
 		indexFailed(w, err)
 		return
 	}
-	body := listBody{Zones: make([]string, len(entries)), Count: len(entries), Total: total, Items: entries, NextCursor: next}
-	if body.Items == nil {
-		body.Items = []zonestore.Entry{}
-	}
+	body := listBody{Zones: make([]string, len(entries)), Count: len(entries), Total: total, Items: zoneEntries(entries), NextCursor: next}
 	for i, e := range entries {
 		body.Zones[i] = e.Name
 	}

@@ -12,8 +12,9 @@
 //
 // Without an endpoint (`dns zone_api` alone) the provider is local: it
 // serves the records through the zone_api handler of the same Caddy, in
-// process (module.LocalTransport), with no HTTP hop and no token, so the
-// API's own certificate can come from the BIND it manages.
+// process (internal/localcall, where the handler registers itself), with
+// no HTTP hop and no token, so the API's own certificate can come from the
+// BIND it manages.
 package caddydns
 
 import (
@@ -26,11 +27,11 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/client"
 	"github.com/zoneapi/caddy-zoneapi/client/libdnsprovider"
-	"github.com/zoneapi/caddy-zoneapi/module"
+	"github.com/zoneapi/caddy-zoneapi/internal/localcall"
 )
 
 // localEndpoint is the base URL of in-process requests; it reaches no
-// network (module.LocalTransport serves it).
+// network (localcall.Transport serves it).
 const localEndpoint = "http://zone-api.local"
 
 func init() {
@@ -62,7 +63,7 @@ func (p *Provider) Provision(caddy.Context) error {
 		return errors.New("dns zone_api: a token without an endpoint; give the endpoint, or neither for the local form")
 	}
 	if p.Endpoint == "" && p.Client == nil {
-		c, err := client.New(localEndpoint, "", client.WithHTTPClient(&http.Client{Transport: module.LocalTransport()}),
+		c, err := client.New(localEndpoint, "", client.WithHTTPClient(&http.Client{Transport: localcall.Transport()}),
 			client.WithUserAgent("zoneapi-libdns-local"))
 		if err != nil {
 			return err

@@ -1,0 +1,105 @@
+package module
+
+import (
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// The handler's request and response bodies are package apitypes' types,
+// which the Go client shares; the short names below are aliases, so each
+// shape is written once. TestRequestBodiesMatchSpec (here) and
+// TestTypesMatchServedSpec (client) check them against the served
+// specification.
+type (
+	errorBody        = apitypes.Error
+	zoneResponse     = apitypes.ZoneResponse
+	zoneInfo         = apitypes.ZoneInfo
+	listBody         = apitypes.ZonePage
+	zoneConfigView   = apitypes.ZoneSettings
+	modifyResponse   = apitypes.ModifyZoneResponse
+	notifyResponse   = apitypes.NotifyResponse
+	notifiedServer   = apitypes.NotifiedServer
+	serverStatusBody = apitypes.ServerStatus
+	recordBody       = apitypes.RecordChange
+	recordDetails    = apitypes.RecordChangeDetails
+	storedRecord     = apitypes.StoredRecord
+	batchBody        = apitypes.BatchResult
+	listRecordsBody  = apitypes.RecordPage
+
+	// createZoneRequest is the body of POST /api/v1/zones.
+	createZoneRequest = apitypes.CreateZone
+	// ModifyZoneRequest is the body of PATCH /api/v1/zones/{name} (see
+	// apitypes.ModifyZone).
+	ModifyZoneRequest = apitypes.ModifyZone
+	// addRecordRequest is the body of POST /api/v1/zones/{name}/records.
+	addRecordRequest = apitypes.Record
+	// removeRecordRequest is the body of DELETE /api/v1/zones/{name}/records.
+	removeRecordRequest = apitypes.RemoveRecord
+	// updateRecordRequest is the body of PUT /api/v1/zones/{name}/records.
+	updateRecordRequest = apitypes.UpdateRecord
+	// batchRequest is the body of PATCH /api/v1/zones/{name}/records:
+	// changes applied in order as one UPDATE message, all or nothing.
+	batchRequest = apitypes.BatchRequest
+	// changeRequest is one item of a batchRequest.
+	changeRequest = apitypes.Change
+)
+
+// The conversions from the API's bodies to the zone model's domain types
+// happen here, at the front end. The record shapes are the same field for
+// field, so a Go conversion does it (and fails to compile if either side
+// grows a field the other lacks).
+
+// changesOf converts a batch's changes to the updater's.
+func changesOf(cs []changeRequest) []dnsupdate.Change {
+	out := make([]dnsupdate.Change, len(cs))
+	for i, c := range cs {
+		out[i] = dnsupdate.Change(c)
+	}
+	return out
+}
+
+// createRequestOf converts the body of POST /zones to the zone model's
+// create request. The model's request keeps its own JSON form: zonelife
+// fingerprints it, and the fingerprints of the zones made so far must not
+// change.
+func createRequestOf(c *createZoneRequest) *zonemodel.CreateZoneRequest {
+	req := &zonemodel.CreateZoneRequest{ZoneName: c.ZoneName, ZoneType: c.ZoneType, UpdateKeyName: c.UpdateKeyName}
+	if zc := c.ZoneConfig; zc != nil {
+		req.ZoneConfig = &zonemodel.ZoneConfig{
+			TTL: zc.TTL, NameServers: zc.NameServers, NameServerIPs: zc.NameServerIPs,
+			AlsoNotify: zc.AlsoNotify, AllowTransfer: zc.AllowTransfer, Primaries: zc.Primaries,
+			DNSSECPolicy: zc.DNSSECPolicy, InlineSigning: zc.InlineSigning,
+		}
+		if s := zc.SOA; s != nil {
+			soa := zonemodel.SOA(*s)
+			req.ZoneConfig.SOA = &soa
+		}
+		if zc.Records != nil {
+			req.ZoneConfig.Records = make([]zonemodel.Record, len(zc.Records))
+			for i, r := range zc.Records {
+				req.ZoneConfig.Records[i] = zonemodel.Record(r)
+			}
+		}
+	}
+	return req
+}
+
+// zoneEntries converts index entries to list items.
+func zoneEntries(es []zonestore.Entry) []apitypes.ZoneEntry {
+	out := make([]apitypes.ZoneEntry, len(es))
+	for i, e := range es {
+		out[i] = apitypes.ZoneEntry{Name: e.Name, Type: e.Type, Created: e.Created}
+	}
+	return out
+}
+
+// rrsetsOf converts the updater's RRsets to the API's.
+func rrsetsOf(sets []dnsupdate.RRset) []apitypes.RRset {
+	out := make([]apitypes.RRset, len(sets))
+	for i, s := range sets {
+		out[i] = apitypes.RRset{Name: s.Name, Type: s.Type, TTL: s.TTL, Values: s.Values}
+	}
+	return out
+}
