@@ -230,12 +230,12 @@ func TestACMEDNS01(t *testing.T) {
 					types TXT
 				}
 			}`, sha256Hex(testToken), sha256Hex(acmeToken))})
-	c, err := client.New(api.base, testToken)
+	c, err := client.New(api.Base, testToken)
 	if err != nil {
 		t.Fatal(err)
 	}
 	createZone(t, c, "acme.test")
-	scoped, err := client.New(api.base, acmeToken)
+	scoped, err := client.New(api.Base, acmeToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ https://www.acme.test:%d {
 	respond "hello over ACME"
 }
 `, freePort(t), freePort(t), httpsPort, filepath.Join(dir, "data"), filepath.Join(dir, "acme-caddy.log"),
-		httpsPort, api.base, ns.DNSAddr, pebbleAddr, certFile)
+		httpsPort, api.Base, ns.DNSAddr, pebbleAddr, certFile)
 	cf := filepath.Join(dir, "Caddyfile")
 	if err := os.WriteFile(cf, []byte(caddyfile), 0o600); err != nil {
 		t.Fatal(err)

@@ -200,7 +200,7 @@ func TestAuthStaticScopes(t *testing.T) {
 			t.Errorf("no audit line %q in %q", want, audits)
 		}
 	}
-	text := c.logText()
+	text := c.Log()
 	for name, v := range tok {
 		if strings.Contains(text, v) {
 			t.Errorf("the %s token appears in the log at RUST_LOG=trace", name)
@@ -270,22 +270,22 @@ func TestAuthStartupGuard(t *testing.T) {
 		{"disable_auth\n\t\t\trequire_auth", false, "require_auth: authentication is disabled"},
 	} {
 		c := newCaddy(t, ns, caddyOpts{extra: tc.extra})
-		cf := strings.Replace(c.caddyfile("10s"), "http://127.0.0.1:", "http://:", 1)
+		cf := strings.Replace(c.Caddyfile("10s"), "http://127.0.0.1:", "http://:", 1)
 		cf = strings.Replace(cf, "\tbind 127.0.0.1\n", "", 1)
-		if err := os.WriteFile(c.configPath(), []byte(cf), 0o600); err != nil {
+		if err := os.WriteFile(c.ConfigPath(), []byte(cf), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(caddyBin, "validate", "--config", c.configPath(), "--adapter", "caddyfile")
-		cmd.Env = c.env()
+		cmd := exec.Command(caddyBin, "validate", "--config", c.ConfigPath(), "--adapter", "caddyfile")
+		cmd.Env = c.Env()
 		out, err := cmd.CombinedOutput()
-		all := string(out) + c.logText()
+		all := string(out) + c.Log()
 		if (err == nil) != tc.ok || !strings.Contains(all, tc.text) {
 			t.Errorf("%q: validate err %v, want ok=%v and %q in:\n%s", tc.extra, err, tc.ok, tc.text, all)
 		}
 	}
 	// On loopback, basic mode starts without the warning.
 	c := startCaddy(t, ns, caddyOpts{})
-	if strings.Contains(c.logText(), "accepts any well-formed bearer token") {
+	if strings.Contains(c.Log(), "accepts any well-formed bearer token") {
 		t.Error("basic mode on loopback warned")
 	}
 }
@@ -356,7 +356,7 @@ func TestAuthJWT(t *testing.T) {
 	if z := r.body["zones"].([]any); len(z) != 1 || z[0] != "jwt.test" {
 		t.Errorf("writer's zone list: %s", r.raw)
 	}
-	text := c.logText()
+	text := c.Log()
 	for _, tok := range []string{admin, writer, expired, forged} {
 		if strings.Contains(text, tok) || strings.Contains(text, strings.Split(tok, ".")[2]) {
 			t.Error("a JWT appears in the log at RUST_LOG=trace")
@@ -371,16 +371,16 @@ func TestAuthUserIDInAccessLog(t *testing.T) {
 	ns := startNamed(t)
 	tok, hash := tokens(t, "reader")
 	c := newCaddy(t, ns, caddyOpts{extra: "auth static {\n\t\t\t\ttoken reader " + hash["reader"] + " {\n\t\t\t\t\tactions read\n\t\t\t\t}\n\t\t\t}"})
-	access := filepath.Join(c.dir, "access.log")
-	cf := strings.Replace(c.caddyfile("10s"), "\tbind 127.0.0.1\n", "\tbind 127.0.0.1\n\tlog {\n\t\toutput file "+access+"\n\t}\n", 1)
-	if err := os.WriteFile(c.configPath(), []byte(cf), 0o600); err != nil {
+	access := filepath.Join(c.Dir, "access.log")
+	cf := strings.Replace(c.Caddyfile("10s"), "\tbind 127.0.0.1\n", "\tbind 127.0.0.1\n\tlog {\n\t\toutput file "+access+"\n\t}\n", 1)
+	if err := os.WriteFile(c.ConfigPath(), []byte(cf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c.start()
-	t.Cleanup(c.stop)
+	c.Start()
+	t.Cleanup(c.Stop)
 	expect(t, c.as(tok["reader"], "GET", "/api/v1/zones", nil), 200, "list")
 	expect(t, c.as(tok["reader"], "POST", "/api/v1/zones", zoneBody("denied.test")), 403, "create")
-	c.stop()
+	c.Stop()
 	raw, err := os.ReadFile(access)
 	if err != nil {
 		t.Fatal(err)

@@ -154,9 +154,9 @@ func TestCatalogCrash(t *testing.T) {
 		// Crash: hold the catalog UPDATE, kill Caddy once it is sent.
 		proxy.armed.Store(true)
 		go func() {
-			req, _ := http.NewRequest(method, c.base+"/api/v1/zones", strings.NewReader(mustJSON(t, zoneBody(zone))))
+			req, _ := http.NewRequest(method, c.Base+"/api/v1/zones", strings.NewReader(mustJSON(t, zoneBody(zone))))
 			if method == "DELETE" {
-				req, _ = http.NewRequest(method, c.base+"/api/v1/zones/"+zone, nil)
+				req, _ = http.NewRequest(method, c.Base+"/api/v1/zones/"+zone, nil)
 			}
 			req.Header.Set("Authorization", "Bearer "+testToken)
 			req.Header.Set("Content-Type", "application/json")
@@ -169,11 +169,11 @@ func TestCatalogCrash(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatalf("op %d: the catalog UPDATE of %s %s never came", op, method, zone)
 		}
-		_ = c.cmd.Process.Signal(syscall.SIGKILL)
-		<-c.done
+		_ = c.Process().Signal(syscall.SIGKILL)
+		<-c.Done()
 		proxy.armed.Store(false)
 		proxy.release()
-		c.start()
+		c.Start()
 		// The crashed operation's outcome is whatever the restarted
 		// instance settles it to: ask it.
 		r := c.do("GET", "/api/v1/zones/"+zone, nil)

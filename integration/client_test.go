@@ -44,7 +44,7 @@ func TestGoClient(t *testing.T) {
 	ns := startNamed(t)
 	cd := startCaddy(t, ns, caddyOpts{})
 	ctx := context.Background()
-	c, err := client.New(cd.base, testToken)
+	c, err := client.New(cd.Base, testToken)
 	if err != nil {
 		t.Fatal(err)
 	}

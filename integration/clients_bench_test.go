@@ -83,13 +83,13 @@ func BenchmarkACMEChallenge(b *testing.B) {
 	ns := startNamed(b)
 	cd := startCaddy(b, ns, caddyOpts{})
 	ctx := context.Background()
-	c, err := client.New(cd.base, testToken)
+	c, err := client.New(cd.Base, testToken)
 	if err != nil {
 		b.Fatal(err)
 	}
 	const zone = "bench-acme.test"
 	createZone(b, c, zone)
-	p := &libdnsprovider.Provider{Endpoint: cd.base, Token: testToken}
+	p := &libdnsprovider.Provider{Endpoint: cd.Base, Token: testToken}
 	provider := func(i int) {
 		rec := libdns.TXT{Name: "_acme-challenge.lib", TTL: time.Minute, Text: fmt.Sprintf("challenge-%d", i)}
 		if _, err := p.AppendRecords(ctx, zone+".", []libdns.Record{rec}); err != nil {

@@ -37,11 +37,11 @@ type crashRig struct {
 func newCrashRig(t *testing.T, rndcTimeout string) *crashRig {
 	ns := startNamed(t)
 	c := newCaddy(t, ns, caddyOpts{})
-	if err := os.WriteFile(c.configPath(), []byte(c.caddyfile(rndcTimeout)), 0o600); err != nil {
+	if err := os.WriteFile(c.ConfigPath(), []byte(c.Caddyfile(rndcTimeout)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c.start()
-	t.Cleanup(c.stop)
+	c.Start()
+	t.Cleanup(c.Stop)
 	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func (r *crashRig) try(method, path string, body any) (int, map[string]any, stri
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, _ := http.NewRequest(method, r.c.base+path, rd)
+	req, _ := http.NewRequest(method, r.c.Base+path, rd)
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -86,9 +86,9 @@ func (r *crashRig) must(method, path string, body any, want ...int) map[string]a
 
 // killCaddy kills caddy with SIGKILL and starts it again.
 func (r *crashRig) killCaddy() {
-	_ = r.c.cmd.Process.Signal(syscall.SIGKILL)
-	<-r.c.done
-	r.c.start()
+	_ = r.c.Process().Signal(syscall.SIGKILL)
+	<-r.c.Done()
+	r.c.Start()
 }
 
 // killNamed kills named with SIGKILL and starts it again.
@@ -251,14 +251,14 @@ func TestCrashSafety(t *testing.T) {
 		}()
 		time.Sleep(time.Duration(rng.IntN(12000)) * time.Microsecond)
 		if victim == "caddy" {
-			_ = r.c.cmd.Process.Signal(syscall.SIGKILL)
+			_ = r.c.Process().Signal(syscall.SIGKILL)
 		} else if pid := r.ns.Pid(); pid > 0 {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		res := <-done
 		if victim == "caddy" {
-			<-r.c.done
-			r.c.start()
+			<-r.c.Done()
+			r.c.Start()
 		} else {
 			r.ns.Restart(t)
 		}
@@ -300,7 +300,7 @@ func TestCrashSafety(t *testing.T) {
 		// (the repairs it reports are also logged, and counted below)
 		r.checkInvariant(fmt.Sprintf("after kill %d (%s during %s %s → %d)", i, victim, op, name, res.status), names, &m)
 	}
-	logs := r.c.logText()
+	logs := r.c.Log()
 	for _, msg := range []string{"completed an interrupted create", "rolled back an interrupted create", "completed an interrupted delete", "adopted a zone", "moved aside a zone file"} {
 		if n := strings.Count(logs, msg); n > 0 {
 			fixed[msg] += n

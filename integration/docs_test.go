@@ -16,7 +16,7 @@ func TestDocsServed(t *testing.T) {
 	c := startCaddy(t, ns, caddyOpts{extra: "docs public"})
 	get := func(path string) (int, string, string) {
 		t.Helper()
-		resp, err := http.Get(c.base + path)
+		resp, err := http.Get(c.Base + path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,20 +28,20 @@ func TestExampleCaddyfileJSONErrors(t *testing.T) {
 	}})
 	conf := string(src)
 	for old, new := range map[string]string{
-		"admin localhost:2019": "admin " + c.adminAddr,
+		"admin localhost:2019": "admin " + c.AdminAddr,
 		"http_port 8080":       fmt.Sprintf("http_port %d", freePort(t)),
-		"localhost:8443 {":     fmt.Sprintf("http://127.0.0.1:%d {", c.port),
+		"localhost:8443 {":     fmt.Sprintf("http://127.0.0.1:%d {", c.Port),
 	} {
 		if !strings.Contains(conf, old) {
 			t.Fatalf("examples/Caddyfile.dev no longer has %q", old)
 		}
 		conf = strings.Replace(conf, old, new, 1)
 	}
-	if err := os.WriteFile(c.configPath(), []byte(conf), 0o600); err != nil {
+	if err := os.WriteFile(c.ConfigPath(), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c.start()
-	t.Cleanup(c.stop)
+	c.Start()
+	t.Cleanup(c.Stop)
 	// The dev Caddyfile's grace period is eternal: no idle connections may
 	// stay open, or stopping caddy waits for them.
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
@@ -51,7 +51,7 @@ func TestExampleCaddyfileJSONErrors(t *testing.T) {
 		"/api/v1/../x", "/api/v1/%2e%2e/x", "/api/v1/zones/..%2f..", "/api/v1/zones/a%2fb",
 		"/api/v1/nothing", "/api/v1//zones", "/api/v1/zones/x%00y", "/elsewhere",
 	} {
-		req, err := http.NewRequest("GET", c.base+p, nil)
+		req, err := http.NewRequest("GET", c.Base+p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

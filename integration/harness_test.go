@@ -9,35 +9,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
 )
 
 // caddyBin is the caddy binary under test: $ZONEAPI_CADDY, or the one
-// scripts/build.sh builds (and caches) from this tree.
+// scripts/build.sh builds (and caches) from this tree (testcaddy.Binary).
 var caddyBin string
 
 func TestMain(m *testing.M) {
-	caddyBin = os.Getenv("ZONEAPI_CADDY")
-	if caddyBin == "" {
-		out, err := exec.Command("bash", "../scripts/build.sh").Output()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "building caddy: %v\n", err)
-			os.Exit(1)
-		}
-		caddyBin = strings.TrimSpace(string(out))
+	bin, err := testcaddy.BinaryPath()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
+	caddyBin = bin
 	os.Exit(m.Run())
 }
 
@@ -54,18 +48,12 @@ type caddyOpts struct {
 	handle string
 }
 
-// caddy is a running caddy process serving the API over plain HTTP on a
-// loopback port.
+// caddy is a caddy process of the shared harness (internal/testcaddy)
+// with this package's request helpers.
 type caddy struct {
-	t         testing.TB
-	dir       string
-	base      string // http://127.0.0.1:port
-	adminAddr string
-	port      int
-	cmd       *exec.Cmd
-	done      chan struct{}
-	ns        *testbind.Server
-	opts      caddyOpts
+	*testcaddy.Caddy
+	t  testing.TB
+	ns *testbind.Server // the named it manages
 }
 
 // startNamed starts named for one test.
@@ -73,145 +61,27 @@ func startNamed(t testing.TB) *testbind.Server {
 	return testbind.Start(t, nil)
 }
 
-// startCaddy writes a Caddyfile pointing at ns and starts caddy.
+// startCaddy writes a Caddyfile pointing at ns and starts caddy; the test's
+// cleanup stops it.
 func startCaddy(t testing.TB, ns *testbind.Server, opts caddyOpts) *caddy {
 	t.Helper()
 	c := newCaddy(t, ns, opts)
-	c.start()
-	t.Cleanup(c.stop)
+	c.Start()
 	return c
 }
 
-// newCaddy writes the Caddyfile of a caddy that is not started yet.
+// newCaddy writes the Caddyfile of a caddy that is not started yet: the
+// harness's, without automatic HTTPS, with a 5 s grace period.
 func newCaddy(t testing.TB, ns *testbind.Server, opts caddyOpts) *caddy {
 	t.Helper()
-	c := &caddy{t: t, dir: t.TempDir(), ns: ns, opts: opts}
-	c.port = freePort(t)
-	c.adminAddr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	c.base = fmt.Sprintf("http://127.0.0.1:%d", c.port)
-	if err := os.WriteFile(c.configPath(), []byte(c.caddyfile("10s")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// env is the environment caddy runs with.
-func (c *caddy) env() []string {
-	env := append(os.Environ(), "XDG_DATA_HOME="+c.dir, "XDG_CONFIG_HOME="+c.dir, "HOME="+c.dir)
-	return append(env, c.opts.env...)
-}
-
-func (c *caddy) configPath() string { return filepath.Join(c.dir, "Caddyfile") }
-func (c *caddy) logPath() string    { return filepath.Join(c.dir, "caddy.log") }
-
-// caddyfile renders the test Caddyfile; timeout varies it for reloads.
-func (c *caddy) caddyfile(timeout string) string {
-	return fmt.Sprintf(`{
-	admin %s
-	auto_https off
-	persist_config off
-	grace_period 5s
-	servers {
-		protocols h1 h2c
-	}
-	log {
-		output file %s
-		format json {
-			time_key timestamp
-			time_format iso8601
-			level_format lower
-			name_key target
-			message_key message
-		}
-		level DEBUG
-	}
-}
-
-http://127.0.0.1:%d {
-	bind 127.0.0.1
-	handle %s {
-		zone_api {
-			zone_dir %s
-			rndc {
-				server %s
-				key_file %s
-				timeout %s
-			}
-			update_key_file %s
-			dns_server %s
-			%s
-		}
-	}
-	handle /metrics {
-		metrics
-	}
-}
-`, c.adminAddr, c.logPath(), c.port, c.handle(), c.ns.ZoneDir, c.ns.ControlAddr, c.ns.RNDCKeyFile, timeout, c.ns.TSIGKeyFile, c.ns.DNSAddr, c.opts.extra)
-}
-
-// handle is the API's path matcher.
-func (c *caddy) handle() string {
-	if c.opts.handle != "" {
-		return c.opts.handle
-	}
-	return "/api/v1/*"
-}
-
-func (c *caddy) start() {
-	t := c.t
-	t.Helper()
-	cmd := exec.Command(caddyBin, "run", "--config", c.configPath(), "--adapter", "caddyfile")
-	cmd.Env = c.env()
-	out, err := os.Create(filepath.Join(c.dir, "caddy.stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting caddy: %v", err)
-	}
-	c.cmd = cmd
-	c.done = make(chan struct{})
-	go func() { _ = cmd.Wait(); out.Close(); close(c.done) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-c.done:
-			b, _ := os.ReadFile(filepath.Join(c.dir, "caddy.stderr"))
-			t.Fatalf("caddy exited at start:\n%s", b)
-		default:
-		}
-		resp, err := http.Get(c.base + "/api/v1/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("caddy did not answer health in time")
-}
-
-// stop ends caddy by its pid.
-func (c *caddy) stop() {
-	if c.cmd == nil || c.cmd.Process == nil {
-		return
-	}
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.done:
-	case <-time.After(10 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.done
-	}
-}
-
-// logText returns what caddy logged so far.
-func (c *caddy) logText() string {
-	b, _ := os.ReadFile(c.logPath())
-	s, _ := os.ReadFile(filepath.Join(c.dir, "caddy.stderr"))
-	return string(b) + string(s)
+	return &caddy{t: t, ns: ns, Caddy: testcaddy.New(t, ns, testcaddy.Options{
+		Binary:      caddyBin,
+		Global:      "auto_https off",
+		GracePeriod: "5s",
+		APIExtra:    opts.extra,
+		Env:         opts.env,
+		Handle:      opts.handle,
+	})}
 }
 
 // response is a decoded API answer.
@@ -273,7 +143,7 @@ func (c *caddy) send(method, path string, body any, hdr map[string]string) *resp
 		}
 		rd = bytes.NewReader(j)
 	}
-	req, err := http.NewRequest(method, c.base+path, rd)
+	req, err := http.NewRequest(method, c.Base+path, rd)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -344,15 +214,8 @@ func answers(m *dns.Msg, qtype uint16) []string {
 	return out
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+// freePort returns a free loopback TCP port.
+func freePort(t testing.TB) int { return testcaddy.FreePort(t) }
 
 // dirNames lists the names in dir, sorted, without the .zoneapi folder.
 func dirNames(t testing.TB, dir string) []string {

@@ -110,7 +110,7 @@ func TestTwoInstances(t *testing.T) {
 		}
 		drift, _ := r.body["drift"].(map[string]any)
 		if !slices.Equal(members, names) || len(toSlice(drift["missing"]))+len(toSlice(drift["stray"])) != 0 {
-			t.Errorf("catalog on %s: members %q, drift %v", c.base, members, drift)
+			t.Errorf("catalog on %s: members %q, drift %v", c.Base, members, drift)
 		}
 	}
 }

@@ -48,8 +48,8 @@ func TestK8sModeOnlyInItsBuild(t *testing.T) {
 	}
 	ns := startNamed(t)
 	c := newCaddy(t, ns, caddyOpts{extra: "auth k8s_token_review"})
-	cmd := exec.Command(caddyBin, "validate", "--config", c.configPath(), "--adapter", "caddyfile")
-	cmd.Env = c.env()
+	cmd := exec.Command(caddyBin, "validate", "--config", c.ConfigPath(), "--adapter", "caddyfile")
+	cmd.Env = c.Env()
 	msg, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(msg), "ZONEAPI_K8S_TOKEN_REVIEW=1 bash scripts/build.sh") {
 		t.Fatalf("validate in the default build: %v\n%s", err, msg)
@@ -124,7 +124,7 @@ func TestK8sTokenReviewThroughCaddy(t *testing.T) {
 	if n := reviews.Load() - before; n != 0 {
 		t.Errorf("%d reviews for a token reviewed within the cache time", n)
 	}
-	text := c.logText()
+	text := c.Log()
 	for tk := range users {
 		if strings.Contains(text, tk) {
 			t.Errorf("token %s appears in the log", tk)

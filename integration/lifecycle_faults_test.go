@@ -81,11 +81,11 @@ func TestInterruptedCreateSettlesAtRestart(t *testing.T) {
 	done := make(chan int, 1)
 	go func() { st, _, _ := r.try("POST", "/api/v1/zones", zoneBody(zone)); done <- st }()
 	time.Sleep(300 * time.Millisecond) // the create waits on named
-	_ = r.c.cmd.Process.Signal(syscall.SIGKILL)
-	<-r.c.done
+	_ = r.c.Process().Signal(syscall.SIGKILL)
+	<-r.c.Done()
 	<-done
 	cont()
-	r.c.start()
+	r.c.Start()
 
 	// The first request settles the interrupted create (possibly only
 	// once named can no longer execute the addzone: 504 until then).
@@ -152,13 +152,13 @@ func TestInterruptedDeleteFinishesAtRestart(t *testing.T) {
 	if st, _, raw := r.try("DELETE", "/api/v1/zones/"+zone, nil); st != 504 {
 		t.Fatalf("DELETE while named was stopped: %d %s, want 504", st, raw)
 	}
-	_ = r.c.cmd.Process.Signal(syscall.SIGKILL)
-	<-r.c.done
+	_ = r.c.Process().Signal(syscall.SIGKILL)
+	<-r.c.Done()
 	cont()
-	r.c.start()
+	r.c.Start()
 	st, raw := r.waitNot("GET", "/api/v1/zones/"+zone, nil, 504, 200)
 	if st != 404 {
-		t.Logf("%s", r.c.logText())
+		t.Logf("%s", r.c.Log())
 		t.Fatalf("GET after the interrupted delete: %d %s", st, raw)
 	}
 	r.settle()

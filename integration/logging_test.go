@@ -19,7 +19,7 @@ func (e logEntry) s(k string) string { v, _ := e[k].(string); return v }
 func moduleLogs(t testing.TB, c *caddy) []logEntry {
 	t.Helper()
 	var out []logEntry
-	sc := bufio.NewScanner(strings.NewReader(c.logText()))
+	sc := bufio.NewScanner(strings.NewReader(c.Log()))
 	sc.Buffer(make([]byte, 1<<20), 1<<22)
 	for sc.Scan() {
 		line := sc.Text()
@@ -173,7 +173,7 @@ func TestLogLevels(t *testing.T) {
 			workload(t, c, "levels.test")
 			tc.check(t, moduleLogs(t, c))
 			// No secret at any level: the bearer token, the rndc and TSIG secrets.
-			text := c.logText()
+			text := c.Log()
 			for what, secret := range map[string]string{"bearer token": testToken, "rndc secret": ns.RNDCSecret, "TSIG secret": ns.TSIGSecret} {
 				if strings.Contains(text, secret) {
 					t.Errorf("the %s appears in the log at RUST_LOG=%s", what, tc.rustLog)
@@ -187,14 +187,14 @@ func TestLogLevels(t *testing.T) {
 func TestInvalidRustLogFailsProvisioning(t *testing.T) {
 	ns := startNamed(t)
 	c := newCaddy(t, ns, caddyOpts{env: []string{"RUST_LOG=info,zone_api=loud"}})
-	cmd := exec.Command(caddyBin, "validate", "--config", c.configPath(), "--adapter", "caddyfile")
-	cmd.Env = c.env()
+	cmd := exec.Command(caddyBin, "validate", "--config", c.ConfigPath(), "--adapter", "caddyfile")
+	cmd.Env = c.Env()
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		t.Fatalf("caddy validate accepted an invalid RUST_LOG:\n%s", out)
 	}
 	// The error goes to stderr or, once Caddy redirected its log, to the log file.
-	all := string(out) + c.logText()
+	all := string(out) + c.Log()
 	if !strings.Contains(all, `unknown level \"loud\"`) && !strings.Contains(all, `unknown level "loud"`) {
 		t.Errorf("error does not name the bad level:\n%s", all)
 	}

@@ -16,7 +16,7 @@ import (
 // series text, e.g. `zoneapi_zones{type="primary"}`.
 func scrape(t testing.TB, c *caddy) map[string]float64 {
 	t.Helper()
-	resp, err := http.Get(c.base + "/metrics")
+	resp, err := http.Get(c.Base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,11 +161,11 @@ func TestMetrics(t *testing.T) {
 // change) and runs `caddy reload` against the admin API.
 func reload(t testing.TB, c *caddy, timeout string) {
 	t.Helper()
-	if err := os.WriteFile(c.configPath(), []byte(c.caddyfile(timeout)), 0o600); err != nil {
+	if err := os.WriteFile(c.ConfigPath(), []byte(c.Caddyfile(timeout)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(caddyBin, "reload", "--config", c.configPath(), "--adapter", "caddyfile", "--address", c.adminAddr)
-	cmd.Env = c.env()
+	cmd := exec.Command(caddyBin, "reload", "--config", c.ConfigPath(), "--adapter", "caddyfile", "--address", c.AdminAddr)
+	cmd.Env = c.Env()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("caddy reload: %v\n%s", err, out)
 	}

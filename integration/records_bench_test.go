@@ -119,7 +119,7 @@ func apiWorker(c *caddy, zone, prefix string) func() func(int) error {
 		cl := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}
 		return func(i int) error {
 			body, _ := json.Marshal(map[string]any{"name": fmt.Sprintf("%s%06d", prefix, i), "type": "A", "value": "192.0.2.1", "ttl": 60})
-			req, _ := http.NewRequest("POST", c.base+"/api/v1/zones/"+zone+"/records", bytes.NewReader(body))
+			req, _ := http.NewRequest("POST", c.Base+"/api/v1/zones/"+zone+"/records", bytes.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+testToken)
 			req.Header.Set("Content-Type", "application/json")
 			resp, err := cl.Do(req)
@@ -149,7 +149,7 @@ func leanAPIWorker(t testing.TB, c *caddy, zone, prefix string) func() func(int)
 // leanAPIWorkerAs is leanAPIWorker sending the given bearer token.
 func leanAPIWorkerAs(t testing.TB, c *caddy, zone, prefix, token string) func() func(int) error {
 	return func() func(int) error {
-		addr := strings.TrimPrefix(c.base, "http://")
+		addr := strings.TrimPrefix(c.Base, "http://")
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)

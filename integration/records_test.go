@@ -383,7 +383,7 @@ func TestRecordsConcurrentAdds(t *testing.T) {
 	const clients, each = 12, 6
 	post := func(body map[string]any) result {
 		j, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", c.base+"/api/v1/zones/"+zone+"/records", bytes.NewReader(j))
+		req, _ := http.NewRequest("POST", c.Base+"/api/v1/zones/"+zone+"/records", bytes.NewReader(j))
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)

@@ -37,7 +37,7 @@ func TestConfigReloadUnderLoad(t *testing.T) {
 			defer wg.Done()
 			paths := []string{"/api/v1/zones/reload.test", "/api/v1/zones", "/api/v1/health"}
 			for n := 0; !stop.Load(); n++ {
-				req, _ := http.NewRequest("GET", c.base+paths[(n+i)%len(paths)], nil)
+				req, _ := http.NewRequest("GET", c.Base+paths[(n+i)%len(paths)], nil)
 				req.Header.Set("Authorization", "Bearer "+testToken)
 				resp, err := client.Do(req)
 				if err != nil {
@@ -58,8 +58,8 @@ func TestConfigReloadUnderLoad(t *testing.T) {
 
 	for i := 0; i < 5; i++ {
 		time.Sleep(150 * time.Millisecond)
-		cfg := c.caddyfile(fmt.Sprintf("%ds", 5+i)) // a real change each time
-		req, _ := http.NewRequest("POST", "http://"+c.adminAddr+"/load", strings.NewReader(cfg))
+		cfg := c.Caddyfile(fmt.Sprintf("%ds", 5+i)) // a real change each time
+		req, _ := http.NewRequest("POST", "http://"+c.AdminAddr+"/load", strings.NewReader(cfg))
 		req.Header.Set("Content-Type", "text/caddyfile")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -40,7 +40,7 @@ func TestReloadsReleaseSharedState(t *testing.T) {
 	ctlPort := ns.ControlAddr[strings.LastIndexByte(ns.ControlAddr, ':')+1:]
 
 	webhook := freePort(t)
-	base := c.caddyfile("10s")
+	base := c.Caddyfile("10s")
 	load := func(i int) {
 		t.Helper()
 		server := "127.0.0.1:" + dnsPort
@@ -59,7 +59,7 @@ http://127.0.0.1:%d {
 	}
 }
 `, webhook, server, i, keys[i])
-		resp, err := http.Post("http://"+c.adminAddr+"/load", "text/caddyfile", strings.NewReader(cfg))
+		resp, err := http.Post("http://"+c.AdminAddr+"/load", "text/caddyfile", strings.NewReader(cfg))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ http://127.0.0.1:%d {
 		}
 		// Each generation talks to named: an SOA query on a pooled
 		// connection and a zone transfer signed with its key.
-		if code := getStatus(t, c.base+"/api/v1/zones/shared.test/records"); code != http.StatusOK {
+		if code := getStatus(t, c.Base+"/api/v1/zones/shared.test/records"); code != http.StatusOK {
 			t.Fatalf("records after load %d: status %d", i, code)
 		}
 		if code := getStatus(t, fmt.Sprintf("http://127.0.0.1:%d/records", webhook)); code != http.StatusOK {
@@ -111,7 +111,7 @@ http://127.0.0.1:%d {
 // admin API's profile endpoint.
 func caddyGoroutines(t testing.TB, c *caddy) int {
 	t.Helper()
-	resp, err := http.Get("http://" + c.adminAddr + "/debug/pprof/goroutine?debug=1")
+	resp, err := http.Get("http://" + c.AdminAddr + "/debug/pprof/goroutine?debug=1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestSoak(t *testing.T) {
 			b, _ := json.Marshal(body)
 			rd = bytes.NewReader(b)
 		}
-		req, _ := http.NewRequest(method, c.base+path, rd)
+		req, _ := http.NewRequest(method, c.Base+path, rd)
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		if rd != nil {
 			req.Header.Set("Content-Type", "application/json")
@@ -98,7 +98,7 @@ func TestSoak(t *testing.T) {
 
 	type sample struct{ goroutines, rssKB float64 }
 	measure := func() sample {
-		return sample{goroutines(t, c), rssKB(c.cmd.Process.Pid)}
+		return sample{goroutines(t, c), rssKB(c.Process().Pid)}
 	}
 
 	const clients = 8
@@ -243,7 +243,7 @@ func rssKB(pid int) float64 {
 // goroutine profile ("goroutine profile: total N").
 func goroutines(t testing.TB, c *caddy) float64 {
 	t.Helper()
-	resp, err := http.Get("http://" + c.adminAddr + "/debug/pprof/goroutine?debug=1")
+	resp, err := http.Get("http://" + c.AdminAddr + "/debug/pprof/goroutine?debug=1")
 	if err != nil {
 		t.Fatal(err)
 	}

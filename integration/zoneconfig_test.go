@@ -11,7 +11,7 @@ import (
 // the API under test).
 func showzone(t testing.TB, c *caddy, zone string) string {
 	t.Helper()
-	out, err := c.ns.RNDC("showzone", zone)
+	out, err := c.NS.RNDC("showzone", zone)
 	if err != nil {
 		t.Fatalf("rndc showzone %s: %v", zone, err)
 	}

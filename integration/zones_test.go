@@ -314,11 +314,11 @@ func TestAuth(t *testing.T) {
 	if !strings.Contains(r.str("status"), "server is up and running") || r.body["serverUp"] != true {
 		t.Errorf("server status body: %s", r.raw)
 	}
-	if strings.Contains(c.logText(), testToken) {
+	if strings.Contains(c.Log(), testToken) {
 		t.Errorf("the bearer token appears in caddy's log")
 	}
 	for _, secret := range []string{ns.RNDCSecret, ns.TSIGSecret} {
-		if strings.Contains(c.logText(), secret) {
+		if strings.Contains(c.Log(), secret) {
 			t.Errorf("a key secret appears in caddy's log")
 		}
 	}
@@ -329,7 +329,7 @@ func TestDisableAuth(t *testing.T) {
 	ns := startNamed(t)
 	c := startCaddy(t, ns, caddyOpts{env: []string{"DISABLE_AUTH=true"}})
 	expect(t, c.doAuth("GET", "/api/v1/zones", nil, ""), 200, "list without token")
-	if !strings.Contains(c.logText(), "authentication is disabled") {
+	if !strings.Contains(c.Log(), "authentication is disabled") {
 		t.Errorf("no warning about disabled authentication in the log")
 	}
 	// The directive option does the same.

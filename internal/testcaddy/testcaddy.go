@@ -1,8 +1,8 @@
 // Package testcaddy starts the real Caddy build with the zone_api module
 // for tests, in front of a named started by testbind: the API over plain
 // HTTP on a loopback port, with optional extra sites and global options.
-// The peer suites under integration/ (separate Go modules) use it; the
-// main integration package has its own harness.
+// It is the one Caddy harness of the project: the integration package
+// and the peer suites under integration/ (separate Go modules) use it.
 package testcaddy
 
 import (
@@ -32,6 +32,15 @@ var (
 // scripts/build.sh builds (and caches) from this source tree.
 func Binary(tb testing.TB) string {
 	tb.Helper()
+	bin, err := BinaryPath()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return bin
+}
+
+// BinaryPath is Binary for callers without a testing.TB, such as TestMain.
+func BinaryPath() (string, error) {
 	binOnce.Do(func() {
 		if binPath = os.Getenv("ZONEAPI_CADDY"); binPath != "" {
 			return
@@ -45,10 +54,7 @@ func Binary(tb testing.TB) string {
 		}
 		binPath = strings.TrimSpace(string(out))
 	})
-	if binErr != nil {
-		tb.Fatal(binErr)
-	}
-	return binPath
+	return binPath, binErr
 }
 
 // Options shape the Caddyfile.
@@ -61,18 +67,35 @@ type Options struct {
 	Sites string
 	// Env is extra environment for caddy.
 	Env []string
+	// Binary is the caddy binary to run; default Binary's.
+	Binary string
+	// RNDCTimeout is the zone_api block's rndc timeout; default 10s.
+	RNDCTimeout string
+	// GracePeriod is Caddy's grace_period; default 2s.
+	GracePeriod string
 	// Handle is the path matcher of the API's handle block (default
 	// /api/v1/*; /api* also routes the PowerDNS API's /api).
 	Handle string
 }
 
-// Caddy is a running caddy process.
+// Caddy is a caddy process serving the API over plain HTTP on a loopback
+// port, with Caddy's metrics handler at /metrics and JSON logs (keys
+// timestamp, level, target, message) at DEBUG in LogPath.
 type Caddy struct {
 	// Base is the API's base URL, http://127.0.0.1:<port>.
 	Base string
+	// Port is the API's port.
+	Port int
+	// AdminAddr is the address of Caddy's admin API.
+	AdminAddr string
 	// Dir is caddy's temporary directory (config, log, data).
 	Dir string
+	// NS is the named the API manages.
+	NS *testbind.Server
+	// Options are the options the Caddyfile was written with.
+	Options Options
 
+	tb   testing.TB
 	cmd  *exec.Cmd
 	done chan struct{}
 }
@@ -92,21 +115,70 @@ func FreePort(tb testing.TB) int {
 // test's cleanup.
 func Start(tb testing.TB, ns *testbind.Server, opt Options) *Caddy {
 	tb.Helper()
-	bin := Binary(tb)
-	c := &Caddy{Dir: tb.TempDir()}
-	port := FreePort(tb)
-	c.Base = fmt.Sprintf("http://127.0.0.1:%d", port)
-	handle := opt.Handle
-	if handle == "" {
-		handle = "/api/v1/*"
+	c := New(tb, ns, opt)
+	c.Start()
+	return c
+}
+
+// New writes the Caddyfile of a caddy that Start starts (and starts again
+// after Kill or Stop); the test's cleanup stops it.
+func New(tb testing.TB, ns *testbind.Server, opt Options) *Caddy {
+	tb.Helper()
+	if opt.Binary == "" {
+		opt.Binary = Binary(tb)
 	}
-	conf := fmt.Sprintf(`{
-	admin 127.0.0.1:%d
+	if opt.RNDCTimeout == "" {
+		opt.RNDCTimeout = "10s"
+	}
+	if opt.GracePeriod == "" {
+		opt.GracePeriod = "2s"
+	}
+	if opt.Handle == "" {
+		opt.Handle = "/api/v1/*"
+	}
+	c := &Caddy{Dir: tb.TempDir(), NS: ns, Options: opt, tb: tb}
+	c.Port = FreePort(tb)
+	c.AdminAddr = fmt.Sprintf("127.0.0.1:%d", FreePort(tb))
+	c.Base = fmt.Sprintf("http://127.0.0.1:%d", c.Port)
+	if err := os.WriteFile(c.ConfigPath(), []byte(c.Caddyfile(opt.RNDCTimeout)), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Stop)
+	return c
+}
+
+// ConfigPath is the Caddyfile's path.
+func (c *Caddy) ConfigPath() string { return filepath.Join(c.Dir, "Caddyfile") }
+
+// LogPath is the path of caddy's JSON log.
+func (c *Caddy) LogPath() string { return filepath.Join(c.Dir, "caddy.log") }
+
+// Env is the environment caddy runs with: its own home and data
+// directories under Dir, and Options.Env.
+func (c *Caddy) Env() []string {
+	env := append(os.Environ(), "XDG_DATA_HOME="+c.Dir, "XDG_CONFIG_HOME="+c.Dir, "HOME="+c.Dir)
+	return append(env, c.Options.Env...)
+}
+
+// Caddyfile renders the Caddyfile with the given rndc timeout (tests of
+// reloads vary it to make a real change).
+func (c *Caddy) Caddyfile(rndcTimeout string) string {
+	return fmt.Sprintf(`{
+	admin %s
 	persist_config off
-	grace_period 2s
+	grace_period %s
+	servers {
+		protocols h1 h2c
+	}
 	log {
 		output file %s
-		format json
+		format json {
+			time_key timestamp
+			time_format iso8601
+			level_format lower
+			name_key target
+			message_key message
+		}
 		level DEBUG
 	}
 	%s
@@ -120,24 +192,30 @@ http://127.0.0.1:%d {
 			rndc {
 				server %s
 				key_file %s
+				timeout %s
 			}
 			update_key_file %s
 			dns_server %s
 			%s
 		}
 	}
+	handle /metrics {
+		metrics
+	}
 }
 
 %s
-`, FreePort(tb), filepath.Join(c.Dir, "caddy.log"), opt.Global, port, handle, ns.ZoneDir, ns.ControlAddr, ns.RNDCKeyFile,
-		ns.TSIGKeyFile, ns.DNSAddr, opt.APIExtra, opt.Sites)
-	cf := filepath.Join(c.Dir, "Caddyfile")
-	if err := os.WriteFile(cf, []byte(conf), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	cmd := exec.Command(bin, "run", "--config", cf, "--adapter", "caddyfile")
-	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+c.Dir, "XDG_CONFIG_HOME="+c.Dir, "HOME="+c.Dir)
-	cmd.Env = append(cmd.Env, opt.Env...)
+`, c.AdminAddr, c.Options.GracePeriod, c.LogPath(), c.Options.Global, c.Port, c.Options.Handle, c.NS.ZoneDir, c.NS.ControlAddr,
+		c.NS.RNDCKeyFile, rndcTimeout, c.NS.TSIGKeyFile, c.NS.DNSAddr, c.Options.APIExtra, c.Options.Sites)
+}
+
+// Start runs caddy with the Caddyfile at ConfigPath and waits until the
+// API answers health.
+func (c *Caddy) Start() {
+	tb := c.tb
+	tb.Helper()
+	cmd := exec.Command(c.Options.Binary, "run", "--config", c.ConfigPath(), "--adapter", "caddyfile")
+	cmd.Env = c.Env()
 	out, err := os.Create(filepath.Join(c.Dir, "caddy.stderr"))
 	if err != nil {
 		tb.Fatal(err)
@@ -148,7 +226,6 @@ http://127.0.0.1:%d {
 	}
 	c.cmd, c.done = cmd, make(chan struct{})
 	go func() { _ = cmd.Wait(); out.Close(); close(c.done) }()
-	tb.Cleanup(c.Stop)
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -159,16 +236,15 @@ http://127.0.0.1:%d {
 		if resp, err := http.Get(c.Base + "/api/v1/health"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return c
+				return
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	tb.Fatalf("caddy did not answer health in time:\n%s", c.Log())
-	return nil
 }
 
-// Stop ends caddy by its pid.
+// Stop ends caddy by its pid (SIGTERM, then SIGKILL after 10 s).
 func (c *Caddy) Stop() {
 	if c.cmd == nil || c.cmd.Process == nil {
 		return
@@ -182,9 +258,29 @@ func (c *Caddy) Stop() {
 	}
 }
 
+// Kill ends caddy with SIGKILL, as a crash would, and waits for it to exit.
+func (c *Caddy) Kill() {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGKILL)
+	<-c.done
+}
+
+// Process is the running caddy process (nil before Start).
+func (c *Caddy) Process() *os.Process {
+	if c.cmd == nil {
+		return nil
+	}
+	return c.cmd.Process
+}
+
+// Done is closed when the caddy process last started has exited.
+func (c *Caddy) Done() <-chan struct{} { return c.done }
+
 // Log returns what caddy logged so far.
 func (c *Caddy) Log() string {
-	b, _ := os.ReadFile(filepath.Join(c.Dir, "caddy.log"))
+	b, _ := os.ReadFile(c.LogPath())
 	s, _ := os.ReadFile(filepath.Join(c.Dir, "caddy.stderr"))
 	return string(b) + string(s)
 }
