@@ -1,9 +1,12 @@
 package zoneapi
 
 import (
+	"flag"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -28,6 +31,8 @@ import (
 // Every package of the module is in exactly one layer. A new package must be
 // added to the layer it belongs to; a package that is gone must be removed.
 // "Below the front ends" are the layers whose http and caddy are false.
+// docs/architecture.md shows the table; `go test -run TestLayering . -update`
+// rewrites it there after a change here.
 var layering = []layer{
 	{
 		name:    "base",
@@ -262,7 +267,7 @@ func TestLayering(t *testing.T) {
 		seen[pkg] = true
 		l := layerOf[pkg]
 		if l == nil {
-			t.Errorf("package %q is in no layer: add it to the layer it belongs to in the layering table of layering_test.go (and to docs/architecture.md)", pkg)
+			t.Errorf("package %q is in no layer: add it to the layer it belongs to in the layering table of layering_test.go, then run go test -run TestLayering . -update to show it in docs/architecture.md", pkg)
 			continue
 		}
 		info := graph[full]
@@ -303,6 +308,88 @@ func TestLayering(t *testing.T) {
 			t.Errorf("the exception %s → %s (%s) no longer occurs: remove it from layeringExceptions", key[0], key[1], why)
 		}
 	}
+	checkLayeringDoc(t)
+}
+
+// layeringDoc is the page that shows the layering table, between these
+// markers.
+const (
+	layeringDoc      = "docs/architecture.md"
+	layeringDocStart = "<!-- layering table: written by `go test -run TestLayering . -update` from layering_test.go -->\n"
+	layeringDocEnd   = "<!-- end of layering table -->\n"
+)
+
+var updateDocs = flag.Bool("update", false, "rewrite the layering table in "+layeringDoc)
+
+// checkLayeringDoc keeps the table in docs/architecture.md equal to the
+// rule above (-update rewrites it).
+func checkLayeringDoc(t *testing.T) {
+	b, err := os.ReadFile(layeringDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i, j := strings.Index(doc, layeringDocStart), strings.Index(doc, layeringDocEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no layering table markers (%q … %q)", layeringDoc, layeringDocStart, layeringDocEnd)
+	}
+	want := doc[:i+len(layeringDocStart)] + layeringTable() + doc[j:]
+	if want == doc {
+		return
+	}
+	if *updateDocs {
+		if err := os.WriteFile(layeringDoc, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("the layering table in %s differs from layering_test.go: run go test -run TestLayering . -update", layeringDoc)
+}
+
+// layeringTable renders the rule and its exceptions as Markdown.
+func layeringTable() string {
+	yes := func(v bool) string {
+		if v {
+			return "yes"
+		}
+		return "no"
+	}
+	var b strings.Builder
+	b.WriteString("| layer | packages | may import layers | net/http | Caddy | miekg/dns |\n|---|---|---|---|---|---|\n")
+	for _, l := range layering {
+		var pkgs []string
+		for _, p := range l.pkgs {
+			if p == "" {
+				p = "(the root package)"
+			} else {
+				p = "`" + p + "`"
+			}
+			pkgs = append(pkgs, p)
+		}
+		if len(pkgs) == 0 {
+			pkgs = []string{"(none yet)"}
+		}
+		imports := strings.Join(l.imports, ", ")
+		if imports == "" {
+			imports = "none"
+		}
+		fmt.Fprintf(&b, "| **%s**: %s | %s | %s | %s | %s | %s |\n", l.name, l.rule, strings.Join(pkgs, ", "), imports, yes(l.http), yes(l.caddy), yes(l.miekg))
+	}
+	var exc []string
+	for key, why := range layeringExceptions {
+		dep := key[1]
+		if !strings.Contains(dep, " ") {
+			dep = "`" + dep + "`"
+		}
+		exc = append(exc, fmt.Sprintf("- `%s` → %s (%s)\n", key[0], dep, why))
+	}
+	sort.Strings(exc)
+	if len(exc) == 0 {
+		b.WriteString("\nNo exceptions: every package keeps the rule.\n")
+	} else {
+		b.WriteString("\nExceptions today, each removed by the change it names:\n\n" + strings.Join(exc, ""))
+	}
+	return b.String()
 }
 
 // bindClause matches text that starts a BIND zone statement or one of its
