@@ -35,8 +35,12 @@ type crashRig struct {
 
 // newCrashRig starts named and caddy with the given rndc timeout.
 func newCrashRig(t *testing.T, rndcTimeout string) *crashRig {
-	ns := startNamed(t)
-	c := newCaddy(t, ns, caddyOpts{})
+	return newCrashRigOn(t, startNamed(t), rndcTimeout, caddyOpts{})
+}
+
+// newCrashRigOn starts caddy, with opts, for the running named ns.
+func newCrashRigOn(t *testing.T, ns *testbind.Server, rndcTimeout string, opts caddyOpts) *crashRig {
+	c := newCaddy(t, ns, opts)
 	if err := os.WriteFile(c.ConfigPath(), []byte(c.Caddyfile(rndcTimeout)), 0o600); err != nil {
 		t.Fatal(err)
 	}

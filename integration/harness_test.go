@@ -46,6 +46,9 @@ type caddyOpts struct {
 	// handle is the path matcher of the API's handle block (default
 	// /api/v1/*; /api* also routes the PowerDNS API's /api).
 	handle string
+	// control, if set, is the rndc server address caddy uses instead of
+	// named's (a proxy that loses replies, say).
+	control string
 }
 
 // caddy is a caddy process of the shared harness (internal/testcaddy)
@@ -81,6 +84,7 @@ func newCaddy(t testing.TB, ns *testbind.Server, opts caddyOpts) *caddy {
 		APIExtra:    opts.extra,
 		Env:         opts.env,
 		Handle:      opts.handle,
+		Control:     opts.control,
 	})}
 }
 

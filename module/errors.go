@@ -66,14 +66,17 @@ var conflictErrs = map[string]string{
 	"not frozen":     "",
 }
 
-// commandFailed answers a failed control command: 404 when BIND does not
-// know the zone, 409 for state conflicts, else 500 "Bad Gateway" naming
+// commandFailed answers a failed control command: 504 when it was sent
+// and not answered (the outcome is unknown), 404 when BIND does not know
+// the zone, 409 for state conflicts, else 500 "Bad Gateway" naming
 // the command and BIND's text (the rndc client's Observe hook has
 // logged the failure). modzone and retransfer refusals have their own
 // answers.
 func (h *Handler) commandFailed(w http.ResponseWriter, command, zone string, err error) {
 	var re *rndc.Error
 	switch {
+	case rndc.OutcomeUnknown(err):
+		outcomeUnknown(w, command, zone, err)
 	case command == "modzone" && errors.As(err, &re) && rndc.IsNotFound(err):
 		// The zone exists (showzone said so): what is missing is
 		// something the change names.
@@ -101,6 +104,37 @@ func (h *Handler) commandFailed(w http.ResponseWriter, command, zone string, err
 	default:
 		writeBadGateway(w, "rndc %s failed: %v", command, err)
 	}
+}
+
+// learnOutcome says, per control command, how a client learns the
+// outcome of one that named did not answer.
+var learnOutcome = map[string]string{
+	"modzone":    "GET /api/v1/zones/%s shows the configuration named has (config); sending the same PATCH again is safe",
+	"freeze":     "GET /api/v1/zones/%s/status tells whether the zone is frozen; freezing again is safe",
+	"thaw":       "GET /api/v1/zones/%s/status tells whether the zone is frozen; thawing again is safe",
+	"reload":     "GET /api/v1/zones/%s/status shows the serial named serves; reloading again is safe",
+	"notify":     "GET /api/v1/zones/%s tells the zone's state; sending the notify again is safe",
+	"retransfer": "GET /api/v1/zones/%s/status shows the serial named serves; asking again is safe",
+}
+
+// outcomeUnknown answers 504 for a control command that was sent but not
+// answered: named may have executed it, nothing was rolled back, and the
+// answer says how to learn the outcome.
+func outcomeUnknown(w http.ResponseWriter, command, zone string, err error) {
+	how := "sending the same request again is safe"
+	if zone != "" {
+		how = "GET /api/v1/zones/%s tells the zone's state; sending the same request again is safe"
+		if h, ok := learnOutcome[command]; ok {
+			how = h
+		}
+		how = fmt.Sprintf(how, zone)
+	}
+	target := command
+	if zone != "" {
+		target += " " + zone
+	}
+	writeError(w, http.StatusGatewayTimeout, "rndc %s: named did not answer, so whether it executed the command is unknown. "+
+		"The outcome is unknown: nothing was rolled back. %s. Cause: %v", target, how, err)
 }
 
 // isNotLoaded reports whether BIND knows the zone but has not loaded it

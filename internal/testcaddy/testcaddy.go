@@ -76,6 +76,9 @@ type Options struct {
 	// Handle is the path matcher of the API's handle block (default
 	// /api/v1/*; /api* also routes the PowerDNS API's /api).
 	Handle string
+	// Control is the rndc server address caddy uses; default NS's (a
+	// proxy in front of it, say).
+	Control string
 }
 
 // Caddy is a caddy process serving the API over plain HTTP on a loopback
@@ -163,6 +166,10 @@ func (c *Caddy) Env() []string {
 // Caddyfile renders the Caddyfile with the given rndc timeout (tests of
 // reloads vary it to make a real change).
 func (c *Caddy) Caddyfile(rndcTimeout string) string {
+	control := c.NS.ControlAddr
+	if c.Options.Control != "" {
+		control = c.Options.Control
+	}
 	return fmt.Sprintf(`{
 	admin %s
 	persist_config off
@@ -205,7 +212,7 @@ http://127.0.0.1:%d {
 }
 
 %s
-`, c.AdminAddr, c.Options.GracePeriod, c.LogPath(), c.Options.Global, c.Port, c.Options.Handle, c.NS.ZoneDir, c.NS.ControlAddr,
+`, c.AdminAddr, c.Options.GracePeriod, c.LogPath(), c.Options.Global, c.Port, c.Options.Handle, c.NS.ZoneDir, control,
 		c.NS.RNDCKeyFile, rndcTimeout, c.NS.TSIGKeyFile, c.NS.DNSAddr, c.Options.APIExtra, c.Options.Sites)
 }
 
