@@ -67,6 +67,11 @@ type index struct {
 	pending map[string]Intent
 	all     sortedSet
 	byType  map[string]*sortedSet
+	// compactErr is the last compaction's failure (nil once one
+	// succeeds); compactAgain is the line count from which the next
+	// compaction is tried after a failure.
+	compactErr   error
+	compactAgain int
 }
 
 func (x *index) init(meta string) {
@@ -226,12 +231,29 @@ func (x *index) write(recs []logRecord) error {
 	if _, err := x.refresh(); err != nil {
 		return err
 	}
-	if x.lines > x.compactMin && x.lines > 2*(len(x.live)+len(x.pending)) {
+	// The records are durable and applied: from here on, nothing may fail
+	// the write. A compaction that fails (no room for the compacted copy,
+	// say) leaves the log as it was, which is correct, only longer; it is
+	// tried again once compactMin more lines were written.
+	if x.lines > x.compactMin && x.lines > 2*(len(x.live)+len(x.pending)) && x.lines >= x.compactAgain {
 		if err := x.compact(); err != nil {
-			return err
+			x.compactErr, x.compactAgain = err, x.lines+x.compactMin
+		} else {
+			x.compactErr, x.compactAgain = nil, 0
 		}
 	}
 	return nil
+}
+
+// CompactionError returns the failure of the index log's last compaction,
+// or nil when it succeeded (or none was needed yet). A failed compaction
+// fails no operation: the log stays valid, only longer, and the
+// compaction is tried again later.
+func (s *Store) CompactionError() error {
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.compactErr
 }
 
 // lockIndex opens the index lock file and takes its flock; closing the
