@@ -401,8 +401,16 @@ func (h *Handler) modifyZone(ctx context.Context, b *backend, name string, req *
 	if err != nil {
 		return "", &modifyError{step: "showzone", err: err}
 	}
+	wasSigned := signed(zc)
 	if err := ch.apply(zc); err != nil {
 		return "", &modifyError{step: "invalid", err: err}
+	}
+	if !wasSigned && signed(zc) {
+		if _, ok := zc.Get("key-directory"); !ok {
+			// As for zones created signed: named keeps the keys where a
+			// delete finds and removes them.
+			zc.Set("key-directory", rndc.QuoteString(b.store.Dir()))
+		}
 	}
 	block := zc.Block()
 	h.logger.Debug("modifying zone", zap.String("zone", name), zap.String("config", block))
@@ -411,6 +419,18 @@ func (h *Handler) modifyZone(ctx context.Context, b *backend, name string, req *
 		return "", &modifyError{step: "modzone", err: err}
 	}
 	return text, nil
+}
+
+// signed reports whether the zone's configuration has named sign it: a
+// dnssec-policy other than none, or inline-signing yes.
+func signed(zc *rndc.ZoneConfig) bool {
+	if v, ok := zc.Get("dnssec-policy"); ok {
+		if w, err := rndc.Words(v); err == nil && len(w) == 1 && w[0] != "none" {
+			return true
+		}
+	}
+	v, _ := zc.Get("inline-signing")
+	return v == "yes" || v == "true" || v == "1"
 }
 
 // modifyFailed answers a failed modifyZone.
