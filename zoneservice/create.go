@@ -100,15 +100,28 @@ func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Cr
 
 	if s.Hook != nil {
 		if herr := s.Hook.ZoneCreated(cctx, name, z.Type); herr != nil {
-			s.undoCreate(ctx, name)
+			if uerr := s.undoCreate(ctx, name); uerr != nil {
+				return nil, undoFailed(name, "its catalog step failed ("+herr.Error()+")", uerr)
+			}
 			return nil, newErr(ErrHook, name, "", "zone "+name+" was not created", herr)
 		}
 	}
 	if err := s.Store.Complete(name, &zonestore.Entry{Name: name, Type: z.Type, Created: s.now(), Fingerprint: fp}, false); err != nil {
-		s.undoCreate(ctx, name)
+		if uerr := s.undoCreate(ctx, name); uerr != nil {
+			return nil, undoFailed(name, "recording it in the index failed ("+err.Error()+")", uerr)
+		}
 		return nil, newErr(ErrStorage, name, "", "recording zone "+name+" in the index", err)
 	}
 	return &Created{File: path, Details: text, Settled: settled}, nil
+}
+
+// undoFailed is the error of a create that named executed, whose next
+// step failed (why) and whose undo failed too (uerr): whether the zone
+// ends up existing is unknown. Its intent stays pending and is settled,
+// like any other unknown outcome, from what named then reports: completed
+// when named serves the zone with its file, undone when it does not.
+func undoFailed(name, why string, uerr error) *Error {
+	return newErr(ErrOutcomeUnknown, name, "delzone", "named added zone "+name+", then "+why+", and undoing the addzone failed, so whether the zone will exist is unknown", uerr)
 }
 
 // render returns the zone's file (primary zones only) and the
@@ -208,20 +221,21 @@ func (s *Service) clearStaleFile(ctx context.Context, name, path string) error {
 }
 
 // undoCreate removes a zone named added, after a failure that followed
-// addzone. When named's removal cannot be confirmed, the intent stays
-// pending for the reconciler.
-func (s *Service) undoCreate(ctx context.Context, name string) {
+// addzone. It returns nil once the zone is known to be gone; otherwise
+// the intent stays pending for the reconciler and the error says why.
+func (s *Service) undoCreate(ctx context.Context, name string) error {
 	ctx = context.WithoutCancel(ctx)
 	_, err := s.Control.DelZone(ctx, name, true)
 	if err != nil && !rndc.IsNotFound(err) {
 		s.log().Error("undoing a create failed; the zone's intent stays pending", zap.String("zone", name), zap.Error(err))
-		return
+		return err
 	}
 	if !s.waitGone(ctx, name) {
 		s.log().Error("undoing a create: named has not removed the file; the zone's intent stays pending", zap.String("zone", name))
-		return
+		return errors.New("named has not confirmed the removal of the zone (its file is still there)")
 	}
 	s.abandon(name)
+	return nil
 }
 
 // removeIfUnused removes path unless named serves the zone with it (or

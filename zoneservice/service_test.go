@@ -621,3 +621,25 @@ func (c *captureControl) AddZone(ctx context.Context, zone, config string) (stri
 	*c.cfg = config
 	return c.fakeNamed.AddZone(ctx, zone, config)
 }
+
+// TestCreateUndoFails: the hook fails after addzone and so does the undo's
+// delzone (named died): the outcome is unknown, not "not created"; the
+// intent stays pending and is settled from what named then reports.
+func TestCreateUndoFails(t *testing.T) {
+	r := newRig(t)
+	h := &hook{err: errors.New("catalog update: EOF")}
+	r.s.Hook = h
+	r.named.delErr = errors.New("rndc delzone: connecting: connection refused")
+	_, err := r.create("a.test")
+	is(t, err, ErrOutcomeUnknown)
+	if _, p, _ := r.store.PendingIntent("a.test"); !p {
+		t.Fatal("intent not pending after a failed undo")
+	}
+	// named is back with the zone (from its new-zone database): settling
+	// completes the create, hook included.
+	r.named.delErr, h.err = nil, nil
+	if act, err := r.s.Settle(context.Background(), "a.test"); err != nil || act != ActionCompletedCreate {
+		t.Fatalf("settle = %q, %v", act, err)
+	}
+	r.state("a.test", true, false)
+}
