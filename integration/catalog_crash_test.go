@@ -26,13 +26,18 @@ import (
 // zone step of the request that sent it is done and its catalog step is
 // in flight. That is where the test kills Caddy.
 type dnsProxy struct {
-	ln      net.Listener
-	target  string
-	zone    string // fqdn, lower case
-	armed   atomic.Bool
-	held    chan struct{} // one value per held UPDATE
-	mu      sync.Mutex
-	holding []net.Conn
+	ln     net.Listener
+	target string
+	zone   string // fqdn, lower case
+	armed  atomic.Bool
+	held   chan struct{} // one value per held UPDATE
+	// loseReply, while set, forwards the next UPDATE of the zone to named
+	// but loses named's reply (the connection is closed instead); lost
+	// gets a value for each.
+	loseReply atomic.Bool
+	lost      chan struct{}
+	mu        sync.Mutex
+	holding   []net.Conn
 }
 
 func newDNSProxy(t testing.TB, target, zone string) *dnsProxy {
@@ -41,7 +46,7 @@ func newDNSProxy(t testing.TB, target, zone string) *dnsProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &dnsProxy{ln: ln, target: target, zone: dns.Fqdn(strings.ToLower(zone)), held: make(chan struct{}, 16)}
+	p := &dnsProxy{ln: ln, target: target, zone: dns.Fqdn(strings.ToLower(zone)), held: make(chan struct{}, 16), lost: make(chan struct{}, 16)}
 	t.Cleanup(func() { ln.Close(); p.release() })
 	go func() {
 		for {
@@ -92,6 +97,17 @@ func (p *dnsProxy) serve(c net.Conn) {
 			p.mu.Unlock()
 			p.held <- struct{}{}
 			select {} // never forwarded; the connection closes at release
+		}
+		if m.Unpack(msg) == nil && m.Opcode == dns.OpcodeUpdate && len(m.Question) == 1 &&
+			strings.EqualFold(m.Question[0].Name, p.zone) && p.loseReply.CompareAndSwap(true, false) {
+			// named applies it; its reply goes nowhere.
+			if once, err := net.Dial("tcp", p.target); err == nil {
+				_, _ = once.Write(append(hdr[:], msg...))
+				_, _ = io.ReadFull(once, hdr[:])
+				once.Close()
+			}
+			p.lost <- struct{}{}
+			return
 		}
 		if _, err := up.Write(append(hdr[:], msg...)); err != nil {
 			return

@@ -81,3 +81,31 @@ func TestCreateUndoFailedAnswers504(t *testing.T) {
 	r.must("POST", "/api/v1/catalog/reconcile", nil, 200)
 	checkCatalog(t, r.c, r.ns, want, "after settling")
 }
+
+// TestCatalogMemberReplyLost: named applies the catalog UPDATE that adds
+// a new zone's member but its reply is lost, so the create fails and is
+// undone: the answer says the zone was not created, and at once the
+// catalog has no member for it (before: the member stayed until the next
+// catalog reconcile, and secondaries tried to transfer a zone that does
+// not exist).
+func TestCatalogMemberReplyLost(t *testing.T) {
+	const catalogZone = "catalog.lost.test"
+	r, proxy := catalogRig(t, catalogZone)
+	r.must("POST", "/api/v1/zones", zoneBody("first.lost.test"), 201)
+	const zone = "lost.test"
+	proxy.loseReply.Store(true)
+	st, _, raw := r.try("POST", "/api/v1/zones", zoneBody(zone))
+	select {
+	case <-proxy.lost:
+	default:
+		t.Fatalf("no catalog UPDATE reply was lost (create answered %d %s)", st, raw)
+	}
+	if st/100 == 2 {
+		t.Fatalf("create whose catalog step failed answered %d %s", st, raw)
+	}
+	listed, served, files := r.state([]string{zone})
+	if listed[zone] || served[zone] || files[zone] {
+		t.Fatalf("create answered %d %s, but listed %v served %v file %v", st, raw, listed[zone], served[zone], files[zone])
+	}
+	checkCatalog(t, r.c, r.ns, map[string]bool{"first.lost.test": true}, "right after the failed create")
+}

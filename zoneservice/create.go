@@ -100,14 +100,14 @@ func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Cr
 
 	if s.Hook != nil {
 		if herr := s.Hook.ZoneCreated(cctx, name, z.Type); herr != nil {
-			if uerr := s.undoCreate(ctx, name); uerr != nil {
+			if uerr := s.undoCreate(ctx, name, true); uerr != nil {
 				return nil, undoFailed(name, "its catalog step failed ("+herr.Error()+")", uerr)
 			}
 			return nil, newErr(ErrHook, name, "", "zone "+name+" was not created", herr)
 		}
 	}
 	if err := s.Store.Complete(name, &zonestore.Entry{Name: name, Type: z.Type, Created: s.now(), Fingerprint: fp}, false); err != nil {
-		if uerr := s.undoCreate(ctx, name); uerr != nil {
+		if uerr := s.undoCreate(ctx, name, s.Hook != nil); uerr != nil {
 			return nil, undoFailed(name, "recording it in the index failed ("+err.Error()+")", uerr)
 		}
 		return nil, newErr(ErrStorage, name, "", "recording zone "+name+" in the index", err)
@@ -221,9 +221,11 @@ func (s *Service) clearStaleFile(ctx context.Context, name, path string) error {
 }
 
 // undoCreate removes a zone named added, after a failure that followed
-// addzone. It returns nil once the zone is known to be gone; otherwise
-// the intent stays pending for the reconciler and the error says why.
-func (s *Service) undoCreate(ctx context.Context, name string) error {
+// addzone, and, with hook, takes it out of the Hook's keeping (the catalog
+// UPDATE that failed may have been applied, its reply lost). It returns
+// nil once the zone is known to be gone; otherwise the intent stays
+// pending for the reconciler and the error says why.
+func (s *Service) undoCreate(ctx context.Context, name string, hook bool) error {
 	ctx = context.WithoutCancel(ctx)
 	_, err := s.Control.DelZone(ctx, name, true)
 	if err != nil && !rndc.IsNotFound(err) {
@@ -233,6 +235,13 @@ func (s *Service) undoCreate(ctx context.Context, name string) error {
 	if !s.waitGone(ctx, name) {
 		s.log().Error("undoing a create: named has not removed the file; the zone's intent stays pending", zap.String("zone", name))
 		return errors.New("named has not confirmed the removal of the zone (its file is still there)")
+	}
+	if hook && s.Hook != nil {
+		if herr := s.Hook.ZoneDeleted(ctx, name); herr != nil {
+			// The zone is gone; its catalog member may not be: the
+			// catalog reconcile removes it.
+			s.log().Error("undoing a create: removing the zone from the catalog failed", zap.String("zone", name), zap.Error(herr))
+		}
 	}
 	s.abandon(name)
 	return nil

@@ -256,9 +256,15 @@ func (s *Service) settleCreate(ctx context.Context, in zonestore.Intent, served 
 			"named may still execute the addzone of an earlier create of zone "+name+" until "+in.NotAfter.Format("15:04:05Z07:00"), nil)
 	}
 	// named did not add the zone (or has another zone of that name, with
-	// another file): our file, if written, is not in use.
+	// another file): our file, if written, is not in use; a catalog
+	// member an interrupted create may have added goes too.
+	if s.Hook != nil && !served {
+		if err := s.Hook.ZoneDeleted(ctx, name); err != nil {
+			return "", newErr(ErrHook, name, "", "rolling back the create of zone "+name, err)
+		}
+	}
 	if err := s.Store.DiscardFile(name); err != nil {
-		return "", newErr(ErrStorage, name, "", "removing the file of an undone create", nil)
+		return "", newErr(ErrStorage, name, "", "removing the file of an undone create", err)
 	}
 	if err := s.Store.Complete(name, nil, false); err != nil {
 		return "", newErr(ErrStorage, name, "", "marking an undone create", err)
