@@ -75,6 +75,9 @@ func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
 		if !errors.As(err, &ae) {
 			ae = Unavailable("mode_error", "authentication is unavailable: "+err.Error())
 		}
+		// A mode's message may carry text from outside; the token goes
+		// no further than here whatever the mode did.
+		ae = &Error{Status: ae.Status, Reason: ae.Reason, Message: Redact(ae.Message, token)}
 		if ae.Status == http.StatusUnauthorized {
 			return nil, g.failed(r, ip, ae.Reason, ae.Message)
 		}

@@ -255,19 +255,22 @@ func (t *TokenReview) review(ctx context.Context, token string) (*auth.Identity,
 	t.state.mu.Lock()
 	t.state.requests++
 	t.state.mu.Unlock()
+	// Every text from outside (the transport's error, the API's message)
+	// passes through auth.Redact with both tokens before it is returned,
+	// logged or answered.
+	outside := func(s string) string { return auth.Redact(s, token, ownToken) }
 	resp, err := client.Do(req)
 	if err != nil {
-		// The error may quote the URL, never the token.
-		return nil, auth.Unavailable("token_review_unreachable", "token review is unavailable: the Kubernetes API at "+t.server+" could not be reached: "+stripToken(err.Error(), token))
+		return nil, auth.Unavailable("token_review_unreachable", "token review is unavailable: the Kubernetes API at "+t.server+" could not be reached: "+outside(err.Error()))
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
-		return nil, auth.Unavailable("token_review_error", fmt.Sprintf("token review is unavailable: the Kubernetes API answered %s: %s", resp.Status, apiMessage(raw)))
+		return nil, auth.Unavailable("token_review_error", fmt.Sprintf("token review is unavailable: the Kubernetes API answered %s: %s", resp.Status, outside(apiMessage(raw))))
 	}
 	var out authnv1.TokenReview
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, auth.Unavailable("token_review_error", "token review is unavailable: the Kubernetes API's answer is not a TokenReview: "+err.Error())
+		return nil, auth.Unavailable("token_review_error", "token review is unavailable: the Kubernetes API's answer is not a TokenReview: "+outside(err.Error()))
 	}
 	return t.judge(out.Status)
 }
@@ -377,13 +380,6 @@ func apiMessage(raw []byte) string {
 		raw = raw[:200]
 	}
 	return strings.TrimSpace(string(raw))
-}
-
-func stripToken(s, token string) string {
-	if token == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, token, "<token>")
 }
 
 // UnmarshalCaddyfile reads the mode's options:

@@ -67,6 +67,14 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
+	if tok, ok := strings.CutPrefix(tr.Spec.Token, "echo-"); ok {
+		// An API (or a proxy before it) that quotes what it was sent:
+		// the token whole, cut short, and the caller's own token.
+		w.WriteHeader(http.StatusInternalServerError)
+		_ = json.NewEncoder(w).Encode(metav1.Status{Status: "Failure", Code: 500,
+			Message: fmt.Sprintf("cannot review token %q (prefix %s…, caller %s)", tr.Spec.Token, tok[:len(tok)/2], r.Header.Get("Authorization"))})
+		return
+	}
 	switch tr.Spec.Token {
 	case "api-403":
 		w.WriteHeader(http.StatusForbidden)
