@@ -35,9 +35,11 @@ var AsymmetricAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384",
 // checked against a JSON Web Key Set (from a URL, a file, or the
 // issuer's OpenID Connect discovery document), then the issuer, the
 // audience, the expiry and not-before times (with a leeway), and the
-// algorithm against a fixed list. Keys are cached; a token whose key id
-// (kid) is unknown makes a URL key set be fetched again, so key rotation
-// needs no reload. Kubernetes service-account tokens are such tokens: set
+// algorithm against a fixed list. A URL key set is cached and fetched
+// again at most once per JWKSRefresh, or, for a token whose key id (kid)
+// the cached set lacks, at most once per JWKSMissRefresh, so key rotation
+// needs no reload and tokens with made-up kids cannot make the identity
+// provider be asked once per request. Kubernetes service-account tokens are such tokens: set
 // the cluster's issuer and the audience the pods request. A verified
 // token is remembered (by its SHA-256) until it expires, at most five
 // minutes, so repeated requests cost one signature check.
@@ -80,6 +82,15 @@ type JWT struct {
 	// AsymmetricAlgorithms. Default: RS256, ES256.
 	Algorithms []string `json:"algorithms,omitempty"`
 
+	// JWKSRefresh is how often a key set from a URL (or discovery) is
+	// fetched again. Default: 5m.
+	JWKSRefresh caddy.Duration `json:"jwks_refresh,omitempty"`
+
+	// JWKSMissRefresh is how soon after the last fetch a token whose kid
+	// the cached set lacks may make it be fetched again; tokens that
+	// come sooner are refused (401). Default: 1m, at most JWKSRefresh.
+	JWKSMissRefresh caddy.Duration `json:"jwks_miss_refresh,omitempty"`
+
 	// Leeway is the clock skew allowed on exp and nbf. Default: 30s.
 	Leeway caddy.Duration `json:"leeway,omitempty"`
 
@@ -109,7 +120,10 @@ type JWT struct {
 	mu       *sync.Mutex
 	verifier *oidc.IDTokenVerifier
 	ctx      context.Context
+	client   *http.Client
+	remote   *remoteKeySet // a URL's or discovery's key set; nil for a file
 	cache    *tokenCache
+	now      func() time.Time
 }
 
 // tokenCache remembers verified tokens, keyed by their SHA-256, until
@@ -213,6 +227,7 @@ func (j *JWT) Provision(ctx caddy.Context) error {
 	// audience against the list.
 	j.config = &oidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, SupportedSigningAlgs: algs}
 	j.ctx = ctx
+	j.client = &http.Client{Timeout: 10 * time.Second}
 	if j.CAFile != "" {
 		pem, err := os.ReadFile(repl.ReplaceKnown(j.CAFile, ""))
 		if err != nil {
@@ -222,9 +237,13 @@ func (j *JWT) Provision(ctx caddy.Context) error {
 		if !pool.AppendCertsFromPEM(pem) {
 			return fmt.Errorf("ca_file: no PEM certificates")
 		}
-		j.ctx = oidc.ClientContext(ctx, &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		j.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 			TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
-		}})
+		}}
+		j.ctx = oidc.ClientContext(ctx, j.client)
+	}
+	if j.now == nil {
+		j.now = time.Now
 	}
 	j.mu = new(sync.Mutex)
 	j.cache = &tokenCache{m: map[[sha256.Size]byte]cachedToken{}}
@@ -240,9 +259,27 @@ func (j *JWT) Provision(ctx caddy.Context) error {
 		}
 		j.verifier = oidc.NewVerifier(j.Issuer, ks, j.config)
 	case j.JWKSURL != "":
-		j.verifier = oidc.NewVerifier(j.Issuer, oidc.NewRemoteKeySet(j.ctx, repl.ReplaceKnown(j.JWKSURL, "")), j.config)
+		j.verifier = oidc.NewVerifier(j.Issuer, j.newRemote(repl.ReplaceKnown(j.JWKSURL, ""), algs), j.config)
 	}
 	return nil
+}
+
+// newRemote returns the key set of url with the configured intervals.
+func (j *JWT) newRemote(url string, algs []string) *remoteKeySet {
+	ks := &remoteKeySet{url: url, client: j.client, refresh: defaultJWKSRefresh, miss: defaultJWKSMissRefresh,
+		now: func() time.Time { return j.now() }}
+	if j.JWKSRefresh > 0 {
+		ks.refresh = time.Duration(j.JWKSRefresh)
+	}
+	if j.JWKSMissRefresh > 0 {
+		ks.miss = time.Duration(j.JWKSMissRefresh)
+	}
+	ks.miss = min(ks.miss, ks.refresh)
+	for _, a := range algs {
+		ks.algs = append(ks.algs, jose.SignatureAlgorithm(a))
+	}
+	j.remote = ks
+	return ks
 }
 
 // NoAccess returns a grant that allows nothing.
@@ -273,7 +310,13 @@ func (j *JWT) getVerifier() (*oidc.IDTokenVerifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	j.verifier = p.Verifier(j.config)
+	var doc struct {
+		JWKSURL string `json:"jwks_uri"`
+	}
+	if err := p.Claims(&doc); err != nil || doc.JWKSURL == "" {
+		return nil, fmt.Errorf("the discovery document names no jwks_uri")
+	}
+	j.verifier = oidc.NewVerifier(j.Issuer, j.newRemote(doc.JWKSURL, j.config.SupportedSigningAlgs), j.config)
 	return j.verifier, nil
 }
 
@@ -427,6 +470,8 @@ func (ks *fileKeySet) VerifySignature(_ context.Context, jwt string) ([]byte, er
 //		ca_file        <path>                 # CAs of jwks_url / discovery
 //		audiences      <aud>...
 //		algorithms     RS256|ES256|EdDSA|...
+//		jwks_refresh      <duration>          # default 5m
+//		jwks_miss_refresh <duration>          # default 1m
 //		leeway         <duration>
 //		identity_claim <claim>
 //		scopes_claim   <claim>
@@ -474,6 +519,19 @@ func (j *JWT) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				}
 			}
 			j.Algorithms = append(j.Algorithms, args...)
+		case "jwks_refresh", "jwks_miss_refresh":
+			var s string
+			if err = one(&s); err == nil {
+				dur, perr := caddy.ParseDuration(s)
+				if perr != nil || dur <= 0 {
+					return d.Errf("%s: want a positive duration such as 5m, got %q", key, s)
+				}
+				if key == "jwks_refresh" {
+					j.JWKSRefresh = caddy.Duration(dur)
+				} else {
+					j.JWKSMissRefresh = caddy.Duration(dur)
+				}
+			}
 		case "leeway":
 			var s string
 			if err = one(&s); err == nil {
@@ -531,4 +589,5 @@ var (
 	_ caddy.Provisioner     = (*JWT)(nil)
 	_ caddyfile.Unmarshaler = (*JWT)(nil)
 	_ oidc.KeySet           = (*fileKeySet)(nil)
+	_ oidc.KeySet           = (*remoteKeySet)(nil)
 )

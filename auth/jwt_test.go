@@ -187,8 +187,11 @@ func asError(err error, target **Error) bool {
 }
 
 // TestJWTRotation: with a key set URL, a token signed with a new key
-// (unknown kid) makes the set be fetched again and is accepted; tokens
-// of a cached key cost no fetch; an unreachable key set is a 503.
+// (unknown kid) makes the set be fetched again, once the miss interval
+// (1m) has passed since the last fetch, and is then accepted; tokens of a
+// cached key cost no fetch until the refresh interval (5m); an
+// unreachable key set is a 503 for a key not known, while known keys go
+// on working.
 func TestJWTRotation(t *testing.T) {
 	k1, k2 := newECKey(t, "2026-01"), newECKey(t, "2026-02")
 	var current atomic.Pointer[[]byte]
@@ -201,7 +204,11 @@ func TestJWTRotation(t *testing.T) {
 		_, _ = w.Write(*current.Load())
 	}))
 	defer srv.Close()
-	j := &JWT{Issuer: testIssuer, JWKSURL: srv.URL, Audiences: []string{"zoneapi"}}
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	advance := func(d time.Duration) { now.Add(int64(d)) }
+	j := &JWT{Issuer: testIssuer, JWKSURL: srv.URL, Audiences: []string{"zoneapi"},
+		now: func() time.Time { return time.Unix(0, now.Load()) }}
 	provisionJWT(t, j)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
@@ -212,34 +219,43 @@ func TestJWTRotation(t *testing.T) {
 	if n := fetches.Load(); n != 1 {
 		t.Errorf("%d fetches for three tokens of one key, want 1", n)
 	}
-	// go-oidc hands a fetch's result to callers that arrive while its
-	// goroutine is finishing, so right after one fetch a lookup can get
-	// the previous keys; the next attempt fetches. Hence a few attempts.
-	settle := func(f func() bool) bool {
-		for i := 0; i < 100; i++ {
-			if f() {
-				return true
-			}
-			time.Sleep(time.Millisecond)
-		}
-		return false
-	}
 	rotated := jwks(k1, k2)
 	current.Store(&rotated)
 	tok2 := sign(t, k2, claims("a", nil))
-	var err error
-	if !settle(func() bool { _, err = j.Authenticate(ctx, tok2); return err == nil }) {
-		t.Fatalf("token of the rotated-in key: %v", err)
+	// Within a minute of the last fetch, an unknown kid fetches nothing
+	// and is refused.
+	var ae *Error
+	if _, err := j.Authenticate(ctx, tok2); !asError(err, &ae) || ae.Status != 401 {
+		t.Fatalf("unknown kid within the miss interval: %v, want 401", err)
 	}
-	if n := fetches.Load(); n < 2 {
-		t.Errorf("%d fetches after the rotation, want a second one", n)
+	if n := fetches.Load(); n != 1 {
+		t.Errorf("%d fetches, want still 1", n)
+	}
+	advance(time.Minute)
+	if _, err := j.Authenticate(ctx, tok2); err != nil {
+		t.Fatalf("token of the rotated-in key a minute later: %v", err)
+	}
+	if n := fetches.Load(); n != 2 {
+		t.Errorf("%d fetches after the rotation, want 2", n)
+	}
+	// The regular refresh: five minutes on, a known kid fetches again.
+	advance(5 * time.Minute)
+	if _, err := j.Authenticate(ctx, sign(t, k1, claims("b", nil))); err != nil {
+		t.Fatal(err)
+	}
+	if n := fetches.Load(); n != 3 {
+		t.Errorf("%d fetches after the refresh interval, want 3", n)
 	}
 	srv.Close()
 	k3 := newECKey(t, "2026-03")
-	tok3 := sign(t, k3, claims("a", nil))
-	var ae *Error
-	if !settle(func() bool { _, err = j.Authenticate(ctx, tok3); return asError(err, &ae) && ae.Status == 503 }) {
+	advance(time.Minute)
+	if _, err := j.Authenticate(ctx, sign(t, k3, claims("a", nil))); !asError(err, &ae) || ae.Status != 503 {
 		t.Fatalf("key set unreachable: %v, want 503", err)
+	}
+	// Known keys keep working while the set cannot be fetched.
+	advance(5 * time.Minute)
+	if _, err := j.Authenticate(ctx, sign(t, k2, claims("c", nil))); err != nil {
+		t.Fatalf("known key with the set unreachable: %v", err)
 	}
 }
 
