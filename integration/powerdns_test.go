@@ -481,3 +481,80 @@ func TestPowerDNSMore(t *testing.T) {
 		t.Errorf("after PUT rrsets: %s", g.raw)
 	}
 }
+
+// TestPowerDNSAuth: X-API-Key goes through the configured auth mode as a
+// bearer token does: a static token is accepted as X-API-Key, an unknown
+// one is 401, a read-only one 403 for changes, and nothing changes; every
+// change has its audit line naming the principal, and the metrics label
+// the route template. Errors are PowerDNS's {"error": "…"}.
+func TestPowerDNSAuth(t *testing.T) {
+	ns := startNamed(t)
+	tok, hash := tokens(t, "admin", "ro")
+	extra := fmt.Sprintf(`powerdns
+			auth static {
+				token admin %s
+				token ro %s {
+					actions read
+				}
+			}`, hash["admin"], hash["ro"])
+	c := startCaddy(t, ns, caddyOpts{handle: "/api*", extra: extra})
+	body := map[string]any{"name": "auth.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}}
+	pdnsError(t, c.pdns("wrong-key", "POST", zonesPath, body), 401, "")
+	pdnsError(t, c.pdns(tok["ro"], "POST", zonesPath, body), 403, `lacks the "zones" action`)
+	expect(t, c.pdns(tok["admin"], "POST", zonesPath, body), 201, "admin creates")
+	expect(t, c.pdns(tok["ro"], "GET", zonesPath+"/auth.test.", nil), 200, "ro reads")
+	set := map[string]any{"rrsets": []any{rrset("www.auth.test.", "A", "REPLACE", 60, "192.0.2.1")}}
+	pdnsError(t, c.pdns(tok["ro"], "PATCH", zonesPath+"/auth.test.", set), 403, `lacks the "records" action`)
+	if got := answers(query(t, ns, "www.auth.test", dns.TypeA), dns.TypeA); len(got) != 0 {
+		t.Errorf("a refused PATCH changed the zone: %v", got)
+	}
+	expect(t, c.pdns(tok["admin"], "PATCH", zonesPath+"/auth.test.", set), 204, "admin patches")
+	// The same token as a bearer token works on the PowerDNS routes too.
+	expect(t, c.doAuth("GET", zonesPath, nil, "Bearer "+tok["ro"]), 200, "bearer on a PowerDNS route")
+
+	var audits []string
+	for _, e := range moduleLogs(t, c) {
+		if e.s("message") == "audit" {
+			audits = append(audits, e.s("principal")+" "+e.s("action")+" "+e.s("zone")+" "+e.s("result"))
+		}
+	}
+	for _, want := range []string{"static:admin create auth.test success", "static:ro create  error",
+		"static:admin record_batch auth.test success", "static:ro record_batch auth.test error"} {
+		if !slices.Contains(audits, want) {
+			t.Errorf("no audit line %q in %q", want, audits)
+		}
+	}
+	m := scrape(t, c)
+	for k, v := range map[string]float64{
+		`zoneapi_http_requests_total{method="PATCH",route="/api/v1/servers/localhost/zones/{name}",status="204"}`: 1,
+		`zoneapi_http_requests_total{method="PATCH",route="/api/v1/servers/localhost/zones/{name}",status="403"}`: 1,
+		`zoneapi_http_requests_total{method="POST",route="/api/v1/servers/localhost/zones",status="401"}`:         1,
+		`zoneapi_zone_operations_total{operation="record_batch",result="success"}`:                                1,
+	} {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v", k, m[k], v)
+		}
+	}
+	for name, v := range tok {
+		if strings.Contains(c.Log(), v) {
+			t.Errorf("the %s token appears in the log", name)
+		}
+	}
+}
+
+// TestPowerDNSRateLimit: the rate limit of an identity counts its
+// requests whichever header carries its token; past it, 429 with
+// Retry-After in PowerDNS's error shape.
+func TestPowerDNSRateLimit(t *testing.T) {
+	ns := startNamed(t)
+	tok, hash := tokens(t, "a")
+	c := startCaddy(t, ns, caddyOpts{handle: "/api*", extra: fmt.Sprintf("powerdns\n\t\t\tauth static {\n\t\t\t\ttoken a %s\n\t\t\t}\n\t\t\trate_limit 3 1h", hash["a"])})
+	expect(t, c.pdns(tok["a"], "GET", zonesPath, nil), 200, "1")
+	expect(t, c.as(tok["a"], "GET", "/api/v1/zones", nil), 200, "2, as a bearer token on the zone API")
+	expect(t, c.pdns(tok["a"], "GET", zonesPath, nil), 200, "3")
+	r := c.pdns(tok["a"], "GET", zonesPath, nil)
+	pdnsError(t, r, http.StatusTooManyRequests, "rate limit of static:a")
+	if r.header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+}

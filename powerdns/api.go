@@ -33,6 +33,10 @@ type API struct {
 	// Denied, when set, is told of every request refused 403 by a
 	// record-level scope check made here (for the auth log and metric).
 	Denied func(r *http.Request, err error)
+	// Allow, when set, checks an action on a zone named in the body
+	// (creation), answering 403 itself; without it the identity's grant
+	// is checked here.
+	Allow func(w http.ResponseWriter, r *http.Request, action auth.Action, zone string) bool
 }
 
 // Routes lists the endpoints.

@@ -34,7 +34,11 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 		WriteError(w, http.StatusUnprocessableEntity, "Unable to parse DNS Name '%s': %v", req.Name, err)
 		return
 	}
-	if id := identity(r); id != nil {
+	if a.Allow != nil {
+		if !a.Allow(w, r, auth.ActionZones, name) {
+			return
+		}
+	} else if id := identity(r); id != nil {
 		if err := id.Grant.CheckAction(id.ID, auth.ActionZones, name); err != nil {
 			a.forbid(w, r, err)
 			return

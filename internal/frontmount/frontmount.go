@@ -43,6 +43,11 @@ type Options struct {
 	// Denied is told of every 403 the front end decides itself (a record
 	// outside the identity's scope), for the auth log and metric.
 	Denied func(r *http.Request, err error)
+	// Allow checks that the request's identity may do the action on the
+	// zone, for routes whose zone is in the body (zone creation); it
+	// answers 403 itself and returns false when not, and names the zone in
+	// the audit line either way.
+	Allow func(w http.ResponseWriter, r *http.Request, action auth.Action, zone string) bool
 }
 
 // Mount is a front end that zone_api can serve.
