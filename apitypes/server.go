@@ -25,6 +25,11 @@ type Readiness struct {
 	Checks []string `json:"checks"`
 	// Ready is true when every check passed.
 	Ready bool `json:"ready"`
+	// ZonesNotLoaded lists, as "<zone>: <why>", the managed primary zones
+	// that named does not load, as the last full reconcile found them (it
+	// runs at start, after named restarts and on demand). They do not make
+	// the API unready: every other zone is served.
+	ZonesNotLoaded []string `json:"zonesNotLoaded,omitempty"`
 }
 
 // ServerStatus is the answer of GET /server/status: the raw text of rndc

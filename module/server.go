@@ -22,7 +22,9 @@ func (h *Handler) handleHealth(w http.ResponseWriter, r *http.Request, _ params)
 }
 
 // handleReady checks, concurrently, that the zone directory is a writable
-// directory and that named answers `status` on the control channel.
+// directory and that named answers `status` on the control channel. It
+// also names the managed zones named does not load (the last full
+// reconcile's finding), without counting them as a failed check.
 func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) {
 	var (
 		wg      sync.WaitGroup
@@ -62,7 +64,13 @@ func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) 
 	if len(checks) > 0 {
 		status = http.StatusServiceUnavailable
 	}
-	writeJSON(w, status, apitypes.Readiness{Checks: checks, Ready: len(checks) == 0})
+	var notLoaded []string
+	if b, err := h.getBackend(); err == nil {
+		for _, f := range b.svc.NotLoaded() {
+			notLoaded = append(notLoaded, f.Zone+": "+f.Detail)
+		}
+	}
+	writeJSON(w, status, apitypes.Readiness{Checks: checks, Ready: len(checks) == 0, ZonesNotLoaded: notLoaded})
 }
 
 // checkZoneDir reports whether dir is a directory this process can write.

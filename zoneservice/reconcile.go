@@ -30,6 +30,14 @@ const (
 	// ActionDiscardedTornIndex: a torn last line of the index log (never
 	// acknowledged) was discarded.
 	ActionDiscardedTornIndex = "discarded-torn-index-line"
+	// ActionRemovedEmptyJournal: named did not load a managed primary
+	// zone because its journal was empty (named was killed as it created
+	// it); the journal, which held nothing, was removed and the zone
+	// reloaded.
+	ActionRemovedEmptyJournal = "removed-empty-journal"
+	// ProblemNotLoaded: named has a managed primary zone but does not
+	// load it (Detail says why, as far as it is known).
+	ProblemNotLoaded = "zone-not-loaded"
 )
 
 // Fix is one thing a reconcile did, or could not do yet.
@@ -111,6 +119,8 @@ func (s *Service) Reconcile(ctx context.Context, full bool) (*Report, error) {
 			case err == nil:
 				if f := fileOf(zc); f != s.Store.FilePath(e.Name) {
 					rep.Problems = append(rep.Problems, Fix{Zone: e.Name, Action: "indexed-zone-other-file", Detail: "named serves it with file " + f})
+				} else if t := zc.Type(); t == "primary" || t == "master" {
+					s.checkLoaded(ctx, e.Name, rep)
 				}
 			case rndc.IsNotFound(err):
 				if _, pending, _ := s.Store.PendingIntent(e.Name); !pending {
@@ -120,6 +130,13 @@ func (s *Service) Reconcile(ctx context.Context, full bool) (*Report, error) {
 				rep.Pending = append(rep.Pending, Fix{Zone: e.Name, Action: "check", Detail: err.Error()})
 			}
 		}
+		notLoaded := []Fix{}
+		for _, p := range rep.Problems {
+			if p.Action == ProblemNotLoaded {
+				notLoaded = append(notLoaded, p)
+			}
+		}
+		s.notLoaded.Store(&notLoaded)
 	}
 	return rep, nil
 }

@@ -32,6 +32,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -49,6 +50,8 @@ type Control interface {
 	AddZone(ctx context.Context, zone, config string) (string, error)
 	DelZone(ctx context.Context, zone string, clean bool) (string, error)
 	ShowZoneConfig(ctx context.Context, zone string) (*rndc.ZoneConfig, error)
+	ZoneStatus(ctx context.Context, zone string) (*rndc.ZoneStatus, error)
+	Reload(ctx context.Context, zone string) (string, error)
 }
 
 // Store is the zone store as the service uses it; *zonestore.Store
@@ -106,6 +109,8 @@ type Files interface {
 	RemoveZoneFiles(zone string) ([]string, error)
 	MoveAside(zone string) (string, error)
 	ZoneFiles() ([]string, error)
+	Journals(zone string) (map[string]int64, error)
+	RemoveEmptyJournals(zone string) ([]string, error)
 }
 
 // Hook is an optional step run in the same operation as a zone's creation
@@ -155,6 +160,19 @@ type Service struct {
 	Logger *zap.Logger
 	// Now returns the time (tests). Default time.Now.
 	Now func() time.Time
+
+	// notLoaded holds the managed primary zones the last full reconcile
+	// found named not loading, and why (NotLoaded).
+	notLoaded atomic.Pointer[[]Fix]
+}
+
+// NotLoaded returns the managed primary zones the last full Reconcile
+// found named not loading, with why: readiness reports them.
+func (s *Service) NotLoaded() []Fix {
+	if p := s.notLoaded.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func (s *Service) now() time.Time {

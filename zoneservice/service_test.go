@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,9 +33,13 @@ type fakeNamed struct {
 	keepFile bool
 	showErr  error
 	calls    []string
+	// notLoaded are zones named has but does not load.
+	notLoaded map[string]bool
 }
 
-func newFakeNamed() *fakeNamed { return &fakeNamed{zones: map[string]string{}} }
+func newFakeNamed() *fakeNamed {
+	return &fakeNamed{zones: map[string]string{}, notLoaded: map[string]bool{}}
+}
 
 var errUnknown = fmt.Errorf("rndc: i/o timeout (%w)", rndc.ErrOutcomeUnknown)
 
@@ -99,6 +104,34 @@ func (f *fakeNamed) ShowZoneConfig(ctx context.Context, zone string) (*rndc.Zone
 		return nil, notFound("showzone")
 	}
 	return rndc.ParseZoneConfig(`zone "` + zone + `" { type primary; file "` + file + `"; };`)
+}
+
+// ZoneStatus answers for a zone the fake serves: loaded unless it is in
+// notLoaded.
+func (f *fakeNamed) ZoneStatus(ctx context.Context, zone string) (*rndc.ZoneStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.zones[zone]; !ok {
+		return nil, notFound("zonestatus")
+	}
+	if f.notLoaded[zone] {
+		return nil, &rndc.Error{Command: "zonestatus", Err: "zone not loaded", Result: 1}
+	}
+	return &rndc.ZoneStatus{Name: zone, Type: "primary", Loaded: true}, nil
+}
+
+// Reload loads the zone unless its journal is still there.
+func (f *fakeNamed) Reload(ctx context.Context, zone string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	file, ok := f.zones[zone]
+	if !ok {
+		return "", notFound("reload")
+	}
+	if _, err := os.Lstat(file + ".jnl"); err != nil {
+		delete(f.notLoaded, zone)
+	}
+	return "zone reload successful", nil
 }
 
 func (f *fakeNamed) has(zone string) bool {
@@ -647,4 +680,45 @@ func TestCreateUndoFails(t *testing.T) {
 		t.Fatalf("settle = %q, %v", act, err)
 	}
 	r.state("a.test", true, false)
+}
+
+// TestReconcileEmptyJournal: named does not load a managed primary zone.
+// With an empty journal (named killed as it created it) the full
+// reconcile removes the journal, reloads the zone and reports it; with a
+// journal that has content it reports the zone and why, and touches
+// nothing.
+func TestReconcileEmptyJournal(t *testing.T) {
+	r := newRig(t)
+	for _, z := range []string{"empty.test", "full.test"} {
+		if _, err := r.create(z); err != nil {
+			t.Fatal(err)
+		}
+		r.named.notLoaded[z] = true
+	}
+	if err := os.WriteFile(r.file("empty.test")+".jnl", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.file("full.test")+".jnl", []byte("journal"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := r.s.Reconcile(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Fixed) != 1 || rep.Fixed[0].Zone != "empty.test" || rep.Fixed[0].Action != ActionRemovedEmptyJournal {
+		t.Errorf("fixed = %+v", rep.Fixed)
+	}
+	if len(rep.Problems) != 1 || rep.Problems[0].Zone != "full.test" || rep.Problems[0].Action != ProblemNotLoaded ||
+		!strings.Contains(rep.Problems[0].Detail, "7 bytes") {
+		t.Errorf("problems = %+v", rep.Problems)
+	}
+	if r.exists(r.file("empty.test") + ".jnl") {
+		t.Error("the empty journal is still there")
+	}
+	if !r.exists(r.file("full.test") + ".jnl") {
+		t.Error("the journal with content was removed")
+	}
+	if r.named.notLoaded["empty.test"] {
+		t.Error("the zone was not reloaded")
+	}
 }

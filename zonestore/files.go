@@ -135,3 +135,48 @@ func (s *Store) MoveAside(zone string) (string, error) {
 	}
 	return moved, syncDir(od)
 }
+
+// Journals returns the journals named keeps for the zone's master file
+// (<file>.jnl, and <file>.signed.jnl for an inline-signed zone) that
+// exist, with their sizes in bytes.
+func (s *Store) Journals(zone string) (map[string]int64, error) {
+	if err := checkZone(zone); err != nil {
+		return nil, fmt.Errorf("looking for zone journals: %w", err)
+	}
+	out := map[string]int64{}
+	for _, p := range []string{s.FilePath(zone) + ".jnl", s.FilePath(zone) + ".signed.jnl"} {
+		fi, err := os.Lstat(p)
+		switch {
+		case err == nil:
+			out[p] = fi.Size()
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("looking for zone journals: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// RemoveEmptyJournals removes the zone's journals that are empty (0
+// bytes: named was killed as it created them, and refuses to load the
+// zone while they are there; they hold nothing) and returns their paths.
+// A journal that is not empty is left alone.
+func (s *Store) RemoveEmptyJournals(zone string) ([]string, error) {
+	js, err := s.Journals(zone)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for p, size := range js {
+		if size != 0 {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("removing an empty journal: %w", err)
+		}
+		removed = append(removed, p)
+	}
+	if len(removed) > 0 {
+		_ = syncDir(s.dir)
+	}
+	return removed, nil
+}
