@@ -49,7 +49,7 @@ func TestExampleCaddyfileJSONErrors(t *testing.T) {
 
 	for _, p := range []string{
 		"/api/v1/../x", "/api/v1/%2e%2e/x", "/api/v1/zones/..%2f..", "/api/v1/zones/a%2fb",
-		"/api/v1/nothing", "/api/v1//zones", "/api/v1/zones/x%00y", "/elsewhere",
+		"/api/v1/nothing", "/api/v1//zones", "/api/v1/zones/x%00y", "/elsewhere", "/apix",
 	} {
 		req, err := http.NewRequest("GET", c.Base+p, nil)
 		if err != nil {
@@ -66,6 +66,19 @@ func TestExampleCaddyfileJSONErrors(t *testing.T) {
 		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || json.Unmarshal(b, &eb) != nil ||
 			eb.Error != http.StatusText(resp.StatusCode) || eb.Message == "" || resp.StatusCode < 400 {
 			t.Errorf("%s: %d %s %q", p, resp.StatusCode, resp.Header.Get("Content-Type"), b)
+		}
+	}
+	// The PowerDNS-compatible API answers on the same address (run.sh
+	// serves this file).
+	for _, p := range []string{"/api", "/api/v1/servers/localhost", "/api/v1/servers/localhost/zones"} {
+		resp, err := client.Get(c.Base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !json.Valid(b) {
+			t.Errorf("PowerDNS API %s: %d %s", p, resp.StatusCode, b)
 		}
 	}
 	prod, err := os.ReadFile("../examples/Caddyfile.production")

@@ -112,6 +112,8 @@ cat <<MSG
     named rndc: 127.0.0.1:$rndc_port
   Try:
     curl --cacert $ca -H 'Authorization: Bearer dev-token' https://localhost:8443/api/v1/zones
+  PowerDNS API (for PowerDNS clients, docs/powerdns.md): base https://localhost:8443, key dev-token
+    curl --cacert $ca -H 'X-API-Key: dev-token' https://localhost:8443/api/v1/servers/localhost/zones
   More in examples/walkthrough.md. Ctrl-C stops Caddy and named.
 
 MSG
