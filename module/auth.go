@@ -229,7 +229,7 @@ func (h *Handler) allow(w http.ResponseWriter, r *http.Request, a auth.Action, z
 	// Server-wide operations see and touch every zone: an identity
 	// limited to some zones may not run them.
 	if a == auth.ActionServer && !st.id.Grant.AllowsServer() {
-		return h.forbid(w, r, &auth.Denied{Message: st.id.ID + " is limited to some zones; server-wide operations (server status and reconcile, the catalog) cover every zone"})
+		return h.forbid(w, r, &auth.Denied{Message: st.id.ID + " is limited to some zones; the catalog covers every zone, as server status and reconcile do"})
 	}
 	return true
 }
