@@ -137,15 +137,9 @@ var layering = []layer{
 // change that removes it. An exception that no longer occurs fails the test:
 // remove it then.
 var layeringExceptions = map[[2]string]string{
-	// TODO(issue 16 part 1): NOTIFY, unknown DNS outcomes and record
-	// changes move into the zone service and below.
-	{"module", "github.com/miekg/dns"}: "issue 16 part 1",
 	// TODO(issue 16 part 1): the webhook plans its UPDATE itself; it moves
 	// into the zone service.
 	{"externaldns", "github.com/miekg/dns"}: "issue 16 part 1",
-	// TODO(issue 16 part 2): PATCH of a zone edits the zone statement's
-	// clauses; they move into rndc's model of a zone statement.
-	{"module", "BIND configuration text"}: "issue 16 part 2",
 }
 
 // layer is one row of the layering rule.

@@ -82,11 +82,25 @@ type Hooks struct {
 	// received ("recv") on pooled connections. A message carries at most
 	// a TSIG MAC, never the secret. ctx is the exchange's context, so a
 	// caller can route the message to its own logger (a context value).
-	Message func(ctx context.Context, direction string, m *dns.Msg)
+	Message func(ctx context.Context, direction string, m Message)
 	// Update, if set, is called after every UPDATE with named's rcode
-	// (-1 when no answer came) and the round-trip time.
+	// (-1 when no answer came; RcodeName names the others) and the
+	// round-trip time.
 	Update func(rcode int, d time.Duration)
 }
+
+// Message is a DNS message as a Hooks.Message sees it: described on
+// demand, so that a hook that logs nothing costs nothing.
+type Message struct{ m *dns.Msg }
+
+// Opcode is the message's opcode mnemonic, e.g. "UPDATE".
+func (m Message) Opcode() string { return dns.OpcodeToString[m.m.Opcode] }
+
+// Rcode is the message's rcode mnemonic, e.g. "NOERROR".
+func (m Message) Rcode() string { return RcodeName(m.m.Rcode) }
+
+// String is the message in dig's presentation format.
+func (m Message) String() string { return m.m.String() }
 
 // SetHooks installs h. Call it before the client is used.
 func (c *Client) SetHooks(h Hooks) { c.hooks = h }
@@ -159,11 +173,11 @@ func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg,
 			co.TsigSecret = c.secrets
 		}
 		if c.hooks.Message != nil {
-			c.hooks.Message(ctx, "send", m)
+			c.hooks.Message(ctx, "send", Message{m})
 		}
 		r, err := roundTrip(co, m)
 		if r != nil && c.hooks.Message != nil {
-			c.hooks.Message(ctx, "recv", r)
+			c.hooks.Message(ctx, "recv", Message{r})
 		}
 		if err == nil {
 			c.put(conn)

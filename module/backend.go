@@ -51,10 +51,7 @@ func (h *Handler) getBackend() (*backend, error) {
 		rndc:      rc,
 		updateKey: updateKey,
 		records:   records,
-		svc:       h.newService(store, rc, updateKey),
-	}
-	if h.catalog != nil { // the catalog step of every create and delete
-		h.cell.backend.svc.Hook = catalogHook{h, h.cell.backend}
+		svc:       h.newService(store, rc, records, updateKey),
 	}
 	return h.cell.backend, nil
 }

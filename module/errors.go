@@ -4,14 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"os"
-	"strings"
-	"syscall"
 
-	"github.com/miekg/dns"
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
@@ -137,21 +131,8 @@ func outcomeUnknown(w http.ResponseWriter, command, zone string, err error) {
 		"The outcome is unknown: nothing was rolled back. %s. Cause: %v", target, how, err)
 }
 
-// isNotLoaded reports whether BIND knows the zone but has not loaded it
-// (a secondary before its first transfer, or a zone whose file failed to
-// load).
-func isNotLoaded(err error) bool {
-	var re *rndc.Error
-	return errors.As(err, &re) && strings.Contains(re.Err+" "+re.Text, "not loaded")
-}
-
 // describe formats BIND's short error and its longer text.
-func describe(re *rndc.Error) string {
-	if re.Text != "" && re.Text != re.Err {
-		return re.Err + ": " + re.Text
-	}
-	return re.Err
-}
+func describe(re *rndc.Error) string { return zoneservice.Describe(re) }
 
 // lifecycleFailed answers a failed lifecycle operation.
 func (h *Handler) lifecycleFailed(w http.ResponseWriter, zone string, err error) {
@@ -166,6 +147,8 @@ func (h *Handler) lifecycleFailed(w http.ResponseWriter, zone string, err error)
 	switch {
 	case errors.Is(err, zoneservice.ErrExists):
 		writeError(w, http.StatusConflict, "%s", le.Msg)
+	case errors.Is(err, zoneservice.ErrCatalogZone):
+		writeError(w, http.StatusConflict, "zone %s is the catalog zone this API keeps; remove the catalog option first", zone)
 	case errors.Is(err, zoneservice.ErrNotFound):
 		writeError(w, http.StatusNotFound, "zone %s not found", zone)
 	case errors.Is(err, zoneservice.ErrOutcomeUnknown):
@@ -186,18 +169,25 @@ func (h *Handler) lifecycleFailed(w http.ResponseWriter, zone string, err error)
 	}
 }
 
-// updateOutcomeUnknown reports whether a failed record change may have
-// been applied by named: the exchange timed out or lost its connection,
-// rather than failing to connect.
-func updateOutcomeUnknown(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return false
+// serviceFailed answers a failed zone operation of the zone service
+// other than create and delete (lifecycleFailed): a control command's
+// failure as commandFailed does for that command.
+func (h *Handler) serviceFailed(w http.ResponseWriter, zone string, err error) {
+	var le *zoneservice.Error
+	switch {
+	case !errors.As(err, &le):
+		writeError(w, http.StatusInternalServerError, "%v", err)
+	case le.Command != "":
+		h.commandFailed(w, le.Command, zone, le.Err)
+	case errors.Is(err, zoneservice.ErrBusy):
+		writeError(w, http.StatusServiceUnavailable, "%v", le)
+	case errors.Is(err, zoneservice.ErrInvalid):
+		writeError(w, http.StatusBadRequest, "invalid change: %v", le.Err)
+	case errors.Is(err, zoneservice.ErrControl):
+		writeBadGateway(w, "%v", le)
+	default:
+		writeError(w, http.StatusInternalServerError, "%v", le)
 	}
-	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
-		errors.As(err, &ne) && ne.Timeout() ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // noKeyMessage explains how to enable record changes.
@@ -209,15 +199,15 @@ func noKeyMessage(b *backend) string {
 }
 
 // recordFailed maps a failed record operation to a response. Where named
-// answered with an error, the zone's state is read over rndc (only on this
-// error path) to say why: unknown zone 404, frozen 409, secondary or no
-// allow-update for the module's key 400.
-func (h *Handler) recordFailed(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, err error) {
+// answered with an error, the zone service has read the zone's state to
+// say why: unknown zone 404, frozen 409, secondary or no allow-update for
+// the module's key 400.
+func (h *Handler) recordFailed(w http.ResponseWriter, b *backend, zone, op string, err error) {
 	var (
 		ve *zonemodel.ValidationError
 		ce *dnsupdate.ConflictError
 		pe *dnsupdate.PreconditionError
-		se *dnsupdate.ServerError
+		le *zoneservice.Error
 	)
 	switch {
 	case errors.As(err, &ve):
@@ -229,63 +219,53 @@ func (h *Handler) recordFailed(w http.ResponseWriter, r *http.Request, b *backen
 		writeError(w, http.StatusPreconditionFailed, "zone %s: %s; nothing was changed", zone, pe.Error())
 	case errors.Is(err, dnsupdate.ErrNoUpdateKey):
 		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
-	case errors.As(err, &se):
-		h.serverRefused(w, r, b, zone, op, se)
-	case op != "read" && updateOutcomeUnknown(err):
-		h.dnsLog.Error("record operation outcome unknown", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
+	case errors.As(err, &le) && errors.Is(err, zoneservice.ErrOutcomeUnknown):
+		h.dnsLog.Error("record operation outcome unknown", zap.String("zone", zone), zap.String("operation", op), zap.Error(le.Err))
 		writeError(w, http.StatusGatewayTimeout, "record %s in zone %s: named did not answer the update (%v), so whether it was applied is unknown; "+
-			"nothing was rolled back. GET /api/v1/zones/%s/records tells", op, zone, err, zone)
+			"nothing was rolled back. GET /api/v1/zones/%s/records tells", op, zone, le.Err, zone)
+	case errors.As(err, &le) && le.Rcode != "":
+		h.serverRefused(w, b, zone, op, le)
 	default:
 		h.dnsLog.Error("record operation failed", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
 		writeBadGateway(w, "record %s in zone %s failed: %v", op, zone, err)
 	}
 }
 
-// serverRefused explains an error rcode from named.
-func (h *Handler) serverRefused(w http.ResponseWriter, r *http.Request, b *backend, zone, op string, se *dnsupdate.ServerError) {
+// serverRefused answers an error rcode from named, as the zone service
+// explained it.
+func (h *Handler) serverRefused(w http.ResponseWriter, b *backend, zone, op string, le *zoneservice.Error) {
+	var se dnsupdate.ServerError
+	if p := (*dnsupdate.ServerError)(nil); errors.As(le, &p) {
+		se = *p
+	}
+	tsigErr := dnsupdate.RcodeName(int(se.TSIGError))
 	h.dnsLog.Warn("named refused a record operation", zap.String("zone", zone), zap.String("operation", op),
-		zap.String("rcode", dns.RcodeToString[se.Rcode]), zap.Uint16("tsig_error", se.TSIGError))
-	rc := dns.RcodeToString[se.Rcode]
-	if se.TSIGError != 0 {
-		writeBadGateway(w, "named rejected the TSIG signature of the update (%s, %s): check that named knows the update key %q with the same algorithm and secret, and that the clocks agree",
-			rc, dns.RcodeToString[int(se.TSIGError)], b.records.Client().KeyName())
-		return
-	}
-	switch se.Rcode {
-	case dns.RcodeRefused, dns.RcodeNotAuth, dns.RcodeNotZone, dns.RcodeServerFailure:
-	default:
-		writeBadGateway(w, "record %s in zone %s: named answered %s", op, zone, rc)
-		return
-	}
-	st, err := b.rndc.ZoneStatus(r.Context(), zone)
+		zap.String("rcode", le.Rcode), zap.Uint16("tsig_error", se.TSIGError))
+	rc, key := le.Rcode, b.records.Client().KeyName()
 	switch {
-	case err != nil && rndc.IsNotFound(err):
+	case errors.Is(le, zoneservice.ErrSignature):
+		writeBadGateway(w, "named rejected the TSIG signature of the update (%s, %s): check that named knows the update key %q with the same algorithm and secret, and that the clocks agree",
+			rc, tsigErr, key)
+	case errors.Is(le, zoneservice.ErrRcode):
+		writeBadGateway(w, "record %s in zone %s: named answered %s", op, zone, rc)
+	case errors.Is(le, zoneservice.ErrNotFound):
 		writeError(w, http.StatusNotFound, "zone %s not found", zone)
-		return
-	case err != nil:
-		writeBadGateway(w, "record %s in zone %s: named answered %s, and rndc zonestatus failed: %v", op, zone, rc, err)
-		return
-	case st.Frozen:
+	case errors.Is(le, zoneservice.ErrControl):
+		writeBadGateway(w, "record %s in zone %s: named answered %s, and rndc zonestatus failed: %v", op, zone, rc, le.Err)
+	case errors.Is(le, zoneservice.ErrFrozen):
 		writeError(w, http.StatusConflict, "zone %s is frozen; thaw it (POST /api/v1/zones/%s/thaw) to change records", zone, zone)
-		return
-	case st.Type != "" && st.Type != "primary" && st.Type != "master":
-		writeError(w, http.StatusBadRequest, "zone %s is a %s zone: change its records on its primary server", zone, st.Type)
-		return
-	}
-	if se.Rcode == dns.RcodeServerFailure {
+	case errors.Is(le, zoneservice.ErrNotPrimary):
+		writeError(w, http.StatusBadRequest, "zone %s is a %s zone: change its records on its primary server", zone, le.ZoneType)
+	case errors.Is(le, zoneservice.ErrServerFailure):
 		writeBadGateway(w, "record %s in zone %s: named failed to apply it (SERVFAIL); see named's log", op, zone)
-		return
-	}
-	if op == "read" {
-		writeBadGateway(w, "reading zone %s: named refused the zone transfer (%s): allow-transfer of the zone must admit the key %q or this host", zone, rc, b.records.Client().KeyName())
-		return
-	}
-	if se.Rcode == dns.RcodeNotZone {
+	case errors.Is(le, zoneservice.ErrTransferRefused):
+		writeBadGateway(w, "reading zone %s: named refused the zone transfer (%s): allow-transfer of the zone must admit the key %q or this host", zone, rc, key)
+	case errors.Is(le, zoneservice.ErrNotZone):
 		writeError(w, http.StatusBadRequest, "named answered NOTZONE: a name of the change is outside zone %s", zone)
-		return
+	default:
+		writeError(w, http.StatusBadRequest, "zone %s does not accept dynamic updates signed with the key %q (named answered %s): create the zone through this API, which adds allow-update { key \"%s\"; }, or add that clause to the zone's configuration",
+			zone, key, rc, key)
 	}
-	writeError(w, http.StatusBadRequest, "zone %s does not accept dynamic updates signed with the key %q (named answered %s): create the zone through this API, which adds allow-update { key \"%s\"; }, or add that clause to the zone's configuration",
-		zone, b.records.Client().KeyName(), rc, b.records.Client().KeyName())
 }
 
 // lockFailed answers a zone lock that could not be had (the request's

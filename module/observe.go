@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/miekg/dns"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
@@ -173,14 +173,14 @@ func (h *Handler) withDNSTrace(r *http.Request) *http.Request {
 
 // traceDNS is the DNS clients' message hook: a DNS message at trace level
 // on the zone_api::dns logger of the handler whose request sent it.
-func traceDNS(ctx context.Context, direction string, m *dns.Msg) {
+func traceDNS(ctx context.Context, direction string, m dnsupdate.Message) {
 	l, _ := ctx.Value(dnsTraceKey{}).(*zap.Logger)
 	if l == nil {
 		return
 	}
 	if ce := l.Check(zapcore.DebugLevel, "dns message"); ce != nil {
-		ce.Write(zap.String("direction", direction), zap.String("opcode", dns.OpcodeToString[m.Opcode]),
-			zap.String("rcode", dns.RcodeToString[m.Rcode]), zap.String("dns_message", m.String()))
+		ce.Write(zap.String("direction", direction), zap.String("opcode", m.Opcode()),
+			zap.String("rcode", m.Rcode()), zap.String("dns_message", m.String()))
 	}
 }
 
@@ -189,9 +189,9 @@ func countDNSUpdate(rcode int, d time.Duration) {
 	switch {
 	case rcode < 0:
 		observeDNSUpdate("no_answer", d)
-	case rcode == dns.RcodeSuccess:
+	case rcode == 0: // NOERROR
 		observeDNSUpdate("", d)
 	default:
-		observeDNSUpdate(strings.ToLower(dns.RcodeToString[rcode]), d)
+		observeDNSUpdate(strings.ToLower(dnsupdate.RcodeName(rcode)), d)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/miekg/dns"
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
@@ -154,10 +153,9 @@ type pdnsService struct{ h *Handler }
 // pdnsOpError carries the operation an error came from, so that Status
 // maps it with the zone API's mapping for that operation.
 type pdnsOpError struct {
-	kind    string // "record", "life", "command", "local"
-	op      string // record op or rndc command
+	kind    string // "record", "life", "service", "local"
+	op      string // record op
 	zone    string
-	ctx     context.Context
 	err     error
 	backend *backend
 }
@@ -179,7 +177,7 @@ func (s pdnsService) ListZones(ctx context.Context) ([]frontmount.ZoneInfo, erro
 	if err != nil {
 		return nil, err
 	}
-	entries, _, _, err := b.store.List("", "", 0)
+	entries, _, _, err := b.svc.ListZones("", "", 0)
 	if err != nil {
 		return nil, &pdnsOpError{kind: "local", err: err}
 	}
@@ -196,13 +194,14 @@ func (s pdnsService) Zone(ctx context.Context, zone string) (*frontmount.ZoneInf
 		return nil, err
 	}
 	z := &frontmount.ZoneInfo{Name: zone, Type: zonemodel.TypePrimary}
-	st, err := b.rndc.ZoneStatus(ctx, zone)
+	zs, err := b.svc.Zone(ctx, zone)
 	switch {
-	case err != nil && !isNotLoaded(err):
-		return nil, &pdnsOpError{kind: "command", op: "zonestatus", zone: zone, err: err}
-	case err == nil:
+	case err != nil:
+		return nil, &pdnsOpError{kind: "service", zone: zone, err: err}
+	case zs.Status != nil:
 		// A zone named knows but has not loaded (a secondary before
 		// its first transfer) has no serial yet.
+		st := zs.Status
 		z.Type, z.Serial, z.HasSerial, z.Signed = st.Type, st.Serial, st.HasSerial, st.Secure
 	}
 	if cfg := s.h.zoneConfigFor(ctx, b, zone); cfg != nil {
@@ -222,9 +221,9 @@ func (s pdnsService) Records(ctx context.Context, zone string) (uint32, []dnsupd
 	if err != nil {
 		return 0, nil, err
 	}
-	snap, err := b.records.Snapshot(ctx, zone)
+	snap, err := b.svc.Snapshot(ctx, zone)
 	if err != nil {
-		return 0, nil, &pdnsOpError{kind: "record", op: "read", zone: zone, ctx: ctx, err: err, backend: b}
+		return 0, nil, &pdnsOpError{kind: "record", op: "read", zone: zone, err: err, backend: b}
 	}
 	return snap.Serial(), snap.RRsets(), nil
 }
@@ -234,12 +233,9 @@ func (s pdnsService) Apply(ctx context.Context, zone string, changes []dnsupdate
 	if err != nil {
 		return 0, 0, err
 	}
-	r := (&http.Request{}).WithContext(ctx)
-	res, err := s.h.settle(r, b, zone, func() (*dnsupdate.ChangeResult, error) {
-		return b.records.Batch(ctx, zone, changes, dnsupdate.WriteOptions{SerialMethod: s.h.serialMethod})
-	})
+	res, err := b.svc.ApplyChanges(ctx, zone, changes, nil)
 	if err != nil {
-		return 0, 0, &pdnsOpError{kind: "record", op: "batch", zone: zone, ctx: ctx, err: err, backend: b}
+		return 0, 0, &pdnsOpError{kind: "record", op: "batch", zone: zone, err: err, backend: b}
 	}
 	return res.OldSerial, res.Serial, nil
 }
@@ -286,9 +282,9 @@ func (s pdnsService) Modify(ctx context.Context, zone string, c frontmount.ZoneC
 			c.AllowTransfer = &v
 		}
 	}
-	req := ModifyZoneRequest{AlsoNotify: c.AlsoNotify, AllowTransfer: c.AllowTransfer, Primaries: c.Primaries, DNSSECPolicy: c.DNSSECPolicy}
-	if _, err := s.h.modifyZone(ctx, b, zone, &req); err != nil {
-		return &pdnsOpError{kind: "modify", zone: zone, err: err}
+	req := zoneservice.ConfigChange{AlsoNotify: c.AlsoNotify, AllowTransfer: c.AllowTransfer, Primaries: c.Primaries, DNSSECPolicy: c.DNSSECPolicy}
+	if _, err := b.svc.Modify(ctx, zone, &req); err != nil {
+		return &pdnsOpError{kind: "service", zone: zone, err: err}
 	}
 	return nil
 }
@@ -298,8 +294,8 @@ func (s pdnsService) Notify(ctx context.Context, zone string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := b.rndc.Notify(ctx, zone); err != nil {
-		return &pdnsOpError{kind: "command", op: "notify", zone: zone, err: err}
+	if _, err := b.svc.Notify(ctx, zone); err != nil {
+		return &pdnsOpError{kind: "service", zone: zone, err: err}
 	}
 	return nil
 }
@@ -309,8 +305,8 @@ func (s pdnsService) Retransfer(ctx context.Context, zone string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := b.rndc.Retransfer(ctx, zone); err != nil {
-		return &pdnsOpError{kind: "command", op: "retransfer", zone: zone, err: err}
+	if _, err := b.svc.Retransfer(ctx, zone); err != nil {
+		return &pdnsOpError{kind: "service", zone: zone, err: err}
 	}
 	return nil
 }
@@ -320,26 +316,13 @@ func (s pdnsService) Keys(ctx context.Context, zone string) ([]frontmount.Key, e
 	if err != nil {
 		return nil, err
 	}
-	snap, err := b.records.Snapshot(ctx, zone)
+	keys, err := b.svc.Keys(ctx, zone)
 	if err != nil {
-		return nil, &pdnsOpError{kind: "record", op: "read", zone: zone, ctx: ctx, err: err, backend: b}
+		return nil, &pdnsOpError{kind: "record", op: "read", zone: zone, err: err, backend: b}
 	}
 	var out []frontmount.Key
-	for _, rr := range snap.At(zone + ".") {
-		k, ok := rr.(*dns.DNSKEY)
-		if !ok || k.Flags&dns.ZONE == 0 {
-			continue
-		}
-		key := frontmount.Key{Tag: k.KeyTag(), Flags: k.Flags, Algorithm: dns.AlgorithmToString[k.Algorithm],
-			Bits: len(k.PublicKey) * 6 / 8, DNSKEY: zonemodel.RDataText(k)}
-		if k.Flags&dns.SEP != 0 {
-			for _, d := range []uint8{dns.SHA256, dns.SHA384} {
-				if ds := k.ToDS(d); ds != nil {
-					key.DS = append(key.DS, zonemodel.RDataText(ds))
-				}
-			}
-		}
-		out = append(out, key)
+	for _, k := range keys {
+		out = append(out, frontmount.Key{Tag: k.Tag, Flags: k.Flags, Algorithm: k.Algorithm, Bits: k.Bits, DNSKEY: k.DNSKEY, DS: k.DS})
 	}
 	return out, nil
 }
@@ -349,9 +332,9 @@ func (s pdnsService) Statistics(ctx context.Context) ([][2]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := b.rndc.Status(ctx)
+	st, err := b.svc.ServerStatus(ctx)
 	if err != nil {
-		return nil, &pdnsOpError{kind: "command", op: "status", err: err}
+		return nil, &pdnsOpError{kind: "service", err: err}
 	}
 	keys := make([]string, 0, len(st.Fields))
 	for k := range st.Fields {
@@ -372,18 +355,16 @@ func (s pdnsService) Status(err error) (int, string) {
 	var oe *pdnsOpError
 	switch {
 	case errors.As(err, &oe) && oe.kind == "record":
-		s.h.recordFailed(rec, (&http.Request{}).WithContext(oe.ctx), oe.backend, oe.zone, oe.op, oe.err)
+		s.h.recordFailed(rec, oe.backend, oe.zone, oe.op, oe.err)
 	case errors.As(err, &oe) && oe.kind == "life":
 		if errors.Is(oe.err, zoneservice.ErrExists) {
 			return http.StatusConflict, "Domain '" + oe.zone + "." + "' already exists"
 		}
 		s.h.lifecycleFailed(rec, oe.zone, oe.err)
-	case errors.As(err, &oe) && oe.kind == "command":
-		s.h.commandFailed(rec, oe.op, oe.zone, oe.err)
 	case errors.As(err, &oe) && oe.kind == "invalid":
 		writeError(rec, http.StatusBadRequest, "%v", oe.err)
-	case errors.As(err, &oe) && oe.kind == "modify":
-		s.h.modifyFailed(rec, oe.zone, oe.err)
+	case errors.As(err, &oe) && oe.kind == "service":
+		s.h.serviceFailed(rec, oe.zone, oe.err)
 	default:
 		writeError(rec, http.StatusInternalServerError, "%v", err)
 	}

@@ -7,24 +7,14 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/miekg/dns"
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
-
-func stored(rr dns.RR) *storedRecord {
-	h := rr.Header()
-	t := dns.TypeToString[h.Rrtype]
-	if t == "" {
-		t = "TYPE" + strconv.Itoa(int(h.Rrtype))
-	}
-	return &storedRecord{Name: h.Name, Type: t, TTL: h.Ttl, Value: zonemodel.RDataText(rr)}
-}
 
 // recordTarget validates the zone and returns the backend; for writes it
 // also requires a key to sign updates with.
@@ -33,7 +23,7 @@ func (h *Handler) recordTarget(w http.ResponseWriter, p params, write bool) (*ba
 	if !ok {
 		return nil, "", false
 	}
-	if write && !b.records.Client().CanUpdate() {
+	if write && !b.svc.CanUpdate() {
 		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
 		return nil, "", false
 	}
@@ -62,14 +52,14 @@ func etag(serial uint32) string { return `"` + strconv.FormatUint(uint64(serial)
 // handleAddRecord adds one record: POST /zones/{name}/records.
 func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req addRecordRequest
-	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Add(ctx, zone, zonemodel.Record(req), opt)
+	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+		return svc.AddRecord(ctx, zone, zonemodel.Record(req), cond)
 	})
 	if !ok {
 		return
 	}
 	if err != nil {
-		h.recordFailed(w, r, b, zone, "add", err)
+		h.recordFailed(w, b, zone, "add", err)
 		return
 	}
 	echo := map[string]any{"name": req.Name, "type": req.Type, "value": req.Value}
@@ -80,14 +70,14 @@ func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p para
 // /zones/{name}/records.
 func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req removeRecordRequest
-	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Remove(ctx, zone, dnsupdate.Removal(req), opt)
+	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+		return svc.RemoveRecord(ctx, zone, dnsupdate.Removal(req), cond)
 	})
 	if !ok {
 		return
 	}
 	if err != nil {
-		h.recordFailed(w, r, b, zone, "remove", err)
+		h.recordFailed(w, b, zone, "remove", err)
 		return
 	}
 	h.dnsLog.Info("record removed", zap.String("zone", zone), zap.String("name", req.Name), zap.String("type", req.Type),
@@ -99,8 +89,8 @@ func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p p
 // handleUpdateRecord replaces one record's data: PUT /zones/{name}/records.
 func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req updateRecordRequest
-	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Replace(ctx, zone, dnsupdate.Replacement(req), opt)
+	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+		return svc.ReplaceRecord(ctx, zone, dnsupdate.Replacement(req), cond)
 	})
 	if !ok {
 		return
@@ -110,7 +100,7 @@ func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p p
 			writeError(w, http.StatusNotFound, "%s record %q with value %q not found in zone %s; nothing was changed", strings.ToUpper(req.Type), req.Name, req.CurrentValue, zone)
 			return
 		}
-		h.recordFailed(w, r, b, zone, "update", err)
+		h.recordFailed(w, b, zone, "update", err)
 		return
 	}
 	echo := map[string]any{"name": req.Name, "type": req.Type, "currentValue": req.CurrentValue, "newValue": req.NewValue}
@@ -120,23 +110,23 @@ func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p p
 // writeStored logs and answers a change that stored one record (add,
 // update): the echo of the request gets the stored TTL and the priority.
 func (h *Handler) writeStored(w http.ResponseWriter, status int, logMsg, msg, zone string, echo map[string]any, priority *uint16, res *dnsupdate.ChangeResult) {
-	rec := res.Records[0]
-	h.dnsLog.Info(logMsg, zap.String("zone", zone), zap.String("name", rec.Header().Name),
-		zap.String("type", dns.TypeToString[rec.Header().Rrtype]), zap.Uint32("serial", res.Serial))
-	echo["ttl"] = rec.Header().Ttl
+	rec := storedRecord(dnsupdate.Stored(res.Records[0]))
+	h.dnsLog.Info(logMsg, zap.String("zone", zone), zap.String("name", rec.Name),
+		zap.String("type", rec.Type), zap.Uint32("serial", res.Serial))
+	echo["ttl"] = rec.TTL
 	if priority != nil {
 		echo["priority"] = *priority
 	}
-	h.writeChange(w, status, msg+zone, zone, echo, rec, res)
+	h.writeChange(w, status, msg+zone, zone, echo, &rec, res)
 }
 
-// applyFunc applies a decoded record change through the zone's updater.
-type applyFunc func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error)
+// applyFunc applies a decoded record change through the zone service,
+// conditional on the zone's serial when cond is set.
+type applyFunc func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error)
 
 // recordWrite runs the steps every record change shares: the zone and a
 // key to sign with, the body checked against the API specification's
-// schema and decoded strictly into req, If-Match, then apply (settled
-// as settle does). ok false means the request has been answered; err is
+// schema and decoded strictly into req, If-Match, then apply. ok false means the request has been answered; err is
 // apply's error, for the caller to answer.
 func (h *Handler) recordWrite(w http.ResponseWriter, r *http.Request, p params, req any, apply applyFunc,
 ) (b *backend, zone string, res *dnsupdate.ChangeResult, ok bool, err error) {
@@ -148,18 +138,14 @@ func (h *Handler) recordWrite(w http.ResponseWriter, r *http.Request, p params, 
 	if !ok {
 		return nil, "", nil, false, nil
 	}
-	res, err = h.settle(r, b, zone, func() (*dnsupdate.ChangeResult, error) {
-		return apply(r.Context(), b.records, zone, dnsupdate.WriteOptions{IfSerial: cond, SerialMethod: h.serialMethod})
-	})
+	res, err = apply(r.Context(), b.svc, zone, cond)
 	return b, zone, res, true, err
 }
 
 // writeChange answers a single-record change.
-func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone string, echo map[string]any, rec dns.RR, res *dnsupdate.ChangeResult) {
+func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone string, echo map[string]any, rec *storedRecord, res *dnsupdate.ChangeResult) {
 	body := recordBody{Success: true, Message: msg, Details: recordDetails{Zone: zone, Record: echo}}
-	if rec != nil {
-		body.Record = stored(rec)
-	}
+	body.Record = rec
 	if res.HasSerial {
 		s := res.Serial
 		body.Serial = &s
@@ -172,14 +158,14 @@ func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone strin
 // /zones/{name}/records.
 func (h *Handler) handleBatchRecords(w http.ResponseWriter, r *http.Request, p params) {
 	var req batchRequest
-	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, u *dnsupdate.Updater, zone string, opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return u.Batch(ctx, zone, changesOf(req.Changes), opt)
+	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+		return svc.ApplyChanges(ctx, zone, changesOf(req.Changes), cond)
 	})
 	if !ok {
 		return
 	}
 	if err != nil {
-		h.recordFailed(w, r, b, zone, "batch", err)
+		h.recordFailed(w, b, zone, "batch", err)
 		return
 	}
 	h.dnsLog.Info("record batch applied", zap.String("zone", zone), zap.Int("changes", res.Changes),
@@ -217,12 +203,9 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 		opt.Name = n
 	}
 	if v := q.Get("type"); v != "" {
-		t, err := zonemodel.ParseRecordType(v)
-		if err != nil && !strings.EqualFold(v, "SOA") {
+		t, err := dnsupdate.ParseListType(v)
+		if err != nil {
 			problems = append(problems, "type: "+err.Error())
-		}
-		if strings.EqualFold(v, "SOA") {
-			t = dns.TypeSOA
 		}
 		opt.Type = t
 	}
@@ -230,9 +213,9 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 		writeError(w, http.StatusBadRequest, "invalid query: %s", strings.Join(problems, "; "))
 		return
 	}
-	snap, sets, next, err := b.records.List(r.Context(), zone, opt)
+	snap, sets, next, err := b.svc.ListRecords(r.Context(), zone, opt)
 	if err != nil {
-		h.recordFailed(w, r, b, zone, "read", err)
+		h.recordFailed(w, b, zone, "read", err)
 		return
 	}
 	sets = recordsInScope(grantOf(r), sets)
@@ -256,9 +239,9 @@ func (h *Handler) handleExportZone(w http.ResponseWriter, r *http.Request, p par
 		h.forbid(w, r, &auth.Denied{Message: authOf(r).id.ID + " may not export zone " + zone + ": its scope limits record names or types; read GET /api/v1/zones/" + zone + "/records instead"})
 		return
 	}
-	snap, err := b.records.Snapshot(r.Context(), zone)
+	snap, err := b.svc.Snapshot(r.Context(), zone)
 	if err != nil {
-		h.recordFailed(w, r, b, zone, "read", err)
+		h.recordFailed(w, b, zone, "read", err)
 		return
 	}
 	tag := etag(snap.Serial())
@@ -272,25 +255,4 @@ func (h *Handler) handleExportZone(w http.ResponseWriter, r *http.Request, p par
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(snap.MasterFile())
-}
-
-// settle runs a change and, when named refuses it although zonestatus
-// says the zone is a dynamic primary that is not frozen, runs it again a
-// few times: right after `rndc thaw` named reloads the zone and refuses
-// updates until the load completes. Only this error path asks rndc.
-func (h *Handler) settle(r *http.Request, b *backend, zone string, f func() (*dnsupdate.ChangeResult, error)) (*dnsupdate.ChangeResult, error) {
-	res, err := f()
-	for i := 1; i <= 4 && dnsupdate.IsRcode(err, dns.RcodeRefused); i++ {
-		st, serr := b.rndc.ZoneStatus(r.Context(), zone)
-		if serr != nil || st.Frozen || !st.Dynamic || (st.Type != "primary" && st.Type != "master") {
-			break
-		}
-		select {
-		case <-r.Context().Done():
-			return nil, err
-		case <-time.After(time.Duration(i) * 50 * time.Millisecond):
-		}
-		res, err = f()
-	}
-	return res, err
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // readyTimeout bounds the readiness probe's rndc round trip.
@@ -46,7 +47,10 @@ func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) 
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		// Probes come every few seconds: counted, but logged at debug only.
-		_, rndcErr = b.rndc.Status(quiet(ctx))
+		_, rndcErr = b.svc.ServerStatus(quiet(ctx))
+		if le := (*zoneservice.Error)(nil); errors.As(rndcErr, &le) && le.Err != nil {
+			rndcErr = le.Err // the check names named's own error
+		}
 		h.rndcLog.Debug("readiness probe", zap.String("command", "status"), zap.Error(rndcErr))
 	}()
 	wg.Wait()
@@ -90,9 +94,9 @@ func (h *Handler) handleServerStatus(w http.ResponseWriter, r *http.Request, _ p
 	if !ok {
 		return
 	}
-	st, err := b.rndc.Status(r.Context())
+	st, err := b.svc.ServerStatus(r.Context())
 	if err != nil {
-		h.commandFailed(w, "status", "", err)
+		h.serviceFailed(w, "", err)
 		return
 	}
 	writeJSON(w, http.StatusOK, serverStatusBody{

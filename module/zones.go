@@ -2,7 +2,6 @@ package module
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -163,29 +162,22 @@ func (h *Handler) handleGetZone(w http.ResponseWriter, r *http.Request, p params
 	writeJSON(w, http.StatusOK, info)
 }
 
-// zoneState asks named for the zone's state. A zone named knows but has
-// not loaded (a secondary before its first transfer) is described from the
-// index with loaded false. On failure it answers the request and returns
-// false.
+// zoneState asks the zone service for the zone's state. A zone named
+// knows but has not loaded (a secondary before its first transfer) is
+// described from the index with loaded false. On failure it answers the
+// request and returns false.
 func (h *Handler) zoneState(w http.ResponseWriter, r *http.Request, b *backend, name string) (*zoneInfo, string, bool) {
-	entry, managed, err := b.store.Get(name)
+	zs, err := b.svc.Zone(r.Context(), name)
 	if err != nil {
-		indexFailed(w, err)
+		h.serviceFailed(w, name, err)
 		return nil, "", false
 	}
-	st, err := b.rndc.ZoneStatus(r.Context(), name)
-	if err != nil {
-		if isNotLoaded(err) {
-			var re *rndc.Error
-			errors.As(err, &re)
-			loaded := false
-			return &zoneInfo{Name: name, ZoneType: entry.Type, State: "active", Loaded: &loaded, Managed: &managed,
-				FilePath: b.store.FilePath(name)}, describe(re), true
-		}
-		h.commandFailed(w, "zonestatus", name, err)
-		return nil, "", false
+	if zs.Status == nil {
+		loaded, managed := false, zs.Managed
+		return &zoneInfo{Name: name, ZoneType: zs.Entry.Type, State: "active", Loaded: &loaded, Managed: &managed,
+			FilePath: zs.File}, zs.Details, true
 	}
-	return infoFromStatus(st, managed), st.Raw, true
+	return infoFromStatus(zs.Status, zs.Managed), zs.Details, true
 }
 
 // handleZoneStatus answers `rndc zonestatus`: BIND's text in details
@@ -214,16 +206,11 @@ func (h *Handler) handleDeleteZone(w http.ResponseWriter, r *http.Request, p par
 	if !ok {
 		return
 	}
-	if h.isCatalogZone(name) {
-		writeError(w, http.StatusConflict, "zone %s is the catalog zone this API keeps; remove the catalog option first", name)
-		return
-	}
 	res, err := b.svc.Delete(r.Context(), name)
 	if err != nil {
 		h.lifecycleFailed(w, name, err)
 		return
 	}
-	b.records.Forget(name)
 	h.logger.Info("zone deleted", zap.String("zone", name), zap.Strings("files", res.Removed), zap.Bool("durable", res.Durable))
 	if !res.Durable {
 		writeJSON(w, http.StatusAccepted, zoneResponse{Success: true,
@@ -235,20 +222,20 @@ func (h *Handler) handleDeleteZone(w http.ResponseWriter, r *http.Request, p par
 	writeJSON(w, http.StatusOK, zoneResponse{Success: true, Message: "Zone " + name + " deleted successfully", Details: res.Details})
 }
 
-// zoneCommands maps each action route to its rndc call and message.
+// zoneCommands maps each action route to its zone service operation and
+// message.
 var zoneCommands = map[string]struct {
-	run     func(c *rndc.Client, ctx context.Context, zone string) (string, error)
+	run     func(s *zoneservice.Service, ctx context.Context, zone string) (string, error)
 	message string
 }{
-	"reload": {(*rndc.Client).Reload, "Zone %s reloaded successfully"},
-	"freeze": {(*rndc.Client).Freeze, "Zone %s frozen successfully"},
-	"thaw":   {(*rndc.Client).Thaw, "Zone %s thawed successfully"},
-	"notify": {(*rndc.Client).Notify, "Notify sent for zone %s"},
+	"reload": {(*zoneservice.Service).Reload, "Zone %s reloaded successfully"},
+	"freeze": {(*zoneservice.Service).Freeze, "Zone %s frozen successfully"},
+	"thaw":   {(*zoneservice.Service).Thaw, "Zone %s thawed successfully"},
 }
 
 // zoneCommand returns the handler of one action route (reload, freeze,
-// thaw, notify). Freeze and thaw hold the zone's lock so they do not
-// interleave with other changes to the zone.
+// thaw): the zone service runs the command under the zone's lock (and
+// thaw waits until named has thawed the zone).
 func (h *Handler) zoneCommand(command string) func(http.ResponseWriter, *http.Request, params) {
 	zc := zoneCommands[command]
 	return func(w http.ResponseWriter, r *http.Request, p params) {
@@ -256,45 +243,14 @@ func (h *Handler) zoneCommand(command string) func(http.ResponseWriter, *http.Re
 		if !ok {
 			return
 		}
-		unlock, err := b.store.Lock(r.Context(), name)
+		text, err := zc.run(b.svc, r.Context(), name)
 		if err != nil {
-			lockFailed(w, name, err)
-			return
-		}
-		defer unlock()
-		text, err := zc.run(b.rndc, r.Context(), name)
-		if err != nil {
-			h.commandFailed(w, command, name, err)
+			h.serviceFailed(w, name, err)
 			return
 		}
 		if command == "reload" {
 			h.logger.Info("zone reloaded", zap.String("zone", name))
 		}
-		if command == "thaw" {
-			waitThawed(r.Context(), b.rndc, name)
-		}
 		writeJSON(w, http.StatusOK, zoneResponse{Success: true, Message: fmt.Sprintf(zc.message, name), Details: text})
 	}
 }
-
-// waitThawed waits (at most thawWait) until named reports the zone no
-// longer frozen: thaw returns before named has reloaded the zone and
-// accepts updates again, and a record change sent in between was refused
-// as if the zone were still frozen.
-func waitThawed(ctx context.Context, c *rndc.Client, zone string) {
-	deadline := time.Now().Add(thawWait)
-	for delay := time.Millisecond; time.Now().Before(deadline); delay = min(2*delay, 50*time.Millisecond) {
-		st, err := c.ZoneStatus(ctx, zone)
-		if err != nil || !st.Frozen {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(delay):
-		}
-	}
-}
-
-// thawWait bounds waitThawed.
-const thawWait = 2 * time.Second

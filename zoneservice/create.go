@@ -98,16 +98,14 @@ func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Cr
 		return nil, err
 	}
 
-	if s.Hook != nil {
-		if herr := s.Hook.ZoneCreated(cctx, name, z.Type); herr != nil {
-			if uerr := s.undoCreate(ctx, name, true); uerr != nil {
-				return nil, undoFailed(name, "its catalog step failed ("+herr.Error()+")", uerr)
-			}
-			return nil, newErr(ErrHook, name, "", "zone "+name+" was not created", herr)
+	if herr := s.zoneCreated(cctx, name, z.Type); herr != nil {
+		if uerr := s.undoCreate(ctx, name, true); uerr != nil {
+			return nil, undoFailed(name, "its catalog step failed ("+herr.Error()+")", uerr)
 		}
+		return nil, newErr(ErrHook, name, "", "zone "+name+" was not created", herr)
 	}
 	if err := s.Store.Complete(name, &zonestore.Entry{Name: name, Type: z.Type, Created: s.now(), Fingerprint: fp}, false); err != nil {
-		if uerr := s.undoCreate(ctx, name, s.Hook != nil); uerr != nil {
+		if uerr := s.undoCreate(ctx, name, s.hasHook()); uerr != nil {
 			return nil, undoFailed(name, "recording it in the index failed ("+err.Error()+")", uerr)
 		}
 		return nil, newErr(ErrStorage, name, "", "recording zone "+name+" in the index", err)
@@ -236,8 +234,8 @@ func (s *Service) undoCreate(ctx context.Context, name string, hook bool) error 
 		s.log().Error("undoing a create: named has not removed the file; the zone's intent stays pending", zap.String("zone", name))
 		return errors.New("named has not confirmed the removal of the zone (its file is still there)")
 	}
-	if hook && s.Hook != nil {
-		if herr := s.Hook.ZoneDeleted(ctx, name); herr != nil {
+	if hook {
+		if herr := s.zoneDeleted(ctx, name); herr != nil {
 			// The zone is gone; its catalog member may not be: the
 			// catalog reconcile removes it.
 			s.log().Error("undoing a create: removing the zone from the catalog failed", zap.String("zone", name), zap.Error(herr))

@@ -29,8 +29,24 @@ type Deleted struct {
 
 // Delete deletes the zone: see the package comment. A zone not created
 // through the API is only deleted from named (`delzone` without -clean;
-// its files are left alone).
+// its files are left alone). The catalog zone cannot be deleted
+// (ErrCatalogZone).
 func (s *Service) Delete(ctx context.Context, name string) (*Deleted, error) {
+	if s.IsCatalogZone(name) {
+		return nil, newErr(ErrCatalogZone, name, "", "zone "+name+" is the catalog zone", nil)
+	}
+	res, err := s.deleteZone(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if s.Updater != nil {
+		s.Updater.Forget(name)
+	}
+	return res, nil
+}
+
+// deleteZone is Delete's work.
+func (s *Service) deleteZone(ctx context.Context, name string) (*Deleted, error) {
 	unlock, err := s.lock(ctx, name)
 	if err != nil {
 		return nil, err
@@ -87,11 +103,9 @@ func (s *Service) Delete(ctx context.Context, name string) (*Deleted, error) {
 		// tell: named's removal cannot be confirmed.
 		durable = false
 	}
-	if s.Hook != nil {
-		if herr := s.Hook.ZoneDeleted(ctx, name); herr != nil {
-			_ = s.Store.Remove(name)
-			return nil, newErr(ErrHook, name, "", "zone "+name+" was deleted from named but the delete is not complete", herr)
-		}
+	if herr := s.zoneDeleted(ctx, name); herr != nil {
+		_ = s.Store.Remove(name)
+		return nil, newErr(ErrHook, name, "", "zone "+name+" was deleted from named but the delete is not complete", herr)
 	}
 	if !durable {
 		if err := s.Store.Remove(name); err != nil {

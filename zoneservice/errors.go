@@ -31,6 +31,46 @@ var (
 	ErrBusy = errors.New("zone busy")
 	// ErrHook means the Hook failed (see Hook for what was undone).
 	ErrHook = errors.New("zone hook failed")
+	// ErrCatalogZone means the operation would delete the catalog zone
+	// the service keeps.
+	ErrCatalogZone = errors.New("zone is the catalog zone")
+	// ErrWrongType means the zone's type does not allow the operation
+	// (Modify: primaries of a zone that is not a secondary).
+	ErrWrongType = errors.New("wrong zone type")
+	// ErrNoCatalog means no catalog zone is configured.
+	ErrNoCatalog = errors.New("no catalog zone")
+)
+
+// The kinds of a record operation that named refused (its answer's rcode
+// was an error), explained by what named then reports of the zone (the
+// record operations return ErrNotFound, too, for a zone named does not
+// serve). Error.Op names the operation, Error.Rcode named's answer, and
+// Err is the *dnsupdate.ServerError.
+var (
+	// ErrFrozen means the zone is frozen: it takes record changes again
+	// once it is thawed.
+	ErrFrozen = errors.New("zone frozen")
+	// ErrNotPrimary means the zone is not a primary zone (Error.ZoneType
+	// says what it is): its records change on its primary server.
+	ErrNotPrimary = errors.New("not a primary zone")
+	// ErrUpdateRefused means named refused an update the zone's state
+	// does not explain: the zone does not allow updates signed with the
+	// service's key.
+	ErrUpdateRefused = errors.New("update refused")
+	// ErrTransferRefused means named refused the zone transfer a read
+	// needs: allow-transfer does not admit the key or this host.
+	ErrTransferRefused = errors.New("transfer refused")
+	// ErrNotZone means named answered NOTZONE: a name of the change is
+	// outside the zone.
+	ErrNotZone = errors.New("name outside the zone")
+	// ErrServerFailure means named failed to apply the change (SERVFAIL).
+	ErrServerFailure = errors.New("server failure")
+	// ErrSignature means named rejected the TSIG signature (Err's
+	// TSIGError says how).
+	ErrSignature = errors.New("signature rejected")
+	// ErrRcode means named answered an error rcode the operation does
+	// not expect.
+	ErrRcode = errors.New("unexpected answer")
 )
 
 // Error is a lifecycle failure: its Kind is one of the Err* values above,
@@ -40,6 +80,14 @@ type Error struct {
 	Kind    error
 	Zone    string
 	Command string
+	// Op is the record operation ("add", "remove", "update", "batch",
+	// "apply", "read"), for the errors of record operations.
+	Op string
+	// Rcode is named's answer to a refused record operation, e.g.
+	// "REFUSED".
+	Rcode string
+	// ZoneType is the zone's type, for ErrNotPrimary.
+	ZoneType string
 	// Msg says what failed, in lower case, without the cause.
 	Msg string
 	Err error

@@ -257,10 +257,8 @@ func (s *Service) settleCreate(ctx context.Context, in zonestore.Intent, served 
 		if typ == "" {
 			typ = zc.Type()
 		}
-		if s.Hook != nil {
-			if err := s.Hook.ZoneCreated(ctx, name, typ); err != nil {
-				return "", newErr(ErrHook, name, "", "completing the create of zone "+name, err)
-			}
+		if err := s.zoneCreated(ctx, name, typ); err != nil {
+			return "", newErr(ErrHook, name, "", "completing the create of zone "+name, err)
 		}
 		if err := s.Store.Complete(name, &zonestore.Entry{Name: name, Type: typ, Created: in.Time, Fingerprint: in.Fingerprint}, false); err != nil {
 			return "", newErr(ErrStorage, name, "", "completing the create of zone "+name, err)
@@ -275,8 +273,8 @@ func (s *Service) settleCreate(ctx context.Context, in zonestore.Intent, served 
 	// named did not add the zone (or has another zone of that name, with
 	// another file): our file, if written, is not in use; a catalog
 	// member an interrupted create may have added goes too.
-	if s.Hook != nil && !served {
-		if err := s.Hook.ZoneDeleted(ctx, name); err != nil {
+	if !served {
+		if err := s.zoneDeleted(ctx, name); err != nil {
 			return "", newErr(ErrHook, name, "", "rolling back the create of zone "+name, err)
 		}
 	}
@@ -309,10 +307,8 @@ func (s *Service) settleDelete(ctx context.Context, in zonestore.Intent, served 
 			return "", newErr(ErrOutcomeUnknown, name, "delzone", "named has not yet confirmed the removal of zone "+name, nil)
 		}
 	}
-	if s.Hook != nil {
-		if err := s.Hook.ZoneDeleted(ctx, name); err != nil {
-			return "", newErr(ErrHook, name, "", "completing the delete of zone "+name, err)
-		}
+	if err := s.zoneDeleted(ctx, name); err != nil {
+		return "", newErr(ErrHook, name, "", "completing the delete of zone "+name, err)
 	}
 	s.removeAll(name, in.KeyDir)
 	if _, err := s.Store.HasFile(name); err != nil {

@@ -37,6 +37,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/catalog"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
@@ -50,8 +52,14 @@ type Control interface {
 	AddZone(ctx context.Context, zone, config string) (string, error)
 	DelZone(ctx context.Context, zone string, clean bool) (string, error)
 	ShowZoneConfig(ctx context.Context, zone string) (*rndc.ZoneConfig, error)
+	ModZone(ctx context.Context, zone, config string) (string, error)
 	ZoneStatus(ctx context.Context, zone string) (*rndc.ZoneStatus, error)
 	Reload(ctx context.Context, zone string) (string, error)
+	Freeze(ctx context.Context, zone string) (string, error)
+	Thaw(ctx context.Context, zone string) (string, error)
+	Notify(ctx context.Context, zone string) (string, error)
+	Retransfer(ctx context.Context, zone string) (string, error)
+	Status(ctx context.Context) (*rndc.ServerStatus, error)
 }
 
 // Store is the zone store as the service uses it; *zonestore.Store
@@ -127,14 +135,37 @@ type Hook interface {
 	ZoneDeleted(ctx context.Context, zone string) error
 }
 
-// Service performs the zone operations. Set Store and Control; the other
-// fields are optional. It is safe for concurrent use: operations on one
-// zone are serialised by the store's zone lock.
+// Service performs the zone operations. Set Store and Control, and
+// Updater for the record operations; the other fields are optional. It
+// is safe for concurrent use: operations on one zone are serialised by
+// the store's zone lock. Every operation that changes something goes
+// through one method of its own (Create, Delete, Modify, Reload, Freeze,
+// Thaw, Notify, Retransfer, AddRecord, RemoveRecord, ReplaceRecord,
+// ApplyChanges, ApplyUpdate, Reconcile, ReconcileCatalog): the one place
+// where that operation is done, and where its change event will be
+// emitted.
 type Service struct {
 	Store   Store
 	Control Control
-	// Hook, if set, runs in create and delete (see Hook).
+	// Updater sends record changes (RFC 2136) and reads zones (AXFR);
+	// without it the record operations fail.
+	Updater *dnsupdate.Updater
+	// SerialMethod is how record changes set a zone's next serial.
+	SerialMethod dnsupdate.SerialMethod
+	// Catalog, if set, is the catalog zone (RFC 9432) the service keeps
+	// in step with the zones: a create adds the member and a delete
+	// removes it, as the service's own hook (see Hook), and the catalog
+	// zone itself cannot be deleted.
+	Catalog *catalog.Catalog
+	// CatalogNotify are the catalog's secondaries ("ip:port"), which
+	// Notify notifies as well as the zone's also-notify servers.
+	CatalogNotify []string
+	// Hook, if set, runs in create and delete after the catalog's step
+	// (see Hook).
 	Hook Hook
+	// Timeout is the control channel's timeout; the start-up reconciles
+	// are bounded by four times it. Default 10 s.
+	Timeout time.Duration
 	// UpdateKey is the key zones accept dynamic updates from unless the
 	// request names one (see zonemodel.Zone.BINDConfig).
 	UpdateKey string
@@ -164,6 +195,8 @@ type Service struct {
 	// notLoaded holds the managed primary zones the last full reconcile
 	// found named not loading, and why (NotLoaded).
 	notLoaded atomic.Pointer[[]Fix]
+
+	catalogStart retryGate // ReconcileCatalogAtStart
 }
 
 // NotLoaded returns the managed primary zones the last full Reconcile

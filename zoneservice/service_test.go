@@ -19,6 +19,9 @@ import (
 // fakeNamed plays named's control channel below the lifecycle: zones it
 // serves and their files, and knobs for failures.
 type fakeNamed struct {
+	// Control answers the commands the lifecycle does not use (nil:
+	// they panic).
+	Control
 	mu    sync.Mutex
 	zones map[string]string // zone -> file
 

@@ -1,4 +1,4 @@
-package module
+package zoneservice
 
 import (
 	"reflect"
@@ -15,26 +15,26 @@ func TestModifyZoneApply(t *testing.T) {
 	yes, pol, none := true, "default", ""
 	for _, tc := range []struct {
 		name string
-		req  ModifyZoneRequest
+		req  ConfigChange
 		want string // the block after the change
 		err  string
 	}{
-		{"empty", ModifyZoneRequest{}, "", "at least one field"},
-		{"transfer keeps keys and others", ModifyZoneRequest{AllowTransfer: sp([]string{"192.0.2.1", "!192.0.2.0/24"})},
+		{"empty", ConfigChange{}, "", "at least one field"},
+		{"transfer keeps keys and others", ConfigChange{AllowTransfer: sp([]string{"192.0.2.1", "!192.0.2.0/24"})},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { key "zoneapi-update"; 192.0.2.1; !192.0.2.0/24; }; allow-update { key "zoneapi-update"; }; notify explicit; };`, ""},
-		{"update with addresses keeps the key", ModifyZoneRequest{AllowUpdate: sp([]string{"127.0.0.1"})},
+		{"update with addresses keeps the key", ConfigChange{AllowUpdate: sp([]string{"127.0.0.1"})},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; 127.0.0.1; }; notify explicit; };`, ""},
-		{"a list naming keys replaces them", ModifyZoneRequest{AllowUpdate: sp([]string{"key other"})},
+		{"a list naming keys replaces them", ConfigChange{AllowUpdate: sp([]string{"key other"})},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "other"; }; notify explicit; };`, ""},
-		{"empty keeps keys", ModifyZoneRequest{AllowTransfer: sp(nil)},
+		{"empty keeps keys", ConfigChange{AllowTransfer: sp(nil)},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; };`, ""},
-		{"notify, policy, inline", ModifyZoneRequest{AlsoNotify: sp([]string{"[::1]:5300 key k1", "192.0.2.2"}), DNSSECPolicy: &pol, InlineSigning: &yes},
+		{"notify, policy, inline", ConfigChange{AlsoNotify: sp([]string{"[::1]:5300 key k1", "192.0.2.2"}), DNSSECPolicy: &pol, InlineSigning: &yes},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; also-notify { ::1 port 5300 key "k1"; 192.0.2.2; }; dnssec-policy "default"; inline-signing yes; };`, ""},
-		{"remove policy", ModifyZoneRequest{DNSSECPolicy: &none},
+		{"remove policy", ConfigChange{DNSSECPolicy: &none},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; };`, ""},
-		{"primaries of a primary", ModifyZoneRequest{Primaries: sp([]string{"192.0.2.1"})}, "", "secondary zones"},
-		{"empty primaries", ModifyZoneRequest{Primaries: sp(nil)}, "", "at least one primary"},
-		{"bad entries", ModifyZoneRequest{AlsoNotify: sp([]string{"x", "1.2.3.4:0", "fe80::1%eth0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}, "",
+		{"primaries of a primary", ConfigChange{Primaries: sp([]string{"192.0.2.1"})}, "", "secondary zones"},
+		{"empty primaries", ConfigChange{Primaries: sp(nil)}, "", "at least one primary"},
+		{"bad entries", ConfigChange{AlsoNotify: sp([]string{"x", "1.2.3.4:0", "fe80::1%eth0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}, "",
 			"alsoNotify[0]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,7 +42,7 @@ func TestModifyZoneApply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch, err := validateModify(&tc.req)
+			ch, err := tc.req.validate()
 			if err == nil {
 				err = ch.apply(zc)
 			}
@@ -61,11 +61,11 @@ func TestModifyZoneApply(t *testing.T) {
 		})
 	}
 	bad := `a"b`
-	if _, err := validateModify(&ModifyZoneRequest{DNSSECPolicy: &bad}); err == nil {
+	if _, err := (&ConfigChange{DNSSECPolicy: &bad}).validate(); err == nil {
 		t.Error("a quote in a policy name was accepted")
 	}
-	req := ModifyZoneRequest{AlsoNotify: sp([]string{"x", "1.2.3.4:0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}
-	_, err := validateModify(&req)
+	req := ConfigChange{AlsoNotify: sp([]string{"x", "1.2.3.4:0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}
+	_, err := req.validate()
 	for _, f := range []string{"alsoNotify[0]", "alsoNotify[1]", "allowTransfer[0]", "allowTransfer[1]", "allowTransfer[2]"} {
 		if err == nil || !strings.Contains(err.Error(), f) {
 			t.Errorf("error %v does not name %s", err, f)
@@ -78,7 +78,7 @@ func TestViewConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := viewConfig(zc)
+	v := ViewConfig(zc)
 	if v.Type != "secondary" || v.File != "/z/s" || v.InlineSigning == nil || *v.InlineSigning {
 		t.Errorf("view = %+v", v)
 	}
@@ -90,13 +90,13 @@ func TestViewConfig(t *testing.T) {
 	}
 	// What the view shows is accepted back by PATCH.
 	for _, s := range v.Primaries {
-		if _, err := confServer(s); err != nil {
-			t.Errorf("confServer(%q): %v", s, err)
+		if _, err := ServerElement(s); err != nil {
+			t.Errorf("ServerElement(%q): %v", s, err)
 		}
 	}
 	for _, s := range v.AllowTransfer {
-		if _, _, err := confACL(s); err != nil {
-			t.Errorf("confACL(%q): %v", s, err)
+		if _, _, err := ACLElement(s); err != nil {
+			t.Errorf("ACLElement(%q): %v", s, err)
 		}
 	}
 }
@@ -113,9 +113,9 @@ func FuzzModifyZone(f *testing.F) {
 	allowed := map[string]bool{"type": true, "file": true, "allow-update": true, "notify": true,
 		"also-notify": true, "allow-transfer": true, "dnssec-policy": true, "inline-signing": true}
 	f.Fuzz(func(t *testing.T, notify, xfr, upd, policy string, inline bool) {
-		req := ModifyZoneRequest{AlsoNotify: sp([]string{notify}), AllowTransfer: sp([]string{xfr}), AllowUpdate: sp([]string{upd}),
+		req := ConfigChange{AlsoNotify: sp([]string{notify}), AllowTransfer: sp([]string{xfr}), AllowUpdate: sp([]string{upd}),
 			DNSSECPolicy: &policy, InlineSigning: &inline}
-		ch, err := validateModify(&req)
+		ch, err := req.validate()
 		if err != nil {
 			return
 		}

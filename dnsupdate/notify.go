@@ -1,0 +1,68 @@
+package dnsupdate
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// NotifyTimeout bounds the wait for one server's answer to a NOTIFY.
+const NotifyTimeout = 2 * time.Second
+
+// NotifyResult is one server's answer to a NOTIFY.
+type NotifyResult struct {
+	// Server is "ip:port".
+	Server string `json:"server"`
+	// Source says why it was notified: "also-notify" (the zone's
+	// configuration) or "catalog" (the catalog option's also_notify).
+	Source string `json:"source"`
+	// Acknowledged is true when the server answered the NOTIFY with
+	// NOERROR (RFC 1996 section 4.7).
+	Acknowledged bool `json:"acknowledged"`
+	// Rcode is the server's answer (e.g. NOERROR, REFUSED, NOTAUTH) or
+	// empty when none came.
+	Rcode string `json:"rcode,omitempty"`
+	// Error says why no answer came.
+	Error string `json:"error,omitempty"`
+}
+
+// SendNotify sends one NOTIFY for zone with soa in the answer section
+// (RFC 1996 section 3.7) to addr ("ip:port") over UDP, retrying once
+// after a timeout, and reports the answer. It is not signed: secondaries
+// take a NOTIFY only as a hint to check the primary's SOA.
+func SendNotify(ctx context.Context, zone string, soa *dns.SOA, addr string) NotifyResult {
+	res := NotifyResult{Server: addr}
+	m := new(dns.Msg)
+	m.SetNotify(dns.Fqdn(zone))
+	m.Answer = []dns.RR{soa}
+	cl := &dns.Client{Net: "udp", Timeout: NotifyTimeout}
+	var in *dns.Msg
+	var err error
+	for attempt := 0; attempt < 2; attempt++ { // UDP: one retry
+		in, _, err = cl.ExchangeContext(ctx, m, addr)
+		var ne net.Error
+		if err == nil || !(errors.As(err, &ne) && ne.Timeout()) {
+			break
+		}
+	}
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	res.Rcode = RcodeName(in.Rcode)
+	res.Acknowledged = in.Rcode == dns.RcodeSuccess && in.Opcode == dns.OpcodeNotify
+	return res
+}
+
+// RcodeName returns the mnemonic of a DNS response code (RFC 6895
+// section 2.3), e.g. "REFUSED", or its number when it has none.
+func RcodeName(rcode int) string {
+	if s := dns.RcodeToString[rcode]; s != "" {
+		return s
+	}
+	return strconv.Itoa(rcode)
+}

@@ -1,0 +1,41 @@
+package dnsupdate
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// StoredRecord is a record as named stores it, in presentation form.
+type StoredRecord struct {
+	// Name is the owner, an absolute name.
+	Name string `json:"name"`
+	// Type is the type mnemonic, e.g. "A" or "TYPE65534".
+	Type string `json:"type"`
+	// TTL is the record's TTL.
+	TTL uint32 `json:"ttl"`
+	// Value is the record's data in master-file form.
+	Value string `json:"value"`
+}
+
+// Stored describes rr (one of ChangeResult.Records) in presentation form.
+func Stored(rr dns.RR) StoredRecord {
+	h := rr.Header()
+	t := dns.TypeToString[h.Rrtype]
+	if t == "" {
+		t = "TYPE" + strconv.Itoa(int(h.Rrtype))
+	}
+	return StoredRecord{Name: h.Name, Type: t, TTL: h.Ttl, Value: zonemodel.RDataText(rr)}
+}
+
+// ParseListType parses the type a record listing is filtered by: the
+// types zonemodel.ParseRecordType accepts, and SOA.
+func ParseListType(v string) (uint16, error) {
+	if strings.EqualFold(v, "SOA") {
+		return dns.TypeSOA, nil
+	}
+	return zonemodel.ParseRecordType(v)
+}

@@ -1,0 +1,457 @@
+package zoneservice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// ConfigChange is a change of a zone's configuration (the body of PATCH
+// /api/v1/zones/{name}): bindcar's alsoNotify, allowTransfer and
+// allowUpdate, plus primaries, dnssecPolicy and inlineSigning. At least one field must be given; a field that is
+// absent (or null) leaves its clause as it is, and every clause the
+// request does not name is kept exactly as named shows it.
+//
+// Server lists (alsoNotify, primaries) take "ip", "ip:port" or
+// "[v6]:port", each optionally followed by " key NAME" (a TSIG key).
+// Address lists (allowTransfer, allowUpdate) take "ip", "ip/len", "!ip",
+// "!ip/len", "key NAME", "any", "none", "localhost" or "localnets"; when
+// such a list names no key, the key grants the clause already has are
+// kept (bindcar drops them), so "[]" removes every address but keeps the
+// keys. An empty server list removes the clause; dnssecPolicy "" removes
+// the clause.
+type ConfigChange struct {
+	// AlsoNotify replaces the servers sent NOTIFY besides the NS targets.
+	AlsoNotify *[]string `json:"alsoNotify,omitempty"`
+	// AllowTransfer replaces the addresses allowed to transfer the zone
+	// (key grants are kept unless the list names keys itself).
+	AllowTransfer *[]string `json:"allowTransfer,omitempty"`
+	// AllowUpdate replaces the addresses allowed to update the zone (key
+	// grants are kept unless the list names keys itself).
+	AllowUpdate *[]string `json:"allowUpdate,omitempty"`
+	// Primaries replaces the servers a secondary zone transfers from.
+	Primaries *[]string `json:"primaries,omitempty"`
+	// DNSSECPolicy sets the zone's dnssec-policy; "" removes it.
+	DNSSECPolicy *string `json:"dnssecPolicy,omitempty"`
+	// InlineSigning sets inline-signing yes or no.
+	InlineSigning *bool `json:"inlineSigning,omitempty"`
+}
+
+// ConfigView is a zone's configuration as showzone reports it, in the
+// API's notation (the same as ConfigChange's), so a client can compare it
+// with what it asked for.
+type ConfigView struct {
+	Type          string   `json:"type"`
+	File          string   `json:"file,omitempty"`
+	Primaries     []string `json:"primaries,omitempty"`
+	AlsoNotify    []string `json:"alsoNotify,omitempty"`
+	AllowTransfer []string `json:"allowTransfer,omitempty"`
+	AllowUpdate   []string `json:"allowUpdate,omitempty"`
+	UpdatePolicy  string   `json:"updatePolicy,omitempty"`
+	DNSSECPolicy  string   `json:"dnssecPolicy,omitempty"`
+	InlineSigning *bool    `json:"inlineSigning,omitempty"`
+	// Options holds every clause as named prints it, keyed by name.
+	Options map[string]string `json:"options"`
+	// Statement is showzone's text.
+	Statement string `json:"statement"`
+}
+
+// ViewConfig converts a parsed showzone statement to the API's notation.
+func ViewConfig(zc *rndc.ZoneConfig) *ConfigView {
+	v := &ConfigView{Type: zc.Type(), Options: map[string]string{}, Statement: zc.String()}
+	for _, c := range zc.Clauses {
+		v.Options[c.Name] = c.Value
+		switch c.Name {
+		case "file":
+			if w, err := rndc.Words(c.Value); err == nil && len(w) == 1 {
+				v.File = w[0]
+			}
+		case "primaries", "masters":
+			v.Primaries = viewList(c.Value, viewServer)
+		case "also-notify":
+			v.AlsoNotify = viewList(c.Value, viewServer)
+		case "allow-transfer":
+			v.AllowTransfer = viewList(c.Value, viewACL)
+		case "allow-update":
+			v.AllowUpdate = viewList(c.Value, viewACL)
+		case "update-policy":
+			v.UpdatePolicy = c.Value
+		case "dnssec-policy":
+			if w, err := rndc.Words(c.Value); err == nil && len(w) == 1 {
+				v.DNSSECPolicy = w[0]
+			}
+		case "inline-signing":
+			b := c.Value == "yes" || c.Value == "true" || c.Value == "1"
+			v.InlineSigning = &b
+		}
+	}
+	return v
+}
+
+// viewList converts each element of a braced list; an element it cannot
+// read is shown as named printed it.
+func viewList(value string, conv func(string) string) []string {
+	elems, err := rndc.ParseList(value)
+	if err != nil {
+		return []string{value}
+	}
+	out := make([]string, 0, len(elems))
+	for _, e := range elems {
+		out = append(out, conv(e))
+	}
+	return out
+}
+
+// viewServer converts `192.0.2.1 port 53 key "k"` to "192.0.2.1:53 key k".
+func viewServer(elem string) string {
+	w, err := rndc.Words(elem)
+	if err != nil || len(w) == 0 {
+		return elem
+	}
+	addr, err := netip.ParseAddr(w[0])
+	if err != nil {
+		return elem
+	}
+	s := addr.String()
+	rest := w[1:]
+	if len(rest) >= 2 && rest[0] == "port" {
+		port, err := strconv.ParseUint(rest[1], 10, 16)
+		if err != nil {
+			return elem
+		}
+		s = netip.AddrPortFrom(addr, uint16(port)).String()
+		rest = rest[2:]
+	}
+	if len(rest) >= 2 && rest[0] == "key" {
+		s += " key " + rest[1]
+		rest = rest[2:]
+	}
+	if len(rest) > 0 {
+		return elem
+	}
+	return s
+}
+
+// viewACL converts `key "k"` to "key k", `"any"` to "any" and a
+// full-length prefix to its address.
+func viewACL(elem string) string {
+	w, err := rndc.Words(elem)
+	if err != nil || len(w) == 0 {
+		return elem
+	}
+	if len(w) == 2 && w[0] == "key" {
+		return "key " + w[1]
+	}
+	if len(w) != 1 {
+		return elem
+	}
+	neg, s := "", w[0]
+	if rest, ok := strings.CutPrefix(s, "!"); ok {
+		neg, s = "!", rest
+	}
+	if p, err := netip.ParsePrefix(s); err == nil && p.IsSingleIP() {
+		s = p.Addr().String()
+	}
+	return neg + s
+}
+
+// aclKeywords are the named address match lists an ACL element may be.
+var aclKeywords = map[string]bool{"any": true, "none": true, "localhost": true, "localnets": true}
+
+// ServerElement converts a server element of the API's notation ("ip",
+// "ip:port" or "[v6]:port", optionally followed by " key NAME") to
+// BIND's, e.g. `192.0.2.1 port 5300 key "k"`.
+func ServerElement(s string) (string, error) {
+	addrText, keyName, hasKey := strings.Cut(strings.TrimSpace(s), " key ")
+	addrText = strings.TrimSpace(addrText)
+	var out string
+	if a, err := netip.ParseAddr(addrText); err == nil && a.Zone() == "" {
+		out = a.Unmap().String()
+	} else if ap, err := netip.ParseAddrPort(addrText); err == nil && ap.Port() != 0 && ap.Addr().Zone() == "" {
+		out = ap.Addr().Unmap().String() + " port " + strconv.Itoa(int(ap.Port()))
+	} else {
+		return "", fmt.Errorf("%q is not \"ip\", \"ip:port\" or \"[ipv6]:port\", optionally followed by \" key NAME\"", s)
+	}
+	if hasKey {
+		k, err := confKeyName(keyName)
+		if err != nil {
+			return "", fmt.Errorf("%q: %v", s, err)
+		}
+		out += " key " + k
+	}
+	return out, nil
+}
+
+// confKeyName checks a TSIG key name and quotes it.
+func confKeyName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", errors.New("empty key name")
+	}
+	if err := rndc.ValidZoneName(name); err != nil {
+		return "", fmt.Errorf("key name %q: letters, digits, '.', '-' and '_' only", name)
+	}
+	return rndc.QuoteString(name), nil
+}
+
+// ACLElement converts an address-list element of the API's notation
+// ("ip", "ip/len", "!ip", "key NAME", "any", ...) to BIND's and reports
+// whether it is a key grant.
+func ACLElement(s string) (string, bool, error) {
+	s = strings.TrimSpace(s)
+	if name, ok := strings.CutPrefix(s, "key "); ok {
+		k, err := confKeyName(name)
+		if err != nil {
+			return "", false, err
+		}
+		return "key " + k, true, nil
+	}
+	neg, body := "", s
+	if rest, ok := strings.CutPrefix(s, "!"); ok {
+		neg, body = "!", rest
+	}
+	if aclKeywords[body] {
+		return neg + body, false, nil
+	}
+	if a, err := netip.ParseAddr(body); err == nil && a.Zone() == "" {
+		return neg + a.Unmap().String(), false, nil
+	}
+	if p, err := netip.ParsePrefix(body); err == nil && p.Addr().Zone() == "" {
+		if m := p.Masked(); m != p {
+			return "", false, fmt.Errorf("%q has host bits set (did you mean %q?)", s, neg+m.String())
+		}
+		return neg + p.String(), false, nil
+	}
+	return "", false, fmt.Errorf("%q is not an IP address, a CIDR network, \"key NAME\" or one of any, none, localhost, localnets", s)
+}
+
+// zoneChange is a validated ConfigChange: each set clause's new
+// elements in BIND's notation.
+type zoneChange struct {
+	alsoNotify, primaries      *[]string
+	allowTransfer, allowUpdate *aclChange
+	dnssecPolicy               *string
+	inlineSigning              *bool
+}
+
+type aclChange struct {
+	elems   []string
+	hasKeys bool // the list names keys: it replaces the existing grants
+}
+
+// Validate checks the change; every problem is listed in the
+// *zonemodel.ValidationError it returns.
+func (req *ConfigChange) Validate() error {
+	_, err := req.validate()
+	return err
+}
+
+// validate checks the change and converts it to BIND's notation.
+func (req *ConfigChange) validate() (*zoneChange, error) {
+	ve := &zonemodel.ValidationError{}
+	add := func(field, format string, args ...any) {
+		ve.Problems = append(ve.Problems, zonemodel.Problem{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	if req.AlsoNotify == nil && req.AllowTransfer == nil && req.AllowUpdate == nil && req.Primaries == nil &&
+		req.DNSSECPolicy == nil && req.InlineSigning == nil {
+		add("(body)", "at least one field (alsoNotify, allowTransfer, allowUpdate, primaries, dnssecPolicy or inlineSigning) must be provided")
+		return nil, ve
+	}
+	ch := &zoneChange{inlineSigning: req.InlineSigning}
+	servers := func(field string, in *[]string) *[]string {
+		if in == nil {
+			return nil
+		}
+		out := []string{}
+		for i, s := range *in {
+			c, err := ServerElement(s)
+			if err != nil {
+				add(fmt.Sprintf("%s[%d]", field, i), "%v", err)
+				continue
+			}
+			out = append(out, c)
+		}
+		return &out
+	}
+	acl := func(field string, in *[]string) *aclChange {
+		if in == nil {
+			return nil
+		}
+		ac := &aclChange{elems: []string{}}
+		for i, s := range *in {
+			c, isKey, err := ACLElement(s)
+			if err != nil {
+				add(fmt.Sprintf("%s[%d]", field, i), "%v", err)
+				continue
+			}
+			ac.hasKeys = ac.hasKeys || isKey
+			ac.elems = append(ac.elems, c)
+		}
+		return ac
+	}
+	ch.alsoNotify = servers("alsoNotify", req.AlsoNotify)
+	ch.primaries = servers("primaries", req.Primaries)
+	if ch.primaries != nil && len(*ch.primaries) == 0 && len(ve.Problems) == 0 {
+		add("primaries", "a secondary zone needs at least one primary server")
+	}
+	ch.allowTransfer = acl("allowTransfer", req.AllowTransfer)
+	ch.allowUpdate = acl("allowUpdate", req.AllowUpdate)
+	if p := req.DNSSECPolicy; p != nil {
+		if *p != "" {
+			if _, err := confKeyName(*p); err != nil {
+				add("dnssecPolicy", "policy name %q: letters, digits, '.', '-' and '_' only", *p)
+			}
+		}
+		ch.dnssecPolicy = p
+	}
+	if len(ve.Problems) > 0 {
+		return nil, ve
+	}
+	return ch, nil
+}
+
+// apply changes zc as ch says, keeping every other clause and, in address
+// lists given without keys, the key grants they had.
+func (ch *zoneChange) apply(zc *rndc.ZoneConfig) error {
+	if ch.primaries != nil {
+		if zc.Type() != "secondary" && zc.Type() != "mirror" && zc.Type() != "stub" {
+			return fmt.Errorf("primaries applies to secondary zones; this zone is %s", zc.Type())
+		}
+		zc.Remove("masters")
+		zc.Set("primaries", rndc.RenderList(*ch.primaries))
+	}
+	if ch.alsoNotify != nil {
+		if len(*ch.alsoNotify) == 0 {
+			zc.Remove("also-notify")
+		} else {
+			zc.Set("also-notify", rndc.RenderList(*ch.alsoNotify))
+		}
+	}
+	for _, a := range []struct {
+		clause string
+		ch     *aclChange
+	}{{"allow-transfer", ch.allowTransfer}, {"allow-update", ch.allowUpdate}} {
+		if a.ch == nil {
+			continue
+		}
+		elems := a.ch.elems
+		if !a.ch.hasKeys {
+			// Keep the clause's key grants (the module's own among them).
+			if old, ok := zc.Get(a.clause); ok {
+				oldElems, err := rndc.ParseList(old)
+				if err != nil {
+					return fmt.Errorf("reading %s %s: %v", a.clause, old, err)
+				}
+				var keys []string
+				for _, e := range oldElems {
+					if strings.HasPrefix(e, "key ") || strings.HasPrefix(e, "key\t") {
+						keys = append(keys, e)
+					}
+				}
+				elems = append(keys, elems...)
+			}
+		}
+		if len(elems) == 0 {
+			zc.Remove(a.clause)
+		} else {
+			zc.Set(a.clause, rndc.RenderList(elems))
+		}
+	}
+	if p := ch.dnssecPolicy; p != nil {
+		if *p == "" {
+			zc.Remove("dnssec-policy")
+		} else {
+			zc.Set("dnssec-policy", rndc.QuoteString(*p))
+		}
+	}
+	if b := ch.inlineSigning; b != nil {
+		v := "no"
+		if *b {
+			v = "yes"
+		}
+		zc.Set("inline-signing", v)
+	}
+	return nil
+}
+
+// signed reports whether the zone's configuration has named sign it: a
+// dnssec-policy other than none, or inline-signing yes.
+func signed(zc *rndc.ZoneConfig) bool {
+	if v, ok := zc.Get("dnssec-policy"); ok {
+		if w, err := rndc.Words(v); err == nil && len(w) == 1 && w[0] != "none" {
+			return true
+		}
+	}
+	v, _ := zc.Get("inline-signing")
+	return v == "yes" || v == "true" || v == "1"
+}
+
+// Modified is what Modify did.
+type Modified struct {
+	// Details is named's answer to modzone.
+	Details string
+	// Config is the zone's configuration after the change, nil when it
+	// could not be read back.
+	Config *ConfigView
+}
+
+// Modify changes the zone's configuration: showzone, change the clauses
+// ch names (keeping every other), modzone, showzone again, under the
+// zone's lock so that two changes do not overwrite each other. Errors:
+// ErrInvalid (ch is not valid, or does not apply to the zone: its cause
+// says why), ErrBusy, and those of the commands (showzone, modzone: a
+// change named refuses changes nothing).
+func (s *Service) Modify(ctx context.Context, name string, ch *ConfigChange) (*Modified, error) {
+	zch, err := ch.validate()
+	if err != nil {
+		return nil, newErr(ErrInvalid, name, "", "invalid change", err)
+	}
+	unlock, err := s.lock(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	zc, err := s.Control.ShowZoneConfig(ctx, name)
+	if err != nil {
+		return nil, s.commandErr(name, "showzone", err)
+	}
+	wasSigned := signed(zc)
+	if err := zch.apply(zc); err != nil {
+		return nil, newErr(ErrInvalid, name, "", "invalid change", err)
+	}
+	if !wasSigned && signed(zc) {
+		if _, ok := zc.Get("key-directory"); !ok {
+			// As for zones created signed: named keeps the keys where a
+			// delete finds and removes them.
+			zc.Set("key-directory", rndc.QuoteString(s.Store.Dir()))
+		}
+	}
+	block := zc.Block()
+	s.log().Debug("modifying zone", zap.String("zone", name), zap.String("config", block))
+	text, err := s.Control.ModZone(ctx, name, block)
+	if err != nil {
+		e := s.commandErr(name, "modzone", err)
+		if e.Kind == ErrNotFound {
+			// The zone exists (showzone said so): what is missing is
+			// something the change names (a dnssec-policy, a key).
+			e.Kind = ErrInvalid
+		}
+		return nil, e
+	}
+	res := &Modified{Details: text}
+	if after, err := s.Control.ShowZoneConfig(ctx, name); err == nil {
+		res.Config = ViewConfig(after)
+	} else {
+		s.log().Warn("showzone after modzone failed", zap.String("zone", name), zap.Error(err))
+	}
+	s.log().Info("zone modified", zap.String("zone", name))
+	return res, nil
+}

@@ -1,0 +1,183 @@
+package zoneservice
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// The record operations send RFC 2136 UPDATE messages, signed with the
+// Updater's key, and read zones by AXFR. Their errors: a
+// *zonemodel.ValidationError for a change that is not valid, a
+// *dnsupdate.ConflictError for one DNS rules refuse, a
+// *dnsupdate.PreconditionError when ifSerial is not the zone's serial,
+// dnsupdate.ErrRecordNotFound (ReplaceRecord), dnsupdate.ErrNoUpdateKey;
+// an *Error of kind ErrOutcomeUnknown when named did not answer a change
+// (it may have applied it), or, when named refused the operation, of kind
+// ErrNotFound, ErrFrozen, ErrNotPrimary, ErrUpdateRefused,
+// ErrTransferRefused, ErrNotZone, ErrServerFailure, ErrSignature or
+// ErrRcode, explained by what zonestatus then reports of the zone
+// (ErrControl with command "zonestatus" when that fails too). Other
+// errors are the exchange's own.
+
+// CanUpdate reports whether the service can sign record changes: it has
+// an updater whose key has its secret.
+func (s *Service) CanUpdate() bool {
+	return s.Updater != nil && s.Updater.Client().CanUpdate()
+}
+
+// AddRecord adds rec to the zone. ifSerial, if set, is the serial the
+// zone must have (else *dnsupdate.PreconditionError).
+func (s *Service) AddRecord(ctx context.Context, zone string, rec zonemodel.Record, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+	return s.change(ctx, zone, "add", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return s.Updater.Add(ctx, zone, rec, opt)
+	})
+}
+
+// RemoveRecord removes one record, or an RRset when rm names no value.
+func (s *Service) RemoveRecord(ctx context.Context, zone string, rm dnsupdate.Removal, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+	return s.change(ctx, zone, "remove", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return s.Updater.Remove(ctx, zone, rm, opt)
+	})
+}
+
+// ReplaceRecord replaces one record's data (dnsupdate.ErrRecordNotFound
+// when the record is not there).
+func (s *Service) ReplaceRecord(ctx context.Context, zone string, rp dnsupdate.Replacement, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+	return s.change(ctx, zone, "update", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return s.Updater.Replace(ctx, zone, rp, opt)
+	})
+}
+
+// ApplyChanges applies changes in order as one UPDATE message: all or
+// nothing, one serial bump.
+func (s *Service) ApplyChanges(ctx context.Context, zone string, changes []dnsupdate.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+	return s.change(ctx, zone, "batch", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return s.Updater.Batch(ctx, zone, changes, opt)
+	})
+}
+
+// ApplyUpdate sends one UPDATE of the zone made of RFC 2136
+// prerequisites and updates as they are (for front ends that speak in
+// RRs, such as the external-dns webhook). A prerequisite that fails is a
+// *dnsupdate.ServerError whose rcode says which (NXRRSET, YXRRSET,
+// NXDOMAIN, YXDOMAIN), returned as it is.
+func (s *Service) ApplyUpdate(ctx context.Context, zone string, prereq, update []dns.RR) (*dnsupdate.ChangeResult, error) {
+	if s.Updater == nil {
+		return nil, dnsupdate.ErrNoUpdateKey
+	}
+	return s.Updater.Apply(ctx, zone, prereq, update, dnsupdate.WriteOptions{SerialMethod: s.SerialMethod})
+}
+
+// ListRecords lists the zone's RRsets, read by AXFR (from a serial-keyed
+// cache), one page at a time, with the snapshot they come from.
+func (s *Service) ListRecords(ctx context.Context, zone string, opt dnsupdate.ListOptions) (*dnsupdate.Snapshot, []dnsupdate.RRset, string, error) {
+	if s.Updater == nil {
+		return nil, nil, "", dnsupdate.ErrNoUpdateKey
+	}
+	snap, sets, next, err := s.Updater.List(ctx, zone, opt)
+	if err != nil {
+		return nil, nil, "", s.recordErr(ctx, zone, "read", err)
+	}
+	return snap, sets, next, nil
+}
+
+// Snapshot reads the whole zone by AXFR (from a serial-keyed cache): its
+// records, serial and master-file text (export).
+func (s *Service) Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error) {
+	if s.Updater == nil {
+		return nil, dnsupdate.ErrNoUpdateKey
+	}
+	snap, err := s.Updater.Snapshot(ctx, zone)
+	if err != nil {
+		return nil, s.recordErr(ctx, zone, "read", err)
+	}
+	return snap, nil
+}
+
+// change runs a record change and, when named refuses it although
+// zonestatus says the zone is a dynamic primary that is not frozen, runs
+// it again a few times: right after `rndc thaw` named reloads the zone
+// and refuses updates until the load completes. Only this error path
+// asks named over the control channel.
+func (s *Service) change(ctx context.Context, zone, op string, ifSerial *uint32, f func(dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error)) (*dnsupdate.ChangeResult, error) {
+	if s.Updater == nil {
+		return nil, dnsupdate.ErrNoUpdateKey
+	}
+	opt := dnsupdate.WriteOptions{IfSerial: ifSerial, SerialMethod: s.SerialMethod}
+	res, err := f(opt)
+	for i := 1; i <= 4 && dnsupdate.IsRcode(err, dns.RcodeRefused); i++ {
+		st, serr := s.Control.ZoneStatus(ctx, zone)
+		if serr != nil || st.Frozen || !st.Dynamic || (st.Type != "primary" && st.Type != "master") {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, s.recordErr(ctx, zone, op, err)
+		case <-time.After(time.Duration(i) * 50 * time.Millisecond):
+		}
+		res, err = f(opt)
+	}
+	if err != nil {
+		return nil, s.recordErr(ctx, zone, op, err)
+	}
+	return res, nil
+}
+
+// recordErr classifies a record operation's failure (see above).
+func (s *Service) recordErr(ctx context.Context, zone, op string, err error) error {
+	var se *dnsupdate.ServerError
+	switch {
+	case errors.As(err, &se):
+		return s.refused(ctx, zone, op, se)
+	case op != "read" && dnsupdate.OutcomeUnknown(err):
+		e := newErr(ErrOutcomeUnknown, zone, "", "", err)
+		e.Op = op
+		return e
+	}
+	return err
+}
+
+// refused explains an error rcode from named: where the zone's state
+// can say why, it asks named for it.
+func (s *Service) refused(ctx context.Context, zone, op string, se *dnsupdate.ServerError) error {
+	e := &Error{Zone: zone, Op: op, Rcode: dnsupdate.RcodeName(se.Rcode), Err: se}
+	if se.TSIGError != 0 {
+		e.Kind = ErrSignature
+		return e
+	}
+	switch se.Rcode {
+	case dns.RcodeRefused, dns.RcodeNotAuth, dns.RcodeNotZone, dns.RcodeServerFailure:
+	default:
+		e.Kind = ErrRcode
+		return e
+	}
+	st, err := s.Control.ZoneStatus(ctx, zone)
+	switch {
+	case err != nil && rndc.IsNotFound(err):
+		e.Kind = ErrNotFound
+		return e
+	case err != nil:
+		e.Kind, e.Command, e.Err = ErrControl, "zonestatus", err
+		return e
+	case st.Frozen:
+		e.Kind = ErrFrozen
+	case st.Type != "" && st.Type != "primary" && st.Type != "master":
+		e.Kind, e.ZoneType = ErrNotPrimary, st.Type
+	case se.Rcode == dns.RcodeServerFailure:
+		e.Kind = ErrServerFailure
+	case op == "read":
+		e.Kind = ErrTransferRefused
+	case se.Rcode == dns.RcodeNotZone:
+		e.Kind = ErrNotZone
+	default:
+		e.Kind = ErrUpdateRefused
+	}
+	return e
+}
