@@ -125,7 +125,7 @@ var layering = []layer{
 	{
 		name:    "test support",
 		rule:    "packages for tests only (a real named, the Caddy build, a fake named, adapt fixtures, end-to-end tests); no other layer imports them",
-		pkgs:    []string{"caddyfile", "integration", "internal/testbind", "internal/testcaddy", "rndc/rndctest"},
+		pkgs:    []string{"caddyfile", "integration", "internal/testbind", "internal/testcaddy", "rndc/rndctest", "dnsupdate/dnstest"},
 		imports: []string{"base", "api types", "zone model", "storage and control", "dns", "zone service", "spec", "client", "client adapters", "front-end support", "front ends", "test support"},
 		http:    true,
 		caddy:   true,

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/rndc/rndctest"
 )
@@ -236,7 +237,7 @@ func TestRecordHandlersAgainstFakeNamed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, _ := fakeNamedHandler(t, fakeNamedAnswers{"zonestatus frozen.test": {Text: testdata(t, "zonestatus_frozen.txt")}})
-			h.dnsServer = newFakeDNS(t, map[string]string{"rec.test": recZone, "frozen.test": strings.ReplaceAll(recZone, "rec.test", "frozen.test")}, "frozen.test").addr
+			h.dnsServer = dnstest.NewServer(t, map[string]string{"rec.test": recZone, "frozen.test": strings.ReplaceAll(recZone, "rec.test", "frozen.test")}, "frozen.test").Addr
 			w := httptest.NewRecorder()
 			r := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
 			if tc.body != "" {
