@@ -150,13 +150,20 @@ func (c *Client) KeyName() string {
 // named closed while idle is replaced once: named never read the message
 // from it, so sending it again is safe.
 func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg, error) {
-	if sign {
-		if c.key == nil {
-			return nil, errors.New("no TSIG key to sign the message with")
-		}
-		m.SetTsig(c.keyName, c.alg, tsigFudge, time.Now().Unix())
+	if sign && c.key == nil {
+		return nil, errors.New("no TSIG key to sign the message with")
 	}
 	for attempt := 0; ; attempt++ {
+		if sign {
+			// Signed afresh for every attempt: the DNS library takes the
+			// TSIG record off the message when it signs it, so a copy
+			// sent again after a stale connection (named restarted)
+			// would otherwise go unsigned and be refused.
+			if m.IsTsig() != nil {
+				m.Extra = m.Extra[:len(m.Extra)-1]
+			}
+			m.SetTsig(c.keyName, c.alg, tsigFudge, time.Now().Unix())
+		}
 		conn, reused, err := c.get(ctx)
 		if err != nil {
 			return nil, err
