@@ -43,7 +43,28 @@ func (d *Document) ValidateRequest(method, pathTemplate string, body []byte) []V
 	if err != nil {
 		return []Violation{{Message: fmt.Sprintf("malformed JSON: %v", err)}}
 	}
-	err = sch.Validate(v)
+	return validate(sch, v)
+}
+
+// ValidateValue is ValidateRequest of a body already parsed, as
+// encoding/json decodes JSON into an any with UseNumber (objects as
+// map[string]any, arrays as []any, numbers as json.Number): a server that
+// parses a body once for several checks gives the schema check the same
+// value.
+func (d *Document) ValidateValue(method, pathTemplate string, v any) []Violation {
+	sch, err := d.bodySchema(method, pathTemplate)
+	if err != nil {
+		return []Violation{{Message: err.Error()}}
+	}
+	if sch == nil {
+		return nil
+	}
+	return validate(sch, v)
+}
+
+// validate checks v against sch and flattens the violations.
+func validate(sch *jsonschema.Schema, v any) []Violation {
+	err := sch.Validate(v)
 	if err == nil {
 		return nil
 	}

@@ -49,6 +49,9 @@ type caddyOpts struct {
 	// control, if set, is the rndc server address caddy uses instead of
 	// named's (a proxy that loses replies, say).
 	control string
+	// bin is the caddy binary to run instead of caddyBin (a baseline
+	// build, for benchmarks that compare two builds).
+	bin string
 }
 
 // caddy is a caddy process of the shared harness (internal/testcaddy)
@@ -77,8 +80,12 @@ func startCaddy(t testing.TB, ns *testbind.Server, opts caddyOpts) *caddy {
 // harness's, without automatic HTTPS, with a 5 s grace period.
 func newCaddy(t testing.TB, ns *testbind.Server, opts caddyOpts) *caddy {
 	t.Helper()
+	bin := caddyBin
+	if opts.bin != "" {
+		bin = opts.bin
+	}
 	return &caddy{t: t, ns: ns, Caddy: testcaddy.New(t, ns, testcaddy.Options{
-		Binary:      caddyBin,
+		Binary:      bin,
 		Global:      "auto_https off",
 		GracePeriod: "5s",
 		APIExtra:    opts.extra,

@@ -26,16 +26,14 @@ func addsBody(n int) string {
 func BenchmarkBatchBody(b *testing.B) {
 	h := docsHandler(b, "")
 	body := addsBody(1000)
+	p := routeParams(b, h, "PATCH", "/api/v1/zones/x.test/records")
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		req := httptest.NewRequest("PATCH", "/api/v1/zones/x.test/records", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()
-		if !h.checkBody(w, req, "/api/v1/zones/{name}/records") {
-			b.Fatal(w.Body)
-		}
 		var r batchRequest
-		if !decodeBody(w, req, &r) || len(r.Changes) != 1000 {
+		if !h.decodeRequest(w, req, p, &r) || len(r.Changes) != 1000 {
 			b.Fatal(w.Body)
 		}
 	}

@@ -1,10 +1,7 @@
 package module
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"path"
 	"strings"
@@ -151,69 +148,4 @@ func (h *Handler) handleExplorerAsset(w http.ResponseWriter, r *http.Request, p 
 	w.Header().Set("Cache-Control", "public, max-age=86400")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	http.ServeFileFS(w, r, swaggerfiles.FS, name)
-}
-
-// bodyViolations is the 400 answer of a request body that fails its
-// schema: the usual error and message, plus each violation by JSON pointer.
-type bodyViolations struct {
-	Error      string              `json:"error"`
-	Message    string              `json:"message"`
-	Violations []apispec.Violation `json:"violations"`
-}
-
-// checkBody validates the request body against the request schema that
-// the served specification gives the route (template as in buildRoutes,
-// e.g. /api/v1/zones), so the document and the validation cannot drift.
-// On violations it answers 400 listing each one and returns false; the
-// body stays readable for decodeBody either way. Bodies over MaxBodyBytes
-// answer 413.
-func (h *Handler) checkBody(w http.ResponseWriter, r *http.Request, template string) bool {
-	d, err := h.spec()
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "building the API specification: %v", err)
-		return false
-	}
-	if !d.HasRequestBody(r.Method, template) {
-		return true
-	}
-	// The media type first: a body declared as something else is 415,
-	// whatever it holds.
-	if !checkContentType(w, r) {
-		return false
-	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	if err != nil {
-		if isTooLarge(err) {
-			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", MaxBodyBytes)
-			return false
-		}
-		writeError(w, http.StatusBadRequest, "reading the request body: %v", err)
-		return false
-	}
-	r.Body = io.NopCloser(bytes.NewReader(raw))
-	if !json.Valid(raw) {
-		return true // decodeBody answers an empty or malformed body precisely
-	}
-	if k, where, dup := duplicateKey(raw); dup {
-		writeError(w, http.StatusBadRequest, "duplicate key %q in the object at %s", k, where)
-		return false
-	}
-	vs := d.ValidateRequest(r.Method, template, raw)
-	if len(vs) == 0 {
-		return true
-	}
-	msgs := make([]string, len(vs))
-	for i, v := range vs {
-		ptr := v.Pointer
-		if ptr == "" {
-			ptr = "(body)"
-		}
-		msgs[i] = ptr + ": " + v.Message
-	}
-	writeJSON(w, http.StatusBadRequest, bodyViolations{
-		Error:      http.StatusText(http.StatusBadRequest),
-		Message:    "request body does not match the schema: " + strings.Join(msgs, "; "),
-		Violations: vs,
-	})
-	return false
 }

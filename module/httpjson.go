@@ -1,11 +1,9 @@
 package module
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -34,73 +32,6 @@ func writeError(w http.ResponseWriter, status int, format string, args ...any) {
 // "Bad Gateway", as the service specification lists it.
 func writeBadGateway(w http.ResponseWriter, format string, args ...any) {
 	writeJSON(w, http.StatusInternalServerError, errorBody{Error: "Bad Gateway", Message: fmt.Sprintf(format, args...)})
-}
-
-// decodeBody decodes the JSON request body into v strictly: at most
-// MaxBodyBytes, no unknown fields, exactly one JSON value. It writes the
-// error response itself and reports whether decoding succeeded.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	if !checkContentType(w, r) {
-		return false
-	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	if err != nil {
-		if isTooLarge(err) {
-			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", MaxBodyBytes)
-		} else {
-			writeError(w, http.StatusBadRequest, "reading the request body: %v", err)
-		}
-		return false
-	}
-	r.Body = io.NopCloser(bytes.NewReader(raw))
-	if json.Valid(raw) {
-		if k, where, dup := duplicateKey(raw); dup {
-			writeError(w, http.StatusBadRequest, "duplicate key %q in the object at %s", k, where)
-			return false
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err = dec.Decode(v)
-	if err == nil {
-		// Exactly one value: anything but whitespace after it is an error.
-		if _, terr := dec.Token(); terr != io.EOF {
-			if isTooLarge(terr) {
-				err = terr
-			} else {
-				writeError(w, http.StatusBadRequest, "request body must contain a single JSON object")
-				return false
-			}
-		}
-	}
-	if err == nil {
-		return true
-	}
-	var (
-		syntaxErr *json.SyntaxError
-		typeErr   *json.UnmarshalTypeError
-	)
-	switch {
-	case isTooLarge(err):
-		writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", MaxBodyBytes)
-	case errors.Is(err, io.EOF):
-		writeError(w, http.StatusBadRequest, "request body is empty; a JSON object is required")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		writeError(w, http.StatusBadRequest, "malformed JSON: unexpected end of body")
-	case errors.As(err, &syntaxErr):
-		writeError(w, http.StatusBadRequest, "malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
-	case errors.As(err, &typeErr):
-		field := typeErr.Field
-		if field == "" {
-			field = "(body)"
-		}
-		writeError(w, http.StatusBadRequest, "field %s: expected %s, got JSON %s", field, typeErr.Type, typeErr.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		writeError(w, http.StatusBadRequest, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
-	default:
-		writeError(w, http.StatusBadRequest, "invalid JSON body: %v", err)
-	}
-	return false
 }
 
 // checkContentType answers 415 when the request declares a body type other

@@ -1,92 +1,356 @@
 package module
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"strings"
+	"unicode/utf8"
 )
 
+// maxJSONDepth is encoding/json's nesting limit: a deeper document is not
+// valid for it, so it is not for parseJSON either.
+const maxJSONDepth = 10000
+
+// parsedJSON is a request body parsed once, for the checks that precede
+// the strict decode.
+type parsedJSON struct {
+	// valid is true when the body is exactly one JSON value (surrounded by
+	// whitespace only), as json.Valid tells.
+	valid bool
+	// value is the body as encoding/json decodes it into an any with
+	// UseNumber (maps, slices, strings, json.Number, bools, nil): what the
+	// schema validator takes. Only set when valid.
+	value any
+	// dup is true when a key appears twice in one object (keys compared
+	// as encoding/json matches struct fields: ignoring case); dupKey is
+	// the first such key (possibly ""), dupWhere the JSON Pointer of that
+	// object ("(body)" for the top level).
+	dup              bool
+	dupKey, dupWhere string
+}
+
+// parseJSON parses a request body in one pass: validity, the generic value
+// and the first duplicate key. encoding/json keeps the last of duplicate
+// keys silently, so a body such as {"zoneName":"a","zoneName":"b"} would
+// otherwise be read as one of its meanings.
+func parseJSON(data []byte) parsedJSON {
+	p := jsonParser{data: data}
+	p.space()
+	v, ok := p.value()
+	p.space()
+	if !ok || p.pos != len(p.data) {
+		return parsedJSON{}
+	}
+	return parsedJSON{valid: true, value: v, dup: p.dup, dupKey: p.dupKey, dupWhere: p.dupWhere}
+}
+
 // duplicateKey returns the first key that appears twice in one JSON object
-// of data (keys compared as encoding/json matches struct fields: ignoring
-// case), with the JSON Pointer of that object, or ok false when there is
-// none. encoding/json keeps the last of duplicate keys silently, so a body
-// such as {"zoneName":"a","zoneName":"b"} would otherwise be read as one
-// of its meanings. data must be valid JSON.
+// of data, with the JSON Pointer of that object, or ok false when there is
+// none or data is not valid JSON.
 func duplicateKey(data []byte) (key, where string, ok bool) {
-	type frame struct {
-		object    bool
-		expectKey bool
-		keys      map[string]bool
-		path      string // pointer of this value
-		lastKey   string
-		index     int
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var stack []*frame
-	// childPath is the pointer of the next value inside the top frame.
-	childPath := func() string {
-		if len(stack) == 0 {
-			return ""
+	pj := parseJSON(data)
+	return pj.dupKey, pj.dupWhere, pj.dup
+}
+
+// jsonParser is a recursive-descent parser of RFC 8259 JSON that accepts
+// exactly what encoding/json's scanner accepts (bytes above 0x7F in
+// strings included, unchecked).
+type jsonParser struct {
+	data []byte
+	pos  int
+	path []pathSeg // where the parser is, for dupWhere
+
+	dup              bool
+	dupKey, dupWhere string
+}
+
+// keySet holds an object's keys: a slice while it is small (request
+// objects have a handful of members), a map beyond.
+type keySet struct {
+	list []string
+	m    map[string]bool
+}
+
+// add adds k and reports whether it was new.
+func (s *keySet) add(k string) bool {
+	if s.m != nil {
+		if s.m[k] {
+			return false
 		}
-		top := stack[len(stack)-1]
-		if top.object {
-			return top.path + "/" + escapePointer(top.lastKey)
-		}
-		return top.path + "/" + itoa(top.index)
+		s.m[k] = true
+		return true
 	}
-	// valueDone records that a value of the top frame ended.
-	valueDone := func() {
-		if len(stack) == 0 {
+	for _, x := range s.list {
+		if x == k {
+			return false
+		}
+	}
+	s.list = append(s.list, k)
+	if len(s.list) > 16 {
+		s.m = make(map[string]bool, 2*len(s.list))
+		for _, x := range s.list {
+			s.m[x] = true
+		}
+		s.list = nil
+	}
+	return true
+}
+
+// pathSeg is one step of a JSON Pointer: an object member or an array
+// index.
+type pathSeg struct {
+	key   string
+	index int
+	isKey bool
+}
+
+func (p *jsonParser) space() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
 			return
 		}
-		top := stack[len(stack)-1]
-		if top.object {
-			top.expectKey = true
-		} else {
-			top.index++
-		}
+	}
+}
+
+func (p *jsonParser) value() (any, bool) {
+	if p.pos >= len(p.data) {
+		return nil, false
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		return p.str()
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	}
+	return nil, false
+}
+
+func (p *jsonParser) literal(s string) bool {
+	if len(p.data)-p.pos < len(s) || string(p.data[p.pos:p.pos+len(s)]) != s {
+		return false
+	}
+	p.pos += len(s)
+	return true
+}
+
+func (p *jsonParser) object() (any, bool) {
+	if len(p.path) >= maxJSONDepth {
+		return nil, false
+	}
+	p.pos++ // {
+	m := map[string]any{}
+	var seen keySet // folded keys, for the duplicate check
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return m, true
 	}
 	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return "", "", false
+		p.space()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, false
 		}
-		if err != nil {
-			return "", "", false
+		kv, ok := p.str()
+		if !ok {
+			return nil, false
 		}
-		if d, isDelim := tok.(json.Delim); isDelim {
-			switch d {
-			case '{', '[':
-				stack = append(stack, &frame{object: d == '{', expectKey: d == '{', keys: map[string]bool{}, path: childPath()})
-			case '}', ']':
-				stack = stack[:len(stack)-1]
-				valueDone()
-			}
-			continue
+		k := kv.(string)
+		if !p.dup && !seen.add(strings.ToLower(k)) {
+			p.dup, p.dupKey, p.dupWhere = true, k, p.pointer()
 		}
-		if len(stack) > 0 {
-			top := stack[len(stack)-1]
-			if top.object && top.expectKey {
-				k, _ := tok.(string)
-				folded := strings.ToLower(k)
-				if top.keys[folded] {
-					where := top.path
-					if where == "" {
-						where = "(body)"
-					}
-					return k, where, true
-				}
-				top.keys[folded] = true
-				top.lastKey = k
-				top.expectKey = false
-				continue
-			}
+		p.space()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, false
 		}
-		valueDone()
+		p.pos++
+		p.space()
+		p.path = append(p.path, pathSeg{key: k, isKey: true})
+		v, ok := p.value()
+		p.path = p.path[:len(p.path)-1]
+		if !ok {
+			return nil, false
+		}
+		m[k] = v
+		p.space()
+		if p.pos >= len(p.data) {
+			return nil, false
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return m, true
+		default:
+			return nil, false
+		}
 	}
+}
+
+func (p *jsonParser) array() (any, bool) {
+	if len(p.path) >= maxJSONDepth {
+		return nil, false
+	}
+	p.pos++ // [
+	a := []any{}
+	p.space()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return a, true
+	}
+	for i := 0; ; i++ {
+		p.space()
+		p.path = append(p.path, pathSeg{index: i})
+		v, ok := p.value()
+		p.path = p.path[:len(p.path)-1]
+		if !ok {
+			return nil, false
+		}
+		a = append(a, v)
+		p.space()
+		if p.pos >= len(p.data) {
+			return nil, false
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return a, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// str parses a string. Without escapes and with valid UTF-8 the bytes are
+// the string; otherwise encoding/json unquotes the literal, so escapes
+// and invalid UTF-8 (replaced by U+FFFD) come out exactly as it decodes
+// them.
+func (p *jsonParser) str() (any, bool) {
+	start := p.pos
+	p.pos++ // "
+	plain := true
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			lit := p.data[start:p.pos]
+			if plain && utf8.Valid(lit) {
+				return string(lit[1 : len(lit)-1]), true
+			}
+			var s string
+			if err := json.Unmarshal(lit, &s); err != nil {
+				return nil, false
+			}
+			return s, true
+		case c == '\\':
+			plain = false
+			p.pos++
+			if p.pos >= len(p.data) {
+				return nil, false
+			}
+			switch p.data[p.pos] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.pos++
+			case 'u':
+				p.pos++
+				for range 4 {
+					if p.pos >= len(p.data) || !isHex(p.data[p.pos]) {
+						return nil, false
+					}
+					p.pos++
+				}
+			default:
+				return nil, false
+			}
+		case c < 0x20:
+			return nil, false
+		default:
+			p.pos++
+		}
+	}
+	return nil, false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// number parses -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? into a
+// json.Number holding its text.
+func (p *jsonParser) number() (any, bool) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	if p.pos >= len(p.data) {
+		return nil, false
+	}
+	switch c := p.data[p.pos]; {
+	case c == '0':
+		p.pos++
+	case c >= '1' && c <= '9':
+		p.digits()
+	default:
+		return nil, false
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if !p.digits() {
+			return nil, false
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if !p.digits() {
+			return nil, false
+		}
+	}
+	return json.Number(p.data[start:p.pos]), true
+}
+
+// digits skips [0-9]* and reports whether there was at least one.
+func (p *jsonParser) digits() bool {
+	start := p.pos
+	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+		p.pos++
+	}
+	return p.pos > start
+}
+
+// pointer is the JSON Pointer of the value being parsed, "(body)" at the
+// top level.
+func (p *jsonParser) pointer() string {
+	if len(p.path) == 0 {
+		return "(body)"
+	}
+	var sb strings.Builder
+	for _, s := range p.path {
+		sb.WriteByte('/')
+		if s.isKey {
+			sb.WriteString(escapePointer(s.key))
+		} else {
+			sb.WriteString(itoa(s.index))
+		}
+	}
+	return sb.String()
 }
 
 // escapePointer escapes a key for a JSON Pointer (RFC 6901).

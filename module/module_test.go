@@ -45,6 +45,8 @@ func TestCheckBearer(t *testing.T) {
 	}
 }
 
+// TestDecodeBody: the body read and decoded strictly (readBody, then
+// decodeJSON), each failure a precise 4xx.
 func TestDecodeBody(t *testing.T) {
 	type inner struct {
 		N uint32 `json:"n"`
@@ -82,7 +84,8 @@ func TestDecodeBody(t *testing.T) {
 			}
 			w := httptest.NewRecorder()
 			var b body
-			ok := decodeBody(w, req, &b)
+			raw, ok := readBody(w, req)
+			ok = ok && decodeJSON(w, raw, &b)
 			if tc.status == 0 {
 				if !ok {
 					t.Fatalf("decode failed: %d %s", w.Code, w.Body)

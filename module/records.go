@@ -131,7 +131,7 @@ type applyFunc func(ctx context.Context, svc *zoneservice.Service, zone string, 
 func (h *Handler) recordWrite(w http.ResponseWriter, r *http.Request, p params, req any, apply applyFunc,
 ) (b *backend, zone string, res *dnsupdate.ChangeResult, ok bool, err error) {
 	b, zone, ok = h.recordTarget(w, p, true)
-	if !ok || !h.checkBody(w, r, "/api/v1/zones/{name}/records") || !decodeBody(w, r, req) || !h.allowRecords(w, r, zone, req) {
+	if !ok || !h.decodeRequest(w, r, p, req) || !h.allowRecords(w, r, zone, req) {
 		return nil, "", nil, false, nil
 	}
 	cond, ok := ifMatch(w, r)

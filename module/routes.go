@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -23,7 +24,12 @@ type route struct {
 	public   bool   // served without authentication
 	// op, when set, is the zoneapi_zone_operations_total operation label;
 	// the result is success for a 2xx or 3xx answer, else error.
-	op     string
+	op string
+	// body, when set, is the type of the request body: the handler
+	// decodes it with decodeRequest, which checks it against the schema
+	// the served specification gives this route. TestRequestBodiesMatchSpec
+	// holds the two together.
+	body   reflect.Type
 	handle func(w http.ResponseWriter, r *http.Request, p params)
 	// pdns marks a route of the PowerDNS API (powerdns.go): its {name}
 	// is a PowerDNS zone id, its errors are PowerDNS's, and action is
@@ -32,6 +38,9 @@ type route struct {
 	action   auth.Action
 	zoneName func(string) string
 }
+
+// bodyOf is the route.body of a request body type.
+func bodyOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
 // pattern is the route's http.ServeMux pattern, e.g.
 // "POST /api/v1/zones/{name}/reload".
@@ -64,9 +73,10 @@ func newRouter(routes []route) *router {
 	return rr
 }
 
-// params holds the decoded path parameters of a matched route.
+// params holds the matched route and its decoded path parameters.
 type params struct {
-	name string
+	route *route
+	name  string
 }
 
 // buildRoutes lists every endpoint the handler serves.
@@ -76,11 +86,11 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodGet, template: "/api/v1/ready", public: true, handle: h.handleReady},
 		{method: http.MethodGet, template: "/api/v1/server/status", handle: h.handleServerStatus},
 		{method: http.MethodPost, template: "/api/v1/server/reconcile", handle: h.handleReconcile, op: "reconcile"},
-		{method: http.MethodPost, template: "/api/v1/zones", handle: h.handleCreateZone, op: "create"},
+		{method: http.MethodPost, template: "/api/v1/zones", body: bodyOf[createZoneRequest](), handle: h.handleCreateZone, op: "create"},
 		{method: http.MethodGet, template: "/api/v1/zones", handle: h.handleListZones},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}", handle: h.handleGetZone},
 		{method: http.MethodDelete, template: "/api/v1/zones/{name}", handle: h.handleDeleteZone, op: "delete"},
-		{method: http.MethodPatch, template: "/api/v1/zones/{name}", handle: h.handleModifyZone, op: "modify"},
+		{method: http.MethodPatch, template: "/api/v1/zones/{name}", body: bodyOf[ModifyZoneRequest](), handle: h.handleModifyZone, op: "modify"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/retransfer", handle: h.handleRetransfer, op: "retransfer"},
 		{method: http.MethodGet, template: "/api/v1/catalog", handle: h.handleGetCatalog},
 		{method: http.MethodPost, template: "/api/v1/catalog/reconcile", handle: h.handleReconcileCatalog},
@@ -90,10 +100,10 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/thaw", handle: h.zoneCommand("thaw"), op: "thaw"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/notify", handle: h.handleNotify, op: "notify"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/records", handle: h.handleListRecords},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/records", handle: h.handleAddRecord, op: "record_add"},
-		{method: http.MethodPut, template: "/api/v1/zones/{name}/records", handle: h.handleUpdateRecord, op: "record_update"},
-		{method: http.MethodDelete, template: "/api/v1/zones/{name}/records", handle: h.handleRemoveRecord, op: "record_remove"},
-		{method: http.MethodPatch, template: "/api/v1/zones/{name}/records", handle: h.handleBatchRecords, op: "record_batch"},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/records", body: bodyOf[addRecordRequest](), handle: h.handleAddRecord, op: "record_add"},
+		{method: http.MethodPut, template: "/api/v1/zones/{name}/records", body: bodyOf[updateRecordRequest](), handle: h.handleUpdateRecord, op: "record_update"},
+		{method: http.MethodDelete, template: "/api/v1/zones/{name}/records", body: bodyOf[removeRecordRequest](), handle: h.handleRemoveRecord, op: "record_remove"},
+		{method: http.MethodPatch, template: "/api/v1/zones/{name}/records", body: bodyOf[batchRequest](), handle: h.handleBatchRecords, op: "record_batch"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/export", handle: h.handleExportZone},
 	}
 	rs = append(rs, h.pdnsRoutes()...)
@@ -158,11 +168,11 @@ func (h *Handler) lookup(req *http.Request, method string) (*route, bool) {
 // params decodes the route's parameter from the escaped path.
 func (rt *route) params(escaped string) params {
 	if rt.param < 0 {
-		return params{}
+		return params{route: rt}
 	}
 	segs := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
 	if rt.param >= len(segs) {
-		return params{}
+		return params{route: rt}
 	}
 	v, err := url.PathUnescape(segs[rt.param])
 	if err != nil {
@@ -171,7 +181,7 @@ func (rt *route) params(escaped string) params {
 	if rt.zoneName != nil {
 		v = rt.zoneName(v)
 	}
-	return params{name: v}
+	return params{route: rt, name: v}
 }
 
 // unmatchedRoute is the route label of requests that match no endpoint.

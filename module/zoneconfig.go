@@ -17,11 +17,8 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 	if !ok {
 		return
 	}
-	if !h.checkBody(w, r, "/api/v1/zones/{name}") {
-		return
-	}
 	var req ModifyZoneRequest
-	if !decodeBody(w, r, &req) {
+	if !h.decodeRequest(w, r, p, &req) {
 		return
 	}
 	change := zoneservice.ConfigChange(req)

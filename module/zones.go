@@ -68,12 +68,9 @@ func (h *Handler) zoneTarget(w http.ResponseWriter, p params) (*backend, string,
 // the zone lifecycle (package zoneservice), which records the intent, writes
 // the zone file, runs addzone and indexes the zone. A retry of the same
 // request after an unknown outcome answers 200 with the zone it made.
-func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, _ params) {
-	if !h.checkBody(w, r, "/api/v1/zones") {
-		return
-	}
+func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, p params) {
 	var body createZoneRequest
-	if !decodeBody(w, r, &body) {
+	if !h.decodeRequest(w, r, p, &body) {
 		return
 	}
 	req := createRequestOf(&body)

@@ -1,0 +1,185 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// BenchmarkAgainstBaseline compares this tree's Caddy with another build
+// of the module, $ZONEAPI_BASELINE_CADDY (e.g. scripts/build.sh run in a
+// worktree of an older commit), in one run against one named, the two
+// builds and raw RFC 2136 alternating round by round:
+//
+//   - record adds at concurrency 1 and 8 through the lean HTTP/1.1
+//     client, with raw RFC 2136 adds in the same rounds; at concurrency 1
+//     the handler's own cost per request is API p50 minus raw p50;
+//   - a 1,000-change PATCH against the same 1,000 adds sent raw as one
+//     UPDATE (bodies and messages built before the clock starts, so both
+//     sides measure the server's work);
+//   - zone create p50.
+//
+// Both Caddys front the same zone directory and named, as several API
+// instances may; each works on zones of its own. It prints a table and
+// asserts nothing about time. Without $ZONEAPI_BASELINE_CADDY it skips.
+func BenchmarkAgainstBaseline(b *testing.B) {
+	base := os.Getenv("ZONEAPI_BASELINE_CADDY")
+	if base == "" {
+		b.Skip("ZONEAPI_BASELINE_CADDY names no baseline caddy build")
+	}
+	ns := startNamed(b)
+	builds := []struct {
+		name string
+		c    *caddy
+	}{
+		{"new", startCaddy(b, ns, caddyOpts{extra: "log_filter warn"})},
+		{"baseline", startCaddy(b, ns, caddyOpts{extra: "log_filter warn", bin: base})},
+	}
+	for _, bd := range builds {
+		for _, z := range []string{"rec-" + bd.name + ".test", "batch-" + bd.name + ".test"} {
+			if r := bd.c.do("POST", "/api/v1/zones", zoneBody(z)); r.status != http.StatusCreated {
+				b.Fatalf("create %s: %d %s", z, r.status, r.raw)
+			}
+		}
+	}
+	for _, z := range []string{"rec-raw.test", "batch-raw.test"} {
+		if r := builds[0].c.do("POST", "/api/v1/zones", zoneBody(z)); r.status != http.StatusCreated {
+			b.Fatalf("create %s: %d %s", z, r.status, r.raw)
+		}
+	}
+	n := 2000
+	if s := os.Getenv("ZONEAPI_BENCH_N"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	for _, bd := range builds {
+		runConcurrent("warm", 2, 100, leanAPIWorker(b, bd.c, "rec-"+bd.name+".test", "w"))
+	}
+	runConcurrent("warm", 2, 100, rawWorker(b, ns, "rec-raw.test", "w"))
+
+	fmt.Printf("\nrecord adds, this tree vs the baseline build, one named, %d adds per method and concurrency, 10 interleaved rounds:\n\n", n)
+	fmt.Printf("| method | concurrency | records/s | p50 | p99 | errors | throughput vs raw | own cost (p50 - raw p50) |\n|---|---|---|---|---|---|---|---|\n")
+	for _, conc := range []int{1, 8} {
+		res := interleaved(10, conc, n,
+			[]string{"API, this tree", "API, baseline build", "raw RFC 2136 (Go, TSIG, persistent TCP)"},
+			[]func(int) func() func(int) error{
+				func(r int) func() func(int) error {
+					return leanAPIWorker(b, builds[0].c, "rec-new.test", fmt.Sprintf("a%d-%d-", conc, r))
+				},
+				func(r int) func() func(int) error {
+					return leanAPIWorker(b, builds[1].c, "rec-baseline.test", fmt.Sprintf("a%d-%d-", conc, r))
+				},
+				func(r int) func() func(int) error {
+					return rawWorker(b, ns, "rec-raw.test", fmt.Sprintf("r%d-%d-", conc, r))
+				},
+			})
+		raw := res[2]
+		for _, r := range res {
+			fmt.Printf("| %s | %d | %.0f | %s | %s | %d | %.0f%% | %s |\n", r.method, r.conc, r.perSec(), msf(r.p50), msf(r.p99), r.errors,
+				100*r.perSec()/raw.perSec(), msf(r.p50-raw.p50))
+			if r.firstErrMsg != "" {
+				fmt.Printf("|   first error: %s |\n", r.firstErrMsg)
+			}
+		}
+		if conc == 1 {
+			b.ReportMetric((res[0].p50-raw.p50).Seconds()*1000, "own-ms-c1-new")
+			b.ReportMetric((res[1].p50-raw.p50).Seconds()*1000, "own-ms-c1-baseline")
+		}
+	}
+
+	// 1,000-change batches: PATCH through each build, one UPDATE raw.
+	const rounds = 7
+	patchBody := func(prefix string) []byte {
+		changes := make([]map[string]any, 1000)
+		for i := range changes {
+			changes[i] = map[string]any{"op": "add", "name": fmt.Sprintf("%s-%04d", prefix, i), "type": "A", "value": "192.0.2.2"}
+		}
+		j, _ := json.Marshal(map[string]any{"changes": changes})
+		return j
+	}
+	rawMsg := func(prefix string) *dns.Msg {
+		m := new(dns.Msg)
+		m.SetUpdate("batch-raw.test.")
+		rrs := make([]dns.RR, 1000)
+		for i := range rrs {
+			rrs[i], _ = dns.NewRR(fmt.Sprintf("%s-%04d.batch-raw.test. 60 IN A 192.0.2.2", prefix, i))
+		}
+		m.Insert(rrs)
+		return m
+	}
+	sendRaw := func(m *dns.Msg) error {
+		conn, err := net.Dial("tcp", ns.DNSAddr)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		m.SetTsig(ns.TSIGKeyName+".", dns.HmacSHA256, 300, time.Now().Unix())
+		co := &dns.Conn{Conn: conn, TsigSecret: map[string]string{ns.TSIGKeyName + ".": ns.TSIGSecret}}
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		if err := co.WriteMsg(m); err != nil {
+			return err
+		}
+		r, err := co.ReadMsg()
+		if err == nil && r.Rcode != dns.RcodeSuccess {
+			err = fmt.Errorf("rcode %s", dns.RcodeToString[r.Rcode])
+		}
+		return err
+	}
+	var patch [2][]time.Duration
+	var rawBatch []time.Duration
+	for k := 0; k < rounds; k++ {
+		for i, bd := range builds {
+			body := patchBody(fmt.Sprintf("k%d", k))
+			t0 := time.Now()
+			r := bd.c.send("PATCH", "/api/v1/zones/batch-"+bd.name+".test/records", body, map[string]string{"Authorization": "Bearer " + testToken})
+			patch[i] = append(patch[i], time.Since(t0))
+			if r.status != http.StatusOK {
+				b.Fatalf("%s batch: %d %s", bd.name, r.status, r.raw)
+			}
+		}
+		m := rawMsg(fmt.Sprintf("k%d", k))
+		t0 := time.Now()
+		if err := sendRaw(m); err != nil {
+			b.Fatalf("raw batch: %v", err)
+		}
+		rawBatch = append(rawBatch, time.Since(t0))
+	}
+	median := func(d []time.Duration) time.Duration {
+		s := append([]time.Duration(nil), d...)
+		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+		return s[len(s)/2]
+	}
+	rb := median(rawBatch)
+	fmt.Printf("\n1,000-change batch, median of %d interleaved rounds: raw RFC 2136 UPDATE %s\n\n| build | PATCH | vs raw |\n|---|---|---|\n", rounds, msf(rb))
+	for i, bd := range builds {
+		fmt.Printf("| %s | %s | %.2fx |\n", bd.name, msf(median(patch[i])), ratio(median(patch[i]), rb))
+	}
+	b.ReportMetric(ratio(median(patch[0]), rb), "patch-vs-raw-x-new")
+	b.ReportMetric(ratio(median(patch[1]), rb), "patch-vs-raw-x-baseline")
+
+	// Zone create, alternating.
+	const creates = 60
+	var create [2][]time.Duration
+	for k := 0; k < creates; k++ {
+		for i, bd := range builds {
+			body, _ := json.Marshal(zoneBody(fmt.Sprintf("cr%03d-%s.bench", k, bd.name)))
+			t0 := time.Now()
+			r := bd.c.send("POST", "/api/v1/zones", body, map[string]string{"Authorization": "Bearer " + testToken})
+			create[i] = append(create[i], time.Since(t0))
+			if r.status != http.StatusCreated {
+				b.Fatalf("%s create: %d %s", bd.name, r.status, r.raw)
+			}
+		}
+	}
+	fmt.Printf("\nzone create, %d each, alternating:\n\n| build | p50 |\n|---|---|\n", creates)
+	for i, bd := range builds {
+		fmt.Printf("| %s | %s |\n", bd.name, msf(median(create[i])))
+	}
+	fmt.Printf("\nnew/baseline: create p50 %.2fx, PATCH %.2fx\n", ratio(median(create[0]), median(create[1])), ratio(median(patch[0]), median(patch[1])))
+}
