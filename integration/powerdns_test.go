@@ -132,7 +132,7 @@ func TestPowerDNSDiscovery(t *testing.T) {
 	if r.str("daemon_type") != "authoritative" || r.str("type") != "Server" || !strings.HasPrefix(r.str("version"), "4.") || r.str("zones_url") == "" {
 		t.Errorf("server = %s", r.raw)
 	}
-	pdnsError(t, c.pdns("", "GET", zonesPath, nil), http.StatusUnauthorized, "Authorization")
+	pdnsError(t, c.pdns("", "GET", zonesPath, nil), http.StatusUnauthorized, "Missing X-API-Key header")
 	pdnsError(t, c.pdns(pdnsKey, "GET", "/api/v1/servers/otherhost/zones", nil), http.StatusNotFound, "no such endpoint")
 	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath+"/x.test./notify", nil), http.StatusMethodNotAllowed, "not allowed")
 	// The zone API next to it answers in its own shape.
@@ -193,11 +193,12 @@ func TestPowerDNSZoneLifecycle(t *testing.T) {
 	// List (test_list_zones, test_find_zone_by_name).
 	r = c.pdns(pdnsKey, "GET", zonesPath, nil)
 	expect(t, r, 200, "list")
-	if !strings.Contains(string(r.raw), `"name":"life.test."`) || !strings.Contains(string(r.raw), `"name":"with.test."`) || strings.Contains(string(r.raw), `"rrsets"`) {
+	if !strings.Contains(string(r.raw), `"name":"life.test."`) || !strings.Contains(string(r.raw), `"name":"with.test."`) || strings.Contains(string(r.raw), `"rrsets"`) ||
+		!strings.Contains(string(r.raw), `"dnssec":false`) || !strings.Contains(string(r.raw), `"edited_serial"`) || !strings.Contains(string(r.raw), `"last_check"`) {
 		t.Errorf("list = %s", r.raw)
 	}
 	r = c.pdns(pdnsKey, "GET", zonesPath+"?zone=life.test.&dnssec=false", nil)
-	if r.status != 200 || strings.Count(string(r.raw), `"id"`) != 1 || !strings.Contains(string(r.raw), `"serial":22`) {
+	if r.status != 200 || strings.Count(string(r.raw), `"id"`) != 1 || !strings.Contains(string(r.raw), `"serial":22`) || strings.Contains(string(r.raw), `"dnssec"`) {
 		t.Errorf("?zone=life.test. = %d %s", r.status, r.raw)
 	}
 	if r := c.pdns(pdnsKey, "GET", zonesPath+"?zone=missing.test.", nil); r.status != 200 || strings.TrimSpace(string(r.raw)) != "[]" {

@@ -137,6 +137,9 @@ func (p *pdnsErrorWriter) finish() {
 	body := p.buf.Bytes()
 	var eb errorBody
 	if json.Unmarshal(body, &eb) == nil && eb.Message != "" {
+		if eb.Message == msgMissingHeader {
+			eb.Message = "Missing X-API-Key header (or Authorization: Bearer <token>)"
+		}
 		body, _ = json.Marshal(map[string]string{"error": eb.Message})
 		body = append(body, '\n')
 	}

@@ -49,6 +49,23 @@ type Zone struct {
 	RecordCount      *int     `json:"record_count,omitempty"`
 }
 
+// ZoneListItem is a zone in GET /zones: the fields PowerDNS lists
+// (dnssec and edited_serial only without dnssec=false).
+type ZoneListItem struct {
+	ID             string   `json:"id"`
+	Name           string   `json:"name"`
+	URL            string   `json:"url"`
+	Kind           string   `json:"kind"`
+	Serial         uint32   `json:"serial"`
+	NotifiedSerial uint32   `json:"notified_serial"`
+	EditedSerial   *uint32  `json:"edited_serial,omitempty"`
+	Masters        []string `json:"masters"`
+	DNSSEC         *bool    `json:"dnssec,omitempty"`
+	Account        string   `json:"account"`
+	Catalog        string   `json:"catalog"`
+	LastCheck      int64    `json:"last_check"`
+}
+
 // ZoneRequest is the body of POST /zones and PUT /zones/{id}: a zone
 // object as clients send it. Pointers tell absent from empty.
 type ZoneRequest struct {

@@ -73,15 +73,25 @@ func boolParam(w http.ResponseWriter, r *http.Request, key string, def bool) (bo
 // scope are left out. Listed zones carry the serial only when one zone
 // is asked for (?zone=); GET the zone for it otherwise.
 func (a *API) listZones(w http.ResponseWriter, r *http.Request, _ string) {
-	if _, ok := boolParam(w, r, "dnssec", true); !ok {
+	withDNSSEC, ok := boolParam(w, r, "dnssec", true)
+	if !ok {
 		return
+	}
+	item := func(z *ZoneInfo) ZoneListItem {
+		o := zoneObject(z)
+		it := ZoneListItem{ID: o.ID, Name: o.Name, URL: o.URL, Kind: o.Kind, Serial: o.Serial, NotifiedSerial: o.NotifiedSerial,
+			Masters: o.Masters, LastCheck: o.LastCheck}
+		if withDNSSEC {
+			it.EditedSerial, it.DNSSEC = &o.EditedSerial, &o.DNSSEC
+		}
+		return it
 	}
 	g := grant(r)
 	if q := r.URL.Query().Get("zone"); q != "" {
-		out := []Zone{}
+		out := []ZoneListItem{}
 		if name, err := zonemodel.NormalizeZoneName(ZoneName(q)); err == nil && g.AllowsZone(name) {
 			if z, err := a.Service.Zone(r.Context(), name); err == nil {
-				out = append(out, zoneObject(z))
+				out = append(out, item(z))
 			} else if st, _ := a.Service.Status(err); st != http.StatusNotFound {
 				a.fail(w, err, nil, false)
 				return
@@ -95,10 +105,10 @@ func (a *API) listZones(w http.ResponseWriter, r *http.Request, _ string) {
 		a.fail(w, err, nil, false)
 		return
 	}
-	out := make([]Zone, 0, len(zones))
+	out := make([]ZoneListItem, 0, len(zones))
 	for i := range zones {
 		if g.AllowsZone(zones[i].Name) {
-			out = append(out, zoneObject(&zones[i]))
+			out = append(out, item(&zones[i]))
 		}
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -1,0 +1,289 @@
+package integration
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkPowerDNSVersusPowerDNS measures the PowerDNS-compatible API
+// side by side with PowerDNS itself (Debian's pdns-server 4.7 with the
+// gsqlite3 backend, its API on loopback), in one run on this machine:
+//
+//   - one-RRset PATCH (a TXT REPLACE) at concurrency 1 and 8: requests/s,
+//     p50, and errors (any answer but 204);
+//   - GET /zones with 10,000 zones: p50 (PowerDNS also with dnssec=false).
+//
+// The two run interleaved, round by round. PowerDNS is not needed by the
+// tests: scripts/bench-powerdns.sh installs it and runs this; without
+// pdns_server the benchmark is skipped. ZONEAPI_PDNS_ZONES sets the zone
+// count (default 10000), ZONEAPI_PDNS_ROUNDS the rounds (default 2).
+func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
+	pdnsBin := "/usr/sbin/pdns_server"
+	if _, err := os.Stat(pdnsBin); err != nil {
+		b.Skip("pdns_server is not installed (scripts/bench-powerdns.sh installs it)")
+	}
+	zones, rounds := 10000, 2
+	if v := os.Getenv("ZONEAPI_PDNS_ZONES"); v != "" {
+		fmt.Sscan(v, &zones)
+	}
+	if v := os.Getenv("ZONEAPI_PDNS_ROUNDS"); v != "" {
+		fmt.Sscan(v, &rounds)
+	}
+	ns := startNamed(b)
+	c := startCaddy(b, ns, caddyOpts{handle: "/api*", extra: "powerdns"})
+	ours := &pdnsTarget{name: "zone_api (BIND)", base: c.Base, key: testToken}
+	theirs := startPowerDNS(b, pdnsBin)
+
+	for _, t := range []*pdnsTarget{ours, theirs} {
+		if r := t.req("POST", "/api/v1/servers/localhost/zones", `{"name":"bench.test.","kind":"Native","nameservers":["ns1.example.net."]}`); r != 201 {
+			b.Fatalf("%s: create bench.test: %d", t.name, r)
+		}
+	}
+	type result struct {
+		rps    float64
+		p50    time.Duration
+		errors int
+		total  int
+	}
+	results := map[string][]result{}
+	run := func(t *pdnsTarget, conc, n int) {
+		var mu sync.Mutex
+		var lat []time.Duration
+		errs := 0
+		next := 0
+		start := time.Now()
+		var wg sync.WaitGroup
+		for w := 0; w < conc; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					mu.Lock()
+					i := next
+					next++
+					mu.Unlock()
+					if i >= n {
+						return
+					}
+					body := fmt.Sprintf(`{"rrsets":[{"name":"t%d.bench.test.","type":"TXT","ttl":60,"changetype":"REPLACE","records":[{"content":"\"v%d\"","disabled":false}]}]}`, i%50, i)
+					t0 := time.Now()
+					st := t.req("PATCH", "/api/v1/servers/localhost/zones/bench.test.", body)
+					d := time.Since(t0)
+					mu.Lock()
+					lat = append(lat, d)
+					if st != 204 {
+						errs++
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		el := time.Since(start)
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		key := fmt.Sprintf("%s c=%d", t.name, conc)
+		results[key] = append(results[key], result{rps: float64(n) / el.Seconds(), p50: lat[len(lat)/2], errors: errs, total: n})
+	}
+	for round := 0; round < rounds; round++ {
+		for _, conc := range []int{1, 8} {
+			n := 300
+			if conc == 8 {
+				n = 800
+			}
+			run(theirs, conc, n)
+			run(ours, conc, n)
+		}
+	}
+
+	// Zone list at `zones` zones: ours through the API (the zones must
+	// be in named), PowerDNS's inserted into its database directly (its
+	// list reads the database; how they got there does not matter).
+	fillStart := time.Now()
+	for i := 1; i < zones; i++ { // bench.test is the first
+		body := fmt.Sprintf(`{"name":"z%05d.list.","kind":"Native","nameservers":["ns1.example.net."]}`, i)
+		if st := ours.req("POST", "/api/v1/servers/localhost/zones?rrsets=false", body); st != 201 {
+			b.Fatalf("fill %d: %d", i, st)
+		}
+	}
+	fillOurs := time.Since(fillStart)
+	theirs.fill(b, zones-1)
+	listP50 := map[string]time.Duration{}
+	var size = map[string]int{}
+	for round := 0; round < rounds; round++ {
+		for _, lt := range []struct {
+			t     *pdnsTarget
+			query string
+		}{{theirs, ""}, {theirs, "?dnssec=false"}, {ours, ""}, {ours, "?dnssec=false"}} {
+			var lat []time.Duration
+			for i := 0; i < 10; i++ {
+				t0 := time.Now()
+				st, n := lt.t.get("/api/v1/servers/localhost/zones" + lt.query)
+				lat = append(lat, time.Since(t0))
+				if st != 200 {
+					b.Fatalf("%s list: %d", lt.t.name, st)
+				}
+				size[lt.t.name+" "+lt.query] = n
+			}
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			k := lt.t.name + " " + lt.query
+			if d := lat[len(lat)/2]; listP50[k] == 0 || d < listP50[k] {
+				listP50[k] = d
+			}
+		}
+	}
+
+	fmt.Printf("\nPowerDNS API, side by side (same run, same machine, loopback), %d round(s):\n\n", rounds)
+	fmt.Printf("| one-RRset PATCH | round | requests/s | p50 | errors |\n|---|---|---|---|---|\n")
+	keys := make([]string, 0, len(results))
+	for k := range results {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for i, r := range results[k] {
+			fmt.Printf("| %s | %d | %.0f | %s | %d of %d |\n", k, i+1, r.rps, ms(r.p50), r.errors, r.total)
+		}
+	}
+	median := func(k string) float64 {
+		var v []float64
+		for _, r := range results[k] {
+			v = append(v, r.rps)
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	base := median(theirs.name + " c=1")
+	fmt.Printf("\nagainst PowerDNS at c=1 (%.0f/s): zone_api c=1 %.2fx, zone_api c=8 %.2fx, PowerDNS c=8 %.2fx\n",
+		base, median(ours.name+" c=1")/base, median(ours.name+" c=8")/base, median(theirs.name+" c=8")/base)
+	fmt.Printf("\n| GET /zones at %d zones | p50 (best round) | body |\n|---|---|---|\n", zones)
+	lk := make([]string, 0, len(listP50))
+	for k := range listP50 {
+		lk = append(lk, k)
+	}
+	sort.Strings(lk)
+	for _, k := range lk {
+		fmt.Printf("| %s | %s | %d bytes |\n", k, ms(listP50[k]), size[k])
+	}
+	fmt.Printf("\n(filling %d zones through zone_api took %s)\n", zones-1, fillOurs.Round(time.Second))
+	b.ReportMetric(median(ours.name+" c=1")/base, "x-pdns-c1")
+}
+
+// pdnsTarget is a PowerDNS API to measure.
+type pdnsTarget struct {
+	name, base, key string
+	db              string // PowerDNS's sqlite database
+	client          http.Client
+}
+
+func (t *pdnsTarget) req(method, path, body string) int {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, t.base+path, rd)
+	req.Header.Set("X-API-Key", t.key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func (t *pdnsTarget) get(path string) (int, int) {
+	req, _ := http.NewRequest("GET", t.base+path, nil)
+	req.Header.Set("X-API-Key", t.key)
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return 0, 0
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	n, _ := io.Copy(&buf, resp.Body)
+	return resp.StatusCode, int(n)
+}
+
+// startPowerDNS starts pdns_server with a fresh gsqlite3 database and
+// its API on a loopback port; it is stopped by its pid at the end.
+func startPowerDNS(b *testing.B, bin string) *pdnsTarget {
+	dir := b.TempDir()
+	db := filepath.Join(dir, "pdns.sqlite3")
+	schema, err := os.ReadFile("/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql")
+	if err != nil {
+		b.Fatalf("the gsqlite3 schema: %v", err)
+	}
+	cmd := exec.Command("sqlite3", db)
+	cmd.Stdin = bytes.NewReader(schema)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("sqlite3: %v %s", err, out)
+	}
+	webPort, dnsPort := freePort(b), freePort(b)
+	conf := fmt.Sprintf(`launch=gsqlite3
+gsqlite3-database=%s
+api=yes
+api-key=bench-key
+webserver=yes
+webserver-address=127.0.0.1
+webserver-port=%d
+webserver-allow-from=127.0.0.0/8
+local-address=127.0.0.1
+local-port=%d
+guardian=no
+daemon=no
+disable-syslog=yes
+socket-dir=%s
+loglevel=3
+`, db, webPort, dnsPort, dir)
+	if err := os.WriteFile(filepath.Join(dir, "pdns.conf"), []byte(conf), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	p := exec.Command(bin, "--config-dir="+dir)
+	logf, _ := os.Create(filepath.Join(dir, "pdns.log"))
+	p.Stdout, p.Stderr = logf, logf
+	if err := p.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = p.Process.Kill(); _ = p.Wait() })
+	t := &pdnsTarget{name: "PowerDNS 4.7 (gsqlite3)", base: fmt.Sprintf("http://127.0.0.1:%d", webPort), key: "bench-key", db: db}
+	for i := 0; i < 100; i++ {
+		if st, _ := t.get("/api/v1/servers/localhost"); st == 200 {
+			return t
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "pdns.log"))
+	b.Fatalf("pdns_server did not answer:\n%s", log)
+	return nil
+}
+
+// fill inserts n zones (SOA and NS each) into PowerDNS's database with
+// the sqlite3 program, in one transaction.
+func (t *pdnsTarget) fill(b *testing.B, n int) {
+	var sb strings.Builder
+	sb.WriteString("BEGIN;\n")
+	for i := 1; i <= n; i++ {
+		z := fmt.Sprintf("z%05d.list", i)
+		fmt.Fprintf(&sb, "INSERT INTO domains (name, type) VALUES ('%s', 'NATIVE');\n", z)
+		fmt.Fprintf(&sb, "INSERT INTO records (domain_id, name, type, content, ttl, prio, disabled, auth) VALUES (last_insert_rowid(), '%s', 'SOA', 'ns1.example.net hostmaster.%s 1 10800 3600 604800 3600', 3600, 0, 0, 1);\n", z, z)
+		fmt.Fprintf(&sb, "INSERT INTO records (domain_id, name, type, content, ttl, prio, disabled, auth) SELECT id, '%s', 'NS', 'ns1.example.net', 3600, 0, 0, 1 FROM domains WHERE name='%s';\n", z, z)
+	}
+	sb.WriteString("COMMIT;\n")
+	cmd := exec.Command("sqlite3", t.db)
+	cmd.Stdin = strings.NewReader(sb.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("filling PowerDNS: %v %s", err, out)
+	}
+}
+
