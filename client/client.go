@@ -6,11 +6,14 @@
 // carry the zone's serial as ETag, and writes can be made conditional on it
 // (IfMatch). Requests answered 429, 502 or 503 are sent again with
 // exponential backoff, waiting what Retry-After says when the server says
-// it. A Client is safe for concurrent use.
+// it; a zone create, which carries an Idempotency-Key, is also sent again
+// after a transport error or a 504. A Client is safe for concurrent use.
 package client
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"iter"
@@ -102,6 +105,9 @@ type Error struct {
 	ETag string `json:"-"`
 	// RetryAfter is the answer's Retry-After, if any.
 	RetryAfter time.Duration `json:"-"`
+	// SameConfig, on the 409 of a create for a zone that exists, tells
+	// whether the existing zone was made by a request with the same body.
+	SameConfig *bool `json:"sameConfig,omitempty"`
 }
 
 func (e *Error) Error() string {
@@ -198,14 +204,35 @@ func (c *Client) ServerStatus(ctx context.Context) (*ServerStatus, error) {
 }
 
 // CreateZone creates a zone: POST /zones.
+//
+// It sends a new random Idempotency-Key, so that it can send the create
+// again after a network error or a 504 (named did not answer): the API
+// answers a retry with the same key with the original outcome, 201 with
+// the zone when the first attempt made it. A zone that exists is a 409
+// *Error whose SameConfig says whether it has the configuration asked for.
 func (c *Client) CreateZone(ctx context.Context, z CreateZone) (*ZoneResponse, error) {
+	return c.CreateZoneWithKey(ctx, z, NewIdempotencyKey())
+}
+
+// CreateZoneWithKey is CreateZone with the caller's Idempotency-Key, for a
+// caller that keeps the key across its own restarts (a key is remembered
+// by the API for 24 hours).
+func (c *Client) CreateZoneWithKey(ctx context.Context, z CreateZone, key string) (*ZoneResponse, error) {
 	var v ZoneResponse
-	a, err := c.call(ctx, request{method: http.MethodPost, path: "/zones", body: z}, &v)
+	hdr := http.Header{"Idempotency-Key": []string{`"` + key + `"`}}
+	a, err := c.call(ctx, request{method: http.MethodPost, path: "/zones", body: z, header: hdr, idempotent: true}, &v)
 	if err != nil {
 		return nil, err
 	}
 	v.Location = a.header.Get("Location")
 	return &v, nil
+}
+
+// NewIdempotencyKey returns a new random Idempotency-Key (128 bits, hex).
+func NewIdempotencyKey() string {
+	b := make([]byte, 16)
+	_, _ = crand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // GetZone answers GET /zones/{name}.

@@ -28,6 +28,9 @@ type request struct {
 	header  http.Header
 	accept  int // extra success status accepted besides 2xx (304)
 	noRetry bool
+	// idempotent marks a write that is safe to send again after a
+	// transport error or a 504 (it carries an Idempotency-Key).
+	idempotent bool
 }
 
 // answer is a successful response, read whole.
@@ -56,9 +59,10 @@ func (c *Client) do(ctx context.Context, r request) (*answer, error) {
 		}
 		resp, err := c.hc.Do(req)
 		if err != nil {
-			// Only reads are sent again after a transport error: a write
-			// may have been applied before the connection broke.
-			if ctx.Err() == nil && r.method == http.MethodGet && attempt < c.retries {
+			// Only reads and keyed writes are sent again after a
+			// transport error: another write may have been applied
+			// before the connection broke.
+			if ctx.Err() == nil && (r.method == http.MethodGet || r.idempotent) && attempt < c.retries {
 				if werr := sleep(ctx, c.backoff(attempt)); werr == nil {
 					continue
 				}
@@ -76,7 +80,13 @@ func (c *Client) do(ctx context.Context, r request) (*answer, error) {
 		apiErr := newError(r, resp, raw)
 		wait, hasWait := retryAfter(resp.Header.Get("Retry-After"), time.Now())
 		apiErr.RetryAfter = wait
-		if !retryable(resp.StatusCode) || r.noRetry || attempt >= c.retries {
+		// A keyed write is also sent again after a 504 (the outcome was
+		// unknown: the key makes the retry answer it) and after the 409
+		// of a key still being processed (an earlier attempt whose
+		// connection broke is running), which has no sameConfig.
+		again := retryable(resp.StatusCode) || r.idempotent &&
+			(resp.StatusCode == http.StatusGatewayTimeout || resp.StatusCode == http.StatusConflict && apiErr.SameConfig == nil)
+		if !again || r.noRetry || attempt >= c.retries {
 			return nil, apiErr
 		}
 		if !hasWait {

@@ -110,7 +110,9 @@ func TestCompactionNoSpace(t *testing.T) {
 		if !listed[zone] || !served[zone] || !files[zone] {
 			t.Errorf("after the create: listed %v, served %v, file %v; want all true", listed[zone], served[zone], files[zone])
 		}
-		r.must("POST", "/api/v1/zones", zoneBody(zone), 200) // a retry finds it
+		if m := r.must("POST", "/api/v1/zones", zoneBody(zone), 409); m["sameConfig"] != true { // a retry finds it
+			t.Errorf("a retry of the create: %v, want sameConfig true", m)
+		}
 		r.must("DELETE", "/api/v1/zones/"+zone, nil, 200)
 	})
 

@@ -2,6 +2,7 @@ package module
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -65,10 +66,15 @@ func (h *Handler) zoneTarget(w http.ResponseWriter, p params) (*backend, string,
 }
 
 // handleCreateZone decodes and validates a create request and hands it to
-// the zone lifecycle (package zoneservice), which records the intent, writes
-// the zone file, runs addzone and indexes the zone. A retry of the same
-// request after an unknown outcome answers 200 with the zone it made.
+// the zone service (package zoneservice), which records the intent, writes
+// the zone file, runs addzone and indexes the zone. A create of a zone
+// that exists answers 409 with sameConfig; a request with an
+// Idempotency-Key is answered as create.go says.
 func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, p params) {
+	key, ok := idempotencyKeyOf(w, r)
+	if !ok {
+		return
+	}
 	var body createZoneRequest
 	if !h.decodeRequest(w, r, p, &body) {
 		return
@@ -86,28 +92,61 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, p par
 	if !ok {
 		return
 	}
-	res, err := b.svc.Create(r.Context(), zone, zoneservice.Fingerprint(req))
+	fp := zoneservice.Fingerprint(req)
+	if key == "" {
+		h.createZone(w, r, b, zone, fp, false)
+		return
+	}
+	h.createWithKey(w, r, b, zone, fp, key)
+}
+
+// createZone runs the create and answers it: 201 with the zone; for a
+// zone that exists, 409 with sameConfig, unless keyed is set and the zone
+// was made by this very keyed request (its fingerprint carries the key),
+// which answers the 201 the first attempt would have (a retry after an
+// unknown outcome that settled as created).
+func (h *Handler) createZone(w http.ResponseWriter, r *http.Request, b *backend, zone *zonemodel.Zone, fp string, keyed bool) {
+	res, err := b.svc.Create(r.Context(), zone, fp)
+	var le *zoneservice.Error
+	if err == nil && res.Existed && !keyed {
+		// The same body made it earlier, without a key (a key would be
+		// part of fp): whose request that was is not known.
+		err = &zoneservice.Error{Kind: zoneservice.ErrExists, Zone: zone.Name, Msg: "zone " + zone.Name + " already exists", SameConfig: true}
+	}
+	if errors.As(err, &le) && errors.Is(err, zoneservice.ErrExists) {
+		msg := le.Msg + "; it was made by a request with another body"
+		if le.SameConfig {
+			msg = le.Msg + " with the configuration this request asks for (made by an earlier request with the same body; send an Idempotency-Key to have a retry recognised as yours)"
+		}
+		writeJSON(w, http.StatusConflict, conflictBody{Error: http.StatusText(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
+		return
+	}
 	if err != nil {
 		h.lifecycleFailed(w, zone.Name, err)
 		return
 	}
 	info := &zoneInfo{Name: zone.Name, ZoneType: zone.Type, FilePath: res.File}
-	if zone.Type == zonemodel.TypePrimary && !res.Existed {
+	if zone.Type == zonemodel.TypePrimary {
 		s := zone.Serial
 		info.Serial = &s
 	}
 	w.Header().Set("Location", apiPrefix+"/zones/"+url.PathEscape(zone.Name))
 	if res.Existed {
-		h.logger.Info("zone create repeated", zap.String("zone", zone.Name), zap.String("settled", res.Settled))
-		writeJSON(w, http.StatusOK, zoneResponse{
-			Success: true, Message: "Zone " + zone.Name + " was already created by an earlier identical request", Zone: info,
-		})
-		return
+		h.logger.Info("zone create retried with its Idempotency-Key; the zone it made is answered", zap.String("zone", zone.Name), zap.String("settled", res.Settled))
+	} else {
+		h.logger.Info("zone created", zap.String("zone", zone.Name), zap.String("zone_type", zone.Type), zap.Uint32("serial", zone.Serial))
 	}
-	h.logger.Info("zone created", zap.String("zone", zone.Name), zap.String("zone_type", zone.Type), zap.Uint32("serial", zone.Serial))
 	writeJSON(w, http.StatusCreated, zoneResponse{
 		Success: true, Message: "Zone " + zone.Name + " created successfully", Details: res.Details, Zone: info,
 	})
+}
+
+// conflictBody is the 409 of a create for a zone that exists: the error
+// body and whether the existing zone matches the request.
+type conflictBody struct {
+	Error      string `json:"error"`
+	Message    string `json:"message"`
+	SameConfig bool   `json:"sameConfig"`
 }
 
 // handleListZones lists managed zones from the index, in name order, one

@@ -34,7 +34,11 @@ func keyDirClause(dir string) string {
 }
 
 // Create creates the zone z: see the package comment. fp is the request's
-// Fingerprint ("" when not known: a retry then answers ErrExists).
+// Fingerprint, with WithKey when it carries an idempotency key ("" when
+// not known). When the zone exists and was made by a request of the same
+// fp, the result has Existed set (the caller's own earlier request did
+// it); otherwise an existing zone is ErrExists, with SameConfig telling
+// whether it was made by a request with the same body.
 func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Created, error) {
 	name := z.Name
 	unlock, err := s.lock(ctx, name)
@@ -53,7 +57,9 @@ func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Cr
 		if fp != "" && e.Fingerprint == fp {
 			return &Created{File: path, Existed: true, Settled: settled}, nil
 		}
-		return nil, newErr(ErrExists, name, "", "zone "+name+" already exists", nil)
+		err := newErr(ErrExists, name, "", "zone "+name+" already exists", nil)
+		err.SameConfig = SameBody(e.Fingerprint, fp)
+		return nil, err
 	}
 
 	data, cfg, err := s.render(z, path)

@@ -91,6 +91,9 @@ type Error struct {
 	// Msg says what failed, in lower case, without the cause.
 	Msg string
 	Err error
+	// SameConfig, for ErrExists, is true when the existing zone was made
+	// through this API by a request with the same body (see SameBody).
+	SameConfig bool
 }
 
 // Error returns Msg and the cause.

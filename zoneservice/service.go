@@ -32,6 +32,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -251,6 +252,26 @@ func Fingerprint(req *zonemodel.CreateZoneRequest) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
+}
+
+// WithKey returns the fingerprint of a create request fp sent with an
+// idempotency key (keyID identifies the key and its sender): the zone's
+// index entry then records which keyed request made it, so that a retry
+// with the key finds its own zone (Created.Existed) and an identical
+// request without it, or with another key, does not.
+func WithKey(fp, keyID string) string {
+	if fp == "" || keyID == "" {
+		return fp
+	}
+	return fp + "." + keyID
+}
+
+// SameBody reports whether two fingerprints are of requests with the same
+// body, whatever their idempotency keys.
+func SameBody(a, b string) bool {
+	a, _, _ = strings.Cut(a, ".")
+	b, _, _ = strings.Cut(b, ".")
+	return a != "" && a == b
 }
 
 // lock takes the zone's lock.

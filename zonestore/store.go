@@ -35,6 +35,9 @@ type Store struct {
 	dir  string // absolute, cleaned
 	meta string // dir/.zoneapi
 	idx  index
+
+	keysOnce sync.Once
+	keys     *IdempotencyKeys // see IdempotencyKeys
 }
 
 // Open returns a Store for dir, which must exist. It creates

@@ -1,0 +1,168 @@
+package module
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// maxIdempotencyKey bounds the length of an Idempotency-Key value.
+const maxIdempotencyKey = 255
+
+// idempotencyKeyOf reads the request's Idempotency-Key header (the IETF
+// httpapi draft "The Idempotency-Key HTTP Header Field": a Structured
+// Field string, "…"; a bare token is taken too). It returns "" when there
+// is none; a malformed key is answered 400.
+func idempotencyKeyOf(w http.ResponseWriter, r *http.Request) (string, bool) {
+	values := r.Header.Values("Idempotency-Key")
+	if len(values) == 0 {
+		return "", true
+	}
+	bad := func(why string) (string, bool) {
+		writeError(w, http.StatusBadRequest, "Idempotency-Key: %s; send one quoted string of 1 to %d printable ASCII characters, e.g. Idempotency-Key: \"8e03978e-40d5-43e8-bc93-6894a57f9324\"", why, maxIdempotencyKey)
+		return "", false
+	}
+	if len(values) > 1 {
+		return bad("given more than once")
+	}
+	v := strings.TrimSpace(values[0])
+	if strings.HasPrefix(v, `"`) {
+		if len(v) < 2 || !strings.HasSuffix(v, `"`) {
+			return bad("an unterminated string")
+		}
+		v = v[1 : len(v)-1]
+		if strings.ContainsAny(v, `"\`) {
+			return bad(`quotes and backslashes are not taken inside the key`)
+		}
+	}
+	if v == "" {
+		return bad("empty")
+	}
+	if len(v) > maxIdempotencyKey {
+		return bad("longer than " + strconv.Itoa(maxIdempotencyKey) + " characters")
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return bad("not printable ASCII")
+		}
+	}
+	return v, true
+}
+
+// keysInFlight are the keys whose request is running in this process
+// (by zone directory and key id): a second request with the key meanwhile
+// answers 409, as the draft says.
+var keysInFlight sync.Map
+
+// createWithKey answers a create sent with an Idempotency-Key. Keys
+// belong to the principal that sends them (another identity's same key
+// is another key). The first use records the key and the request's
+// fingerprint durably (zonestore.IdempotencyKeys, beside the zone index)
+// before the create runs; the final answer (201 with the zone, or 409)
+// is recorded with it and replayed to every retry of the same key and
+// body for zonestore.IdempotencyTTL; the key with another body answers
+// 422. An answer that is not final (504: named did not answer; 5xx) is
+// not recorded: a retry runs the create again, which finds the zone if
+// the first attempt made it (the zone's index entry carries the key) and
+// answers the 201 it would have.
+func (h *Handler) createWithKey(w http.ResponseWriter, r *http.Request, b *backend, zone *zonemodel.Zone, fp, key string) {
+	principal := "anonymous"
+	if id := authOf(r).id; id != nil {
+		principal = id.ID
+	}
+	sum := sha256.Sum256([]byte(principal + "\x00" + key))
+	id := hex.EncodeToString(sum[:16])
+	flight := b.store.Dir() + "\x00" + id
+	if _, busy := keysInFlight.LoadOrStore(flight, true); busy {
+		writeError(w, http.StatusConflict, "a request with this Idempotency-Key is still being processed; retry once it has been answered")
+		return
+	}
+	defer keysInFlight.Delete(flight)
+
+	keys := b.store.IdempotencyKeys()
+	rec, found, err := keys.Get(id)
+	if err != nil {
+		indexFailed(w, err)
+		return
+	}
+	switch {
+	case found && rec.Request != fp:
+		writeError(w, http.StatusUnprocessableEntity, "Idempotency-Key %q was used with another request body; a key identifies one request: send a new key for a new request", key)
+		return
+	case found && rec.Status != 0:
+		for k, v := range rec.Header {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(rec.Status)
+		_, _ = w.Write(append(bytes.Clone(rec.Body), '\n'))
+		return
+	case !found:
+		rec = zonestore.IdempotencyRecord{Key: id, Principal: principal, Request: fp, Time: time.Now().UTC()}
+		if err := keys.Put(rec); err != nil {
+			if errors.Is(err, zonestore.ErrKeysFull) {
+				w.Header().Set("Retry-After", "3600")
+				writeError(w, http.StatusTooManyRequests, "too many Idempotency-Keys remembered (at most %d per identity, %d in all, each for %s); retry later or without a key",
+					zonestore.MaxIdempotencyKeysPer, zonestore.MaxIdempotencyKeys, zonestore.IdempotencyTTL)
+				return
+			}
+			indexFailed(w, err)
+			return
+		}
+	}
+
+	bw := &bufferedResponse{header: http.Header{}}
+	h.createZone(bw, r, b, zone, zoneservice.WithKey(fp, id), true)
+	if bw.status == http.StatusCreated || bw.status == http.StatusConflict {
+		rec.Status, rec.Body = bw.status, bytes.TrimSpace(bw.body.Bytes())
+		if loc := bw.header.Get("Location"); loc != "" {
+			rec.Header = map[string]string{"Location": loc}
+		}
+		if err := keys.Put(rec); err != nil {
+			// The answer stands; a retry finds the zone by its index
+			// entry instead.
+			h.logger.Error("remembering the answer of an Idempotency-Key failed", zap.String("zone", zone.Name), zap.Error(err))
+		}
+	}
+	for k, v := range bw.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(bw.status)
+	_, _ = w.Write(bw.body.Bytes())
+}
+
+// bufferedResponse holds an answer so that it can be recorded before it
+// is sent.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.header }
+
+func (b *bufferedResponse) WriteHeader(status int) {
+	if b.status == 0 {
+		b.status = status
+	}
+}
+
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
