@@ -72,4 +72,3 @@ func TestCreateZoneRetriesWithItsKey(t *testing.T) {
 		t.Fatalf("409: %#v", err)
 	}
 }
-
