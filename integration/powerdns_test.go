@@ -1,12 +1,14 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
 )
@@ -558,4 +560,55 @@ func TestPowerDNSRateLimit(t *testing.T) {
 	if r.header.Get("Retry-After") == "" {
 		t.Error("429 without Retry-After")
 	}
+}
+
+// TestPowerDNSCryptokeys: PUT dnssec true signs the zone with BIND's
+// default dnssec-policy; cryptokeys then lists the key BIND made (a CSK
+// with its DS), which is what DNSControl's AUTODNSSEC reads
+// (test_create_zone_with_dnssec's expectations: one active csk).
+func TestPowerDNSCryptokeys(t *testing.T) {
+	c := startPDNS(t, "")
+	const z = "signed.test."
+	createPDNSZone(t, c, z, nil)
+	expect(t, c.pdns(pdnsKey, "PUT", zonesPath+"/"+z, map[string]any{"dnssec": true}), 204, "PUT dnssec true")
+	var keys []map[string]any
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		r := c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"/cryptokeys", nil)
+		expect(t, r, 200, "cryptokeys")
+		keys = nil
+		_ = json.Unmarshal(r.raw, &keys)
+		if len(keys) > 0 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if len(keys) != 1 {
+		t.Fatalf("cryptokeys of a zone signed with the default policy: %v", keys)
+	}
+	k := keys[0]
+	if k["type"] != "Cryptokey" || k["keytype"] != "csk" || k["active"] != true || k["published"] != true ||
+		k["algorithm"] != "ECDSAP256SHA256" || k["bits"].(float64) != 256 || !strings.HasPrefix(k["dnskey"].(string), "257 3 13 ") {
+		t.Errorf("key = %v", k)
+	}
+	if ds, _ := k["ds"].([]any); len(ds) == 0 {
+		t.Errorf("no DS for the CSK: %v", k)
+	}
+	if _, ok := k["privatekey"]; ok {
+		t.Error("the listing shows a private key")
+	}
+	id := strconv.Itoa(int(k["id"].(float64)))
+	r := c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"/cryptokeys/"+id, nil)
+	if r.status != 200 || r.body["id"].(float64) != k["id"].(float64) {
+		t.Errorf("cryptokeys/%s = %d %s", id, r.status, r.raw)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"/cryptokeys/1", nil), 404, "Could not find key")
+	deadline = time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if r := c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"?rrsets=false", nil); r.body["dnssec"] == true {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Error("the zone does not show dnssec: true")
 }

@@ -2,6 +2,8 @@ package zoneservice
 
 import (
 	"context"
+	"encoding/base64"
+	"math/bits"
 
 	"github.com/miekg/dns"
 
@@ -16,7 +18,8 @@ type DNSKey struct {
 	Flags uint16
 	// Algorithm is the algorithm's mnemonic, e.g. ECDSAP256SHA256.
 	Algorithm string
-	// Bits is the size of the key's public part.
+	// Bits is the key's size as DNSSEC tools give it: the RSA modulus,
+	// the curve's size (256 for P-256 and Ed25519, 384, 456 for Ed448).
 	Bits int
 	// DNSKEY is the record's data in presentation format.
 	DNSKEY string
@@ -39,7 +42,7 @@ func (s *Service) Keys(ctx context.Context, zone string) ([]DNSKey, error) {
 			continue
 		}
 		key := DNSKey{Tag: k.KeyTag(), Flags: k.Flags, Algorithm: dns.AlgorithmToString[k.Algorithm],
-			Bits: len(k.PublicKey) * 6 / 8, DNSKEY: zonemodel.RDataText(k)}
+			Bits: keyBits(k), DNSKEY: zonemodel.RDataText(k)}
 		if k.Flags&dns.SEP != 0 {
 			for _, d := range []uint8{dns.SHA256, dns.SHA384} {
 				if ds := k.ToDS(d); ds != nil {
@@ -50,4 +53,37 @@ func (s *Service) Keys(ctx context.Context, zone string) ([]DNSKey, error) {
 		out = append(out, key)
 	}
 	return out, nil
+}
+
+// keyBits is the size of a DNSKEY's key: for RSA the modulus's bits
+// (RFC 3110 section 2: exponent length, exponent, modulus), for the
+// curves their size.
+func keyBits(k *dns.DNSKEY) int {
+	switch k.Algorithm {
+	case dns.ECDSAP256SHA256, dns.ED25519:
+		return 256
+	case dns.ECDSAP384SHA384:
+		return 384
+	case dns.ED448:
+		return 456
+	}
+	b, err := base64.StdEncoding.DecodeString(k.PublicKey)
+	if err != nil || len(b) < 3 {
+		return 0
+	}
+	explen, off := int(b[0]), 1
+	if explen == 0 {
+		explen, off = int(b[1])<<8|int(b[2]), 3
+	}
+	if off+explen >= len(b) {
+		return 0
+	}
+	mod := b[off+explen:]
+	for len(mod) > 0 && mod[0] == 0 {
+		mod = mod[1:]
+	}
+	if len(mod) == 0 {
+		return 0
+	}
+	return (len(mod)-1)*8 + bits.Len8(mod[0])
 }
