@@ -286,4 +286,3 @@ func (t *pdnsTarget) fill(b *testing.B, n int) {
 		b.Fatalf("filling PowerDNS: %v %s", err, out)
 	}
 }
-
