@@ -38,7 +38,10 @@ import (
 // (unreadable key file, missing zone directory).
 //
 // The first time in the process it also reconciles the zone directory
-// with named (startupReconcile).
+// with named (startupReconcile) and the catalog with the index
+// (catalogFirstRequest). Handlers call it only once the request is
+// authorised completely (its route, zone and records), so that nothing an
+// unauthorised request does reaches named or the disk.
 func (h *Handler) backendOr500(w http.ResponseWriter) (*backend, bool) {
 	b, err := h.getBackend()
 	if err != nil {
@@ -47,6 +50,7 @@ func (h *Handler) backendOr500(w http.ResponseWriter) (*backend, bool) {
 		return nil, false
 	}
 	h.startupReconcile(context.Background(), b)
+	h.catalogFirstRequest(context.Background())
 	return b, true
 }
 

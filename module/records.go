@@ -130,8 +130,13 @@ type applyFunc func(ctx context.Context, svc *zoneservice.Service, zone string, 
 // apply's error, for the caller to answer.
 func (h *Handler) recordWrite(w http.ResponseWriter, r *http.Request, p params, req any, apply applyFunc,
 ) (b *backend, zone string, res *dnsupdate.ChangeResult, ok bool, err error) {
-	b, zone, ok = h.recordTarget(w, p, true)
+	// Authorised completely (each record's name and type) before the
+	// backend, whose first use reconciles with named.
+	zone, ok = zoneName(w, p)
 	if !ok || !h.decodeRequest(w, r, p, req) || !h.allowRecords(w, r, zone, req) {
+		return nil, "", nil, false, nil
+	}
+	if b, zone, ok = h.recordTarget(w, p, true); !ok {
 		return nil, "", nil, false, nil
 	}
 	cond, ok := ifMatch(w, r)
@@ -231,12 +236,16 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 // handleExportZone answers the zone in master-file text: GET
 // /zones/{name}/export.
 func (h *Handler) handleExportZone(w http.ResponseWriter, r *http.Request, p params) {
-	b, zone, ok := h.recordTarget(w, p, false)
+	zone, ok := zoneName(w, p)
 	if !ok {
 		return
 	}
 	if g := grantOf(r); g.RestrictsRecords() {
 		h.forbid(w, r, &auth.Denied{Message: authOf(r).id.ID + " may not export zone " + zone + ": its scope limits record names or types; read GET /api/v1/zones/" + zone + "/records instead"})
+		return
+	}
+	b, zone, ok := h.recordTarget(w, p, false)
+	if !ok {
 		return
 	}
 	snap, err := b.svc.Snapshot(r.Context(), zone)

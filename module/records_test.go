@@ -40,7 +40,8 @@ func serveRecords(h *Handler, method, path, body string, hdr map[string]string) 
 }
 
 // TestRecordsNeedKeySecret: without an update key secret, writes answer
-// 400 explaining how to enable them, before any body parsing or DNS.
+// 400 explaining how to enable them, before any DNS (after the body is
+// read and authorised: nothing touches the backend before that).
 func TestRecordsNeedKeySecret(t *testing.T) {
 	for _, tc := range []struct {
 		key  *KeyConfig
@@ -50,8 +51,13 @@ func TestRecordsNeedKeySecret(t *testing.T) {
 		{&KeyConfig{Name: "zoneapi-update"}, "configured by name only"},
 	} {
 		h := recordsHandler(t, tc.key)
-		for _, m := range []string{"POST", "PUT", "DELETE", "PATCH"} {
-			w := serveRecords(h, m, "/api/v1/zones/example.com/records", `{}`, nil)
+		for m, body := range map[string]string{
+			"POST":   `{"name":"www","type":"A","value":"192.0.2.1"}`,
+			"PUT":    `{"name":"www","type":"A","currentValue":"192.0.2.1","newValue":"192.0.2.2"}`,
+			"DELETE": `{"name":"www","type":"A"}`,
+			"PATCH":  `{"changes":[{"op":"add","name":"www","type":"A","value":"192.0.2.1"}]}`,
+		} {
+			w := serveRecords(h, m, "/api/v1/zones/example.com/records", body, nil)
 			var body errorBody
 			_ = json.Unmarshal(w.Body.Bytes(), &body)
 			if w.Code != 400 || !strings.Contains(body.Message, tc.want) || !strings.Contains(body.Message, "update_key") {

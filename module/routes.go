@@ -224,9 +224,8 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		}
 		return label
 	}
-	if !rt.public {
-		h.catalogFirstRequest(r.Context())
-	}
+	// The start-up reconciles (zones, catalog) run at the handler's
+	// backendOr500, once the request is authorised completely.
 	rt.handle(w, r, p)
 	if a := auditAction(rt); a != "" {
 		status := http.StatusOK

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,5 +92,41 @@ func TestServerRoutesNeedAllZones(t *testing.T) {
 		if tc.status == 403 && cmds.count() != 0 {
 			t.Errorf("%s: %s %s: named received %v", tc.token, tc.method, tc.path, cmds.list())
 		}
+	}
+}
+
+// TestRecordScopeRefusedBeforeAnyWork: the first request after start,
+// from a token limited to _acme-challenge TXT records, asking to change
+// an A record, is refused 403 before anything reaches named or the disk:
+// the start-up reconcile (which would ask named about the stray file in
+// the zone directory and move it aside) has not run.
+func TestRecordScopeRefusedBeforeAnyWork(t *testing.T) {
+	h, cmds, toks := scopedHandler(t, fakeNamedAnswers{}, map[string]string{
+		"acme": "actions=records,read zones=acme.test names=_acme-challenge.* types=TXT",
+	})
+	stray := filepath.Join(h.zoneDir, "stray.test.zone")
+	if err := os.WriteFile(stray, []byte("; a file no zone uses\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ method, body string }{
+		{"POST", `{"name":"www","type":"A","value":"192.0.2.1"}`},
+		{"DELETE", `{"name":"www","type":"A"}`},
+		{"PATCH", `{"changes":[{"op":"add","name":"_acme-challenge","type":"TXT","value":"x"},{"op":"add","name":"www","type":"A","value":"192.0.2.1"}]}`},
+		{"GET export", ""},
+	} {
+		path := "/api/v1/zones/acme.test/records"
+		if tc.method == "GET export" {
+			tc.method, path = "GET", "/api/v1/zones/acme.test/export"
+		}
+		w := serveAs(h, toks["acme"], tc.method, path, tc.body)
+		if w.Code != http.StatusForbidden {
+			t.Errorf("%s: %d %s, want 403", tc.method, w.Code, w.Body)
+		}
+	}
+	if n := cmds.count(); n != 0 {
+		t.Errorf("named received %v before the scope refused the requests", cmds.list())
+	}
+	if _, err := os.Stat(stray); err != nil {
+		t.Errorf("the zone directory was touched: %v", err)
 	}
 }
