@@ -45,6 +45,8 @@ type Document struct {
 
 	mu     sync.Mutex
 	bodies map[string]*jsonschema.Schema
+	// checks caches the request body checks by "METHOD template".
+	checks map[string]bodyCheck
 }
 
 // T returns the kin-openapi form of the document. Callers must not
@@ -123,7 +125,7 @@ func OpenAPI(rs []*Resource, opt Options) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding the document: %v", err)
 	}
-	return &Document{t: t, json: append(out, '\n'), bodies: map[string]*jsonschema.Schema{}}, nil
+	return &Document{t: t, json: append(out, '\n'), bodies: map[string]*jsonschema.Schema{}, checks: map[string]bodyCheck{}}, nil
 }
 
 // info builds the info object shared by the generators.

@@ -51,15 +51,49 @@ func (d *Document) ValidateRequest(method, pathTemplate string, body []byte) []V
 // map[string]any, arrays as []any, numbers as json.Number): a server that
 // parses a body once for several checks gives the schema check the same
 // value.
+//
+// A body its compiled quick check accepts is valid without the library;
+// any other goes through the library (quick.go).
 func (d *Document) ValidateValue(method, pathTemplate string, v any) []Violation {
-	sch, err := d.bodySchema(method, pathTemplate)
+	bc, err := d.bodyCheck(method, pathTemplate)
 	if err != nil {
 		return []Violation{{Message: err.Error()}}
 	}
-	if sch == nil {
+	if bc.schema == nil || bc.quick != nil && bc.quick.valid(v) {
 		return nil
 	}
-	return validate(sch, v)
+	return validate(bc.schema, v)
+}
+
+// bodyCheck is the compiled check of one operation's request body.
+type bodyCheck struct {
+	schema *jsonschema.Schema // nil: no JSON body
+	quick  *quick             // nil: the schema uses what quick lacks
+}
+
+// bodyCheck returns (and caches) the request body check of an operation.
+func (d *Document) bodyCheck(method, pathTemplate string) (bodyCheck, error) {
+	key := method + " " + pathTemplate
+	d.mu.Lock()
+	bc, ok := d.checks[key]
+	d.mu.Unlock()
+	if ok {
+		return bc, nil
+	}
+	sch, err := d.bodySchema(method, pathTemplate)
+	if err != nil {
+		return bodyCheck{}, err
+	}
+	bc = bodyCheck{schema: sch}
+	if sch != nil {
+		if q, ok := compileQuick(sch); ok {
+			bc.quick = q
+		}
+	}
+	d.mu.Lock()
+	d.checks[key] = bc
+	d.mu.Unlock()
+	return bc, nil
 }
 
 // validate checks v against sch and flattens the violations.

@@ -63,34 +63,73 @@ type jsonParser struct {
 	dupKey, dupWhere string
 }
 
-// keySet holds an object's keys: a slice while it is small (request
-// objects have a handful of members), a map beyond.
+// keySet holds an object's keys for the duplicate check: inline while
+// the object is small (request objects have a handful of members), a map
+// of the folded keys beyond.
 type keySet struct {
-	list []string
-	m    map[string]bool
+	small [8]string
+	n     int
+	m     map[string]bool
 }
 
-// add adds k and reports whether it was new.
+// add adds k and reports whether no key equal to it under strings.ToLower
+// was there.
 func (s *keySet) add(k string) bool {
 	if s.m != nil {
-		if s.m[k] {
+		f := strings.ToLower(k)
+		if s.m[f] {
 			return false
 		}
-		s.m[k] = true
+		s.m[f] = true
 		return true
 	}
-	for _, x := range s.list {
-		if x == k {
+	for _, x := range s.small[:s.n] {
+		if foldEqual(x, k) {
 			return false
 		}
 	}
-	s.list = append(s.list, k)
-	if len(s.list) > 16 {
-		s.m = make(map[string]bool, 2*len(s.list))
-		for _, x := range s.list {
-			s.m[x] = true
+	if s.n < len(s.small) {
+		s.small[s.n] = k
+		s.n++
+		return true
+	}
+	s.m = make(map[string]bool, 2*len(s.small))
+	for _, x := range s.small {
+		s.m[strings.ToLower(x)] = true
+	}
+	s.m[strings.ToLower(k)] = true
+	return true
+}
+
+// foldEqual reports whether strings.ToLower(a) == strings.ToLower(b),
+// without allocating when both are ASCII.
+func foldEqual(a, b string) bool {
+	if !isASCII(a) || !isASCII(b) {
+		return strings.ToLower(a) == strings.ToLower(b)
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
 		}
-		s.list = nil
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
 	}
 	return true
 }
@@ -167,7 +206,7 @@ func (p *jsonParser) object() (any, bool) {
 			return nil, false
 		}
 		k := kv.(string)
-		if !p.dup && !seen.add(strings.ToLower(k)) {
+		if !p.dup && !seen.add(k) {
 			p.dup, p.dupKey, p.dupWhere = true, k, p.pointer()
 		}
 		p.space()
@@ -242,14 +281,14 @@ func (p *jsonParser) array() (any, bool) {
 func (p *jsonParser) str() (any, bool) {
 	start := p.pos
 	p.pos++ // "
-	plain := true
+	plain, ascii := true, true
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		switch {
 		case c == '"':
 			p.pos++
 			lit := p.data[start:p.pos]
-			if plain && utf8.Valid(lit) {
+			if plain && (ascii || utf8.Valid(lit)) {
 				return string(lit[1 : len(lit)-1]), true
 			}
 			var s string
@@ -280,6 +319,9 @@ func (p *jsonParser) str() (any, bool) {
 		case c < 0x20:
 			return nil, false
 		default:
+			if c >= utf8.RuneSelf {
+				ascii = false
+			}
 			p.pos++
 		}
 	}
