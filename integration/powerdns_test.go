@@ -175,6 +175,13 @@ func TestPowerDNSZoneLifecycle(t *testing.T) {
 	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "mixed.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."},
 		"rrsets": []any{rrset("mixed.test.", "NS", "", 3600, "ns2.example.com.")}}), 422, "Nameservers list MUST NOT be mixed with zone-level NS in rrsets")
 	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "prod.test.", "kind": "Producer", "nameservers": []string{"ns1.example.com."}}), 422, "Producer")
+	// A name server inside the zone needs its address (BIND does not load
+	// the zone otherwise): refused without, accepted with it in rrsets.
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "glue.test.", "kind": "Native", "nameservers": []string{"ns1.glue.test."}}), 422, "give its A or AAAA record in rrsets")
+	expect(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "glue.test.", "kind": "Native", "nameservers": []string{"ns1.glue.test."},
+		"rrsets": []any{rrset("ns1.glue.test.", "A", "", 3600, "192.0.2.53")}}), 201, "in-zone NS with its address")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "badrec.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."},
+		"rrsets": []any{rrset("www.badrec.test.", "A", "", 3600, "not-an-address")}}), 422, "RRset www.badrec.test. IN A")
 	if r := c.pdns(pdnsKey, "GET", zonesPath+"/mixed.test.", nil); r.status != 404 {
 		t.Errorf("a refused create left zone mixed.test: %d", r.status)
 	}
@@ -235,6 +242,14 @@ func TestPowerDNSZoneLifecycle(t *testing.T) {
 	expect(t, r, 204, "PUT attributes")
 	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/life.test.", map[string]any{"kind": "Slave", "masters": []string{"192.0.2.1"}}), 422, "kind")
 	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/missing.test.", map[string]any{"kind": "Native"}), 404, "Could not find domain")
+	// test_put_master_tsig_key_ids_non_existent and the slave one.
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/life.test.", map[string]any{"master_tsig_key_ids": []string{"nokey"}}), 422, "A TSIG key with the name 'nokey'")
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/life.test.", map[string]any{"slave_tsig_key_ids": []string{"nokey"}}), 422, "A TSIG key with the name 'nokey'")
+	// An existing zone is 409 even when the request has other faults
+	// (test_create_zone_exists sends no nameservers); a value of the
+	// wrong type is 422 (test_create_zone_with_nameservers_non_string).
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "life.test.", "kind": "Native"}), http.StatusConflict, "already exists")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "types.test.", "kind": "Native", "nameservers": []any{map[string]any{"a": "ns1.example.com"}}}), 422, "nameservers")
 
 	// Delete (test_zone_delete): 204 without a body or Content-Type.
 	r = c.pdns(pdnsKey, "DELETE", zonesPath+"/with.test.", nil)
@@ -468,6 +483,9 @@ func TestPowerDNSMore(t *testing.T) {
 		t.Errorf("DELETE ALSO-NOTIFY = %d %s", r.status, r.raw)
 	}
 	pdnsError(t, c.pdns(pdnsKey, "GET", zonesPath+"/missing.test./metadata", nil), 404, "Could not find domain")
+	// An unknown zone is 404 before an unsupported kind is 422
+	// (test_create_metadata_in_non_existent_zone).
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath+"/idonotexist.123.456.example./metadata", map[string]any{"kind": "AXFR-SOURCE", "metadata": []string{"127.0.0.2"}}), 404, "Could not find domain")
 
 	r = c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"/cryptokeys", nil)
 	if r.status != 200 || strings.TrimSpace(string(r.raw)) != "[]" {
@@ -571,6 +589,14 @@ func TestPowerDNSCryptokeys(t *testing.T) {
 	const z = "signed.test."
 	createPDNSZone(t, c, z, nil)
 	expect(t, c.pdns(pdnsKey, "PUT", zonesPath+"/"+z, map[string]any{"dnssec": true}), 204, "PUT dnssec true")
+	// Created signed (test_create_zone_with_dnssec).
+	createPDNSZone(t, c, "signed2.test.", map[string]any{"dnssec": true})
+	defer func() {
+		r := c.pdns(pdnsKey, "GET", zonesPath+"/signed2.test./cryptokeys", nil)
+		if r.status != 200 || !strings.Contains(string(r.raw), `"keytype":"csk"`) {
+			t.Errorf("cryptokeys of a zone created with dnssec true: %d %s", r.status, r.raw)
+		}
+	}()
 	var keys []map[string]any
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {

@@ -104,6 +104,13 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	if err := json.Unmarshal(b, v); err != nil {
+		// Well-formed JSON whose values have the wrong types is invalid
+		// input (422), as PowerDNS answers a field of the wrong type.
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			WriteError(w, http.StatusUnprocessableEntity, "Key '%s' is not of the expected type (%s): %v", te.Field, te.Type, err)
+			return false
+		}
 		WriteError(w, http.StatusBadRequest, "Unable to parse JSON: %v", err)
 		return false
 	}

@@ -1,6 +1,7 @@
 package powerdns
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,8 +25,16 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 	if !decode(w, r, &req) {
 		return
 	}
-	cr, err := CreateRequest(&req)
+	cr, labels, err := CreateRequest(&req)
 	if err != nil {
+		// A zone that exists is a conflict whatever else is wrong with
+		// the request, as PowerDNS answers.
+		if n, nerr := zonemodel.NormalizeZoneName(req.Name); nerr == nil && strings.HasSuffix(req.Name, ".") {
+			if _, zerr := a.Service.Zone(r.Context(), n); zerr == nil {
+				WriteError(w, http.StatusConflict, "Domain '%s' already exists", FQDN(n))
+				return
+			}
+		}
 		a.fail(w, err, nil, true)
 		return
 	}
@@ -45,7 +54,7 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 		}
 	}
 	if err := a.Service.Create(r.Context(), cr); err != nil {
-		a.fail(w, err, nil, true)
+		a.fail(w, err, createExplain(labels), true)
 		return
 	}
 	w.Header().Set("Location", Prefix+"/zones/"+ZoneID(name))
@@ -57,35 +66,62 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 // apex NS RRset) → the apex NS records, an SOA RRset or serial → the SOA
 // (PowerDNS's default SOA otherwise, with the first name server as
 // MNAME), other RRsets → records. Unknown fields are ignored as PowerDNS
-// does; a zone file ("zone") is refused.
-func CreateRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, error) {
+// does; a zone file ("zone") is refused. labels name, for each record of
+// the result, the RRset it came from ("www.example.com. IN A").
+func CreateRequest(req *ZoneRequest) (out *zonemodel.CreateZoneRequest, labels []string, err error) {
+	out, labels, err = createRequest(req)
+	return out, labels, err
+}
+
+// createExplain names the RRset of a record in the zone service's
+// errors about a create ("zoneConfig.records[3]"), and speaks of rrsets
+// where the zone API's fields would not mean anything to the client.
+func createExplain(labels []string) func(field, msg string) string {
+	return func(field, msg string) string {
+		msg = strings.ReplaceAll(msg, "add it to zoneConfig.nameServerIps", "give its A or AAAA record in rrsets (BIND does not load a zone whose name server inside it has no address)")
+		var i int
+		if _, err := fmt.Sscanf(field, "zoneConfig.records[%d]", &i); err == nil && i >= 0 && i < len(labels) {
+			return "RRset " + labels[i] + ": " + msg
+		}
+		if strings.HasPrefix(field, "zoneConfig.nameServers") {
+			return "Nameserver: " + msg
+		}
+		if field == "" {
+			return msg
+		}
+		return field + ": " + msg
+	}
+}
+
+func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, error) {
+	var labels []string
 	name, err := CanonicalName(req.Name)
 	if err != nil {
-		return nil, &InputError{Message: err.Error()}
+		return nil, nil, &InputError{Message: err.Error()}
 	}
 	typ, err := BINDType(req.Kind)
 	if err != nil {
-		return nil, &InputError{Message: err.Error()}
+		return nil, nil, &InputError{Message: err.Error()}
 	}
 	if req.Zone != nil && *req.Zone != "" {
-		return nil, inputErr("creating a zone from zone file text (\"zone\") is not supported here; send \"rrsets\", or use the zone API's import")
+		return nil, nil, inputErr("creating a zone from zone file text (\"zone\") is not supported here; send \"rrsets\", or use the zone API's import")
 	}
 	out := &zonemodel.CreateZoneRequest{ZoneName: strings.TrimSuffix(name, "."), ZoneType: typ}
 	if typ == BINDSecondary {
 		if len(req.Masters) == 0 {
-			return nil, inputErr("a Slave zone needs masters")
+			return nil, nil, inputErr("a Slave zone needs masters")
 		}
 		out.ZoneConfig = &zonemodel.ZoneConfig{Primaries: req.Masters}
-		return out, nil
+		return out, nil, nil
 	}
 	if len(req.Masters) > 0 {
-		return nil, inputErr("masters are only for Slave zones (kind %s)", req.Kind)
+		return nil, nil, inputErr("masters are only for Slave zones (kind %s)", req.Kind)
 	}
 	zc := &zonemodel.ZoneConfig{TTL: defaultTTL}
 	for _, ns := range req.Nameservers {
 		n, err := CanonicalName(ns)
 		if err != nil {
-			return nil, inputErr("Nameserver is not canonical: '%s'", ns)
+			return nil, nil, inputErr("Nameserver is not canonical: '%s'", ns)
 		}
 		zc.NameServers = append(zc.NameServers, n)
 	}
@@ -94,26 +130,26 @@ func CreateRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, error) {
 	for _, s := range req.RRsets {
 		sn, err := CanonicalName(s.Name)
 		if err != nil {
-			return nil, &InputError{Message: err.Error()}
+			return nil, nil, &InputError{Message: err.Error()}
 		}
 		st := strings.ToUpper(s.Type)
 		label := sn + " IN " + st
 		if seen[label] {
-			return nil, inputErr("Duplicate RRset %s", label)
+			return nil, nil, inputErr("Duplicate RRset %s", label)
 		}
 		seen[label] = true
 		if !InZone(sn, name) {
-			return nil, inputErr("RRset %s: Name is out of zone", label)
+			return nil, nil, inputErr("RRset %s: Name is out of zone", label)
 		}
 		if why, ok := refusedTypes[st]; ok {
-			return nil, inputErr("RRset %s: %s", label, why)
+			return nil, nil, inputErr("RRset %s: %s", label, why)
 		}
 		if len(s.Comments) > 0 {
-			return nil, inputErr("RRset %s: comments are not supported: BIND keeps no comments with records", label)
+			return nil, nil, inputErr("RRset %s: comments are not supported: BIND keeps no comments with records", label)
 		}
 		for _, rec := range s.Records {
 			if rec.Disabled {
-				return nil, inputErr("RRset %s: disabled records are not supported", label)
+				return nil, nil, inputErr("RRset %s: disabled records are not supported", label)
 			}
 		}
 		switch {
@@ -122,14 +158,14 @@ func CreateRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, error) {
 				if len(s.Records) == 0 {
 					continue
 				}
-				return nil, inputErr("RRset %s has more than one record", label)
+				return nil, nil, inputErr("RRset %s has more than one record", label)
 			}
 			if err := soaFromContent(s.Records[0].Content, soa, req.Serial != nil); err != nil {
-				return nil, inputErr("RRset %s: %v", label, err)
+				return nil, nil, inputErr("RRset %s: %v", label, err)
 			}
 		case st == "NS" && sn == name:
 			if len(req.Nameservers) > 0 {
-				return nil, inputErr("Nameservers list MUST NOT be mixed with zone-level NS in rrsets")
+				return nil, nil, inputErr("Nameservers list MUST NOT be mixed with zone-level NS in rrsets")
 			}
 			for _, rec := range s.Records {
 				zc.NameServers = append(zc.NameServers, rec.Content)
@@ -142,18 +178,22 @@ func CreateRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, error) {
 			}
 			for _, rec := range s.Records {
 				zc.Records = append(zc.Records, zonemodel.Record{Name: sn, Type: st, Value: rec.Content, TTL: ttl})
+				labels = append(labels, label)
 			}
 		}
 	}
 	if len(zc.NameServers) == 0 {
-		return nil, inputErr("a zone needs nameservers (or an NS RRset at its apex): BIND refuses to load a zone without NS records")
+		return nil, nil, inputErr("a zone needs nameservers (or an NS RRset at its apex): BIND refuses to load a zone without NS records")
 	}
 	if soa.PrimaryNS == "" {
 		soa.PrimaryNS = zc.NameServers[0]
 	}
 	zc.SOA = soa
+	if req.DNSSEC != nil && *req.DNSSEC {
+		zc.DNSSECPolicy = "default" // BIND's default policy: one CSK, ECDSAP256SHA256
+	}
 	out.ZoneConfig = zc
-	return out, nil
+	return out, labels, nil
 }
 
 // soaFromContent reads SOA content ("mname rname serial refresh retry
@@ -235,6 +275,10 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		}
 		p := "default"
 		ch.DNSSECPolicy, changed = &p, true
+	}
+	for _, k := range append(append([]string{}, req.MasterTSIG...), req.SlaveTSIG...) {
+		WriteError(w, http.StatusUnprocessableEntity, "A TSIG key with the name '%s' is not managed here: TSIG keys are BIND's (named.conf); grant transfers with the TSIG-ALLOW-AXFR metadata", k)
+		return
 	}
 	if req.Catalog != nil && *req.Catalog != "" {
 		WriteError(w, http.StatusUnprocessableEntity, "catalog membership is kept by zone_api's catalog option, not set per zone")

@@ -85,13 +85,13 @@ func (a *API) getMetadata(w http.ResponseWriter, r *http.Request, zone string) {
 	if !ok {
 		return
 	}
-	kind, ok := metaKind(w, kindArg(r))
-	if !ok {
-		return
-	}
 	z, err := a.Service.Zone(r.Context(), name)
 	if err != nil {
 		a.fail(w, err, nil, false)
+		return
+	}
+	kind, ok := metaKind(w, kindArg(r))
+	if !ok {
 		return
 	}
 	writeJSON(w, http.StatusOK, Metadata{Type: "Metadata", Kind: kind, Metadata: metaValues(z, kind)})
@@ -147,7 +147,7 @@ func (a *API) setMetadata(w http.ResponseWriter, r *http.Request, zone, kind str
 
 func (a *API) postMetadata(w http.ResponseWriter, r *http.Request, zone string) {
 	var m Metadata
-	if !decode(w, r, &m) {
+	if !decode(w, r, &m) || !a.zoneExists(w, r, zone) {
 		return
 	}
 	kind, ok := metaKind(w, m.Kind)
@@ -157,7 +157,24 @@ func (a *API) postMetadata(w http.ResponseWriter, r *http.Request, zone string) 
 	a.setMetadata(w, r, zone, kind, m.Metadata, true, http.StatusCreated)
 }
 
+// zoneExists answers 404 and returns false for an unknown zone, so that
+// it is reported before a metadata kind this API refuses.
+func (a *API) zoneExists(w http.ResponseWriter, r *http.Request, zone string) bool {
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return false
+	}
+	if _, err := a.Service.Zone(r.Context(), name); err != nil {
+		a.fail(w, err, nil, false)
+		return false
+	}
+	return true
+}
+
 func (a *API) putMetadata(w http.ResponseWriter, r *http.Request, zone string) {
+	if !a.zoneExists(w, r, zone) {
+		return
+	}
 	kind, ok := metaKind(w, kindArg(r))
 	if !ok {
 		return
@@ -170,6 +187,9 @@ func (a *API) putMetadata(w http.ResponseWriter, r *http.Request, zone string) {
 }
 
 func (a *API) deleteMetadata(w http.ResponseWriter, r *http.Request, zone string) {
+	if !a.zoneExists(w, r, zone) {
+		return
+	}
 	kind, ok := metaKind(w, kindArg(r))
 	if !ok {
 		return

@@ -127,6 +127,9 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 		if why, ok := refusedTypes[typ]; ok {
 			return nil, inputErr("RRset %s: %s", label, why)
 		}
+		if singletonTypes[typ] && len(s.Records) > 1 {
+			return nil, inputErr("RRset %s has more than one record", label)
+		}
 		if typ == "SOA" {
 			return nil, inputErr("RRset %s: the SOA record is maintained by BIND, which sets its serial on every change; it cannot be replaced or deleted through the API", label)
 		}
