@@ -35,6 +35,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -49,7 +50,7 @@ type DNS interface {
 // Client has it.
 type Control interface {
 	ShowZone(ctx context.Context, zone string) (string, error)
-	AddZone(ctx context.Context, zone, config string) (string, error)
+	AddZone(ctx context.Context, zs *rndc.ZoneStatement) (string, error)
 }
 
 // Catalog is one catalog zone and the way to change it. Set every field
@@ -65,10 +66,10 @@ type Catalog struct {
 	// UpdateKey is the TSIG key the catalog accepts updates from (and
 	// that may transfer it).
 	UpdateKey string
-	// AlsoNotify and AllowTransfer are rendered into the catalog's
-	// addzone block as BIND list elements, e.g. "192.0.2.2 port 5300".
-	// Empty AllowTransfer leaves named's default.
-	AlsoNotify, AllowTransfer []string
+	// AlsoNotify and AllowTransfer are the elements of the catalog's
+	// also-notify and allow-transfer lists, e.g. rndc.Words("192.0.2.2",
+	// "port", "5300"). Empty AllowTransfer leaves named's default.
+	AlsoNotify, AllowTransfer []rndc.Value
 	// DNS sends the updates and reads the catalog; Control creates it.
 	DNS     DNS
 	Control Control
@@ -132,7 +133,7 @@ func (c *Catalog) Ensure(ctx context.Context) error {
 	if err := zonestore.CreateFileIn(c.Dir, filepath.Base(path), c.render()); err != nil && !errors.Is(err, zonestore.ErrExists) {
 		return fmt.Errorf("writing catalog zone file: %w", err)
 	}
-	if _, err := c.Control.AddZone(ctx, zone, c.config(path)); err != nil && !c.IsExists(err) {
+	if _, err := c.Control.AddZone(ctx, c.statement(zone, path)); err != nil && !c.IsExists(err) {
 		return fmt.Errorf("adding catalog zone %s: %w", zone, err)
 	}
 	c.ready = true
@@ -158,10 +159,11 @@ func (c *Catalog) render() []byte {
 	return []byte(b.String())
 }
 
-// config is the catalog's addzone block.
-func (c *Catalog) config(path string) string {
-	q := func(s string) string { return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"` }
-	var b strings.Builder
+// statement is the catalog's addzone statement.
+func (c *Catalog) statement(zone, path string) *rndc.ZoneStatement {
+	zs := &rndc.ZoneStatement{Name: zone}
+	zs.Add("type", rndc.Word("primary"))
+	zs.Add("file", rndc.Quoted(path))
 	// notify-delay 1: named's default (5 s) holds back a NOTIFY that
 	// follows another within that time, and a catalog changes with every
 	// create and delete. Not 0: a secondary that started before the
@@ -169,22 +171,22 @@ func (c *Catalog) config(path string) string {
 	// catalog's first NOTIFYs come, and queues them; the one a second
 	// later gets through (measured with BIND 9.18: 1.5 s to the first
 	// zone instead of 5.5 s with the default and 55 s with 0).
-	b.WriteString("{ type primary; file " + q(path) + "; notify-delay 1; ")
+	zs.Add("notify-delay", rndc.Word("1"))
+	key := rndc.Value{rndc.Word("key"), rndc.Quoted(c.UpdateKey)}
 	if c.UpdateKey != "" {
-		b.WriteString("allow-update { key " + q(c.UpdateKey) + "; }; ")
+		zs.Add("allow-update", rndc.List(key))
 	}
 	if len(c.AlsoNotify) > 0 {
-		b.WriteString("also-notify { " + strings.Join(c.AlsoNotify, "; ") + "; }; ")
+		zs.Add("also-notify", rndc.List(c.AlsoNotify...))
 	}
 	if len(c.AllowTransfer) > 0 {
-		b.WriteString("allow-transfer { " + strings.Join(c.AllowTransfer, "; ") + "; ")
+		elems := slices.Clone(c.AllowTransfer)
 		if c.UpdateKey != "" {
-			b.WriteString("key " + q(c.UpdateKey) + "; ")
+			elems = append(elems, key)
 		}
-		b.WriteString("}; ")
+		zs.Add("allow-transfer", rndc.List(elems...))
 	}
-	b.WriteString("};")
-	return b.String()
+	return zs
 }
 
 // update builds an UPDATE of the catalog.

@@ -110,7 +110,10 @@ func TestCatalogWorkload(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := rc.AddZone(ctx, zone, fmt.Sprintf(`{ type primary; file %q; };`, path)); err != nil {
+			zs := &rndc.ZoneStatement{Name: zone}
+			zs.Add("type", rndc.Word("primary"))
+			zs.Add("file", rndc.Quoted(path))
+			if _, err := rc.AddZone(ctx, zs); err != nil {
 				t.Fatal(err)
 			}
 			managed[zone] = true
@@ -210,4 +213,21 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// TestCatalogStatement: the catalog's addzone statement, as the catalog
+// rendered it before the statement model (the same text).
+func TestCatalogStatement(t *testing.T) {
+	c := &Catalog{Zone: "cat.test", UpdateKey: "zoneapi-key",
+		AlsoNotify:    []rndc.Value{rndc.Words("192.0.2.2", "port", "5300"), rndc.Words("2001:db8::1")},
+		AllowTransfer: []rndc.Value{rndc.Words("10.0.0.0/8")}}
+	want := `{ type primary; file "/z/cat.test.catalog.db"; notify-delay 1; allow-update { key "zoneapi-key"; }; ` +
+		`also-notify { 192.0.2.2 port 5300; 2001:db8::1; }; allow-transfer { 10.0.0.0/8; key "zoneapi-key"; }; };`
+	if got := c.statement("cat.test", "/z/cat.test.catalog.db").Block(); got != want {
+		t.Errorf("statement:\n got %s\nwant %s", got, want)
+	}
+	bare := &Catalog{Zone: "cat.test"}
+	if got, want := bare.statement("cat.test", `/z/a"b`).Block(), `{ type primary; file "/z/a\"b"; notify-delay 1; };`; got != want {
+		t.Errorf("statement:\n got %s\nwant %s", got, want)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // BenchmarkZoneCreate compares, in one run against one named, creating a
@@ -134,7 +135,7 @@ func createWithRNDCProgram(b testing.TB, dir string, rndcProg func(...string) (s
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	if out, err := rndcProg("addzone", name, z.BINDConfig(path, "")); err != nil {
+	if out, err := rndcProg("addzone", name, zoneservice.AddZoneStatement(z, path, "", "").Block()); err != nil {
 		b.Fatalf("rndc addzone: %v %s", err, out)
 	}
 }

@@ -142,7 +142,7 @@ func (r *crashRig) state(names []string) (listed, served, files map[string]bool)
 		listed[z.(string)] = true
 	}
 	for _, n := range names {
-		zc, err := r.rc.ShowZoneConfig(context.Background(), n)
+		zc, err := r.rc.ShowZoneStatement(context.Background(), n)
 		if err != nil {
 			if !rndc.IsNotFound(err) {
 				r.t.Fatalf("showzone %s: %v", n, err)
@@ -150,7 +150,7 @@ func (r *crashRig) state(names []string) (listed, served, files map[string]bool)
 			continue
 		}
 		f, _ := zc.Get("file")
-		if strings.Trim(f, `"`) == filepath.Join(r.ns.ZoneDir, n+".zone") {
+		if strings.Trim(f.String(), `"`) == filepath.Join(r.ns.ZoneDir, n+".zone") {
 			served[n] = true
 		}
 	}

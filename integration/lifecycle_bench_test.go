@@ -68,7 +68,7 @@ func BenchmarkCreateIntent(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := rc.AddZone(ctx, name, z.BINDConfig(path, ns.TSIGKeyName)); err != nil {
+		if _, err := rc.AddZone(ctx, zoneservice.AddZoneStatement(z, path, ns.TSIGKeyName, "")); err != nil {
 			b.Fatal(err)
 		}
 		if err := store.Put(zonestore.Entry{Name: name, Type: z.Type}); err != nil {

@@ -41,11 +41,11 @@ func TestLostControlReplyAnswers504(t *testing.T) {
 	}
 	check("modzone", "PATCH", "/api/v1/zones/"+zone, map[string]any{"alsoNotify": []string{"192.0.2.7"}})
 	// named executed it.
-	zc, err := r.rc.ShowZoneConfig(context.Background(), zone)
+	zc, err := r.rc.ShowZoneStatement(context.Background(), zone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := zc.Get("also-notify"); !strings.Contains(v, "192.0.2.7") {
+	if v, _ := zc.Get("also-notify"); !strings.Contains(v.String(), "192.0.2.7") {
 		t.Errorf("modzone was not executed: %s", zc.String())
 	}
 	check("freeze", "POST", "/api/v1/zones/"+zone+"/freeze", nil)

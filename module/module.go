@@ -173,10 +173,10 @@ type Handler struct {
 	storeKey   string
 	updaterKey string
 
-	catalogZone       string   // the catalog's normalised name, "" without a catalog
-	catalogNotify     []string // the catalog's also_notify, expanded
-	catalogNotifyConf []string // the same in BIND's notation
-	catalogXfr        []string // its allow_transfer, in BIND's notation
+	catalogZone       string       // the catalog's normalised name, "" without a catalog
+	catalogNotify     []string     // the catalog's also_notify, expanded
+	catalogNotifyConf []rndc.Value // the same as catalog list elements
+	catalogXfr        []rndc.Value // its allow_transfer, as catalog list elements
 
 	// cell holds the backend, resolved lazily on the first request,
 	// because Provision must not touch the disk or BIND (`caddy validate`

@@ -41,7 +41,7 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 // zoneConfigFor reads the zone's configuration for GET; a failure leaves
 // the configuration out.
 func (h *Handler) zoneConfigFor(ctx context.Context, b *backend, name string) *zoneConfigView {
-	zc, err := b.svc.ZoneConfig(ctx, name)
+	zc, err := b.svc.ZoneStatement(ctx, name)
 	if err != nil {
 		return nil
 	}

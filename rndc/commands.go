@@ -94,76 +94,15 @@ func (c *Client) ShowZone(ctx context.Context, zone string) (string, error) {
 	return strings.TrimSpace(text(resp)), err
 }
 
-// AddZone runs "addzone <zone> <config>". The config is a pre-rendered,
-// pre-validated zone block such as
-// `{ type primary; file "/x/y.zone"; allow-update { key "k"; }; };`; AddZone
-// only checks that it is a single brace-balanced block on one line. An
+// AddZone runs "addzone <zone> <block>" for the statement zs: its Name
+// names the zone, its Block is the configuration (Extra is not sent). An
 // existing zone gives an error for which IsAlreadyExists is true.
-func (c *Client) AddZone(ctx context.Context, zone, config string) (string, error) {
-	if err := ValidZoneName(zone); err != nil {
+func (c *Client) AddZone(ctx context.Context, zs *ZoneStatement) (string, error) {
+	if err := ValidZoneName(zs.Name); err != nil {
 		return "", fmt.Errorf("rndc addzone: %w", err)
 	}
-	config = strings.TrimSpace(config)
-	if err := checkZoneBlock(config); err != nil {
-		return "", fmt.Errorf("rndc addzone: %w", err)
-	}
-	resp, err := c.Command(ctx, "addzone "+zone+" "+config)
+	resp, err := c.Command(ctx, "addzone "+zs.Name+" "+zs.Block())
 	return text(resp), err
-}
-
-// checkZoneBlock checks that s is one brace-balanced block, optionally
-// followed by ';', with no newlines or NULs; braces inside quoted strings
-// do not count.
-func checkZoneBlock(s string) error {
-	if strings.ContainsAny(s, "\r\n") {
-		return errors.New("zone config must be a single line")
-	}
-	if strings.IndexByte(s, 0) >= 0 {
-		return errors.New("zone config must not contain a NUL character")
-	}
-	if !strings.HasPrefix(s, "{") {
-		return errors.New("zone config must start with '{'")
-	}
-	depth, inQuote, end := 0, false, -1
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if inQuote {
-			switch ch {
-			case '\\':
-				i++
-			case '"':
-				inQuote = false
-			}
-			continue
-		}
-		switch ch {
-		case '"':
-			inQuote = true
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth < 0 {
-				return errors.New("zone config has unbalanced braces")
-			}
-			if depth == 0 {
-				end = i
-			}
-		}
-		if end >= 0 {
-			break
-		}
-	}
-	if inQuote {
-		return errors.New("zone config has an unterminated string")
-	}
-	if end < 0 {
-		return errors.New("zone config has unbalanced braces")
-	}
-	if rest := strings.TrimSpace(s[end+1:]); rest != "" && rest != ";" {
-		return errors.New("zone config must be a single block")
-	}
-	return nil
 }
 
 // DelZone runs "delzone <zone>", or "delzone -clean <zone>" when clean is

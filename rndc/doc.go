@@ -7,6 +7,11 @@
 // and typed helpers for the zone commands (addzone, delzone, zonestatus,
 // showzone, reload, freeze, thaw, notify) with parsers of their output.
 //
+// ZoneStatement (zonestatement.go) is the one model of a BIND zone
+// statement: addzone and modzone take it and render it with one quoting
+// function, and showzone's text is parsed into it, so a statement read,
+// changed in a clause and sent back keeps every other clause.
+//
 // A Client keeps a few idle connections and reuses them: once named has
 // issued its nonce on a connection it answers further commands there, which
 // saves the connect and the nonce round trip (Client.MaxIdle; a negative

@@ -32,14 +32,32 @@ func startNamed(t testing.TB, alg string) (*testbind.Server, *Client) {
 	return s, &Client{Addr: s.ControlAddr, Key: key, Timeout: 5 * time.Second}
 }
 
+// mustStatement parses a zone statement written by a test.
+func mustStatement(t testing.TB, text string) *ZoneStatement {
+	t.Helper()
+	zs, err := ParseZoneStatement(text)
+	if err != nil {
+		t.Fatalf("ParseZoneStatement(%q): %v", text, err)
+	}
+	return zs
+}
+
+// primaryStatement is `zone "zone" { type primary; file "path"; };`.
+func primaryStatement(zone, path string) *ZoneStatement {
+	zs := &ZoneStatement{Name: zone}
+	zs.Add("type", Word("primary"))
+	zs.Add("file", Quoted(path))
+	return zs
+}
+
 func addTestZone(t *testing.T, s *testbind.Server, c *Client, zone, extra string) string {
 	t.Helper()
 	path, err := s.WriteZone(zone, testbind.MinimalZone(zone, 2024010101))
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf := fmt.Sprintf(`{ type primary; file %q; %s};`, path, extra)
-	if _, err := c.AddZone(context.Background(), zone, conf); err != nil {
+	zs := mustStatement(t, fmt.Sprintf(`zone %q { type primary; file %q; %s};`, zone, path, extra))
+	if _, err := c.AddZone(context.Background(), zs); err != nil {
 		t.Fatalf("AddZone(%s): %v\n%s", zone, err, s.LogTail(10))
 	}
 	return path
@@ -143,7 +161,7 @@ func TestIntegrationZoneLifecycle(t *testing.T) {
 	}
 
 	// Second addzone: already exists, and nothing else is touched.
-	_, err = c.AddZone(ctx, zone, fmt.Sprintf(`{ type primary; file %q; };`, path))
+	_, err = c.AddZone(ctx, primaryStatement(zone, path))
 	if !IsAlreadyExists(err) || IsNotFound(err) {
 		t.Errorf("second AddZone: %v (IsAlreadyExists false)", err)
 	}
@@ -234,13 +252,13 @@ func TestIntegrationVariants(t *testing.T) {
 	}
 
 	// addzone with a missing file fails with BIND's reason.
-	_, err = c.AddZone(ctx, "missing.test", fmt.Sprintf(`{ type primary; file %q; };`, filepath.Join(s.ZoneDir, "nope.zone")))
+	_, err = c.AddZone(ctx, primaryStatement("missing.test", filepath.Join(s.ZoneDir, "nope.zone")))
 	if !errors.As(err, &rerr) || rerr.Err != "file not found" {
 		t.Errorf("AddZone(missing file) = %v", err)
 	}
-	// A malformed block is refused before it is sent.
-	if _, err := c.AddZone(ctx, "x.test", "{ type primary; }; halt"); err == nil || errors.As(err, &rerr) {
-		t.Errorf("AddZone(bad block) = %v", err)
+	// A bad zone name is refused before it is sent.
+	if _, err := c.AddZone(ctx, primaryStatement("x.test halt", "x")); err == nil || errors.As(err, &rerr) {
+		t.Errorf("AddZone(bad name) = %v", err)
 	}
 }
 
@@ -324,7 +342,7 @@ func BenchmarkZoneStatus(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := c.AddZone(context.Background(), "bench.test", fmt.Sprintf(`{ type primary; file %q; };`, path)); err != nil {
+	if _, err := c.AddZone(context.Background(), primaryStatement("bench.test", path)); err != nil {
 		b.Fatal(err)
 	}
 	var native, program time.Duration

@@ -23,7 +23,7 @@ func TestObserve(t *testing.T) {
 	if _, err := c.DelZone(ctx, "example.com", true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AddZone(ctx, "a.test", `{ type primary; file "a.test.zone"; };`); err != nil {
+	if _, err := c.AddZone(ctx, primaryStatement("a.test", "a.test.zone")); err != nil {
 		t.Fatal(err)
 	}
 	bad := newFake(t, key, "close")

@@ -1,6 +1,7 @@
 package rndc
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -111,6 +112,62 @@ func TestValidZoneName(t *testing.T) {
 	}
 }
 
+// checkZoneBlock checks that s is one brace-balanced block, optionally
+// followed by ';', with no newlines or NULs; braces inside quoted strings
+// do not count.
+func checkZoneBlock(s string) error {
+	if strings.ContainsAny(s, "\r\n") {
+		return errors.New("zone config must be a single line")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return errors.New("zone config must not contain a NUL character")
+	}
+	if !strings.HasPrefix(s, "{") {
+		return errors.New("zone config must start with '{'")
+	}
+	depth, inQuote, end := 0, false, -1
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if inQuote {
+			switch ch {
+			case '\\':
+				i++
+			case '"':
+				inQuote = false
+			}
+			continue
+		}
+		switch ch {
+		case '"':
+			inQuote = true
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth < 0 {
+				return errors.New("zone config has unbalanced braces")
+			}
+			if depth == 0 {
+				end = i
+			}
+		}
+		if end >= 0 {
+			break
+		}
+	}
+	if inQuote {
+		return errors.New("zone config has an unterminated string")
+	}
+	if end < 0 {
+		return errors.New("zone config has unbalanced braces")
+	}
+	if rest := strings.TrimSpace(s[end+1:]); rest != "" && rest != ";" {
+		return errors.New("zone config must be a single block")
+	}
+	return nil
+}
+
+// TestCheckZoneBlock: the test helper that checks rendered blocks.
 func TestCheckZoneBlock(t *testing.T) {
 	good := []string{
 		`{ type primary; file "/x/y.zone"; };`,

@@ -108,10 +108,28 @@ type Record struct {
 	Priority *uint16 `json:"priority,omitempty"`
 }
 
-// endpoint is a validated server address with an optional port.
-type endpoint struct {
-	addr netip.Addr
-	port uint16 // 0: none given
+// Endpoint is a validated server address with an optional port.
+type Endpoint struct {
+	// Addr is the server's address (an IPv4-mapped address is unmapped).
+	Addr netip.Addr
+	// Port is the server's port; 0: none given (the default applies).
+	Port uint16
+}
+
+// Options are a zone's validated BIND options, besides its type and file:
+// what the statement that adds the zone says of it.
+type Options struct {
+	// AlsoNotify are servers sent NOTIFY besides the NS targets.
+	AlsoNotify []Endpoint
+	// AllowTransfer are the networks allowed to transfer the zone (a
+	// single address is a full-length prefix); none: named's default.
+	AllowTransfer []netip.Prefix
+	// Primaries are the servers a secondary zone transfers from.
+	Primaries []Endpoint
+	// DNSSECPolicy is the zone's dnssec-policy, or "".
+	DNSSECPolicy string
+	// InlineSigning is inline-signing yes or no, or nil: named's default.
+	InlineSigning *bool
 }
 
 // Zone is a validated, normalised zone ready to be rendered.
@@ -128,11 +146,26 @@ type Zone struct {
 	UpdateKeyName string
 
 	rrs           []dns.RR // primary: SOA, NS, glue, records, in file order
-	alsoNotify    []endpoint
+	alsoNotify    []Endpoint
 	allowTransfer []netip.Prefix // single addresses have full-length prefixes
-	primaries     []endpoint
+	primaries     []Endpoint
 	dnssecPolicy  string
 	inlineSigning *bool
+}
+
+// Options returns the zone's BIND options (copies of its lists).
+func (z *Zone) Options() Options {
+	o := Options{
+		AlsoNotify:    slices.Clone(z.alsoNotify),
+		AllowTransfer: slices.Clone(z.allowTransfer),
+		Primaries:     slices.Clone(z.primaries),
+		DNSSECPolicy:  z.dnssecPolicy,
+	}
+	if z.inlineSigning != nil {
+		b := *z.inlineSigning
+		o.InlineSigning = &b
+	}
+	return o
 }
 
 // Records returns copies of the zone's resource records in file order: SOA,
@@ -157,18 +190,18 @@ func DefaultSerial(now time.Time) uint32 {
 }
 
 // parseEndpoint parses "ip", "ip:port" or "[v6]:port".
-func parseEndpoint(s string) (endpoint, bool) {
+func parseEndpoint(s string) (Endpoint, bool) {
 	if a, err := netip.ParseAddr(s); err == nil {
 		if a.Zone() != "" {
-			return endpoint{}, false
+			return Endpoint{}, false
 		}
-		return endpoint{addr: a.Unmap()}, true
+		return Endpoint{Addr: a.Unmap()}, true
 	}
 	ap, err := netip.ParseAddrPort(s)
 	if err != nil || ap.Port() == 0 || ap.Addr().Zone() != "" {
-		return endpoint{}, false
+		return Endpoint{}, false
 	}
-	return endpoint{addr: ap.Addr().Unmap(), port: ap.Port()}, true
+	return Endpoint{Addr: ap.Addr().Unmap(), Port: ap.Port()}, true
 }
 
 // parseNetwork parses "ip" or "ip/len" with no host bits set.

@@ -3,7 +3,6 @@ package zoneservice
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"go.uber.org/zap"
 
@@ -24,13 +23,6 @@ type Created struct {
 	// Settled is what settling an earlier pending intent for the zone did
 	// ("" when there was none).
 	Settled string
-}
-
-// keyDirClause is added to the addzone block of signed zones, so that
-// named keeps their keys where a delete finds them and reports the
-// directory in showzone.
-func keyDirClause(dir string) string {
-	return "key-directory " + rndc.QuoteString(dir) + "; "
 }
 
 // Create creates the zone z: see the package comment. fp is the request's
@@ -62,7 +54,7 @@ func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Cr
 		return nil, err
 	}
 
-	data, cfg, err := s.render(z, path)
+	data, zs, err := s.render(z, path)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +91,7 @@ func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Cr
 		return nil, fileErr
 	}
 
-	text, err := s.addZone(cctx, z, path, cfg)
+	text, err := s.addZone(cctx, z, path, zs)
 	if err != nil {
 		return nil, err
 	}
@@ -128,29 +120,25 @@ func undoFailed(name, why string, uerr error) *Error {
 	return newErr(ErrOutcomeUnknown, name, "delzone", "named added zone "+name+", then "+why+", and undoing the addzone failed, so whether the zone will exist is unknown", uerr)
 }
 
-// render returns the zone's file (primary zones only) and the
-// configuration addzone is given for it; signed zones get a key-directory.
-func (s *Service) render(z *zonemodel.Zone, path string) (data []byte, cfg string, err error) {
+// render returns the zone's file (primary zones only) and the statement
+// addzone is given for it (see AddZoneStatement).
+func (s *Service) render(z *zonemodel.Zone, path string) (data []byte, zs *rndc.ZoneStatement, err error) {
 	if z.Type == zonemodel.TypePrimary {
 		if data, err = z.RenderFile(); err != nil {
-			return nil, "", newErr(ErrInvalid, z.Name, "", "rendering zone "+z.Name, err)
+			return nil, nil, newErr(ErrInvalid, z.Name, "", "rendering zone "+z.Name, err)
 		}
 	}
-	cfg = z.BINDConfig(path, s.UpdateKey)
-	if strings.Contains(cfg, "dnssec-policy ") || strings.Contains(cfg, "inline-signing yes") {
-		cfg = "{ " + keyDirClause(s.Store.Dir()) + strings.TrimPrefix(cfg, "{ ")
-	}
-	return data, cfg, nil
+	return data, AddZoneStatement(z, path, s.UpdateKey, s.Store.Dir()), nil
 }
 
-// addZone runs addzone for the zone z with the configuration cfg, once
+// addZone runs addzone for the zone z with the statement zs, once
 // its intent is recorded and its file written, and returns named's
 // answer. When named refused the zone or has another zone of that name,
 // the file written for it is removed (unless named uses it) and the
 // intent abandoned; when named did not answer, both stay for settling.
-func (s *Service) addZone(ctx context.Context, z *zonemodel.Zone, path, cfg string) (string, error) {
+func (s *Service) addZone(ctx context.Context, z *zonemodel.Zone, path string, zs *rndc.ZoneStatement) (string, error) {
 	name := z.Name
-	text, err := s.Control.AddZone(ctx, name, cfg)
+	text, err := s.Control.AddZone(ctx, zs)
 	switch {
 	case err == nil:
 		return text, nil
@@ -159,7 +147,7 @@ func (s *Service) addZone(ctx context.Context, z *zonemodel.Zone, path, cfg stri
 	case rndc.IsAlreadyExists(err):
 		// Ours if it uses our file (our command executed twice, say);
 		// else a zone not created through this API.
-		if zc, serr := s.Control.ShowZoneConfig(ctx, name); serr == nil && fileOf(zc) == path {
+		if zc, serr := s.Control.ShowZoneStatement(ctx, name); serr == nil && fileOf(zc) == path {
 			return "", nil
 		}
 		if z.Type == zonemodel.TypePrimary {
@@ -199,7 +187,7 @@ func (s *Service) createFile(ctx context.Context, name string, data []byte) erro
 // with it, the zone is adopted into the index and ErrExists returned;
 // when named does not know the zone, the file is moved aside.
 func (s *Service) clearStaleFile(ctx context.Context, name, path string) error {
-	zc, err := s.Control.ShowZoneConfig(ctx, name)
+	zc, err := s.Control.ShowZoneStatement(ctx, name)
 	switch {
 	case err == nil:
 		if fileOf(zc) == path {
@@ -254,7 +242,7 @@ func (s *Service) undoCreate(ctx context.Context, name string, hook bool) error 
 // removeIfUnused removes path unless named serves the zone with it (or
 // cannot be asked).
 func (s *Service) removeIfUnused(ctx context.Context, name, path string) bool {
-	zc, err := s.Control.ShowZoneConfig(ctx, name)
+	zc, err := s.Control.ShowZoneStatement(ctx, name)
 	if err == nil && fileOf(zc) == path || err != nil && !rndc.IsNotFound(err) {
 		return false
 	}

@@ -72,7 +72,7 @@ func (s *Service) deleteZone(ctx context.Context, name string) (*Deleted, error)
 	// Where named keeps the zone's keys: only named knows, and only
 	// until the zone is deleted.
 	keyDir := ""
-	if zc, err := s.Control.ShowZoneConfig(ctx, name); err == nil {
+	if zc, err := s.Control.ShowZoneStatement(ctx, name); err == nil {
 		keyDir = keyDirOf(zc)
 	}
 	in := s.newIntent(zonestore.IntentDelete, name)

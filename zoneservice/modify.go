@@ -65,14 +65,14 @@ type ConfigView struct {
 }
 
 // ViewConfig converts a parsed showzone statement to the API's notation.
-func ViewConfig(zc *rndc.ZoneConfig) *ConfigView {
+func ViewConfig(zc *rndc.ZoneStatement) *ConfigView {
 	v := &ConfigView{Type: zc.Type(), Options: map[string]string{}, Statement: zc.String()}
 	for _, c := range zc.Clauses {
-		v.Options[c.Name] = c.Value
+		v.Options[c.Name] = c.Value.String()
 		switch c.Name {
 		case "file":
-			if w, err := rndc.Words(c.Value); err == nil && len(w) == 1 {
-				v.File = w[0]
+			if t, ok := c.Value.Text(); ok {
+				v.File = t
 			}
 		case "primaries", "masters":
 			v.Primaries = viewList(c.Value, viewServer)
@@ -83,25 +83,34 @@ func ViewConfig(zc *rndc.ZoneConfig) *ConfigView {
 		case "allow-update":
 			v.AllowUpdate = viewList(c.Value, viewACL)
 		case "update-policy":
-			v.UpdatePolicy = c.Value
+			v.UpdatePolicy = c.Value.String()
 		case "dnssec-policy":
-			if w, err := rndc.Words(c.Value); err == nil && len(w) == 1 {
-				v.DNSSECPolicy = w[0]
+			if t, ok := c.Value.Text(); ok {
+				v.DNSSECPolicy = t
 			}
 		case "inline-signing":
-			b := c.Value == "yes" || c.Value == "true" || c.Value == "1"
+			b := isYes(c.Value)
 			v.InlineSigning = &b
 		}
 	}
 	return v
 }
 
-// viewList converts each element of a braced list; an element it cannot
-// read is shown as named printed it.
-func viewList(value string, conv func(string) string) []string {
-	elems, err := rndc.ParseList(value)
-	if err != nil {
-		return []string{value}
+// isYes reports whether a boolean clause's value is the word yes (true, 1).
+func isYes(v rndc.Value) bool {
+	if len(v) != 1 || v[0].Kind != rndc.WordTerm {
+		return false
+	}
+	t := v[0].Text
+	return t == "yes" || t == "true" || t == "1"
+}
+
+// viewList converts each element of a braced list; a value that is not a
+// list is shown as named printed it.
+func viewList(value rndc.Value, conv func(rndc.Value) string) []string {
+	elems, ok := value.Elems()
+	if !ok {
+		return []string{value.String()}
 	}
 	out := make([]string, 0, len(elems))
 	for _, e := range elems {
@@ -110,22 +119,23 @@ func viewList(value string, conv func(string) string) []string {
 	return out
 }
 
-// viewServer converts `192.0.2.1 port 53 key "k"` to "192.0.2.1:53 key k".
-func viewServer(elem string) string {
-	w, err := rndc.Words(elem)
-	if err != nil || len(w) == 0 {
-		return elem
+// viewServer converts `192.0.2.1 port 53 key "k"` to "192.0.2.1:53 key k";
+// an element it cannot read is shown as named printed it.
+func viewServer(elem rndc.Value) string {
+	w := elem.Strings()
+	if len(w) == 0 {
+		return elem.String()
 	}
 	addr, err := netip.ParseAddr(w[0])
 	if err != nil {
-		return elem
+		return elem.String()
 	}
 	s := addr.String()
 	rest := w[1:]
 	if len(rest) >= 2 && rest[0] == "port" {
 		port, err := strconv.ParseUint(rest[1], 10, 16)
 		if err != nil {
-			return elem
+			return elem.String()
 		}
 		s = netip.AddrPortFrom(addr, uint16(port)).String()
 		rest = rest[2:]
@@ -135,23 +145,24 @@ func viewServer(elem string) string {
 		rest = rest[2:]
 	}
 	if len(rest) > 0 {
-		return elem
+		return elem.String()
 	}
 	return s
 }
 
 // viewACL converts `key "k"` to "key k", `"any"` to "any" and a
-// full-length prefix to its address.
-func viewACL(elem string) string {
-	w, err := rndc.Words(elem)
-	if err != nil || len(w) == 0 {
-		return elem
+// full-length prefix to its address; an element it cannot read is shown
+// as named printed it.
+func viewACL(elem rndc.Value) string {
+	w := elem.Strings()
+	if len(w) == 0 {
+		return elem.String()
 	}
 	if len(w) == 2 && w[0] == "key" {
 		return "key " + w[1]
 	}
-	if len(w) != 1 {
-		return elem
+	if len(w) != 1 || w[0] == "{" {
+		return elem.String()
 	}
 	neg, s := "", w[0]
 	if rest, ok := strings.CutPrefix(s, "!"); ok {
@@ -167,31 +178,32 @@ func viewACL(elem string) string {
 var aclKeywords = map[string]bool{"any": true, "none": true, "localhost": true, "localnets": true}
 
 // ServerElement converts a server element of the API's notation ("ip",
-// "ip:port" or "[v6]:port", optionally followed by " key NAME") to
-// BIND's, e.g. `192.0.2.1 port 5300 key "k"`.
-func ServerElement(s string) (string, error) {
+// "ip:port" or "[v6]:port", optionally followed by " key NAME") to a list
+// element of the zone statement, e.g. `192.0.2.1 port 5300 key "k"`.
+func ServerElement(s string) (rndc.Value, error) {
 	addrText, keyName, hasKey := strings.Cut(strings.TrimSpace(s), " key ")
 	addrText = strings.TrimSpace(addrText)
-	var out string
+	var out rndc.Value
 	if a, err := netip.ParseAddr(addrText); err == nil && a.Zone() == "" {
-		out = a.Unmap().String()
+		out = rndc.Words(a.Unmap().String())
 	} else if ap, err := netip.ParseAddrPort(addrText); err == nil && ap.Port() != 0 && ap.Addr().Zone() == "" {
-		out = ap.Addr().Unmap().String() + " port " + strconv.Itoa(int(ap.Port()))
+		out = rndc.Words(ap.Addr().Unmap().String(), "port", strconv.Itoa(int(ap.Port())))
 	} else {
-		return "", fmt.Errorf("%q is not \"ip\", \"ip:port\" or \"[ipv6]:port\", optionally followed by \" key NAME\"", s)
+		return nil, fmt.Errorf("%q is not \"ip\", \"ip:port\" or \"[ipv6]:port\", optionally followed by \" key NAME\"", s)
 	}
 	if hasKey {
-		k, err := confKeyName(keyName)
+		k, err := checkKeyName(keyName)
 		if err != nil {
-			return "", fmt.Errorf("%q: %v", s, err)
+			return nil, fmt.Errorf("%q: %v", s, err)
 		}
-		out += " key " + k
+		out = append(out, keyGrant(k)...)
 	}
 	return out, nil
 }
 
-// confKeyName checks a TSIG key name and quotes it.
-func confKeyName(name string) (string, error) {
+// checkKeyName checks a TSIG key name (or a policy name) and returns it
+// trimmed.
+func checkKeyName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return "", errors.New("empty key name")
@@ -199,51 +211,59 @@ func confKeyName(name string) (string, error) {
 	if err := rndc.ValidZoneName(name); err != nil {
 		return "", fmt.Errorf("key name %q: letters, digits, '.', '-' and '_' only", name)
 	}
-	return rndc.QuoteString(name), nil
+	return name, nil
+}
+
+// keyGrant is the list element `key "name"`.
+func keyGrant(name string) rndc.Value { return rndc.Value{rndc.Word("key"), rndc.Quoted(name)} }
+
+// isKeyGrant reports whether a list element is a key grant (`key "k"`).
+func isKeyGrant(e rndc.Value) bool {
+	return len(e) >= 2 && e[0].Kind == rndc.WordTerm && e[0].Text == "key"
 }
 
 // ACLElement converts an address-list element of the API's notation
-// ("ip", "ip/len", "!ip", "key NAME", "any", ...) to BIND's and reports
-// whether it is a key grant.
-func ACLElement(s string) (string, bool, error) {
+// ("ip", "ip/len", "!ip", "key NAME", "any", ...) to a list element of the
+// zone statement and reports whether it is a key grant.
+func ACLElement(s string) (rndc.Value, bool, error) {
 	s = strings.TrimSpace(s)
 	if name, ok := strings.CutPrefix(s, "key "); ok {
-		k, err := confKeyName(name)
+		k, err := checkKeyName(name)
 		if err != nil {
-			return "", false, err
+			return nil, false, err
 		}
-		return "key " + k, true, nil
+		return keyGrant(k), true, nil
 	}
 	neg, body := "", s
 	if rest, ok := strings.CutPrefix(s, "!"); ok {
 		neg, body = "!", rest
 	}
 	if aclKeywords[body] {
-		return neg + body, false, nil
+		return rndc.Words(neg + body), false, nil
 	}
 	if a, err := netip.ParseAddr(body); err == nil && a.Zone() == "" {
-		return neg + a.Unmap().String(), false, nil
+		return rndc.Words(neg + a.Unmap().String()), false, nil
 	}
 	if p, err := netip.ParsePrefix(body); err == nil && p.Addr().Zone() == "" {
 		if m := p.Masked(); m != p {
-			return "", false, fmt.Errorf("%q has host bits set (did you mean %q?)", s, neg+m.String())
+			return nil, false, fmt.Errorf("%q has host bits set (did you mean %q?)", s, neg+m.String())
 		}
-		return neg + p.String(), false, nil
+		return rndc.Words(neg + p.String()), false, nil
 	}
-	return "", false, fmt.Errorf("%q is not an IP address, a CIDR network, \"key NAME\" or one of any, none, localhost, localnets", s)
+	return nil, false, fmt.Errorf("%q is not an IP address, a CIDR network, \"key NAME\" or one of any, none, localhost, localnets", s)
 }
 
 // zoneChange is a validated ConfigChange: each set clause's new
 // elements in BIND's notation.
 type zoneChange struct {
-	alsoNotify, primaries      *[]string
+	alsoNotify, primaries      *[]rndc.Value
 	allowTransfer, allowUpdate *aclChange
 	dnssecPolicy               *string
 	inlineSigning              *bool
 }
 
 type aclChange struct {
-	elems   []string
+	elems   []rndc.Value
 	hasKeys bool // the list names keys: it replaces the existing grants
 }
 
@@ -266,11 +286,11 @@ func (req *ConfigChange) validate() (*zoneChange, error) {
 		return nil, ve
 	}
 	ch := &zoneChange{inlineSigning: req.InlineSigning}
-	servers := func(field string, in *[]string) *[]string {
+	servers := func(field string, in *[]string) *[]rndc.Value {
 		if in == nil {
 			return nil
 		}
-		out := []string{}
+		out := []rndc.Value{}
 		for i, s := range *in {
 			c, err := ServerElement(s)
 			if err != nil {
@@ -285,7 +305,7 @@ func (req *ConfigChange) validate() (*zoneChange, error) {
 		if in == nil {
 			return nil
 		}
-		ac := &aclChange{elems: []string{}}
+		ac := &aclChange{elems: []rndc.Value{}}
 		for i, s := range *in {
 			c, isKey, err := ACLElement(s)
 			if err != nil {
@@ -306,7 +326,7 @@ func (req *ConfigChange) validate() (*zoneChange, error) {
 	ch.allowUpdate = acl("allowUpdate", req.AllowUpdate)
 	if p := req.DNSSECPolicy; p != nil {
 		if *p != "" {
-			if _, err := confKeyName(*p); err != nil {
+			if _, err := checkKeyName(*p); err != nil {
 				add("dnssecPolicy", "policy name %q: letters, digits, '.', '-' and '_' only", *p)
 			}
 		}
@@ -320,19 +340,19 @@ func (req *ConfigChange) validate() (*zoneChange, error) {
 
 // apply changes zc as ch says, keeping every other clause and, in address
 // lists given without keys, the key grants they had.
-func (ch *zoneChange) apply(zc *rndc.ZoneConfig) error {
+func (ch *zoneChange) apply(zc *rndc.ZoneStatement) error {
 	if ch.primaries != nil {
 		if zc.Type() != "secondary" && zc.Type() != "mirror" && zc.Type() != "stub" {
 			return fmt.Errorf("primaries applies to secondary zones; this zone is %s", zc.Type())
 		}
 		zc.Remove("masters")
-		zc.Set("primaries", rndc.RenderList(*ch.primaries))
+		zc.Set("primaries", rndc.List(*ch.primaries...))
 	}
 	if ch.alsoNotify != nil {
 		if len(*ch.alsoNotify) == 0 {
 			zc.Remove("also-notify")
 		} else {
-			zc.Set("also-notify", rndc.RenderList(*ch.alsoNotify))
+			zc.Set("also-notify", rndc.List(*ch.alsoNotify...))
 		}
 	}
 	for _, a := range []struct {
@@ -346,13 +366,13 @@ func (ch *zoneChange) apply(zc *rndc.ZoneConfig) error {
 		if !a.ch.hasKeys {
 			// Keep the clause's key grants (the module's own among them).
 			if old, ok := zc.Get(a.clause); ok {
-				oldElems, err := rndc.ParseList(old)
-				if err != nil {
-					return fmt.Errorf("reading %s %s: %v", a.clause, old, err)
+				oldElems, ok := old.Elems()
+				if !ok {
+					return fmt.Errorf("reading %s %s: not a braced list", a.clause, old)
 				}
-				var keys []string
+				var keys []rndc.Value
 				for _, e := range oldElems {
-					if strings.HasPrefix(e, "key ") || strings.HasPrefix(e, "key\t") {
+					if isKeyGrant(e) {
 						keys = append(keys, e)
 					}
 				}
@@ -362,14 +382,14 @@ func (ch *zoneChange) apply(zc *rndc.ZoneConfig) error {
 		if len(elems) == 0 {
 			zc.Remove(a.clause)
 		} else {
-			zc.Set(a.clause, rndc.RenderList(elems))
+			zc.Set(a.clause, rndc.List(elems...))
 		}
 	}
 	if p := ch.dnssecPolicy; p != nil {
 		if *p == "" {
 			zc.Remove("dnssec-policy")
 		} else {
-			zc.Set("dnssec-policy", rndc.QuoteString(*p))
+			zc.Set("dnssec-policy", rndc.Quoted(*p))
 		}
 	}
 	if b := ch.inlineSigning; b != nil {
@@ -377,21 +397,21 @@ func (ch *zoneChange) apply(zc *rndc.ZoneConfig) error {
 		if *b {
 			v = "yes"
 		}
-		zc.Set("inline-signing", v)
+		zc.Set("inline-signing", rndc.Word(v))
 	}
 	return nil
 }
 
 // signed reports whether the zone's configuration has named sign it: a
 // dnssec-policy other than none, or inline-signing yes.
-func signed(zc *rndc.ZoneConfig) bool {
+func signed(zc *rndc.ZoneStatement) bool {
 	if v, ok := zc.Get("dnssec-policy"); ok {
-		if w, err := rndc.Words(v); err == nil && len(w) == 1 && w[0] != "none" {
+		if t, ok := v.Text(); ok && t != "none" {
 			return true
 		}
 	}
 	v, _ := zc.Get("inline-signing")
-	return v == "yes" || v == "true" || v == "1"
+	return isYes(v)
 }
 
 // Modified is what Modify did.
@@ -419,7 +439,7 @@ func (s *Service) Modify(ctx context.Context, name string, ch *ConfigChange) (*M
 		return nil, err
 	}
 	defer unlock()
-	zc, err := s.Control.ShowZoneConfig(ctx, name)
+	zc, err := s.Control.ShowZoneStatement(ctx, name)
 	if err != nil {
 		return nil, s.commandErr(name, "showzone", err)
 	}
@@ -431,12 +451,11 @@ func (s *Service) Modify(ctx context.Context, name string, ch *ConfigChange) (*M
 		if _, ok := zc.Get("key-directory"); !ok {
 			// As for zones created signed: named keeps the keys where a
 			// delete finds and removes them.
-			zc.Set("key-directory", rndc.QuoteString(s.Store.Dir()))
+			zc.Set("key-directory", rndc.Quoted(s.Store.Dir()))
 		}
 	}
-	block := zc.Block()
-	s.log().Debug("modifying zone", zap.String("zone", name), zap.String("config", block))
-	text, err := s.Control.ModZone(ctx, name, block)
+	s.log().Debug("modifying zone", zap.String("zone", name), zap.String("config", zc.Block()))
+	text, err := s.Control.ModZone(ctx, zc)
 	if err != nil {
 		e := s.commandErr(name, "modzone", err)
 		if e.Kind == ErrNotFound {
@@ -447,7 +466,7 @@ func (s *Service) Modify(ctx context.Context, name string, ch *ConfigChange) (*M
 		return nil, e
 	}
 	res := &Modified{Details: text}
-	if after, err := s.Control.ShowZoneConfig(ctx, name); err == nil {
+	if after, err := s.Control.ShowZoneStatement(ctx, name); err == nil {
 		res.Config = ViewConfig(after)
 	} else {
 		s.log().Warn("showzone after modzone failed", zap.String("zone", name), zap.Error(err))

@@ -9,7 +9,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
 // Notified is what Notify did.
@@ -31,7 +30,7 @@ type Notified struct {
 // answer. Errors: those of the commands (showzone, notify), and ErrControl
 // without a command when the SOA cannot be read.
 func (s *Service) Notify(ctx context.Context, name string) (*Notified, error) {
-	zc, err := s.Control.ShowZoneConfig(ctx, name)
+	zc, err := s.Control.ShowZoneStatement(ctx, name)
 	if err != nil {
 		return nil, s.commandErr(name, "showzone", err)
 	}
@@ -59,7 +58,7 @@ func (s *Service) Notify(ctx context.Context, name string) (*Notified, error) {
 		targets = append(targets, target{addr, source})
 	}
 	if v, ok := zc.Get("also-notify"); ok {
-		if elems, err := rndc.ParseList(v); err == nil {
+		if elems, ok := v.Elems(); ok {
 			for _, e := range elems {
 				addTarget(viewServer(e), "also-notify")
 			}
@@ -92,8 +91,8 @@ func serverAddr(s string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	w, err := rndc.Words(conf)
-	if err != nil || len(w) == 0 {
+	w := conf.Strings()
+	if len(w) == 0 {
 		return "", false
 	}
 	port := "53"

@@ -205,14 +205,14 @@ func TestZoneState(t *testing.T) {
 	kind(t, func() error { _, err := r.svc.Zone(ctx, "nope.test"); return err }(), ErrNotFound)
 
 	r.ans.set("showzone rec.test", rndc.Response{Text: `zone "rec.test" { type primary; file "/z/rec.test.zone"; also-notify { 192.0.2.1 port 5300; }; };`})
-	zc, err := r.svc.ZoneConfig(ctx, "rec.test")
+	zc, err := r.svc.ZoneStatement(ctx, "rec.test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v := ViewConfig(zc); v.Type != "primary" || len(v.AlsoNotify) != 1 || v.AlsoNotify[0] != "192.0.2.1:5300" {
 		t.Errorf("view = %+v", v)
 	}
-	kind(t, func() error { _, err := r.svc.ZoneConfig(ctx, "nope.test"); return err }(), ErrNotFound)
+	kind(t, func() error { _, err := r.svc.ZoneStatement(ctx, "nope.test"); return err }(), ErrNotFound)
 
 	if err := r.store.Put(zonestore.Entry{Name: "a.test", Type: "primary"}); err != nil {
 		t.Fatal(err)

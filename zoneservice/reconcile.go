@@ -114,7 +114,7 @@ func (s *Service) Reconcile(ctx context.Context, full bool) (*Report, error) {
 				return rep, newErr(ErrBusy, "", "", "reconcile interrupted", err)
 			}
 			rep.Checked++
-			zc, err := s.Control.ShowZoneConfig(ctx, e.Name)
+			zc, err := s.Control.ShowZoneStatement(ctx, e.Name)
 			switch {
 			case err == nil:
 				if f := fileOf(zc); f != s.Store.FilePath(e.Name) {
@@ -183,7 +183,7 @@ func (s *Service) checkFile(ctx context.Context, name string, rep *Report) {
 	}
 	rep.Checked++
 	path := s.Store.FilePath(name)
-	zc, err := s.Control.ShowZoneConfig(ctx, name)
+	zc, err := s.Control.ShowZoneStatement(ctx, name)
 	switch {
 	case err == nil:
 		if fileOf(zc) != path {
@@ -234,7 +234,7 @@ func (s *Service) settle(ctx context.Context, name string) (string, error) {
 	if in.File == "" {
 		in.File = s.Store.FilePath(name)
 	}
-	zc, err := s.Control.ShowZoneConfig(ctx, name)
+	zc, err := s.Control.ShowZoneStatement(ctx, name)
 	served := err == nil
 	if err != nil && !rndc.IsNotFound(err) {
 		return "", newErr(ErrOutcomeUnknown, name, "showzone",
@@ -250,7 +250,7 @@ func (s *Service) settle(ctx context.Context, name string) (string, error) {
 	return "", nil
 }
 
-func (s *Service) settleCreate(ctx context.Context, in zonestore.Intent, served bool, zc *rndc.ZoneConfig) (string, error) {
+func (s *Service) settleCreate(ctx context.Context, in zonestore.Intent, served bool, zc *rndc.ZoneStatement) (string, error) {
 	name := in.Name
 	if served && fileOf(zc) == in.File {
 		typ := in.Type

@@ -50,10 +50,10 @@ import (
 // rndc.IsNotFound, rndc.IsAlreadyExists and rndc.OutcomeUnknown classify
 // them.
 type Control interface {
-	AddZone(ctx context.Context, zone, config string) (string, error)
+	AddZone(ctx context.Context, zs *rndc.ZoneStatement) (string, error)
 	DelZone(ctx context.Context, zone string, clean bool) (string, error)
-	ShowZoneConfig(ctx context.Context, zone string) (*rndc.ZoneConfig, error)
-	ModZone(ctx context.Context, zone, config string) (string, error)
+	ShowZoneStatement(ctx context.Context, zone string) (*rndc.ZoneStatement, error)
+	ModZone(ctx context.Context, zs *rndc.ZoneStatement) (string, error)
 	ZoneStatus(ctx context.Context, zone string) (*rndc.ZoneStatus, error)
 	Reload(ctx context.Context, zone string) (string, error)
 	Freeze(ctx context.Context, zone string) (string, error)
@@ -168,7 +168,7 @@ type Service struct {
 	// are bounded by four times it. Default 10 s.
 	Timeout time.Duration
 	// UpdateKey is the key zones accept dynamic updates from unless the
-	// request names one (see zonemodel.Zone.BINDConfig).
+	// request names one (see AddZoneStatement).
 	UpdateKey string
 	// SendWithin bounds the time from recording an intent to sending its
 	// control command; the command is not sent later. Default 10 s.
@@ -315,23 +315,19 @@ func (s *Service) waitGone(ctx context.Context, zone string) bool {
 }
 
 // clauseWord returns the first word of a clause's value, unquoted.
-func clauseWord(zc *rndc.ZoneConfig, clause string) string {
+func clauseWord(zc *rndc.ZoneStatement, clause string) string {
 	if zc == nil {
 		return ""
 	}
 	v, ok := zc.Get(clause)
-	if !ok {
+	if !ok || len(v) == 0 || v[0].Kind == rndc.ListTerm {
 		return ""
 	}
-	w, err := rndc.Words(v)
-	if err != nil || len(w) == 0 {
-		return ""
-	}
-	return w[0]
+	return v[0].Text
 }
 
 // fileOf returns the zone's file as named reports it.
-func fileOf(zc *rndc.ZoneConfig) string { return clauseWord(zc, "file") }
+func fileOf(zc *rndc.ZoneStatement) string { return clauseWord(zc, "file") }
 
 // keyDirOf returns the zone's key-directory as named reports it.
-func keyDirOf(zc *rndc.ZoneConfig) string { return clauseWord(zc, "key-directory") }
+func keyDirOf(zc *rndc.ZoneStatement) string { return clauseWord(zc, "key-directory") }

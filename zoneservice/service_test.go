@@ -48,7 +48,8 @@ var errUnknown = fmt.Errorf("rndc: i/o timeout (%w)", rndc.ErrOutcomeUnknown)
 
 func notFound(cmd string) error { return &rndc.Error{Command: cmd, Err: "not found", Result: 23} }
 
-func (f *fakeNamed) AddZone(ctx context.Context, zone, config string) (string, error) {
+func (f *fakeNamed) AddZone(ctx context.Context, zs *rndc.ZoneStatement) (string, error) {
+	zone := zs.Name
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, "addzone "+zone)
@@ -58,7 +59,8 @@ func (f *fakeNamed) AddZone(ctx context.Context, zone, config string) (string, e
 	if _, ok := f.zones[zone]; ok {
 		return "", &rndc.Error{Command: "addzone", Err: "already exists", Result: 18}
 	}
-	zc, err := rndc.ParseZoneConfig("zone " + rndc.QuoteString(zone) + " " + config)
+	// What named would read: the rendered statement.
+	zc, err := rndc.ParseZoneStatement(zs.String())
 	if err != nil {
 		return "", err
 	}
@@ -96,7 +98,7 @@ func (f *fakeNamed) DelZone(ctx context.Context, zone string, clean bool) (strin
 	return "zone deleted", nil
 }
 
-func (f *fakeNamed) ShowZoneConfig(ctx context.Context, zone string) (*rndc.ZoneConfig, error) {
+func (f *fakeNamed) ShowZoneStatement(ctx context.Context, zone string) (*rndc.ZoneStatement, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.showErr != nil {
@@ -106,7 +108,10 @@ func (f *fakeNamed) ShowZoneConfig(ctx context.Context, zone string) (*rndc.Zone
 	if !ok {
 		return nil, notFound("showzone")
 	}
-	return rndc.ParseZoneConfig(`zone "` + zone + `" { type primary; file "` + file + `"; };`)
+	zs := &rndc.ZoneStatement{Name: zone}
+	zs.Add("type", rndc.Word("primary"))
+	zs.Add("file", rndc.Quoted(file))
+	return zs, nil
 }
 
 // ZoneStatus answers for a zone the fake serves: loaded unless it is in
@@ -644,7 +649,7 @@ func TestSignedZoneGetsKeyDirectory(t *testing.T) {
 	if _, err := r.s.Create(context.Background(), z, Fingerprint(req)); err != nil {
 		t.Fatal(err)
 	}
-	zc, err := rndc.ParseZoneConfig(`zone "s.test" ` + cfg)
+	zc, err := rndc.ParseZoneStatement(`zone "s.test" ` + cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -658,9 +663,9 @@ type captureControl struct {
 	cfg *string
 }
 
-func (c *captureControl) AddZone(ctx context.Context, zone, config string) (string, error) {
-	*c.cfg = config
-	return c.fakeNamed.AddZone(ctx, zone, config)
+func (c *captureControl) AddZone(ctx context.Context, zs *rndc.ZoneStatement) (string, error) {
+	*c.cfg = zs.Block()
+	return c.fakeNamed.AddZone(ctx, zs)
 }
 
 // TestCreateUndoFails: the hook fails after addzone and so does the undo's

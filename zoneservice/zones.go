@@ -54,10 +54,10 @@ func (s *Service) Zone(ctx context.Context, name string) (*ZoneState, error) {
 	return zs, nil
 }
 
-// ZoneConfig reads the zone's configuration as named shows it
+// ZoneStatement reads the zone's statement as named shows it
 // (`rndc showzone`). Errors as Zone's, with command "showzone".
-func (s *Service) ZoneConfig(ctx context.Context, name string) (*rndc.ZoneConfig, error) {
-	zc, err := s.Control.ShowZoneConfig(ctx, name)
+func (s *Service) ZoneStatement(ctx context.Context, name string) (*rndc.ZoneStatement, error) {
+	zc, err := s.Control.ShowZoneStatement(ctx, name)
 	if err != nil {
 		return nil, s.commandErr(name, "showzone", err)
 	}
