@@ -2,6 +2,7 @@ package dnsupdate
 
 import (
 	"context"
+	"crypto/cipher"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,9 @@ type Updater struct {
 	writers map[string]*zoneWriter // zone -> its writer and last SOA
 
 	transfers atomic.Int64
+
+	cursorOnce sync.Once
+	cursorGCM  cipher.AEAD // see cursorAEAD
 
 	beforeSend func(*dns.Msg) // tests only: sees each UPDATE before it is sent
 }

@@ -192,6 +192,11 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 	}
 	q := r.URL.Query()
 	opt := dnsupdate.ListOptions{Limit: defaultListLimit, Cursor: q.Get("cursor")}
+	if g := grantOf(r); g.RestrictsRecords() {
+		// Filtered before the page is cut: a page and its cursor only
+		// ever come from RRsets the token may read.
+		opt.Keep = func(name string, rrtype uint16) bool { return g.AllowsRecord(name, zonemodel.TypeString(rrtype)) }
+	}
 	var problems []string
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)

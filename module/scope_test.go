@@ -2,16 +2,21 @@ package module
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
 )
 
 // scopedHandler is fakeNamedHandler with the static mode and one token
@@ -128,5 +133,84 @@ func TestRecordScopeRefusedBeforeAnyWork(t *testing.T) {
 	}
 	if _, err := os.Stat(stray); err != nil {
 		t.Errorf("the zone directory was touched: %v", err)
+	}
+}
+
+const acmeZone = `$TTL 300
+@    IN SOA ns1.acme.test. admin.acme.test. 1 3600 600 86400 300
+@    IN NS  ns1
+ns1  IN A   192.0.2.1
+_acme-challenge IN TXT "token-1"
+_acme-challenge.www IN TXT "token-2"
+db   IN A   192.0.2.20
+secret IN TXT "not yours"
+www  IN A   192.0.2.10
+`
+
+// TestRecordPagesOnlyInScope: a token limited to _acme-challenge TXT,
+// paging through the zone's records one RRset at a time, sees exactly
+// its two RRsets, and no cursor it is given names anything else (the
+// cursors are opaque: they do not decode to a name of the zone). Its
+// GET of the zone leaves out the zone's configuration and file.
+func TestRecordPagesOnlyInScope(t *testing.T) {
+	answers := fakeNamedAnswers{
+		"zonestatus acme.test": {Text: strings.ReplaceAll(testdata(t, "zonestatus_dynamic.txt"), "dyn.test", "acme.test")},
+		"showzone acme.test":   {Text: strings.ReplaceAll(testdata(t, "showzone_primary.txt"), "p.test", "acme.test")},
+	}
+	h, _, toks := scopedHandler(t, answers, map[string]string{
+		"acme":  "actions=records,read zones=acme.test names=_acme-challenge.* types=TXT",
+		"admin": "",
+	})
+	h.dnsServer = dnstest.NewServer(t, map[string]string{"acme.test": acmeZone}).Addr
+	var seen []string
+	cursor := ""
+	for page := 0; page < 20; page++ {
+		path := "/api/v1/zones/acme.test/records?limit=1"
+		if cursor != "" {
+			path += "&cursor=" + url.QueryEscape(cursor)
+		}
+		w := serveAs(h, toks["acme"], "GET", path, "")
+		if w.Code != http.StatusOK {
+			t.Fatalf("page %d: %d %s", page, w.Code, w.Body)
+		}
+		var body struct {
+			RRsets []struct {
+				Name, Type string
+			} `json:"rrsets"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+			t.Fatal(err)
+		}
+		if len(body.RRsets) == 0 && body.NextCursor != "" {
+			t.Errorf("page %d: empty, with a next cursor", page)
+		}
+		for _, s := range body.RRsets {
+			seen = append(seen, s.Name+" "+s.Type)
+		}
+		if body.NextCursor == "" {
+			break
+		}
+		if raw, err := base64.RawURLEncoding.DecodeString(body.NextCursor); err == nil && strings.Contains(strings.ToLower(string(raw)), "acme") {
+			t.Errorf("page %d: the cursor %q decodes to %q", page, body.NextCursor, raw)
+		}
+		cursor = body.NextCursor
+	}
+	want := []string{"_acme-challenge.acme.test. TXT", "_acme-challenge.www.acme.test. TXT"}
+	if !slices.Equal(seen, want) {
+		t.Errorf("pages showed %q, want %q", seen, want)
+	}
+	// A forged cursor is refused, not decoded.
+	forged := base64.RawURLEncoding.EncodeToString([]byte("db.acme.test.\x00A"))
+	if w := serveAs(h, toks["acme"], "GET", "/api/v1/zones/acme.test/records?cursor="+forged, ""); w.Code != http.StatusBadRequest {
+		t.Errorf("a forged cursor: %d %s, want 400", w.Code, w.Body)
+	}
+	// The zone's configuration and file are not records the token may
+	// read; the admin sees them.
+	if w := serveAs(h, toks["acme"], "GET", "/api/v1/zones/acme.test", ""); w.Code != 200 || strings.Contains(w.Body.String(), `"config"`) || strings.Contains(w.Body.String(), "filePath") {
+		t.Errorf("GET of the zone by the acme token: %d %s, want no config and no filePath", w.Code, w.Body)
+	}
+	if w := serveAs(h, toks["admin"], "GET", "/api/v1/zones/acme.test", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"config"`) {
+		t.Errorf("GET of the zone by the admin: %d %s, want the config", w.Code, w.Body)
 	}
 }

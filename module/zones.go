@@ -194,6 +194,14 @@ func (h *Handler) handleGetZone(w http.ResponseWriter, r *http.Request, p params
 	if !ok {
 		return
 	}
+	if grantOf(r).RestrictsRecords() {
+		// A token limited to some record names or types reads the zone's
+		// state (type, serial, loaded, frozen), not its configuration
+		// (key names, notify and transfer targets) or its file's path.
+		info.FilePath = ""
+		writeJSON(w, http.StatusOK, info)
+		return
+	}
 	info.Config = h.zoneConfigFor(r.Context(), b, name)
 	writeJSON(w, http.StatusOK, info)
 }
