@@ -39,6 +39,7 @@ type runResult struct {
 	errors      int64
 	wall        time.Duration
 	p50, p99    time.Duration
+	mean        time.Duration // set by interleaved
 	firstErrMsg string
 }
 
@@ -67,6 +68,11 @@ func interleaved(rounds, conc, n int, names []string, workers []func(round int) 
 		l := lats[m]
 		sort.Slice(l, func(a, b int) bool { return l[a] < l[b] })
 		out[m].p50, out[m].p99 = l[len(l)/2], l[len(l)*99/100]
+		var sum time.Duration
+		for _, d := range l {
+			sum += d
+		}
+		out[m].mean = sum / time.Duration(len(l))
 	}
 	return out
 }
