@@ -491,7 +491,6 @@ func TestPowerDNSMore(t *testing.T) {
 	if r.status != 200 || strings.TrimSpace(string(r.raw)) != "[]" {
 		t.Errorf("cryptokeys of an unsigned zone = %d %s", r.status, r.raw)
 	}
-	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath+"/"+z+"/cryptokeys", map[string]any{"keytype": "csk", "active": true}), 422, "dnssec-policy")
 
 	// PUT with rrsets replaces the content (PowerDNS 4.9, #12086): the
 	// SOA stays, the apex NS stays unless given.
@@ -629,6 +628,20 @@ func TestPowerDNSCryptokeys(t *testing.T) {
 		t.Errorf("cryptokeys/%s = %d %s", id, r.status, r.raw)
 	}
 	pdnsError(t, c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"/cryptokeys/1", nil), 404, "Could not find key")
+	// POST cryptokeys is how DNSControl's AUTODNSSEC_ON signs a zone: an
+	// unsigned zone gets the default policy; a signed one refuses more.
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath+"/"+z+"/cryptokeys", map[string]any{"keytype": "ksk", "active": true}), 422, "already")
+	createPDNSZone(t, c, "auto.test.", nil)
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath+"/auto.test./cryptokeys", map[string]any{"keytype": "csk", "active": true, "algorithm": "RSASHA256", "bits": 2048}), 422, "dnssec-policy")
+	r = c.pdns(pdnsKey, "POST", zonesPath+"/auto.test./cryptokeys", map[string]any{"keytype": "csk", "active": true, "published": true})
+	if r.status != 201 || r.str("keytype") != "csk" || r.body["active"] != true {
+		t.Errorf("POST cryptokeys = %d %s", r.status, r.raw)
+	}
+	r = c.pdns(pdnsKey, "GET", zonesPath+"/auto.test./cryptokeys", nil)
+	if r.status != 200 || !strings.Contains(string(r.raw), `"keytype":"csk"`) {
+		t.Errorf("cryptokeys after POST = %d %s", r.status, r.raw)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "DELETE", zonesPath+"/auto.test./cryptokeys/"+id, nil), 422, "dnssec-policy")
 	deadline = time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if r := c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"?rrsets=false", nil); r.body["dnssec"] == true {

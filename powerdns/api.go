@@ -66,7 +66,7 @@ func (a *API) Routes() []Route {
 		{Method: http.MethodDelete, Template: z + "/metadata/{kind}", Action: auth.ActionZones, Op: "modify", Handle: a.deleteMetadata},
 		{Method: http.MethodGet, Template: z + "/cryptokeys", Action: auth.ActionRead, Handle: a.listCryptokeys},
 		{Method: http.MethodGet, Template: z + "/cryptokeys/{id}", Action: auth.ActionRead, Handle: a.getCryptokey},
-		{Method: http.MethodPost, Template: z + "/cryptokeys", Action: auth.ActionZones, Handle: a.refuse("cryptokeys are made by BIND's dnssec-policy: PUT the zone with \"dnssec\": true to sign it with the default policy")},
+		{Method: http.MethodPost, Template: z + "/cryptokeys", Action: auth.ActionZones, Op: "modify", Handle: a.createCryptokey},
 		{Method: http.MethodPut, Template: z + "/cryptokeys/{id}", Action: auth.ActionZones, Handle: a.refuse("BIND's dnssec-policy activates and retires keys itself")},
 		{Method: http.MethodDelete, Template: z + "/cryptokeys/{id}", Action: auth.ActionZones, Handle: a.refuse("BIND's dnssec-policy activates and retires keys itself")},
 	}

@@ -323,7 +323,7 @@ func (a *API) replaceContent(w http.ResponseWriter, r *http.Request, name string
 		patch = append(patch, s)
 	}
 	for _, s := range cur {
-		if s.Type == "SOA" || s.Type == "DNSKEY" || s.Type == "RRSIG" || s.Type == "NSEC" || s.Type == "NSEC3" || s.Type == "NSEC3PARAM" || s.Type == "TYPE65534" {
+		if s.Type == "SOA" || s.Type == "DNSKEY" || s.Type == "RRSIG" || s.Type == "NSEC" || s.Type == "NSEC3" || s.Type == "NSEC3PARAM" || s.Type == "TYPE65534" || s.Type == "CDS" || s.Type == "CDNSKEY" {
 			continue
 		}
 		if s.Type == "NS" && strings.EqualFold(s.Name, FQDN(name)) && !given[FQDN(name)+" NS"] {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Metadata kinds that map onto BIND zone clauses.
@@ -208,6 +209,11 @@ func (a *API) cryptokeys(w http.ResponseWriter, r *http.Request, zone string) ([
 		a.fail(w, err, nil, false)
 		return nil, false
 	}
+	return a.cryptokeysOf(keys)
+}
+
+// cryptokeysOf shows keys as PowerDNS does, by id (key tag).
+func (a *API) cryptokeysOf(keys []Key) ([]Cryptokey, bool) {
 	out := []Cryptokey{}
 	for _, k := range keys {
 		kt := "zsk"
@@ -255,4 +261,62 @@ func (a *API) getCryptokey(w http.ResponseWriter, r *http.Request, zone string) 
 		}
 	}
 	WriteError(w, http.StatusNotFound, "Could not find key %s in zone %s", id, FQDN(zone))
+}
+
+// createCryptokey answers POST /zones/{id}/cryptokeys, which is how
+// DNSControl's AUTODNSSEC_ON (and PowerDNS-Admin's "enable DNSSEC") sign
+// a zone: an unsigned zone gets BIND's default dnssec-policy, which makes
+// one CSK; 201 with that key once BIND shows it (or with what was asked
+// for, when it has not yet). Keys of a given algorithm or size, imported
+// private keys, and further keys of a signed zone are BIND's policy's to
+// make: 422.
+func (a *API) createCryptokey(w http.ResponseWriter, r *http.Request, zone string) {
+	var req struct {
+		KeyType    string `json:"keytype"`
+		Active     *bool  `json:"active"`
+		PrivateKey string `json:"privatekey"`
+		Algorithm  string `json:"algorithm"`
+		Bits       int    `json:"bits"`
+	}
+	if !decode(w, r, &req) {
+		return
+	}
+	name, ok := zoneArg(w, zone)
+	if !ok {
+		return
+	}
+	z, err := a.Service.Zone(r.Context(), name)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	switch {
+	case req.PrivateKey != "" || req.Algorithm != "" || req.Bits != 0:
+		WriteError(w, http.StatusUnprocessableEntity, "importing keys or choosing their algorithm or size is not supported: BIND's dnssec-policy makes the keys (the default policy: one ECDSAP256SHA256 CSK)")
+		return
+	case z.Signed || z.DNSSECPolicy != "" && z.DNSSECPolicy != "none" && z.DNSSECPolicy != "insecure":
+		WriteError(w, http.StatusUnprocessableEntity, "zone %s is signed by dnssec-policy %q already: BIND makes and retires its keys", FQDN(name), z.DNSSECPolicy)
+		return
+	case req.Active != nil && !*req.Active:
+		WriteError(w, http.StatusUnprocessableEntity, "inactive keys are not supported: BIND's dnssec-policy publishes and activates its keys itself")
+		return
+	}
+	p := "default"
+	if err := a.Service.Modify(r.Context(), name, ZoneChange{DNSSECPolicy: &p}); err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	for i := 0; i < 20; i++ {
+		if keys, err := a.Service.Keys(r.Context(), name); err == nil && len(keys) > 0 {
+			out, _ := a.cryptokeysOf(keys)
+			writeJSON(w, http.StatusCreated, out[0])
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	writeJSON(w, http.StatusCreated, Cryptokey{Type: "Cryptokey", KeyType: "csk", Active: true, Published: true, Algorithm: "ECDSAP256SHA256", Bits: 256})
 }
