@@ -194,23 +194,23 @@ const (
 	OpDelete = "delete"
 )
 
-// Change is one change of a batch; its JSON form is an item of the body
-// of PATCH /api/v1/zones/{name}/records.
+// Change is one change of a batch; an item of the REST API's body of
+// PATCH /api/v1/zones/{name}/records (apitypes.Change) converts to it.
 type Change struct {
 	// Op is "add", "remove", "replace" or "delete".
-	Op string `json:"op"`
+	Op string
 	// Name is the owner, as in zonemodel.Record.
-	Name string `json:"name"`
+	Name string
 	// Type is the record type.
-	Type string `json:"type"`
+	Type string
 	// Value is the record data of add and remove.
-	Value string `json:"value,omitempty"`
+	Value string
 	// Values are the new RRset's data for replace.
-	Values []string `json:"values,omitempty"`
+	Values []string
 	// TTL applies to add and replace (default: the zone's default TTL).
-	TTL *uint32 `json:"ttl,omitempty"`
+	TTL *uint32
 	// Priority is put before each value of an MX or SRV record.
-	Priority *uint16 `json:"priority,omitempty"`
+	Priority *uint16
 }
 
 // change is a validated batch step.

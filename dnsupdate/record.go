@@ -107,18 +107,18 @@ func (u *Updater) explainAddConflict(ctx context.Context, zone string, rr dns.RR
 }
 
 // Removal names what Remove deletes: one record (Value set) or the whole
-// RRset of Name and Type (Value nil). Its JSON form is the body of DELETE
-// /api/v1/zones/{name}/records (bindcar's, plus priority).
+// RRset of Name and Type (Value nil). The REST API's body of DELETE
+// /api/v1/zones/{name}/records (apitypes.RemoveRecord) converts to it.
 type Removal struct {
 	// Name is the owner, as in zonemodel.Record.
-	Name string `json:"name"`
+	Name string
 	// Type is the record type.
-	Type string `json:"type"`
+	Type string
 	// Value is the data of the one record to delete; nil: every record of
 	// the type at the name.
-	Value *string `json:"value,omitempty"`
+	Value *string
 	// Priority is the MX preference or SRV priority, put before Value.
-	Priority *uint16 `json:"priority,omitempty"`
+	Priority *uint16
 }
 
 // Remove deletes one record (Value set) or the RRset of name and type.
@@ -189,21 +189,22 @@ func (u *Updater) Remove(ctx context.Context, zone string, req Removal, opt Writ
 }
 
 // Replacement is one record's data replaced by other data: the record of
-// Name and Type holding CurrentValue becomes one holding NewValue. Its JSON
-// form is the body of PUT /api/v1/zones/{name}/records.
+// Name and Type holding CurrentValue becomes one holding NewValue. The
+// REST API's body of PUT /api/v1/zones/{name}/records
+// (apitypes.UpdateRecord) converts to it.
 type Replacement struct {
 	// Name is the owner, as in zonemodel.Record.
-	Name string `json:"name"`
+	Name string
 	// Type is the record type.
-	Type string `json:"type"`
+	Type string
 	// CurrentValue is the data of the record to replace.
-	CurrentValue string `json:"currentValue"`
+	CurrentValue string
 	// NewValue is the data that replaces it.
-	NewValue string `json:"newValue"`
+	NewValue string
 	// TTL is the new record's TTL (default: the zone's default TTL).
-	TTL *uint32 `json:"ttl,omitempty"`
+	TTL *uint32
 	// Priority is the MX preference or SRV priority of both values.
-	Priority *uint16 `json:"priority,omitempty"`
+	Priority *uint16
 }
 
 // Replace replaces one record's data in one UPDATE message whose
