@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // readyTimeout bounds the readiness probe's rndc round trip.
@@ -35,7 +34,7 @@ func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) 
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		dirErr = checkZoneDir(h.zoneDir)
+		dirErr = zonestore.CheckDir(h.zoneDir)
 	}()
 	go func() {
 		defer wg.Done()
@@ -75,18 +74,6 @@ func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) 
 		}
 	}
 	writeJSON(w, status, apitypes.Readiness{Checks: checks, Ready: len(checks) == 0, ZonesNotLoaded: notLoaded})
-}
-
-// checkZoneDir reports whether dir is a directory this process can write.
-func checkZoneDir(dir string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return errors.New("not a directory")
-	}
-	return syscall.Access(dir, 0x2|0x1) // W_OK|X_OK
 }
 
 func (h *Handler) handleServerStatus(w http.ResponseWriter, r *http.Request, _ params) {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // RemoveKeyFiles removes the zone's DNSSEC key files
@@ -82,6 +84,19 @@ func (s *Store) DiscardFile(zone string) error {
 	default:
 		return fmt.Errorf("discarding zone file: %w", err)
 	}
+}
+
+// CheckDir reports whether dir is a directory this process can write (and
+// search): the readiness check of a zone directory, before it is opened.
+func CheckDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return errors.New("not a directory")
+	}
+	return unix.Access(dir, unix.W_OK|unix.X_OK)
 }
 
 // ZoneFiles returns the zones that have a master file <zone>.zone in the

@@ -78,3 +78,29 @@ func TestHasFileAndDiscardFile(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := CheckDir(dir); err != nil {
+		t.Errorf("CheckDir(%s) = %v", dir, err)
+	}
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDir(file); err == nil {
+		t.Error("CheckDir of a file succeeded")
+	}
+	if err := CheckDir(filepath.Join(dir, "missing")); err == nil {
+		t.Error("CheckDir of a missing directory succeeded")
+	}
+	if os.Geteuid() != 0 {
+		ro := filepath.Join(dir, "ro")
+		if err := os.Mkdir(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckDir(ro); err == nil {
+			t.Error("CheckDir of a read-only directory succeeded")
+		}
+	}
+}
