@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -47,7 +48,7 @@ var anonymous = &Identity{ID: "anonymous", Mode: "disabled"}
 // Check authenticates r. It returns the identity, or the rejection to
 // answer.
 func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
-	ip := ClientIP(r)
+	ip := failedAuthSubject(ClientIP(r))
 	if g.Disabled {
 		// Without identities, the per-identity limit counts per address.
 		if g.PerIdentity != nil {
@@ -105,6 +106,21 @@ func (g *Guard) failed(r *http.Request, ip, reason, msg string) *Rejection {
 	}
 	g.Log.Warn("authentication failed", zap.String("mode", g.ModeName), zap.String("reason", reason), zap.String("client_ip", ip), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 	return &Rejection{Status: http.StatusUnauthorized, Reason: reason, Message: msg}
+}
+
+// failedAuthSubject is what failed authentications count against: the
+// client's address, or for an IPv6 client its /64 (one site's subnet,
+// which a client can move around in freely).
+func failedAuthSubject(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || !a.Is6() || a.Is4In6() {
+		return ip
+	}
+	p, err := a.Prefix(64)
+	if err != nil {
+		return ip
+	}
+	return p.String()
 }
 
 // ClientIP is the request's client address: Caddy's client_ip variable

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"container/list"
 	"fmt"
 	"math"
 	"sync"
@@ -47,42 +48,87 @@ func (l *RateLimit) limit() (rate.Limit, int) {
 
 // limiters holds every token bucket of the process, keyed by the limit's
 // kind, rate, burst and subject, so their state outlives config reloads
-// (a reload that keeps a limit keeps its buckets).
-var limiters = struct {
-	sync.Mutex
-	m map[string]*rate.Limiter
-}{m: map[string]*rate.Limiter{}}
+// (a reload that keeps a limit keeps its buckets). It is bounded: see
+// bucketTable.
+var limiters = newBucketTable(maxLimiters)
 
-// maxLimiters bounds the bucket map; past it, full buckets (subjects
-// that have been quiet long enough to have their whole burst back) are
-// dropped, which loses nothing.
-const maxLimiters = 10000
+// maxLimiters bounds the bucket table: about 200 bytes a bucket, so some
+// 13 MB at the bound, room for the addresses and identities of a busy
+// API (an IPv6 client counts per /64 for failed authentication).
+const maxLimiters = 65536
+
+// evictScan is how many of the least recently used buckets eviction
+// looks at.
+const evictScan = 64
+
+// bucketTable is a bounded map of buckets with least-recently-used
+// order. At the bound, a new bucket takes the place of one of the
+// evictScan least recently used: the first that has refilled (its
+// subject is not limited: dropping it loses nothing), else the one with
+// the most tokens left. So a flood of new subjects, each spending a
+// token or two, pushes out its own buckets and those of quiet subjects,
+// never a bucket that is emptied (an address locked out, an identity at
+// its limit) while fuller ones remain; and no new subject is ever
+// refused a bucket, so the bound cannot lock anyone out.
+type bucketTable struct {
+	mu  sync.Mutex
+	max int
+	m   map[string]*list.Element
+	lru list.List // of *bucketEntry, most recently used first
+}
+
+type bucketEntry struct {
+	key string
+	lim *rate.Limiter
+}
+
+func newBucketTable(max int) *bucketTable {
+	return &bucketTable{max: max, m: map[string]*list.Element{}}
+}
+
+// get returns the bucket of key, made with r and b when new.
+func (t *bucketTable) get(key string, r rate.Limit, b int) *rate.Limiter {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.m[key]; ok {
+		t.lru.MoveToFront(e)
+		return e.Value.(*bucketEntry).lim
+	}
+	if len(t.m) >= t.max {
+		t.evict(clock())
+	}
+	lim := rate.NewLimiter(r, b)
+	t.m[key] = t.lru.PushFront(&bucketEntry{key: key, lim: lim})
+	return lim
+}
+
+// evict drops one bucket (see bucketTable). The caller holds t.mu.
+func (t *bucketTable) evict(now time.Time) {
+	var victim *list.Element
+	most := -1.0
+	e := t.lru.Back()
+	for i := 0; e != nil && i < evictScan; i, e = i+1, e.Prev() {
+		lim := e.Value.(*bucketEntry).lim
+		tokens := lim.TokensAt(now)
+		if tokens >= float64(lim.Burst()) {
+			victim = e
+			break
+		}
+		if share := tokens / float64(lim.Burst()); share > most {
+			victim, most = e, share
+		}
+	}
+	if victim != nil {
+		delete(t.m, victim.Value.(*bucketEntry).key)
+		t.lru.Remove(victim)
+	}
+}
 
 // bucket returns the process-wide bucket of subject under the limit.
 func (l *RateLimit) bucket(kind, subject string) *rate.Limiter {
 	r, b := l.limit()
 	key := fmt.Sprintf("%s\x00%g\x00%d\x00%s", kind, float64(r), b, subject)
-	limiters.Lock()
-	defer limiters.Unlock()
-	lim := limiters.m[key]
-	if lim == nil {
-		if len(limiters.m) >= maxLimiters {
-			now := clock()
-			for k, v := range limiters.m {
-				if v.TokensAt(now) >= float64(v.Burst()) {
-					delete(limiters.m, k)
-				}
-			}
-			// Still full (many subjects at once, e.g. a spray of
-			// addresses): start afresh rather than scan on every miss.
-			if len(limiters.m) >= maxLimiters {
-				clear(limiters.m)
-			}
-		}
-		lim = rate.NewLimiter(r, b)
-		limiters.m[key] = lim
-	}
-	return lim
+	return limiters.get(key, r, b)
 }
 
 // take spends one request of subject's bucket. It returns 0 when the
