@@ -89,3 +89,9 @@ func TestEmptyJournalRepaired(t *testing.T) {
 	}
 	_ = m
 }
+
+// writeEmptyJournal leaves the zone's journal as named killed while it
+// creates it does: 0 bytes.
+func writeEmptyJournal(r *crashRig, zone string) error {
+	return os.WriteFile(filepath.Join(r.ns.ZoneDir, zone+".zone.jnl"), nil, 0o644)
+}

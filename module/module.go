@@ -8,6 +8,7 @@
 package module
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -188,6 +189,8 @@ type Handler struct {
 type backendCell struct {
 	mu      sync.Mutex
 	backend *backend
+	// stopWatch ends the restart watch (watchNamed) at Cleanup.
+	stopWatch context.CancelFunc
 }
 
 // RNDCConfig configures the rndc control channel.
@@ -298,6 +301,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.router = newRouter(h.buildRoutes())
 	h.cell = new(backendCell)
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	h.cell.stopWatch = stopWatch
+	go h.watchNamed(watchCtx)
 	if err := h.acquireShared(); err != nil {
 		return err
 	}
@@ -350,6 +356,9 @@ func (h *Handler) Cleanup() error {
 	unregisterLocal(h)
 	if h.cell == nil {
 		return nil
+	}
+	if h.cell.stopWatch != nil {
+		h.cell.stopWatch()
 	}
 	h.releaseShared()
 	h.cell.mu.Lock()

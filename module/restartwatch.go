@@ -1,0 +1,34 @@
+package module
+
+import (
+	"context"
+	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+)
+
+// watchNamed runs the zone service's restart watch (see
+// zoneservice.Service.WatchRestarts) for this handler until ctx ends
+// (Cleanup): once named's backend can be resolved, every
+// zoneservice.DefaultWatchEvery it asks named for its status and, when
+// named restarted, heals what the restart left behind (interrupted
+// operations, zones named does not load, the catalog, and secondaries
+// that cached named as unreachable). Its control commands are not logged
+// one by one (quiet); the healing is.
+func (h *Handler) watchNamed(ctx context.Context) {
+	t := time.NewTicker(zoneservice.DefaultWatchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		b, err := h.getBackend()
+		if err != nil {
+			continue // a request reports it; try again
+		}
+		b.svc.WatchRestarts(quiet(ctx), zoneservice.DefaultWatchEvery)
+		return
+	}
+}
