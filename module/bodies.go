@@ -17,7 +17,7 @@ type (
 	zoneResponse     = apitypes.ZoneResponse
 	zoneInfo         = apitypes.ZoneInfo
 	listBody         = apitypes.ZonePage
-	zoneConfigView   = apitypes.ZoneSettings
+	zoneSettings     = apitypes.ZoneSettings
 	modifyResponse   = apitypes.ModifyZoneResponse
 	notifyResponse   = apitypes.NotifyResponse
 	notifiedServer   = apitypes.NotifiedServer

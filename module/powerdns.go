@@ -207,7 +207,7 @@ func (s pdnsService) Zone(ctx context.Context, zone string) (*frontmount.ZoneInf
 		st := zs.Status
 		z.Type, z.Serial, z.HasSerial, z.Signed = st.Type, st.Serial, st.HasSerial, st.Secure
 	}
-	if cfg := s.h.zoneConfigFor(ctx, b, zone); cfg != nil {
+	if cfg := s.h.settingsFor(ctx, b, zone); cfg != nil {
 		z.Type = cfg.Type
 		z.Primaries, z.AlsoNotify, z.AllowTransfer, z.DNSSECPolicy = cfg.Primaries, cfg.AlsoNotify, cfg.AllowTransfer, cfg.DNSSECPolicy
 	}
@@ -285,7 +285,7 @@ func (s pdnsService) Modify(ctx context.Context, zone string, c frontmount.ZoneC
 			c.AllowTransfer = &v
 		}
 	}
-	req := zoneservice.ConfigChange{AlsoNotify: c.AlsoNotify, AllowTransfer: c.AllowTransfer, Primaries: c.Primaries, DNSSECPolicy: c.DNSSECPolicy}
+	req := zoneservice.SettingsChange{AlsoNotify: c.AlsoNotify, AllowTransfer: c.AllowTransfer, Primaries: c.Primaries, DNSSECPolicy: c.DNSSECPolicy}
 	if _, err := b.svc.Modify(ctx, zone, &req); err != nil {
 		return &pdnsOpError{kind: "service", zone: zone, err: err}
 	}

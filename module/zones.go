@@ -202,7 +202,7 @@ func (h *Handler) handleGetZone(w http.ResponseWriter, r *http.Request, p params
 		writeJSON(w, http.StatusOK, info)
 		return
 	}
-	info.Config = h.zoneConfigFor(r.Context(), b, name)
+	info.Config = h.settingsFor(r.Context(), b, name)
 	writeJSON(w, http.StatusOK, info)
 }
 

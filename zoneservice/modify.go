@@ -14,7 +14,8 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// ConfigChange is a change of a zone's configuration (the body of PATCH
+// SettingsChange is a change of a zone's settings, the clauses of its
+// statement in named's configuration (the body of PATCH
 // /api/v1/zones/{name}): bindcar's alsoNotify, allowTransfer and
 // allowUpdate, plus primaries, dnssecPolicy and inlineSigning. At least one field must be given; a field that is
 // absent (or null) leaves its clause as it is, and every clause the
@@ -28,7 +29,7 @@ import (
 // kept (bindcar drops them), so "[]" removes every address but keeps the
 // keys. An empty server list removes the clause; dnssecPolicy "" removes
 // the clause.
-type ConfigChange struct {
+type SettingsChange struct {
 	// AlsoNotify replaces the servers sent NOTIFY besides the NS targets.
 	AlsoNotify *[]string `json:"alsoNotify,omitempty"`
 	// AllowTransfer replaces the addresses allowed to transfer the zone
@@ -45,10 +46,10 @@ type ConfigChange struct {
 	InlineSigning *bool `json:"inlineSigning,omitempty"`
 }
 
-// ConfigView is a zone's configuration as showzone reports it, in the
-// API's notation (the same as ConfigChange's), so a client can compare it
-// with what it asked for.
-type ConfigView struct {
+// Settings are a zone's settings: its statement as showzone reports it, in
+// the API's notation (apitypes.ZoneSettings; the same as SettingsChange's),
+// so a client can compare it with what it asked for.
+type Settings struct {
 	Type          string   `json:"type"`
 	File          string   `json:"file,omitempty"`
 	Primaries     []string `json:"primaries,omitempty"`
@@ -64,9 +65,9 @@ type ConfigView struct {
 	Statement string `json:"statement"`
 }
 
-// ViewConfig converts a parsed showzone statement to the API's notation.
-func ViewConfig(zc *rndc.ZoneStatement) *ConfigView {
-	v := &ConfigView{Type: zc.Type(), Options: map[string]string{}, Statement: zc.String()}
+// SettingsOf converts a parsed showzone statement to the API's notation.
+func SettingsOf(zc *rndc.ZoneStatement) *Settings {
+	v := &Settings{Type: zc.Type(), Options: map[string]string{}, Statement: zc.String()}
 	for _, c := range zc.Clauses {
 		v.Options[c.Name] = c.Value.String()
 		switch c.Name {
@@ -253,7 +254,7 @@ func ACLElement(s string) (rndc.Value, bool, error) {
 	return nil, false, fmt.Errorf("%q is not an IP address, a CIDR network, \"key NAME\" or one of any, none, localhost, localnets", s)
 }
 
-// zoneChange is a validated ConfigChange: each set clause's new
+// zoneChange is a validated SettingsChange: each set clause's new
 // elements in BIND's notation.
 type zoneChange struct {
 	alsoNotify, primaries      *[]rndc.Value
@@ -269,13 +270,13 @@ type aclChange struct {
 
 // Validate checks the change; every problem is listed in the
 // *zonemodel.ValidationError it returns.
-func (req *ConfigChange) Validate() error {
+func (req *SettingsChange) Validate() error {
 	_, err := req.validate()
 	return err
 }
 
 // validate checks the change and converts it to BIND's notation.
-func (req *ConfigChange) validate() (*zoneChange, error) {
+func (req *SettingsChange) validate() (*zoneChange, error) {
 	ve := &zonemodel.ValidationError{}
 	add := func(field, format string, args ...any) {
 		ve.Problems = append(ve.Problems, zonemodel.Problem{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -420,7 +421,7 @@ type Modified struct {
 	Details string
 	// Config is the zone's configuration after the change, nil when it
 	// could not be read back.
-	Config *ConfigView
+	Config *Settings
 }
 
 // Modify changes the zone's configuration: showzone, change the clauses
@@ -429,7 +430,7 @@ type Modified struct {
 // ErrInvalid (ch is not valid, or does not apply to the zone: its cause
 // says why), ErrBusy, and those of the commands (showzone, modzone: a
 // change named refuses changes nothing).
-func (s *Service) Modify(ctx context.Context, name string, ch *ConfigChange) (*Modified, error) {
+func (s *Service) Modify(ctx context.Context, name string, ch *SettingsChange) (*Modified, error) {
 	zch, err := ch.validate()
 	if err != nil {
 		return nil, newErr(ErrInvalid, name, "", "invalid change", err)
@@ -467,7 +468,7 @@ func (s *Service) Modify(ctx context.Context, name string, ch *ConfigChange) (*M
 	}
 	res := &Modified{Details: text}
 	if after, err := s.Control.ShowZoneStatement(ctx, name); err == nil {
-		res.Config = ViewConfig(after)
+		res.Config = SettingsOf(after)
 	} else {
 		s.log().Warn("showzone after modzone failed", zap.String("zone", name), zap.Error(err))
 	}

@@ -15,26 +15,26 @@ func TestModifyZoneApply(t *testing.T) {
 	yes, pol, none := true, "default", ""
 	for _, tc := range []struct {
 		name string
-		req  ConfigChange
+		req  SettingsChange
 		want string // the block after the change
 		err  string
 	}{
-		{"empty", ConfigChange{}, "", "at least one field"},
-		{"transfer keeps keys and others", ConfigChange{AllowTransfer: sp([]string{"192.0.2.1", "!192.0.2.0/24"})},
+		{"empty", SettingsChange{}, "", "at least one field"},
+		{"transfer keeps keys and others", SettingsChange{AllowTransfer: sp([]string{"192.0.2.1", "!192.0.2.0/24"})},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { key "zoneapi-update"; 192.0.2.1; !192.0.2.0/24; }; allow-update { key "zoneapi-update"; }; notify explicit; };`, ""},
-		{"update with addresses keeps the key", ConfigChange{AllowUpdate: sp([]string{"127.0.0.1"})},
+		{"update with addresses keeps the key", SettingsChange{AllowUpdate: sp([]string{"127.0.0.1"})},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; 127.0.0.1; }; notify explicit; };`, ""},
-		{"a list naming keys replaces them", ConfigChange{AllowUpdate: sp([]string{"key other"})},
+		{"a list naming keys replaces them", SettingsChange{AllowUpdate: sp([]string{"key other"})},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "other"; }; notify explicit; };`, ""},
-		{"empty keeps keys", ConfigChange{AllowTransfer: sp(nil)},
+		{"empty keeps keys", SettingsChange{AllowTransfer: sp(nil)},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; };`, ""},
-		{"notify, policy, inline", ConfigChange{AlsoNotify: sp([]string{"[::1]:5300 key k1", "192.0.2.2"}), DNSSECPolicy: &pol, InlineSigning: &yes},
+		{"notify, policy, inline", SettingsChange{AlsoNotify: sp([]string{"[::1]:5300 key k1", "192.0.2.2"}), DNSSECPolicy: &pol, InlineSigning: &yes},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; also-notify { ::1 port 5300 key "k1"; 192.0.2.2; }; dnssec-policy "default"; inline-signing yes; };`, ""},
-		{"remove policy", ConfigChange{DNSSECPolicy: &none},
+		{"remove policy", SettingsChange{DNSSECPolicy: &none},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; };`, ""},
-		{"primaries of a primary", ConfigChange{Primaries: sp([]string{"192.0.2.1"})}, "", "secondary zones"},
-		{"empty primaries", ConfigChange{Primaries: sp(nil)}, "", "at least one primary"},
-		{"bad entries", ConfigChange{AlsoNotify: sp([]string{"x", "1.2.3.4:0", "fe80::1%eth0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}, "",
+		{"primaries of a primary", SettingsChange{Primaries: sp([]string{"192.0.2.1"})}, "", "secondary zones"},
+		{"empty primaries", SettingsChange{Primaries: sp(nil)}, "", "at least one primary"},
+		{"bad entries", SettingsChange{AlsoNotify: sp([]string{"x", "1.2.3.4:0", "fe80::1%eth0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}, "",
 			"alsoNotify[0]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,10 +61,10 @@ func TestModifyZoneApply(t *testing.T) {
 		})
 	}
 	bad := `a"b`
-	if _, err := (&ConfigChange{DNSSECPolicy: &bad}).validate(); err == nil {
+	if _, err := (&SettingsChange{DNSSECPolicy: &bad}).validate(); err == nil {
 		t.Error("a quote in a policy name was accepted")
 	}
-	req := ConfigChange{AlsoNotify: sp([]string{"x", "1.2.3.4:0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}
+	req := SettingsChange{AlsoNotify: sp([]string{"x", "1.2.3.4:0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}
 	_, err := req.validate()
 	for _, f := range []string{"alsoNotify[0]", "alsoNotify[1]", "allowTransfer[0]", "allowTransfer[1]", "allowTransfer[2]"} {
 		if err == nil || !strings.Contains(err.Error(), f) {
@@ -73,12 +73,12 @@ func TestModifyZoneApply(t *testing.T) {
 	}
 }
 
-func TestViewConfig(t *testing.T) {
+func TestSettingsOfShowzoneStatement(t *testing.T) {
 	zc, err := rndc.ParseZoneStatement(`zone "s.test" { type slave; file "/z/s"; masters { 192.0.2.1 port 5353 key "k"; 2001:db8::1; }; allow-transfer  { 10.0.0.0/8; key "x"; !192.0.2.3/32; "any"; }; inline-signing no; };`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := ViewConfig(zc)
+	v := SettingsOf(zc)
 	if v.Type != "secondary" || v.File != "/z/s" || v.InlineSigning == nil || *v.InlineSigning {
 		t.Errorf("view = %+v", v)
 	}
@@ -113,7 +113,7 @@ func FuzzModifyZone(f *testing.F) {
 	allowed := map[string]bool{"type": true, "file": true, "allow-update": true, "notify": true,
 		"also-notify": true, "allow-transfer": true, "dnssec-policy": true, "inline-signing": true}
 	f.Fuzz(func(t *testing.T, notify, xfr, upd, policy string, inline bool) {
-		req := ConfigChange{AlsoNotify: sp([]string{notify}), AllowTransfer: sp([]string{xfr}), AllowUpdate: sp([]string{upd}),
+		req := SettingsChange{AlsoNotify: sp([]string{notify}), AllowTransfer: sp([]string{xfr}), AllowUpdate: sp([]string{upd}),
 			DNSSECPolicy: &policy, InlineSigning: &inline}
 		ch, err := req.validate()
 		if err != nil {

@@ -209,7 +209,7 @@ func TestZoneState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := ViewConfig(zc); v.Type != "primary" || len(v.AlsoNotify) != 1 || v.AlsoNotify[0] != "192.0.2.1:5300" {
+	if v := SettingsOf(zc); v.Type != "primary" || len(v.AlsoNotify) != 1 || v.AlsoNotify[0] != "192.0.2.1:5300" {
 		t.Errorf("view = %+v", v)
 	}
 	kind(t, func() error { _, err := r.svc.ZoneStatement(ctx, "nope.test"); return err }(), ErrNotFound)
@@ -244,7 +244,7 @@ func TestModify(t *testing.T) {
 	r.ans.set("showzone rec.test", rndc.Response{Text: show})
 	r.ans.set("modzone rec.test", rndc.Response{Text: "zone modified"})
 	notify := []string{"192.0.2.7"}
-	res, err := r.svc.Modify(ctx, "rec.test", &ConfigChange{AlsoNotify: &notify})
+	res, err := r.svc.Modify(ctx, "rec.test", &SettingsChange{AlsoNotify: &notify})
 	if err != nil || res.Details != "zone modified" || res.Config == nil {
 		t.Fatalf("Modify = %+v, %v", res, err)
 	}
@@ -258,29 +258,38 @@ func TestModify(t *testing.T) {
 		t.Errorf("modzone sent %q", sent)
 	}
 
-	kind(t, func() error { _, err := r.svc.Modify(ctx, "rec.test", &ConfigChange{}); return err }(), ErrInvalid)
-	if err := (&ConfigChange{}).Validate(); err == nil {
+	kind(t, func() error { _, err := r.svc.Modify(ctx, "rec.test", &SettingsChange{}); return err }(), ErrInvalid)
+	if err := (&SettingsChange{}).Validate(); err == nil {
 		t.Error("an empty change is valid")
 	}
-	if err := (&ConfigChange{AlsoNotify: &notify}).Validate(); err != nil {
+	if err := (&SettingsChange{AlsoNotify: &notify}).Validate(); err != nil {
 		t.Error(err)
 	}
 	prim := []string{"192.0.2.1"}
-	e := kind(t, func() error { _, err := r.svc.Modify(ctx, "rec.test", &ConfigChange{Primaries: &prim}); return err }(), ErrInvalid)
+	e := kind(t, func() error { _, err := r.svc.Modify(ctx, "rec.test", &SettingsChange{Primaries: &prim}); return err }(), ErrInvalid)
 	if !strings.Contains(e.Err.Error(), "secondary zones") {
 		t.Errorf("primaries of a primary: %v", e)
 	}
-	kind(t, func() error { _, err := r.svc.Modify(ctx, "nope.test", &ConfigChange{AlsoNotify: &notify}); return err }(), ErrNotFound)
+	kind(t, func() error {
+		_, err := r.svc.Modify(ctx, "nope.test", &SettingsChange{AlsoNotify: &notify})
+		return err
+	}(), ErrNotFound)
 
 	// modzone "not found": something the change names is missing.
 	pol := "nope"
 	r.ans.set("modzone rec.test", rndc.Response{Result: rndc.ResultNotFound, Err: "not found"})
-	e = kind(t, func() error { _, err := r.svc.Modify(ctx, "rec.test", &ConfigChange{DNSSECPolicy: &pol}); return err }(), ErrInvalid)
+	e = kind(t, func() error {
+		_, err := r.svc.Modify(ctx, "rec.test", &SettingsChange{DNSSECPolicy: &pol})
+		return err
+	}(), ErrInvalid)
 	if e.Command != "modzone" {
 		t.Errorf("command = %q", e.Command)
 	}
 	r.ans.set("modzone rec.test", rndc.Response{Result: 1, Err: "failure"})
-	kind(t, func() error { _, err := r.svc.Modify(ctx, "rec.test", &ConfigChange{AlsoNotify: &notify}); return err }(), ErrControl)
+	kind(t, func() error {
+		_, err := r.svc.Modify(ctx, "rec.test", &SettingsChange{AlsoNotify: &notify})
+		return err
+	}(), ErrControl)
 
 	// The configuration cannot be read back: the change stands.
 	var shows atomic.Int32
@@ -291,7 +300,7 @@ func TestModify(t *testing.T) {
 		}
 		return rndc.Response{Text: show}
 	})
-	if res, err := r.svc.Modify(ctx, "rec.test", &ConfigChange{AlsoNotify: &notify}); err != nil || res.Config != nil {
+	if res, err := r.svc.Modify(ctx, "rec.test", &SettingsChange{AlsoNotify: &notify}); err != nil || res.Config != nil {
 		t.Fatalf("Modify without read-back = %+v, %v", res, err)
 	}
 
@@ -299,7 +308,7 @@ func TestModify(t *testing.T) {
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	kind(t, func() error {
-		_, err := r.svc.Modify(short, "rec.test", &ConfigChange{AlsoNotify: &notify})
+		_, err := r.svc.Modify(short, "rec.test", &SettingsChange{AlsoNotify: &notify})
 		return err
 	}(), ErrBusy)
 	unlock()

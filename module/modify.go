@@ -21,7 +21,7 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 	if !h.decodeRequest(w, r, p, &req) {
 		return
 	}
-	change := zoneservice.ConfigChange(req)
+	change := zoneservice.SettingsChange(req)
 	if err := change.Validate(); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid change: %v", err)
 		return
@@ -35,17 +35,17 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 		h.serviceFailed(w, name, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, modifyResponse{Success: true, Message: "Zone " + name + " modified successfully", Details: res.Details, Config: (*zoneConfigView)(res.Config)})
+	writeJSON(w, http.StatusOK, modifyResponse{Success: true, Message: "Zone " + name + " modified successfully", Details: res.Details, Config: (*zoneSettings)(res.Config)})
 }
 
-// zoneConfigFor reads the zone's configuration for GET; a failure leaves
+// settingsFor reads the zone's configuration for GET; a failure leaves
 // the configuration out.
-func (h *Handler) zoneConfigFor(ctx context.Context, b *backend, name string) *zoneConfigView {
+func (h *Handler) settingsFor(ctx context.Context, b *backend, name string) *zoneSettings {
 	zc, err := b.svc.ZoneStatement(ctx, name)
 	if err != nil {
 		return nil
 	}
-	return (*zoneConfigView)(zoneservice.ViewConfig(zc))
+	return (*zoneSettings)(zoneservice.SettingsOf(zc))
 }
 
 // handleRetransfer asks named to transfer a secondary zone again. named
