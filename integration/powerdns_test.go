@@ -415,11 +415,11 @@ func TestPowerDNSPatch(t *testing.T) {
 	pdnsError(t, c.pdns(pdnsKey, "PATCH", zonesPath+"/"+z, "{"), 400, "JSON")
 }
 
-// TestPowerDNSMore: export (test_export_zone_text, test_export_zone_json),
+// TestPowerDNSExportSearchMetadataAndKeys: export (test_export_zone_text, test_export_zone_json),
 // rectify, search-data (test_search_rr_exact_zone), statistics, metadata
 // (mapped kinds; 422 for the rest: test_create_protected_zone_metadata),
 // cryptokeys of an unsigned zone, PUT with rrsets (4.9+).
-func TestPowerDNSMore(t *testing.T) {
+func TestPowerDNSExportSearchMetadataAndKeys(t *testing.T) {
 	c := startPDNS(t, "")
 	const z = "more.test."
 	createPDNSZone(t, c, z, nil)
