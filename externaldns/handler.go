@@ -41,6 +41,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // MediaType is the webhook protocol's media type and version.
@@ -98,8 +99,8 @@ type Handler struct {
 
 // state is what a handler learns on its first requests.
 type state struct {
-	mu      sync.Mutex
-	updater *dnsupdate.Updater
+	mu  sync.Mutex
+	svc *zoneservice.Service
 }
 
 // KeyConfig is a TSIG key: a BIND key file or an inline name, algorithm
@@ -175,15 +176,16 @@ func (h *Handler) Validate() error {
 	return h.UpdateKey.Validate("update_key", true)
 }
 
-// records returns the updater, loading the key on first use (a failure is
+// service returns the zone service the webhook works through: record
+// changes and reads only, on an updater loaded on first use (a failure is
 // retried on the next request). The updater is shared with every config
 // generation that has the same settings and released in Cleanup
 // (internal/sharedupdater).
-func (h *Handler) records() (*dnsupdate.Updater, error) {
+func (h *Handler) service() (*zoneservice.Service, error) {
 	h.st.mu.Lock()
 	defer h.st.mu.Unlock()
-	if h.st.updater != nil {
-		return h.st.updater, nil
+	if h.st.svc != nil {
+		return h.st.svc, nil
 	}
 	key, err := h.UpdateKey.Load()
 	if err != nil {
@@ -197,8 +199,8 @@ func (h *Handler) records() (*dnsupdate.Updater, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.st.updater = u
-	return u, nil
+	h.st.svc = &zoneservice.Service{Updater: u, SerialMethod: h.method}
+	return h.st.svc, nil
 }
 
 // ServeHTTP routes by the last path element, so the webhook may be

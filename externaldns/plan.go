@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // zoneUpdate is the UPDATE of one zone.
@@ -27,19 +28,19 @@ func (h *Handler) applyChanges(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &ch) {
 		return
 	}
-	u, err := h.records()
+	svc, err := h.service()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
-	plan, err := h.plan(r.Context(), u, &ch)
+	plan, err := h.plan(r.Context(), svc, &ch)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "%v; nothing was changed", err)
 		return
 	}
 	var applied []string
 	for _, zu := range plan {
-		_, err := u.Apply(r.Context(), zu.zone, zu.prereq, zu.update, dnsupdate.WriteOptions{SerialMethod: h.method})
+		_, err := svc.ApplyUpdate(r.Context(), zu.zone, zu.prereq, zu.update)
 		if err == nil {
 			applied = append(applied, zu.zone)
 			h.logger.Info("external-dns changes applied", zap.String("zone", zu.zone), zap.Int("changes", len(zu.update)))
@@ -73,8 +74,8 @@ func (h *Handler) applyChanges(w http.ResponseWriter, r *http.Request) {
 
 // plan turns changes into one UPDATE per zone, in the order of the
 // configured zones.
-func (h *Handler) plan(ctx context.Context, u *dnsupdate.Updater, ch *Changes) ([]*zoneUpdate, error) {
-	p := &planner{h: h, ctx: ctx, u: u, byZone: map[string]*zoneUpdate{}}
+func (h *Handler) plan(ctx context.Context, svc *zoneservice.Service, ch *Changes) ([]*zoneUpdate, error) {
+	p := &planner{h: h, ctx: ctx, svc: svc, byZone: map[string]*zoneUpdate{}}
 	if len(ch.UpdateOld) != len(ch.UpdateNew) {
 		return nil, fmt.Errorf("updateOld has %d endpoints and updateNew %d: they must pair up", len(ch.UpdateOld), len(ch.UpdateNew))
 	}
@@ -101,7 +102,7 @@ func (h *Handler) plan(ctx context.Context, u *dnsupdate.Updater, ch *Changes) (
 type planner struct {
 	h      *Handler
 	ctx    context.Context
-	u      *dnsupdate.Updater
+	svc    *zoneservice.Service
 	byZone map[string]*zoneUpdate
 }
 
@@ -129,7 +130,7 @@ func (p *planner) at(ep *Endpoint, field string, i int) (*zoneUpdate, []dns.RR, 
 	if ep.RecordTTL > 0 {
 		ttl = uint32(min(ep.RecordTTL, 1<<31-1))
 	} else if field != "updateOld" && field != "delete" {
-		snap, err := p.u.Snapshot(p.ctx, zone)
+		snap, err := p.svc.Snapshot(p.ctx, zone)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading zone %s: %v", zone, err)
 		}

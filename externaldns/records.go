@@ -9,7 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // listing caches each zone's endpoints, encoded, by serial, on top of the
@@ -28,7 +28,7 @@ var (
 const readers = 8
 
 func (h *Handler) getRecords(w http.ResponseWriter, r *http.Request) {
-	u, err := h.records()
+	svc, err := h.service()
 	if err != nil {
 		h.logger.Error("external-dns records", zap.Error(err))
 		writeError(w, http.StatusInternalServerError, "%v", err)
@@ -43,7 +43,7 @@ func (h *Handler) getRecords(w http.ResponseWriter, r *http.Request) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			parts[i], errs[i] = h.zoneListing(r.Context(), u, zone)
+			parts[i], errs[i] = h.zoneListing(r.Context(), svc, zone)
 		}()
 	}
 	wg.Wait()
@@ -73,8 +73,8 @@ func (h *Handler) getRecords(w http.ResponseWriter, r *http.Request) {
 
 // zoneListing returns the zone's endpoints as JSON array elements, from
 // the cache while the zone's serial is unchanged.
-func (h *Handler) zoneListing(ctx context.Context, u *dnsupdate.Updater, zone string) ([]byte, error) {
-	snap, err := u.Snapshot(ctx, zone)
+func (h *Handler) zoneListing(ctx context.Context, svc *zoneservice.Service, zone string) ([]byte, error) {
+	snap, err := svc.Snapshot(ctx, zone)
 	if err != nil {
 		return nil, err
 	}

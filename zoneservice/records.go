@@ -102,7 +102,7 @@ func (s *Service) Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapsho
 }
 
 // change runs a record change and, when named refuses it although
-// zonestatus says the zone is a dynamic primary that is not frozen, runs
+// zonestatus (when the service has a control channel) says the zone is a dynamic primary that is not frozen, runs
 // it again a few times: right after `rndc thaw` named reloads the zone
 // and refuses updates until the load completes. Only this error path
 // asks named over the control channel.
@@ -112,7 +112,7 @@ func (s *Service) change(ctx context.Context, zone, op string, ifSerial *uint32,
 	}
 	opt := dnsupdate.WriteOptions{IfSerial: ifSerial, SerialMethod: s.SerialMethod}
 	res, err := f(opt)
-	for i := 1; i <= 4 && dnsupdate.IsRcode(err, dns.RcodeRefused); i++ {
+	for i := 1; i <= 4 && s.Control != nil && dnsupdate.IsRcode(err, dns.RcodeRefused); i++ {
 		st, serr := s.Control.ZoneStatus(ctx, zone)
 		if serr != nil || st.Frozen || !st.Dynamic || (st.Type != "primary" && st.Type != "master") {
 			break
@@ -156,6 +156,19 @@ func (s *Service) refused(ctx context.Context, zone, op string, se *dnsupdate.Se
 	case dns.RcodeRefused, dns.RcodeNotAuth, dns.RcodeNotZone, dns.RcodeServerFailure:
 	default:
 		e.Kind = ErrRcode
+		return e
+	}
+	if s.Control == nil { // no control channel to ask why
+		switch {
+		case se.Rcode == dns.RcodeServerFailure:
+			e.Kind = ErrServerFailure
+		case op == "read":
+			e.Kind = ErrTransferRefused
+		case se.Rcode == dns.RcodeNotZone:
+			e.Kind = ErrNotZone
+		default:
+			e.Kind = ErrUpdateRefused
+		}
 		return e
 	}
 	st, err := s.Control.ZoneStatus(ctx, zone)

@@ -231,3 +231,19 @@ func TestRecordsWithoutUpdater(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestRefusalsWithoutControlChannel: a service of record operations only
+// (the external-dns webhook's) classifies a refusal by its rcode alone.
+func TestRefusalsWithoutControlChannel(t *testing.T) {
+	r := newOpsRig(t)
+	ctx := context.Background()
+	s := &Service{Updater: r.svc.Updater}
+	for rcode, want := range map[int]error{dns.RcodeRefused: ErrUpdateRefused, dns.RcodeNotZone: ErrNotZone, dns.RcodeServerFailure: ErrServerFailure} {
+		r.dns.Refuse("rec.test", rcode)
+		kind(t, func() error {
+			_, err := s.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, nil)
+			return err
+		}(), want)
+	}
+	kind(t, func() error { _, err := s.Snapshot(ctx, "other.test"); return err }(), ErrTransferRefused)
+}
