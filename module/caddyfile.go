@@ -207,7 +207,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				}
 			}
 		case "catalog":
-			if err := h.unmarshalCatalog(d); err != nil {
+			h.Catalog = new(CatalogConfig)
+			if err := h.Catalog.unmarshalCaddyfile(d); err != nil {
 				return err
 			}
 		default:

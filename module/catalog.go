@@ -42,35 +42,44 @@ type CatalogConfig struct {
 	AllowTransfer []string `json:"allow_transfer,omitempty"`
 }
 
-// provisionCatalog checks the catalog option; it touches neither BIND nor
-// the disk.
-func (h *Handler) provisionCatalog() error {
-	if h.Catalog == nil {
-		return nil
+// catalogSettings is the catalog option, checked and expanded; the zero
+// value means no catalog.
+type catalogSettings struct {
+	zone       string       // the catalog's normalised name
+	group      string       // the group property of every member
+	notify     []string     // also_notify, expanded
+	notifyConf []rndc.Value // the same as catalog list elements
+	xfr        []rndc.Value // allow_transfer, as catalog list elements
+}
+
+// settings checks the catalog option (nil: no catalog) with the update
+// key it needs; it touches neither BIND nor the disk.
+func (c *CatalogConfig) settings(updateKey *KeyConfig) (catalogSettings, error) {
+	var cs catalogSettings
+	if c == nil {
+		return cs, nil
 	}
-	c := h.Catalog
 	repl := caddy.NewReplacer()
 	zone := repl.ReplaceKnown(c.Zone, "")
 	if zone == "" && strings.Contains(c.Zone, "{") {
-		return nil // a placeholder that expands to nothing: no catalog
+		return cs, nil // a placeholder that expands to nothing: no catalog
 	}
 	name, err := zonemodel.NormalizeZoneName(zone)
 	if err != nil {
-		return fmt.Errorf("catalog zone: %v", err)
+		return cs, fmt.Errorf("catalog zone: %v", err)
 	}
 	if strings.ContainsFunc(c.Group, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(c.Group) > 255 {
-		return fmt.Errorf("catalog group: at most 255 characters, no control characters")
+		return cs, fmt.Errorf("catalog group: at most 255 characters, no control characters")
 	}
-	h.catalogNotify, h.catalogNotifyConf, h.catalogXfr = nil, nil, nil
 	for _, s := range c.AlsoNotify {
 		if s = repl.ReplaceKnown(s, ""); s == "" {
 			continue
 		}
 		e, err := zoneservice.ServerElement(s)
 		if err != nil {
-			return fmt.Errorf("catalog also_notify: %v", err)
+			return cs, fmt.Errorf("catalog also_notify: %v", err)
 		}
-		h.catalogNotify, h.catalogNotifyConf = append(h.catalogNotify, s), append(h.catalogNotifyConf, e)
+		cs.notify, cs.notifyConf = append(cs.notify, s), append(cs.notifyConf, e)
 	}
 	for _, s := range c.AllowTransfer {
 		if s = repl.ReplaceKnown(s, ""); s == "" {
@@ -78,26 +87,26 @@ func (h *Handler) provisionCatalog() error {
 		}
 		e, isKey, err := zoneservice.ACLElement(s)
 		if err != nil || isKey {
-			return fmt.Errorf("catalog allow_transfer: %q is not an address or network", s)
+			return cs, fmt.Errorf("catalog allow_transfer: %q is not an address or network", s)
 		}
-		h.catalogXfr = append(h.catalogXfr, e)
+		cs.xfr = append(cs.xfr, e)
 	}
-	if h.UpdateKey == nil || (h.UpdateKey.File == "" && h.UpdateKey.Secret == "") {
-		return fmt.Errorf("catalog needs update_key (or update_key_file) with its secret: the catalog is changed by signed dynamic updates")
+	if updateKey == nil || (updateKey.File == "" && updateKey.Secret == "") {
+		return cs, fmt.Errorf("catalog needs update_key (or update_key_file) with its secret: the catalog is changed by signed dynamic updates")
 	}
-	h.catalogZone = name
-	return nil
+	cs.zone, cs.group = name, c.Group
+	return cs, nil
 }
 
 // newCatalog returns the catalog of a backend's service, nil when none
 // is configured.
-func (h *Handler) newCatalog(store *zonestore.Store, rc *rndc.Client, records *dnsupdate.Updater, updateKey string) *catalog.Catalog {
-	if h.catalogZone == "" {
+func (cs catalogSettings) newCatalog(store *zonestore.Store, rc *rndc.Client, records *dnsupdate.Updater, updateKey string) *catalog.Catalog {
+	if cs.zone == "" {
 		return nil
 	}
 	return &catalog.Catalog{
-		Zone: h.catalogZone, Group: h.Catalog.Group, Dir: store.Dir(), UpdateKey: updateKey,
-		AlsoNotify: h.catalogNotifyConf, AllowTransfer: h.catalogXfr,
+		Zone: cs.zone, Group: cs.group, Dir: store.Dir(), UpdateKey: updateKey,
+		AlsoNotify: cs.notifyConf, AllowTransfer: cs.xfr,
 		DNS: records.Client(), Control: rc,
 		IsNotFound: rndc.IsNotFound, IsExists: rndc.IsAlreadyExists,
 	}
@@ -106,11 +115,11 @@ func (h *Handler) newCatalog(store *zonestore.Store, rc *rndc.Client, records *d
 // catalogFirstRequest reconciles the catalog with the zone index at the
 // first request after start (and at later ones until that succeeded). It
 // runs before the request's handler takes any zone lock.
-func (h *Handler) catalogFirstRequest(ctx context.Context) {
-	if h.catalogZone == "" {
+func (a *restAPI) catalogFirstRequest(ctx context.Context) {
+	if a.catalogZone == "" {
 		return
 	}
-	b, err := h.getBackend()
+	b, err := a.backend()
 	if err != nil {
 		return // the handler answers it
 	}
@@ -129,52 +138,52 @@ type catalogBody struct {
 
 // catalogOr404 returns the backend, answering 404 when no catalog is
 // configured.
-func (h *Handler) catalogOr404(w http.ResponseWriter, r *http.Request) (*backend, bool) {
-	if h.catalogZone == "" {
+func (a *restAPI) catalogOr404(w http.ResponseWriter, r *http.Request) (*backend, bool) {
+	if a.catalogZone == "" {
 		writeError(w, http.StatusNotFound, "no catalog zone is configured (zone_api's catalog option)")
 		return nil, false
 	}
 	// The catalog names every zone: an identity limited to some zones
 	// was refused by allow (the server action).
-	return h.backendOr500(w)
+	return a.backendOr500(w)
 }
 
 // handleGetCatalog lists the catalog's members and the drift from the
 // managed zones.
-func (h *Handler) handleGetCatalog(w http.ResponseWriter, r *http.Request, _ params) {
-	b, ok := h.catalogOr404(w, r)
+func (a *restAPI) handleGetCatalog(w http.ResponseWriter, r *http.Request, _ params) {
+	b, ok := a.catalogOr404(w, r)
 	if !ok {
 		return
 	}
 	members, err := b.svc.CatalogMembers(r.Context())
 	if err != nil {
-		writeBadGateway(w, "reading catalog zone %s: %v", h.catalogZone, err)
+		writeBadGateway(w, "reading catalog zone %s: %v", a.catalogZone, err)
 		return
 	}
 	rep, err := b.svc.ReconcileCatalog(r.Context(), false)
 	if err != nil {
-		writeBadGateway(w, "comparing catalog zone %s with the managed zones: %v", h.catalogZone, err)
+		writeBadGateway(w, "comparing catalog zone %s with the managed zones: %v", a.catalogZone, err)
 		return
 	}
 	if members == nil {
 		members = []catalog.Member{}
 	}
-	writeJSON(w, http.StatusOK, catalogBody{Zone: h.catalogZone, Group: h.Catalog.Group, Count: len(members), Members: members, Drift: rep})
+	writeJSON(w, http.StatusOK, catalogBody{Zone: a.catalogZone, Group: a.catalogGroup, Count: len(members), Members: members, Drift: rep})
 }
 
 // handleReconcileCatalog repairs the catalog: members for managed zones
 // that lack one, no members for zones that are not managed.
-func (h *Handler) handleReconcileCatalog(w http.ResponseWriter, r *http.Request, _ params) {
-	b, ok := h.catalogOr404(w, r)
+func (a *restAPI) handleReconcileCatalog(w http.ResponseWriter, r *http.Request, _ params) {
+	b, ok := a.catalogOr404(w, r)
 	if !ok {
 		return
 	}
 	rep, err := b.svc.ReconcileCatalog(r.Context(), true)
 	if err != nil {
-		writeBadGateway(w, "reconciling catalog zone %s: %v", h.catalogZone, err)
+		writeBadGateway(w, "reconciling catalog zone %s: %v", a.catalogZone, err)
 		return
 	}
-	h.logger.Info("catalog zone reconciled", zap.String("catalog", h.catalogZone), zap.Strings("added", rep.Missing), zap.Int("removed", len(rep.Stray)))
+	a.logger.Info("catalog zone reconciled", zap.String("catalog", a.catalogZone), zap.Strings("added", rep.Missing), zap.Int("removed", len(rep.Stray)))
 	writeJSON(w, http.StatusOK, rep)
 }
 
@@ -185,19 +194,18 @@ func (h *Handler) handleReconcileCatalog(w http.ResponseWriter, r *http.Request,
 //		also_notify    <ip[:port]>...
 //		allow_transfer <ip[/len]>...
 //	}
-func (h *Handler) unmarshalCatalog(d *caddyfile.Dispenser) error {
-	h.Catalog = new(CatalogConfig)
+func (c *CatalogConfig) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if !d.NextArg() {
 		return d.ArgErr()
 	}
-	h.Catalog.Zone = d.Val()
+	c.Zone = d.Val()
 	if d.NextArg() {
 		return d.ArgErr()
 	}
 	for n := d.Nesting(); d.NextBlock(n); {
 		switch d.Val() {
 		case "group":
-			if !d.AllArgs(&h.Catalog.Group) {
+			if !d.AllArgs(&c.Group) {
 				return d.ArgErr()
 			}
 		case "also_notify":
@@ -205,13 +213,13 @@ func (h *Handler) unmarshalCatalog(d *caddyfile.Dispenser) error {
 			if len(args) == 0 {
 				return d.ArgErr()
 			}
-			h.Catalog.AlsoNotify = append(h.Catalog.AlsoNotify, args...)
+			c.AlsoNotify = append(c.AlsoNotify, args...)
 		case "allow_transfer":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
 				return d.ArgErr()
 			}
-			h.Catalog.AllowTransfer = append(h.Catalog.AllowTransfer, args...)
+			c.AllowTransfer = append(c.AllowTransfer, args...)
 		default:
 			return d.Errf("unrecognized catalog subdirective %q", d.Val())
 		}

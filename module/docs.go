@@ -48,14 +48,17 @@ func (h *Handler) docsRoutes() []route {
 	if mode == DocsOff {
 		return nil
 	}
-	public := mode == DocsPublic
+	public, d := mode == DocsPublic, docsPages{mode: mode}
 	return []route{
-		{method: http.MethodGet, template: apiPrefix + "/openapi.json", public: public, handle: h.handleSpec(false)},
-		{method: http.MethodGet, template: apiPrefix + "/openapi.yaml", public: public, handle: h.handleSpec(true)},
-		{method: http.MethodGet, template: apiPrefix + "/docs", public: public, handle: h.handleExplorer},
-		{method: http.MethodGet, template: apiPrefix + "/docs/{file}", public: public, handle: h.handleExplorerAsset},
+		{method: http.MethodGet, template: apiPrefix + "/openapi.json", public: public, handle: d.handleSpec(false)},
+		{method: http.MethodGet, template: apiPrefix + "/openapi.yaml", public: public, handle: d.handleSpec(true)},
+		{method: http.MethodGet, template: apiPrefix + "/docs", public: public, handle: d.handleExplorer},
+		{method: http.MethodGet, template: apiPrefix + "/docs/{file}", public: public, handle: d.handleExplorerAsset},
 	}
 }
+
+// docsPages serves the specification and the explorer of a docs mode.
+type docsPages struct{ mode string }
 
 // spec returns the service's OpenAPI document for the configured mode.
 func (h *Handler) spec() (*apispec.Document, error) {
@@ -63,9 +66,9 @@ func (h *Handler) spec() (*apispec.Document, error) {
 }
 
 // handleSpec serves the OpenAPI document as JSON or YAML.
-func (h *Handler) handleSpec(asYAML bool) func(http.ResponseWriter, *http.Request, params) {
+func (p docsPages) handleSpec(asYAML bool) func(http.ResponseWriter, *http.Request, params) {
 	return func(w http.ResponseWriter, r *http.Request, _ params) {
-		d, err := h.spec()
+		d, err := apispec.Service(p.mode)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, "building the API specification: %v", err)
 			return
@@ -117,7 +120,7 @@ const explorerJS = `window.ui = SwaggerUIBundle({
 `
 
 // handleExplorer serves the explorer's HTML page.
-func (h *Handler) handleExplorer(w http.ResponseWriter, r *http.Request, _ params) {
+func (docsPages) handleExplorer(w http.ResponseWriter, r *http.Request, _ params) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -133,7 +136,7 @@ var explorerAssets = map[string]bool{
 }
 
 // handleExplorerAsset serves one explorer asset from the binary.
-func (h *Handler) handleExplorerAsset(w http.ResponseWriter, r *http.Request, p params) {
+func (docsPages) handleExplorerAsset(w http.ResponseWriter, r *http.Request, p params) {
 	name := p.name
 	if name == "explorer.js" {
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")

@@ -174,7 +174,7 @@ func TestCheckBody(t *testing.T) {
 // routeParams is what the router gives the handler of method and path.
 func routeParams(t testing.TB, h *Handler, method, path string) params {
 	t.Helper()
-	rt, p, _ := h.match(httptest.NewRequest(method, path, nil))
+	rt, p, _ := h.router.match(httptest.NewRequest(method, path, nil))
 	if rt == nil {
 		t.Fatalf("no route for %s %s", method, path)
 	}

@@ -38,19 +38,19 @@ import (
 // (unreadable key file, missing zone directory).
 //
 // The first time in the process it also reconciles the zone directory
-// with named (startupReconcile) and the catalog with the index
-// (catalogFirstRequest). Handlers call it only once the request is
+// with named (zoneservice.Service.ReconcileAtStart) and the catalog with
+// the index (catalogFirstRequest). Handlers call it only once the request is
 // authorised completely (its route, zone and records), so that nothing an
 // unauthorised request does reaches named or the disk.
-func (h *Handler) backendOr500(w http.ResponseWriter) (*backend, bool) {
-	b, err := h.getBackend()
+func (a *restAPI) backendOr500(w http.ResponseWriter) (*backend, bool) {
+	b, err := a.backend()
 	if err != nil {
-		h.logger.Error("backend unavailable", zap.Error(err))
+		a.logger.Error("backend unavailable", zap.Error(err))
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return nil, false
 	}
-	h.startupReconcile(context.Background(), b)
-	h.catalogFirstRequest(context.Background())
+	b.svc.ReconcileAtStart(context.Background())
+	a.catalogFirstRequest(context.Background())
 	return b, true
 }
 
@@ -70,7 +70,7 @@ var conflictErrs = map[string]string{
 // the command and BIND's text (the rndc client's Observe hook has
 // logged the failure). modzone and retransfer refusals have their own
 // answers.
-func (h *Handler) commandFailed(w http.ResponseWriter, command, zone string, err error) {
+func (a *restAPI) commandFailed(w http.ResponseWriter, command, zone string, err error) {
 	var re *rndc.Error
 	switch {
 	case rndc.OutcomeUnknown(err):
@@ -139,7 +139,7 @@ func outcomeUnknown(w http.ResponseWriter, command, zone string, err error) {
 func describe(re *rndc.Error) string { return zoneservice.Describe(re) }
 
 // lifecycleFailed answers a failed lifecycle operation.
-func (h *Handler) lifecycleFailed(w http.ResponseWriter, zone string, err error) {
+func (a *restAPI) lifecycleFailed(w http.ResponseWriter, zone string, err error) {
 	var le *zoneservice.Error
 	if !errors.As(err, &le) {
 		writeError(w, http.StatusInternalServerError, "%v", err)
@@ -161,7 +161,7 @@ func (h *Handler) lifecycleFailed(w http.ResponseWriter, zone string, err error)
 			"once named answers (POST /api/v1/server/reconcile settles every unfinished operation). Cause: %v",
 			le.Msg, zone, le.Err)
 	case errors.Is(err, zoneservice.ErrControl):
-		h.commandFailed(w, le.Command, zone, le.Err)
+		a.commandFailed(w, le.Command, zone, le.Err)
 	case errors.Is(err, zoneservice.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "invalid zone: %v", le.Err)
 	case errors.Is(err, zoneservice.ErrBusy):
@@ -176,13 +176,13 @@ func (h *Handler) lifecycleFailed(w http.ResponseWriter, zone string, err error)
 // serviceFailed answers a failed zone operation of the zone service
 // other than create and delete (lifecycleFailed): a control command's
 // failure as commandFailed does for that command.
-func (h *Handler) serviceFailed(w http.ResponseWriter, zone string, err error) {
+func (a *restAPI) serviceFailed(w http.ResponseWriter, zone string, err error) {
 	var le *zoneservice.Error
 	switch {
 	case !errors.As(err, &le):
 		writeError(w, http.StatusInternalServerError, "%v", err)
 	case le.Command != "":
-		h.commandFailed(w, le.Command, zone, le.Err)
+		a.commandFailed(w, le.Command, zone, le.Err)
 	case errors.Is(err, zoneservice.ErrBusy):
 		writeError(w, http.StatusServiceUnavailable, "%v", le)
 	case errors.Is(err, zoneservice.ErrInvalid):
@@ -206,7 +206,7 @@ func noKeyMessage(b *backend) string {
 // answered with an error, the zone service has read the zone's state to
 // say why: unknown zone 404, frozen 409, secondary or no allow-update for
 // the module's key 400.
-func (h *Handler) recordFailed(w http.ResponseWriter, b *backend, zone, op string, err error) {
+func (a *restAPI) recordFailed(w http.ResponseWriter, b *backend, zone, op string, err error) {
 	var (
 		ve *zonemodel.ValidationError
 		ce *dnsupdate.ConflictError
@@ -224,26 +224,26 @@ func (h *Handler) recordFailed(w http.ResponseWriter, b *backend, zone, op strin
 	case errors.Is(err, dnsupdate.ErrNoUpdateKey):
 		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
 	case errors.As(err, &le) && errors.Is(err, zoneservice.ErrOutcomeUnknown):
-		h.dnsLog.Error("record operation outcome unknown", zap.String("zone", zone), zap.String("operation", op), zap.Error(le.Err))
+		a.dnsLog.Error("record operation outcome unknown", zap.String("zone", zone), zap.String("operation", op), zap.Error(le.Err))
 		writeError(w, http.StatusGatewayTimeout, "record %s in zone %s: named did not answer the update (%v), so whether it was applied is unknown; "+
 			"nothing was rolled back. GET /api/v1/zones/%s/records tells", op, zone, le.Err, zone)
 	case errors.As(err, &le) && le.Rcode != "":
-		h.serverRefused(w, b, zone, op, le)
+		a.serverRefused(w, b, zone, op, le)
 	default:
-		h.dnsLog.Error("record operation failed", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
+		a.dnsLog.Error("record operation failed", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
 		writeBadGateway(w, "record %s in zone %s failed: %v", op, zone, err)
 	}
 }
 
 // serverRefused answers an error rcode from named, as the zone service
 // explained it.
-func (h *Handler) serverRefused(w http.ResponseWriter, b *backend, zone, op string, le *zoneservice.Error) {
+func (a *restAPI) serverRefused(w http.ResponseWriter, b *backend, zone, op string, le *zoneservice.Error) {
 	var se dnsupdate.ServerError
 	if p := (*dnsupdate.ServerError)(nil); errors.As(le, &p) {
 		se = *p
 	}
 	tsigErr := dnsupdate.RcodeName(int(se.TSIGError))
-	h.dnsLog.Warn("named refused a record operation", zap.String("zone", zone), zap.String("operation", op),
+	a.dnsLog.Warn("named refused a record operation", zap.String("zone", zone), zap.String("operation", op),
 		zap.String("rcode", le.Rcode), zap.Uint16("tsig_error", se.TSIGError))
 	rc, key := le.Rcode, b.records.Client().KeyName()
 	switch {

@@ -77,7 +77,7 @@ var keysInFlight sync.Map
 // not recorded: a retry runs the create again, which finds the zone if
 // the first attempt made it (the zone's index entry carries the key) and
 // answers the 201 it would have.
-func (h *Handler) createWithKey(w http.ResponseWriter, r *http.Request, b *backend, zone *zonemodel.Zone, fp, key string) {
+func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backend, zone *zonemodel.Zone, fp, key string) {
 	principal := "anonymous"
 	if id := authOf(r).id; id != nil {
 		principal = id.ID
@@ -125,7 +125,7 @@ func (h *Handler) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 	}
 
 	bw := &bufferedResponse{header: http.Header{}}
-	h.createZone(bw, r, b, zone, zoneservice.WithKey(fp, id), true)
+	a.createZone(bw, r, b, zone, zoneservice.WithKey(fp, id), true)
 	if bw.status == http.StatusCreated || bw.status == http.StatusConflict {
 		rec.Status, rec.Body = bw.status, bytes.TrimSpace(bw.body.Bytes())
 		if loc := bw.header.Get("Location"); loc != "" {
@@ -134,7 +134,7 @@ func (h *Handler) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 		if err := keys.Put(rec); err != nil {
 			// The answer stands; a retry finds the zone by its index
 			// entry instead.
-			h.logger.Error("remembering the answer of an Idempotency-Key failed", zap.String("zone", zone.Name), zap.Error(err))
+			a.logger.Error("remembering the answer of an Idempotency-Key failed", zap.String("zone", zone.Name), zap.Error(err))
 		}
 	}
 	for k, v := range bw.header {

@@ -1,7 +1,6 @@
 package module
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -30,8 +29,8 @@ func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, records *dn
 		Control:       c,
 		Updater:       records,
 		SerialMethod:  h.serialMethod,
-		Catalog:       h.newCatalog(store, c, records, updateKey),
-		CatalogNotify: h.catalogNotify,
+		Catalog:       h.catalog.newCatalog(store, c, records, updateKey),
+		CatalogNotify: h.catalog.notify,
 		UpdateKey:     updateKey,
 		Timeout:       h.rndcTimeout,
 		SendWithin:    h.rndcTimeout,
@@ -39,13 +38,6 @@ func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, records *dn
 		KeyDirs:       keyDirs,
 		Logger:        h.logger,
 	}
-}
-
-// startupReconcile runs the zone service's start-up reconcile (once per
-// zone directory and process, retried until it succeeds): it completes
-// or undoes what a crash left half done before the request is served.
-func (h *Handler) startupReconcile(ctx context.Context, b *backend) {
-	b.svc.ReconcileAtStart(ctx)
 }
 
 // reconcileBody is the answer of POST /api/v1/server/reconcile.
@@ -59,15 +51,15 @@ type reconcileBody struct {
 // discards a torn index line, adopts zones named serves with their file
 // that the index lost, moves aside files no zone uses, and reports indexed
 // zones named does not serve.
-func (h *Handler) handleReconcile(w http.ResponseWriter, r *http.Request, _ params) {
-	b, ok := h.backendOr500(w)
+func (a *restAPI) handleReconcile(w http.ResponseWriter, r *http.Request, _ params) {
+	b, ok := a.backendOr500(w)
 	if !ok {
 		return
 	}
 	rep, err := b.svc.Reconcile(r.Context(), true)
 	b.svc.LogReconcile("reconcile", rep, err)
 	if err != nil {
-		h.lifecycleFailed(w, "", err)
+		a.lifecycleFailed(w, "", err)
 		return
 	}
 	msg := "nothing to repair"

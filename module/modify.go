@@ -12,13 +12,13 @@ import (
 // under the zone's lock). A change named refuses changes nothing: 400
 // when it names something named does not have (a dnssec-policy), else
 // 409 with named's reason.
-func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p params) {
+func (a *restAPI) handleModifyZone(w http.ResponseWriter, r *http.Request, p params) {
 	name, ok := zoneName(w, p)
 	if !ok {
 		return
 	}
 	var req ModifyZoneRequest
-	if !h.decodeRequest(w, r, p, &req) {
+	if !a.decode(w, r, p, &req) {
 		return
 	}
 	change := zoneservice.SettingsChange(req)
@@ -26,13 +26,13 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 		writeError(w, http.StatusBadRequest, "invalid change: %v", err)
 		return
 	}
-	b, ok := h.backendOr500(w)
+	b, ok := a.backendOr500(w)
 	if !ok {
 		return
 	}
 	res, err := b.svc.Modify(r.Context(), name, &change)
 	if err != nil {
-		h.serviceFailed(w, name, err)
+		a.serviceFailed(w, name, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, modifyResponse{Success: true, Message: "Zone " + name + " modified successfully", Details: res.Details, Config: (*zoneSettings)(res.Config)})
@@ -40,7 +40,7 @@ func (h *Handler) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 
 // settingsFor reads the zone's configuration for GET; a failure leaves
 // the configuration out.
-func (h *Handler) settingsFor(ctx context.Context, b *backend, name string) *zoneSettings {
+func (a *restAPI) settingsFor(ctx context.Context, b *backend, name string) *zoneSettings {
 	zc, err := b.svc.ZoneStatement(ctx, name)
 	if err != nil {
 		return nil
@@ -50,14 +50,14 @@ func (h *Handler) settingsFor(ctx context.Context, b *backend, name string) *zon
 
 // handleRetransfer asks named to transfer a secondary zone again. named
 // refuses on a primary zone: 409 with its reason.
-func (h *Handler) handleRetransfer(w http.ResponseWriter, r *http.Request, p params) {
-	b, name, ok := h.zoneTarget(w, p)
+func (a *restAPI) handleRetransfer(w http.ResponseWriter, r *http.Request, p params) {
+	b, name, ok := a.zoneTarget(w, p)
 	if !ok {
 		return
 	}
 	text, err := b.svc.Retransfer(r.Context(), name)
 	if err != nil {
-		h.serviceFailed(w, name, err)
+		a.serviceFailed(w, name, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, zoneResponse{Success: true, Message: "Retransfer initiated for zone " + name, Details: text})

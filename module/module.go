@@ -29,7 +29,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/frontmount"
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
-	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -147,14 +146,9 @@ type Handler struct {
 	authDisabled bool
 	guard        *auth.Guard
 	pdnsMount    *frontmount.Mount // the PowerDNS API, when PowerDNS
-	logger       *zap.Logger       // http.handlers.zone_api: zone operations
-	httpLog      *zap.Logger       // .http: request details and completions
-	authLog      *zap.Logger       // .auth: token validation
-	rndcLog      *zap.Logger       // .rndc: control commands and their output
-	rndcTrace    *zap.Logger       // .rndc.trace: control-channel messages
-	dnsLog       *zap.Logger       // .dns: record changes
-	dnsTrace     *zap.Logger       // .dns.trace: DNS messages
+	logs                           // the module's loggers (observe.go)
 	router       *router
+	rest         *restAPI // the REST front end (rest.go), built with the routes
 
 	zoneDir       string
 	rndcServer    string
@@ -164,20 +158,11 @@ type Handler struct {
 	dnsServer     string
 	serialMethod  dnsupdate.SerialMethod
 
-	// store and updater are this handler's references to the state
-	// shared across config generations (see shared.go); nil until
-	// Provision takes them and after Cleanup gives them back.
-	// storeKey and updaterKey are their pool keys, set while the
-	// references are held.
-	store      *sharedStore
-	updater    *sharedupdater.Updater
-	storeKey   string
-	updaterKey string
+	// sharedRefs are this handler's references to the state shared
+	// across config generations (shared.go).
+	sharedRefs
 
-	catalogZone       string       // the catalog's normalised name, "" without a catalog
-	catalogNotify     []string     // the catalog's also_notify, expanded
-	catalogNotifyConf []rndc.Value // the same as catalog list elements
-	catalogXfr        []rndc.Value // its allow_transfer, as catalog list elements
+	catalog catalogSettings // the catalog option, checked (zero: none)
 
 	// cell holds the backend, resolved lazily on the first request,
 	// because Provision must not touch the disk or BIND (`caddy validate`
@@ -292,7 +277,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
-	if err := h.provisionCatalog(); err != nil {
+	if h.catalog, err = h.Catalog.settings(h.UpdateKey); err != nil {
 		return err
 	}
 
@@ -303,23 +288,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.cell = new(backendCell)
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	h.cell.stopWatch = stopWatch
-	go h.watchNamed(watchCtx)
-	if err := h.acquireShared(); err != nil {
+	go watchNamed(watchCtx, h.getBackend)
+	if err := h.acquire(h.zoneDir, h.dnsServer, h.updateKeyConf, h.rndcTimeout); err != nil {
 		return err
 	}
 	registerLocal(h) // for LocalTransport (local.go)
 	return nil
-}
-
-// setLoggers sets the module's logger and its sub-loggers.
-func (h *Handler) setLoggers(l *zap.Logger) {
-	h.logger = l
-	h.httpLog = l.Named("http")
-	h.authLog = l.Named("auth")
-	h.rndcLog = l.Named("rndc")
-	h.rndcTrace = h.rndcLog.Named("trace")
-	h.dnsLog = l.Named("dns")
-	h.dnsTrace = h.dnsLog.Named("trace")
 }
 
 // Validate checks the configuration without touching the disk or BIND.
@@ -360,7 +334,7 @@ func (h *Handler) Cleanup() error {
 	if h.cell.stopWatch != nil {
 		h.cell.stopWatch()
 	}
-	h.releaseShared()
+	h.release()
 	h.cell.mu.Lock()
 	b := h.cell.backend
 	h.cell.mu.Unlock()

@@ -130,7 +130,7 @@ func TestMatch(t *testing.T) {
 	}
 	for _, tc := range cases {
 		req := httptest.NewRequest(tc.method, tc.path, nil)
-		rt, p, allowed := h.match(req)
+		rt, p, allowed := h.router.match(req)
 		got := ""
 		if rt != nil {
 			got = rt.template

@@ -8,14 +8,14 @@ import (
 // (zoneservice.Service.Notify: `rndc notify`, then a NOTIFY of its own to
 // the zone's also-notify servers and the catalog's) and lists each
 // server with its acknowledgement, and the serial.
-func (h *Handler) handleNotify(w http.ResponseWriter, r *http.Request, p params) {
-	b, name, ok := h.zoneTarget(w, p)
+func (a *restAPI) handleNotify(w http.ResponseWriter, r *http.Request, p params) {
+	b, name, ok := a.zoneTarget(w, p)
 	if !ok {
 		return
 	}
 	res, err := b.svc.Notify(r.Context(), name)
 	if err != nil {
-		h.serviceFailed(w, name, err)
+		a.serviceFailed(w, name, err)
 		return
 	}
 	servers := make([]notifiedServer, len(res.Servers))

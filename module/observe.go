@@ -18,12 +18,35 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
+// logs are the module's loggers: the handler's and its sub-loggers, and
+// the hooks through which the rndc and DNS clients log.
+type logs struct {
+	logger    *zap.Logger // http.handlers.zone_api: zone operations
+	httpLog   *zap.Logger // .http: request details and completions
+	authLog   *zap.Logger // .auth: token validation
+	rndcLog   *zap.Logger // .rndc: control commands and their output
+	rndcTrace *zap.Logger // .rndc.trace: control-channel messages
+	dnsLog    *zap.Logger // .dns: record changes
+	dnsTrace  *zap.Logger // .dns.trace: DNS messages
+}
+
+// setLoggers sets the module's logger and its sub-loggers.
+func (h *logs) setLoggers(l *zap.Logger) {
+	h.logger = l
+	h.httpLog = l.Named("http")
+	h.authLog = l.Named("auth")
+	h.rndcLog = l.Named("rndc")
+	h.rndcTrace = h.rndcLog.Named("trace")
+	h.dnsLog = l.Named("dns")
+	h.dnsTrace = h.dnsLog.Named("trace")
+}
+
 // observeControl is the rndc client's Observe hook, the one place where
 // control commands are counted, timed and logged: info when one succeeded
 // (debug adds BIND's output), error with BIND's text when it failed.
 // Commands on a quiet context (readiness probes, every few seconds) are
 // counted but not logged here.
-func (h *Handler) observeControl(ctx context.Context, e rndc.CommandEvent) {
+func (h *logs) observeControl(ctx context.Context, e rndc.CommandEvent) {
 	metrics.rndcCommands.WithLabelValues(e.Verb, result(e.Err)).Inc()
 	metrics.rndcDuration.WithLabelValues(e.Verb).Observe(e.Duration.Seconds())
 	if ctx.Value(quietKey{}) != nil {
@@ -53,7 +76,7 @@ func quiet(ctx context.Context) context.Context { return context.WithValue(ctx, 
 
 // rndcTraceHook returns the rndc client's wire hook when trace is on for
 // zone_api::rndc, and nil (no per-message cost) otherwise.
-func (h *Handler) rndcTraceHook() func(string, map[string]any) {
+func (h *logs) rndcTraceHook() func(string, map[string]any) {
 	if ce := h.rndcTrace.Check(zapcore.DebugLevel, ""); ce == nil {
 		return nil
 	}
@@ -63,7 +86,7 @@ func (h *Handler) rndcTraceHook() func(string, map[string]any) {
 // traceRNDC is the rndc client's wire hook: every control message, with
 // its _ctrl and _data tables, at trace level. The client never passes the
 // key or the signature.
-func (h *Handler) traceRNDC(direction string, msg map[string]any) {
+func (h *logs) traceRNDC(direction string, msg map[string]any) {
 	if ce := h.rndcTrace.Check(zapcore.DebugLevel, "control message"); ce != nil {
 		ce.Write(zap.String("direction", direction), zap.Any("rndc_message", msg))
 	}
@@ -75,7 +98,7 @@ const maxLoggedBody = 64 << 10
 // captureBody makes r's body copy what the handler reads into a buffer,
 // when the http logger would log request bodies (debug) and the method
 // carries one. It returns nil otherwise.
-func (h *Handler) captureBody(r *http.Request) *bytes.Buffer {
+func (h *logs) captureBody(r *http.Request) *bytes.Buffer {
 	if r.Method != http.MethodPost && r.Method != http.MethodPatch && r.Method != http.MethodPut || r.Body == nil || r.Body == http.NoBody {
 		return nil
 	}
@@ -91,7 +114,7 @@ func (h *Handler) captureBody(r *http.Request) *bytes.Buffer {
 }
 
 // logBody writes the captured body at debug, secrets redacted.
-func (h *Handler) logBody(r *http.Request, buf *bytes.Buffer) {
+func (h *logs) logBody(r *http.Request, buf *bytes.Buffer) {
 	if buf == nil || buf.Len() == 0 {
 		return
 	}
@@ -164,7 +187,7 @@ type dnsTraceKey struct{}
 // withDNSTrace returns r with the handler's DNS trace logger in its
 // context, when trace is on for zone_api::dns (otherwise r as it is, at no
 // cost).
-func (h *Handler) withDNSTrace(r *http.Request) *http.Request {
+func (h *logs) withDNSTrace(r *http.Request) *http.Request {
 	if ce := h.dnsTrace.Check(zapcore.DebugLevel, ""); ce == nil {
 		return r
 	}

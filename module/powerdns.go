@@ -171,7 +171,7 @@ func (s pdnsService) backend() (*backend, error) {
 	if err != nil {
 		return nil, &pdnsOpError{kind: "local", err: err}
 	}
-	s.h.startupReconcile(context.Background(), b)
+	b.svc.ReconcileAtStart(context.Background())
 	return b, nil
 }
 
@@ -207,7 +207,7 @@ func (s pdnsService) Zone(ctx context.Context, zone string) (*frontmount.ZoneInf
 		st := zs.Status
 		z.Type, z.Serial, z.HasSerial, z.Signed = st.Type, st.Serial, st.HasSerial, st.Secure
 	}
-	if cfg := s.h.settingsFor(ctx, b, zone); cfg != nil {
+	if cfg := s.h.rest.settingsFor(ctx, b, zone); cfg != nil {
 		z.Type = cfg.Type
 		z.Primaries, z.AlsoNotify, z.AllowTransfer, z.DNSSECPolicy = cfg.Primaries, cfg.AlsoNotify, cfg.AllowTransfer, cfg.DNSSECPolicy
 	}
@@ -358,16 +358,16 @@ func (s pdnsService) Status(err error) (int, string) {
 	var oe *pdnsOpError
 	switch {
 	case errors.As(err, &oe) && oe.kind == "record":
-		s.h.recordFailed(rec, oe.backend, oe.zone, oe.op, oe.err)
+		s.h.rest.recordFailed(rec, oe.backend, oe.zone, oe.op, oe.err)
 	case errors.As(err, &oe) && oe.kind == "life":
 		if errors.Is(oe.err, zoneservice.ErrExists) {
 			return http.StatusConflict, "Domain '" + oe.zone + "." + "' already exists"
 		}
-		s.h.lifecycleFailed(rec, oe.zone, oe.err)
+		s.h.rest.lifecycleFailed(rec, oe.zone, oe.err)
 	case errors.As(err, &oe) && oe.kind == "invalid":
 		writeError(rec, http.StatusBadRequest, "%v", oe.err)
 	case errors.As(err, &oe) && oe.kind == "service":
-		s.h.serviceFailed(rec, oe.zone, oe.err)
+		s.h.rest.serviceFailed(rec, oe.zone, oe.err)
 	default:
 		writeError(rec, http.StatusInternalServerError, "%v", err)
 	}

@@ -18,8 +18,8 @@ import (
 
 // recordTarget validates the zone and returns the backend; for writes it
 // also requires a key to sign updates with.
-func (h *Handler) recordTarget(w http.ResponseWriter, p params, write bool) (*backend, string, bool) {
-	b, zone, ok := h.zoneTarget(w, p)
+func (a *restAPI) recordTarget(w http.ResponseWriter, p params, write bool) (*backend, string, bool) {
+	b, zone, ok := a.zoneTarget(w, p)
 	if !ok {
 		return nil, "", false
 	}
@@ -50,46 +50,46 @@ func ifMatch(w http.ResponseWriter, r *http.Request) (*uint32, bool) {
 func etag(serial uint32) string { return `"` + strconv.FormatUint(uint64(serial), 10) + `"` }
 
 // handleAddRecord adds one record: POST /zones/{name}/records.
-func (h *Handler) handleAddRecord(w http.ResponseWriter, r *http.Request, p params) {
+func (a *restAPI) handleAddRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req addRecordRequest
-	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.AddRecord(ctx, zone, zonemodel.Record(req), cond)
 	})
 	if !ok {
 		return
 	}
 	if err != nil {
-		h.recordFailed(w, b, zone, "add", err)
+		a.recordFailed(w, b, zone, "add", err)
 		return
 	}
 	echo := map[string]any{"name": req.Name, "type": req.Type, "value": req.Value}
-	h.writeStored(w, http.StatusCreated, "record added", "Record added to zone ", zone, echo, req.Priority, res)
+	a.writeStored(w, http.StatusCreated, "record added", "Record added to zone ", zone, echo, req.Priority, res)
 }
 
 // handleRemoveRecord deletes one record or an RRset: DELETE
 // /zones/{name}/records.
-func (h *Handler) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p params) {
+func (a *restAPI) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req removeRecordRequest
-	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.RemoveRecord(ctx, zone, dnsupdate.Removal(req), cond)
 	})
 	if !ok {
 		return
 	}
 	if err != nil {
-		h.recordFailed(w, b, zone, "remove", err)
+		a.recordFailed(w, b, zone, "remove", err)
 		return
 	}
-	h.dnsLog.Info("record removed", zap.String("zone", zone), zap.String("name", req.Name), zap.String("type", req.Type),
+	a.dnsLog.Info("record removed", zap.String("zone", zone), zap.String("name", req.Name), zap.String("type", req.Type),
 		zap.Bool("whole_rrset", req.Value == nil), zap.Uint32("serial", res.Serial))
 	echo := map[string]any{"name": req.Name, "type": req.Type, "value": req.Value}
-	h.writeChange(w, http.StatusOK, "Record removed from zone "+zone, zone, echo, nil, res)
+	a.writeChange(w, http.StatusOK, "Record removed from zone "+zone, zone, echo, nil, res)
 }
 
 // handleUpdateRecord replaces one record's data: PUT /zones/{name}/records.
-func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p params) {
+func (a *restAPI) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p params) {
 	var req updateRecordRequest
-	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.ReplaceRecord(ctx, zone, dnsupdate.Replacement(req), cond)
 	})
 	if !ok {
@@ -100,24 +100,24 @@ func (h *Handler) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p p
 			writeError(w, http.StatusNotFound, "%s record %q with value %q not found in zone %s; nothing was changed", strings.ToUpper(req.Type), req.Name, req.CurrentValue, zone)
 			return
 		}
-		h.recordFailed(w, b, zone, "update", err)
+		a.recordFailed(w, b, zone, "update", err)
 		return
 	}
 	echo := map[string]any{"name": req.Name, "type": req.Type, "currentValue": req.CurrentValue, "newValue": req.NewValue}
-	h.writeStored(w, http.StatusOK, "record updated", "Record updated in zone ", zone, echo, req.Priority, res)
+	a.writeStored(w, http.StatusOK, "record updated", "Record updated in zone ", zone, echo, req.Priority, res)
 }
 
 // writeStored logs and answers a change that stored one record (add,
 // update): the echo of the request gets the stored TTL and the priority.
-func (h *Handler) writeStored(w http.ResponseWriter, status int, logMsg, msg, zone string, echo map[string]any, priority *uint16, res *dnsupdate.ChangeResult) {
+func (a *restAPI) writeStored(w http.ResponseWriter, status int, logMsg, msg, zone string, echo map[string]any, priority *uint16, res *dnsupdate.ChangeResult) {
 	rec := storedRecord(dnsupdate.Stored(res.Records[0]))
-	h.dnsLog.Info(logMsg, zap.String("zone", zone), zap.String("name", rec.Name),
+	a.dnsLog.Info(logMsg, zap.String("zone", zone), zap.String("name", rec.Name),
 		zap.String("type", rec.Type), zap.Uint32("serial", res.Serial))
 	echo["ttl"] = rec.TTL
 	if priority != nil {
 		echo["priority"] = *priority
 	}
-	h.writeChange(w, status, msg+zone, zone, echo, &rec, res)
+	a.writeChange(w, status, msg+zone, zone, echo, &rec, res)
 }
 
 // applyFunc applies a decoded record change through the zone service,
@@ -128,15 +128,15 @@ type applyFunc func(ctx context.Context, svc *zoneservice.Service, zone string, 
 // key to sign with, the body checked against the API specification's
 // schema and decoded strictly into req, If-Match, then apply. ok false means the request has been answered; err is
 // apply's error, for the caller to answer.
-func (h *Handler) recordWrite(w http.ResponseWriter, r *http.Request, p params, req any, apply applyFunc,
+func (a *restAPI) recordWrite(w http.ResponseWriter, r *http.Request, p params, req any, apply applyFunc,
 ) (b *backend, zone string, res *dnsupdate.ChangeResult, ok bool, err error) {
 	// Authorised completely (each record's name and type) before the
 	// backend, whose first use reconciles with named.
 	zone, ok = zoneName(w, p)
-	if !ok || !h.decodeRequest(w, r, p, req) || !h.allowRecords(w, r, zone, req) {
+	if !ok || !a.decode(w, r, p, req) || !a.scopes.allowRecords(w, r, zone, req) {
 		return nil, "", nil, false, nil
 	}
-	if b, zone, ok = h.recordTarget(w, p, true); !ok {
+	if b, zone, ok = a.recordTarget(w, p, true); !ok {
 		return nil, "", nil, false, nil
 	}
 	cond, ok := ifMatch(w, r)
@@ -148,7 +148,7 @@ func (h *Handler) recordWrite(w http.ResponseWriter, r *http.Request, p params, 
 }
 
 // writeChange answers a single-record change.
-func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone string, echo map[string]any, rec *storedRecord, res *dnsupdate.ChangeResult) {
+func (a *restAPI) writeChange(w http.ResponseWriter, status int, msg, zone string, echo map[string]any, rec *storedRecord, res *dnsupdate.ChangeResult) {
 	body := recordBody{Success: true, Message: msg, Details: recordDetails{Zone: zone, Record: echo}}
 	body.Record = rec
 	if res.HasSerial {
@@ -161,19 +161,19 @@ func (h *Handler) writeChange(w http.ResponseWriter, status int, msg, zone strin
 
 // handleBatchRecords applies changes atomically: PATCH
 // /zones/{name}/records.
-func (h *Handler) handleBatchRecords(w http.ResponseWriter, r *http.Request, p params) {
+func (a *restAPI) handleBatchRecords(w http.ResponseWriter, r *http.Request, p params) {
 	var req batchRequest
-	b, zone, res, ok, err := h.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.ApplyChanges(ctx, zone, changesOf(req.Changes), cond)
 	})
 	if !ok {
 		return
 	}
 	if err != nil {
-		h.recordFailed(w, b, zone, "batch", err)
+		a.recordFailed(w, b, zone, "batch", err)
 		return
 	}
-	h.dnsLog.Info("record batch applied", zap.String("zone", zone), zap.Int("changes", res.Changes),
+	a.dnsLog.Info("record batch applied", zap.String("zone", zone), zap.Int("changes", res.Changes),
 		zap.Uint32("old_serial", res.OldSerial), zap.Uint32("serial", res.Serial))
 	if res.HasSerial {
 		w.Header().Set("ETag", etag(res.Serial))
@@ -185,8 +185,8 @@ func (h *Handler) handleBatchRecords(w http.ResponseWriter, r *http.Request, p p
 }
 
 // handleListRecords lists RRsets read by AXFR: GET /zones/{name}/records.
-func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p params) {
-	b, zone, ok := h.recordTarget(w, p, false)
+func (a *restAPI) handleListRecords(w http.ResponseWriter, r *http.Request, p params) {
+	b, zone, ok := a.recordTarget(w, p, false)
 	if !ok {
 		return
 	}
@@ -225,7 +225,7 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 	}
 	snap, sets, next, err := b.svc.ListRecords(r.Context(), zone, opt)
 	if err != nil {
-		h.recordFailed(w, b, zone, "read", err)
+		a.recordFailed(w, b, zone, "read", err)
 		return
 	}
 	sets = recordsInScope(grantOf(r), sets)
@@ -240,22 +240,22 @@ func (h *Handler) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 
 // handleExportZone answers the zone in master-file text: GET
 // /zones/{name}/export.
-func (h *Handler) handleExportZone(w http.ResponseWriter, r *http.Request, p params) {
+func (a *restAPI) handleExportZone(w http.ResponseWriter, r *http.Request, p params) {
 	zone, ok := zoneName(w, p)
 	if !ok {
 		return
 	}
 	if g := grantOf(r); g.RestrictsRecords() {
-		h.forbid(w, r, &auth.Denied{Message: authOf(r).id.ID + " may not export zone " + zone + ": its scope limits record names or types; read GET /api/v1/zones/" + zone + "/records instead"})
+		a.scopes.forbid(w, r, &auth.Denied{Message: authOf(r).id.ID + " may not export zone " + zone + ": its scope limits record names or types; read GET /api/v1/zones/" + zone + "/records instead"})
 		return
 	}
-	b, zone, ok := h.recordTarget(w, p, false)
+	b, zone, ok := a.recordTarget(w, p, false)
 	if !ok {
 		return
 	}
 	snap, err := b.svc.Snapshot(r.Context(), zone)
 	if err != nil {
-		h.recordFailed(w, b, zone, "read", err)
+		a.recordFailed(w, b, zone, "read", err)
 		return
 	}
 	tag := etag(snap.Serial())

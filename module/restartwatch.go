@@ -15,7 +15,7 @@ import (
 // operations, zones named does not load, the catalog, and secondaries
 // that cached named as unreachable). Its control commands are not logged
 // one by one (quiet); the healing is.
-func (h *Handler) watchNamed(ctx context.Context) {
+func watchNamed(ctx context.Context, backend func() (*backend, error)) {
 	t := time.NewTicker(zoneservice.DefaultWatchEvery)
 	defer t.Stop()
 	for {
@@ -24,7 +24,7 @@ func (h *Handler) watchNamed(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		b, err := h.getBackend()
+		b, err := backend()
 		if err != nil {
 			continue // a request reports it; try again
 		}

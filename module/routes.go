@@ -81,30 +81,32 @@ type params struct {
 
 // buildRoutes lists every endpoint the handler serves.
 func (h *Handler) buildRoutes() []route {
+	a := h.newREST()
+	h.rest = a
 	rs := []route{
-		{method: http.MethodGet, template: "/api/v1/health", public: true, handle: h.handleHealth},
-		{method: http.MethodGet, template: "/api/v1/ready", public: true, handle: h.handleReady},
-		{method: http.MethodGet, template: "/api/v1/server/status", handle: h.handleServerStatus},
-		{method: http.MethodPost, template: "/api/v1/server/reconcile", handle: h.handleReconcile, op: "reconcile"},
-		{method: http.MethodPost, template: "/api/v1/zones", body: bodyOf[createZoneRequest](), handle: h.handleCreateZone, op: "create"},
-		{method: http.MethodGet, template: "/api/v1/zones", handle: h.handleListZones},
-		{method: http.MethodGet, template: "/api/v1/zones/{name}", handle: h.handleGetZone},
-		{method: http.MethodDelete, template: "/api/v1/zones/{name}", handle: h.handleDeleteZone, op: "delete"},
-		{method: http.MethodPatch, template: "/api/v1/zones/{name}", body: bodyOf[ModifyZoneRequest](), handle: h.handleModifyZone, op: "modify"},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/retransfer", handle: h.handleRetransfer, op: "retransfer"},
-		{method: http.MethodGet, template: "/api/v1/catalog", handle: h.handleGetCatalog},
-		{method: http.MethodPost, template: "/api/v1/catalog/reconcile", handle: h.handleReconcileCatalog},
-		{method: http.MethodGet, template: "/api/v1/zones/{name}/status", handle: h.handleZoneStatus},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/reload", handle: h.zoneCommand("reload"), op: "reload"},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/freeze", handle: h.zoneCommand("freeze"), op: "freeze"},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/thaw", handle: h.zoneCommand("thaw"), op: "thaw"},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/notify", handle: h.handleNotify, op: "notify"},
-		{method: http.MethodGet, template: "/api/v1/zones/{name}/records", handle: h.handleListRecords},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/records", body: bodyOf[addRecordRequest](), handle: h.handleAddRecord, op: "record_add"},
-		{method: http.MethodPut, template: "/api/v1/zones/{name}/records", body: bodyOf[updateRecordRequest](), handle: h.handleUpdateRecord, op: "record_update"},
-		{method: http.MethodDelete, template: "/api/v1/zones/{name}/records", body: bodyOf[removeRecordRequest](), handle: h.handleRemoveRecord, op: "record_remove"},
-		{method: http.MethodPatch, template: "/api/v1/zones/{name}/records", body: bodyOf[batchRequest](), handle: h.handleBatchRecords, op: "record_batch"},
-		{method: http.MethodGet, template: "/api/v1/zones/{name}/export", handle: h.handleExportZone},
+		{method: http.MethodGet, template: "/api/v1/health", public: true, handle: a.handleHealth},
+		{method: http.MethodGet, template: "/api/v1/ready", public: true, handle: a.handleReady},
+		{method: http.MethodGet, template: "/api/v1/server/status", handle: a.handleServerStatus},
+		{method: http.MethodPost, template: "/api/v1/server/reconcile", handle: a.handleReconcile, op: "reconcile"},
+		{method: http.MethodPost, template: "/api/v1/zones", body: bodyOf[createZoneRequest](), handle: a.handleCreateZone, op: "create"},
+		{method: http.MethodGet, template: "/api/v1/zones", handle: a.handleListZones},
+		{method: http.MethodGet, template: "/api/v1/zones/{name}", handle: a.handleGetZone},
+		{method: http.MethodDelete, template: "/api/v1/zones/{name}", handle: a.handleDeleteZone, op: "delete"},
+		{method: http.MethodPatch, template: "/api/v1/zones/{name}", body: bodyOf[ModifyZoneRequest](), handle: a.handleModifyZone, op: "modify"},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/retransfer", handle: a.handleRetransfer, op: "retransfer"},
+		{method: http.MethodGet, template: "/api/v1/catalog", handle: a.handleGetCatalog},
+		{method: http.MethodPost, template: "/api/v1/catalog/reconcile", handle: a.handleReconcileCatalog},
+		{method: http.MethodGet, template: "/api/v1/zones/{name}/status", handle: a.handleZoneStatus},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/reload", handle: a.zoneCommand("reload"), op: "reload"},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/freeze", handle: a.zoneCommand("freeze"), op: "freeze"},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/thaw", handle: a.zoneCommand("thaw"), op: "thaw"},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/notify", handle: a.handleNotify, op: "notify"},
+		{method: http.MethodGet, template: "/api/v1/zones/{name}/records", handle: a.handleListRecords},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/records", body: bodyOf[addRecordRequest](), handle: a.handleAddRecord, op: "record_add"},
+		{method: http.MethodPut, template: "/api/v1/zones/{name}/records", body: bodyOf[updateRecordRequest](), handle: a.handleUpdateRecord, op: "record_update"},
+		{method: http.MethodDelete, template: "/api/v1/zones/{name}/records", body: bodyOf[removeRecordRequest](), handle: a.handleRemoveRecord, op: "record_remove"},
+		{method: http.MethodPatch, template: "/api/v1/zones/{name}/records", body: bodyOf[batchRequest](), handle: a.handleBatchRecords, op: "record_batch"},
+		{method: http.MethodGet, template: "/api/v1/zones/{name}/export", handle: a.handleExportZone},
 	}
 	rs = append(rs, h.pdnsRoutes()...)
 	return append(rs, h.docsRoutes()...)
@@ -126,7 +128,7 @@ func (h *Handler) Routes() []string {
 // methods allowed on the path when the path matched but the method did
 // not. One trailing slash is ignored; a path the ServeMux would redirect
 // to its clean form (//, /./, /../) matches nothing.
-func (h *Handler) match(r *http.Request) (*route, params, []string) {
+func (rr *router) match(r *http.Request) (*route, params, []string) {
 	escaped := r.URL.EscapedPath()
 	req := r
 	if len(escaped) > 1 && strings.HasSuffix(escaped, "/") {
@@ -140,13 +142,13 @@ func (h *Handler) match(r *http.Request) (*route, params, []string) {
 		r2.URL = &u
 		req = &r2
 	}
-	if rt, ok := h.lookup(req, r.Method); ok {
+	if rt, ok := rr.lookup(req, r.Method); ok {
 		return rt, rt.params(escaped), nil
 	}
 	var allowed []string
-	for i := range h.router.routes {
-		rt := &h.router.routes[i]
-		if found, ok := h.lookup(req, rt.method); ok && found == rt {
+	for i := range rr.routes {
+		rt := &rr.routes[i]
+		if found, ok := rr.lookup(req, rt.method); ok && found == rt {
 			allowed = append(allowed, rt.method)
 		}
 	}
@@ -154,13 +156,13 @@ func (h *Handler) match(r *http.Request) (*route, params, []string) {
 }
 
 // lookup asks the ServeMux for the route of req's path under method.
-func (h *Handler) lookup(req *http.Request, method string) (*route, bool) {
+func (rr *router) lookup(req *http.Request, method string) (*route, bool) {
 	if req.Method != method {
 		r2 := *req
 		r2.Method = method
 		req = &r2
 	}
-	hd, pattern := h.router.mux.Handler(req)
+	hd, pattern := rr.mux.Handler(req)
 	rt, ok := hd.(*route)
 	return rt, ok && pattern == rt.pattern()
 }
@@ -191,7 +193,7 @@ const unmatchedRoute = "<unmatched>"
 // returns the matched route's template (the metrics label; never a raw
 // path, which would carry zone names).
 func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
-	rt, p, allowed := h.match(r)
+	rt, p, allowed := h.router.match(r)
 	label := unmatchedRoute
 	if rt != nil {
 		r.Pattern = rt.pattern()

@@ -17,7 +17,7 @@ import (
 // readyTimeout bounds the readiness probe's rndc round trip.
 const readyTimeout = 3 * time.Second
 
-func (h *Handler) handleHealth(w http.ResponseWriter, r *http.Request, _ params) {
+func (a *restAPI) handleHealth(w http.ResponseWriter, r *http.Request, _ params) {
 	writeJSON(w, http.StatusOK, apitypes.Health{Status: "healthy", Version: Version})
 }
 
@@ -25,7 +25,7 @@ func (h *Handler) handleHealth(w http.ResponseWriter, r *http.Request, _ params)
 // directory and that named answers `status` on the control channel. It
 // also names the managed zones named does not load (the last full
 // reconcile's finding), without counting them as a failed check.
-func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) {
+func (a *restAPI) handleReady(w http.ResponseWriter, r *http.Request, _ params) {
 	var (
 		wg      sync.WaitGroup
 		dirErr  error
@@ -34,11 +34,11 @@ func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) 
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		dirErr = zonestore.CheckDir(h.zoneDir)
+		dirErr = zonestore.CheckDir(a.zoneDir)
 	}()
 	go func() {
 		defer wg.Done()
-		b, err := h.getBackend()
+		b, err := a.backend()
 		if err != nil {
 			rndcErr = err
 			return
@@ -50,25 +50,25 @@ func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) 
 		if le := (*zoneservice.Error)(nil); errors.As(rndcErr, &le) && le.Err != nil {
 			rndcErr = le.Err // the check names named's own error
 		}
-		h.rndcLog.Debug("readiness probe", zap.String("command", "status"), zap.Error(rndcErr))
+		a.rndcLog.Debug("readiness probe", zap.String("command", "status"), zap.Error(rndcErr))
 	}()
 	wg.Wait()
 
 	checks := []string{}
 	if dirErr != nil {
-		checks = append(checks, "zone_dir_accessible: "+h.zoneDir)
-		h.logger.Warn("readiness check failed", zap.String("check", "zone_dir_accessible"), zap.Error(dirErr))
+		checks = append(checks, "zone_dir_accessible: "+a.zoneDir)
+		a.logger.Warn("readiness check failed", zap.String("check", "zone_dir_accessible"), zap.Error(dirErr))
 	}
 	if rndcErr != nil {
 		checks = append(checks, "rndc_error: "+rndcErr.Error())
-		h.logger.Warn("readiness check failed", zap.String("check", "rndc_error"), zap.Error(rndcErr))
+		a.logger.Warn("readiness check failed", zap.String("check", "rndc_error"), zap.Error(rndcErr))
 	}
 	status := http.StatusOK
 	if len(checks) > 0 {
 		status = http.StatusServiceUnavailable
 	}
 	var notLoaded []string
-	if b, err := h.getBackend(); err == nil {
+	if b, err := a.backend(); err == nil {
 		for _, f := range b.svc.NotLoaded() {
 			notLoaded = append(notLoaded, f.Zone+": "+f.Detail)
 		}
@@ -76,14 +76,14 @@ func (h *Handler) handleReady(w http.ResponseWriter, r *http.Request, _ params) 
 	writeJSON(w, status, apitypes.Readiness{Checks: checks, Ready: len(checks) == 0, ZonesNotLoaded: notLoaded})
 }
 
-func (h *Handler) handleServerStatus(w http.ResponseWriter, r *http.Request, _ params) {
-	b, ok := h.backendOr500(w)
+func (a *restAPI) handleServerStatus(w http.ResponseWriter, r *http.Request, _ params) {
+	b, ok := a.backendOr500(w)
 	if !ok {
 		return
 	}
 	st, err := b.svc.ServerStatus(r.Context())
 	if err != nil {
-		h.serviceFailed(w, "", err)
+		a.serviceFailed(w, "", err)
 		return
 	}
 	writeJSON(w, http.StatusOK, serverStatusBody{

@@ -60,21 +60,32 @@ func (s *sharedStore) Destruct() error {
 	return s.store.Close()
 }
 
-// acquireShared takes the handler's references to the shared store and
-// updater; releaseShared gives back those it took. Neither touches the
-// disk or the network.
-func (h *Handler) acquireShared() error {
-	if h.zoneDir != "" {
-		v, _, err := storePool.LoadOrNew(h.zoneDir, func() (caddy.Destructor, error) {
-			return &sharedStore{dir: h.zoneDir}, nil
+// sharedRefs are a handler's references to the shared store and updater:
+// nil until Provision takes them (acquire) and after Cleanup gives them
+// back (release). storeKey and updaterKey are their pool keys, set while
+// the references are held.
+type sharedRefs struct {
+	store      *sharedStore
+	updater    *sharedupdater.Updater
+	storeKey   string
+	updaterKey string
+}
+
+// acquire takes the references to the store of zoneDir and the updater of
+// server, key and timeout; release gives back those it took. Neither
+// touches the disk or the network.
+func (s *sharedRefs) acquire(zoneDir, server string, key *KeyConfig, timeout time.Duration) error {
+	if zoneDir != "" {
+		v, _, err := storePool.LoadOrNew(zoneDir, func() (caddy.Destructor, error) {
+			return &sharedStore{dir: zoneDir}, nil
 		})
 		if err != nil {
 			return err
 		}
-		h.store, h.storeKey = v.(*sharedStore), h.zoneDir
+		s.store, s.storeKey = v.(*sharedStore), zoneDir
 	}
-	h.updaterKey = updaterPoolKey(h.dnsServer, h.updateKeyConf, h.rndcTimeout)
-	h.updater = sharedupdater.Acquire(h.updaterKey, dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
+	s.updaterKey = updaterPoolKey(server, key, timeout)
+	s.updater = sharedupdater.Acquire(s.updaterKey, dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
 	return nil
 }
 
@@ -83,13 +94,13 @@ func updaterPoolKey(server string, key *KeyConfig, timeout time.Duration) string
 	return sharedupdater.Key("zone_api", server, key, timeout)
 }
 
-func (h *Handler) releaseShared() {
-	if h.storeKey != "" {
-		_, _ = storePool.Delete(h.storeKey)
-		h.storeKey = ""
+func (s *sharedRefs) release() {
+	if s.storeKey != "" {
+		_, _ = storePool.Delete(s.storeKey)
+		s.storeKey = ""
 	}
-	if h.updaterKey != "" {
-		sharedupdater.Release(h.updaterKey)
-		h.updaterKey = ""
+	if s.updaterKey != "" {
+		sharedupdater.Release(s.updaterKey)
+		s.updaterKey = ""
 	}
 }

@@ -56,12 +56,12 @@ func zoneName(w http.ResponseWriter, p params) (string, bool) {
 
 // zoneTarget validates the {name} parameter and returns the backend; on
 // failure it has answered the request.
-func (h *Handler) zoneTarget(w http.ResponseWriter, p params) (*backend, string, bool) {
+func (a *restAPI) zoneTarget(w http.ResponseWriter, p params) (*backend, string, bool) {
 	name, ok := zoneName(w, p)
 	if !ok {
 		return nil, "", false
 	}
-	b, ok := h.backendOr500(w)
+	b, ok := a.backendOr500(w)
 	return b, name, ok
 }
 
@@ -70,13 +70,13 @@ func (h *Handler) zoneTarget(w http.ResponseWriter, p params) (*backend, string,
 // the zone file, runs addzone and indexes the zone. A create of a zone
 // that exists answers 409 with sameConfig; a request with an
 // Idempotency-Key is answered as create.go says.
-func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, p params) {
+func (a *restAPI) handleCreateZone(w http.ResponseWriter, r *http.Request, p params) {
 	key, ok := idempotencyKeyOf(w, r)
 	if !ok {
 		return
 	}
 	var body createZoneRequest
-	if !h.decodeRequest(w, r, p, &body) {
+	if !a.decode(w, r, p, &body) {
 		return
 	}
 	req := createRequestOf(&body)
@@ -85,19 +85,19 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, p par
 		writeError(w, http.StatusBadRequest, "invalid zone: %v", err)
 		return
 	}
-	if !h.allow(w, r, auth.ActionZones, zone.Name) {
+	if !a.scopes.allow(w, r, auth.ActionZones, zone.Name) {
 		return
 	}
-	b, ok := h.backendOr500(w)
+	b, ok := a.backendOr500(w)
 	if !ok {
 		return
 	}
 	fp := zoneservice.Fingerprint(req)
 	if key == "" {
-		h.createZone(w, r, b, zone, fp, false)
+		a.createZone(w, r, b, zone, fp, false)
 		return
 	}
-	h.createWithKey(w, r, b, zone, fp, key)
+	a.createWithKey(w, r, b, zone, fp, key)
 }
 
 // createZone runs the create and answers it: 201 with the zone; for a
@@ -105,7 +105,7 @@ func (h *Handler) handleCreateZone(w http.ResponseWriter, r *http.Request, p par
 // was made by this very keyed request (its fingerprint carries the key),
 // which answers the 201 the first attempt would have (a retry after an
 // unknown outcome that settled as created).
-func (h *Handler) createZone(w http.ResponseWriter, r *http.Request, b *backend, zone *zonemodel.Zone, fp string, keyed bool) {
+func (a *restAPI) createZone(w http.ResponseWriter, r *http.Request, b *backend, zone *zonemodel.Zone, fp string, keyed bool) {
 	res, err := b.svc.Create(r.Context(), zone, fp)
 	var le *zoneservice.Error
 	if err == nil && res.Existed && !keyed {
@@ -122,7 +122,7 @@ func (h *Handler) createZone(w http.ResponseWriter, r *http.Request, b *backend,
 		return
 	}
 	if err != nil {
-		h.lifecycleFailed(w, zone.Name, err)
+		a.lifecycleFailed(w, zone.Name, err)
 		return
 	}
 	info := &zoneInfo{Name: zone.Name, ZoneType: zone.Type, FilePath: res.File}
@@ -132,9 +132,9 @@ func (h *Handler) createZone(w http.ResponseWriter, r *http.Request, b *backend,
 	}
 	w.Header().Set("Location", apiPrefix+"/zones/"+url.PathEscape(zone.Name))
 	if res.Existed {
-		h.logger.Info("zone create retried with its Idempotency-Key; the zone it made is answered", zap.String("zone", zone.Name), zap.String("settled", res.Settled))
+		a.logger.Info("zone create retried with its Idempotency-Key; the zone it made is answered", zap.String("zone", zone.Name), zap.String("settled", res.Settled))
 	} else {
-		h.logger.Info("zone created", zap.String("zone", zone.Name), zap.String("zone_type", zone.Type), zap.Uint32("serial", zone.Serial))
+		a.logger.Info("zone created", zap.String("zone", zone.Name), zap.String("zone_type", zone.Type), zap.Uint32("serial", zone.Serial))
 	}
 	writeJSON(w, http.StatusCreated, zoneResponse{
 		Success: true, Message: "Zone " + zone.Name + " created successfully", Details: res.Details, Zone: info,
@@ -151,7 +151,7 @@ type conflictBody struct {
 
 // handleListZones lists managed zones from the index, in name order, one
 // page at a time (limit, cursor), optionally only one type.
-func (h *Handler) handleListZones(w http.ResponseWriter, r *http.Request, _ params) {
+func (a *restAPI) handleListZones(w http.ResponseWriter, r *http.Request, _ params) {
 	q := r.URL.Query()
 	limit := defaultListLimit
 	if v := q.Get("limit"); v != "" {
@@ -168,7 +168,7 @@ func (h *Handler) handleListZones(w http.ResponseWriter, r *http.Request, _ para
 		return
 	}
 	cursor := q.Get("cursor")
-	b, ok := h.backendOr500(w)
+	b, ok := a.backendOr500(w)
 	if !ok {
 		return
 	}
@@ -185,12 +185,12 @@ func (h *Handler) handleListZones(w http.ResponseWriter, r *http.Request, _ para
 }
 
 // handleGetZone answers the zone's parsed state from `rndc zonestatus`.
-func (h *Handler) handleGetZone(w http.ResponseWriter, r *http.Request, p params) {
-	b, name, ok := h.zoneTarget(w, p)
+func (a *restAPI) handleGetZone(w http.ResponseWriter, r *http.Request, p params) {
+	b, name, ok := a.zoneTarget(w, p)
 	if !ok {
 		return
 	}
-	info, _, ok := h.zoneState(w, r, b, name)
+	info, _, ok := a.zoneState(w, r, b, name)
 	if !ok {
 		return
 	}
@@ -202,7 +202,7 @@ func (h *Handler) handleGetZone(w http.ResponseWriter, r *http.Request, p params
 		writeJSON(w, http.StatusOK, info)
 		return
 	}
-	info.Config = h.settingsFor(r.Context(), b, name)
+	info.Config = a.settingsFor(r.Context(), b, name)
 	writeJSON(w, http.StatusOK, info)
 }
 
@@ -210,10 +210,10 @@ func (h *Handler) handleGetZone(w http.ResponseWriter, r *http.Request, p params
 // knows but has not loaded (a secondary before its first transfer) is
 // described from the index with loaded false. On failure it answers the
 // request and returns false.
-func (h *Handler) zoneState(w http.ResponseWriter, r *http.Request, b *backend, name string) (*zoneInfo, string, bool) {
+func (a *restAPI) zoneState(w http.ResponseWriter, r *http.Request, b *backend, name string) (*zoneInfo, string, bool) {
 	zs, err := b.svc.Zone(r.Context(), name)
 	if err != nil {
-		h.serviceFailed(w, name, err)
+		a.serviceFailed(w, name, err)
 		return nil, "", false
 	}
 	if zs.Status == nil {
@@ -226,12 +226,12 @@ func (h *Handler) zoneState(w http.ResponseWriter, r *http.Request, b *backend, 
 
 // handleZoneStatus answers `rndc zonestatus`: BIND's text in details
 // (as bindcar does) and the parsed state in zone.
-func (h *Handler) handleZoneStatus(w http.ResponseWriter, r *http.Request, p params) {
-	b, name, ok := h.zoneTarget(w, p)
+func (a *restAPI) handleZoneStatus(w http.ResponseWriter, r *http.Request, p params) {
+	b, name, ok := a.zoneTarget(w, p)
 	if !ok {
 		return
 	}
-	info, raw, ok := h.zoneState(w, r, b, name)
+	info, raw, ok := a.zoneState(w, r, b, name)
 	if !ok {
 		return
 	}
@@ -245,17 +245,17 @@ func (h *Handler) handleZoneStatus(w http.ResponseWriter, r *http.Request, p par
 // keys and index entry, once named's removal is durable. It answers 200
 // then, and 202 when named has removed the zone but not yet confirmed that
 // the removal survives its restart (the delete is completed later).
-func (h *Handler) handleDeleteZone(w http.ResponseWriter, r *http.Request, p params) {
-	b, name, ok := h.zoneTarget(w, p)
+func (a *restAPI) handleDeleteZone(w http.ResponseWriter, r *http.Request, p params) {
+	b, name, ok := a.zoneTarget(w, p)
 	if !ok {
 		return
 	}
 	res, err := b.svc.Delete(r.Context(), name)
 	if err != nil {
-		h.lifecycleFailed(w, name, err)
+		a.lifecycleFailed(w, name, err)
 		return
 	}
-	h.logger.Info("zone deleted", zap.String("zone", name), zap.Strings("files", res.Removed), zap.Bool("durable", res.Durable))
+	a.logger.Info("zone deleted", zap.String("zone", name), zap.Strings("files", res.Removed), zap.Bool("durable", res.Durable))
 	if !res.Durable {
 		writeJSON(w, http.StatusAccepted, zoneResponse{Success: true,
 			Message: "Zone " + name + " deleted from named, which has not yet confirmed that the removal is durable; " +
@@ -280,20 +280,20 @@ var zoneCommands = map[string]struct {
 // zoneCommand returns the handler of one action route (reload, freeze,
 // thaw): the zone service runs the command under the zone's lock (and
 // thaw waits until named has thawed the zone).
-func (h *Handler) zoneCommand(command string) func(http.ResponseWriter, *http.Request, params) {
+func (a *restAPI) zoneCommand(command string) func(http.ResponseWriter, *http.Request, params) {
 	zc := zoneCommands[command]
 	return func(w http.ResponseWriter, r *http.Request, p params) {
-		b, name, ok := h.zoneTarget(w, p)
+		b, name, ok := a.zoneTarget(w, p)
 		if !ok {
 			return
 		}
 		text, err := zc.run(b.svc, r.Context(), name)
 		if err != nil {
-			h.serviceFailed(w, name, err)
+			a.serviceFailed(w, name, err)
 			return
 		}
 		if command == "reload" {
-			h.logger.Info("zone reloaded", zap.String("zone", name))
+			a.logger.Info("zone reloaded", zap.String("zone", name))
 		}
 		writeJSON(w, http.StatusOK, zoneResponse{Success: true, Message: fmt.Sprintf(zc.message, name), Details: text})
 	}
