@@ -240,6 +240,23 @@ func (s *Service) settle(ctx context.Context, name string) (string, error) {
 		return "", newErr(ErrOutcomeUnknown, name, "showzone",
 			"an earlier "+in.Op+" of zone "+name+" is unfinished and named cannot be asked about it", err)
 	}
+	if s.givenUp(in) {
+		// Given up by this process, which knows named has nothing of it
+		// (see abandon): a create's file is removed, the intent marked.
+		if in.Op == zonestore.IntentCreate && !served {
+			if err := s.Store.DiscardFile(name); err != nil {
+				return "", newErr(ErrStorage, name, "", "removing the file of an undone create", err)
+			}
+		}
+		if err := s.Store.Complete(name, nil, false); err != nil {
+			return "", newErr(ErrStorage, name, "", "marking an undone "+in.Op, err)
+		}
+		s.gaveUp.Delete(name)
+		if in.Op != zonestore.IntentCreate {
+			return "", nil // a delete named refused: nothing was done
+		}
+		return ActionRolledBackCreate, nil
+	}
 	switch in.Op {
 	case zonestore.IntentCreate:
 		return s.settleCreate(ctx, in, served, zc)

@@ -33,6 +33,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -193,6 +194,10 @@ type Service struct {
 	// Now returns the time (tests). Default time.Now.
 	Now func() time.Time
 
+	// gaveUp holds, by zone, the time of each intent this process gave
+	// up but could not mark done (see abandon).
+	gaveUp sync.Map
+
 	// notLoaded holds the managed primary zones the last full reconcile
 	// found named not loading, and why (NotLoaded).
 	notLoaded atomic.Pointer[[]Fix]
@@ -285,10 +290,27 @@ func (s *Service) lock(ctx context.Context, zone string) (func(), error) {
 
 // abandon marks the zone's intent done, logging a failure (the intent then
 // stays pending and is settled later, which is safe).
+//
+// Every caller knows that named has nothing of the intent (its command
+// was never sent, was refused, or was undone): when the mark cannot be
+// written, the intent is remembered as given up (gaveUp), so that this
+// process settles it at once instead of waiting, as for a command whose
+// outcome is unknown, until the intent's NotAfter.
 func (s *Service) abandon(name string) {
+	in, pending, _ := s.Store.PendingIntent(name)
 	if err := s.Store.Complete(name, nil, false); err != nil {
+		if pending {
+			s.gaveUp.Store(name, in.Time)
+		}
 		s.log().Error("marking an undone intent done failed; it stays pending", zap.String("zone", name), zap.Error(err))
 	}
+}
+
+// givenUp reports whether this process gave the pending intent in up
+// (abandon) without being able to record it.
+func (s *Service) givenUp(in zonestore.Intent) bool {
+	t, ok := s.gaveUp.Load(in.Name)
+	return ok && t.(time.Time).Equal(in.Time)
 }
 
 // waitGone waits until the zone's file does not exist (named removed it)

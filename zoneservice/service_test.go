@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -153,6 +154,15 @@ func (f *fakeNamed) has(zone string) bool {
 type faultyStore struct {
 	*zonestore.Store
 	failBegin, failComplete int // fail the next n calls
+	failCreateFile          int
+}
+
+func (s *faultyStore) CreateFile(zone string, data []byte) (string, error) {
+	if s.failCreateFile > 0 {
+		s.failCreateFile--
+		return "", fmt.Errorf("writing zone file: %w", syscall.ENOSPC)
+	}
+	return s.Store.CreateFile(zone, data)
 }
 
 func (s *faultyStore) Begin(in zonestore.Intent) error {
@@ -729,4 +739,25 @@ func TestReconcileEmptyJournal(t *testing.T) {
 	if r.named.notLoaded["empty.test"] {
 		t.Error("the zone was not reloaded")
 	}
+}
+
+// TestDiskFullCreateNotLeftUnknown is issue 18's defect 6 (first part):
+// the disk is full after the create's intent was recorded: writing the
+// zone file fails, addzone is never sent, and marking the intent undone
+// fails too. The create answers a storage error, and the same create
+// right after (space is back) is not answered "named may still execute
+// the addzone" (ErrOutcomeUnknown) until the intent's NotAfter: this
+// process knows it never sent it.
+func TestDiskFullCreateNotLeftUnknown(t *testing.T) {
+	r := newRig(t)
+	r.store.failCreateFile, r.store.failComplete = 1, 1
+	_, err := r.create("full.test")
+	is(t, err, ErrStorage)
+	if _, p, _ := r.store.PendingIntent("full.test"); !p {
+		t.Fatal("the fault was not reproduced: the intent is not pending")
+	}
+	if _, err := r.create("full.test"); err != nil {
+		t.Fatalf("create after the disk-full one: %v", err)
+	}
+	r.state("full.test", true, false)
 }
