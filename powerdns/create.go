@@ -144,7 +144,7 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 		if why, ok := refusedTypes[st]; ok {
 			return nil, nil, inputErr("RRset %s: %s", label, why)
 		}
-		if len(s.Comments) > 0 {
+		if hasComments(s.Comments) {
 			return nil, nil, inputErr("RRset %s: comments are not supported: BIND keeps no comments with records", label)
 		}
 		for _, rec := range s.Records {

@@ -142,7 +142,7 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 		if ct != ChangeDelete && !InZone(name, zone) {
 			return nil, inputErr("RRset %s: Name is out of zone", label)
 		}
-		if len(s.Comments) > 0 {
+		if hasComments(s.Comments) {
 			return nil, inputErr("RRset %s: comments are not supported: BIND keeps no comments with records, and this API does not store them elsewhere; send \"comments\": [] or leave them out", label)
 		}
 		for _, r := range s.Records {
@@ -212,4 +212,16 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// hasComments reports whether a comments list says anything: clients
+// such as PowerDNS-Admin send {"content": "", "account": ""} for a record
+// without a comment, which is accepted as no comment.
+func hasComments(cs []Comment) bool {
+	for _, c := range cs {
+		if c.Content != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -26,6 +26,8 @@ func TestPlanPatch(t *testing.T) {
 			want: []dnsupdate.Change{{Op: "delete", Name: "www.example.com.", Type: "A"}}},
 		{name: "replace of comments only changes no record", body: `[{"name":"example.com.","type":"NS","changetype":"REPLACE","comments":[]}]`,
 			want: nil},
+		{name: "empty comments are no comments (PowerDNS-Admin)", body: `[{"name":"www.example.com.","type":"A","ttl":60,"changetype":"REPLACE","records":[{"content":"192.0.2.1"}],"comments":[{"content":"","account":""}]}]`,
+			want: []dnsupdate.Change{{Op: "replace", Name: "www.example.com.", Type: "A", Values: []string{"192.0.2.1"}, TTL: u32(60)}}},
 		{name: "delete", body: `[{"name":"www.example.com.","type":"A","changetype":"DELETE"}]`,
 			want: []dnsupdate.Change{{Op: "delete", Name: "www.example.com.", Type: "A"}}},
 		{name: "delete outside the zone succeeds and changes nothing", body: `[{"name":"not-in-zone.","type":"NS","changetype":"DELETE"}]`,
