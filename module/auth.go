@@ -226,6 +226,13 @@ func (h *Handler) allow(w http.ResponseWriter, r *http.Request, a auth.Action, z
 	if err := st.id.Grant.CheckAction(st.id.ID, a, zone); err != nil {
 		return h.forbid(w, r, err)
 	}
+	// Record name and type limits would mean nothing if the same token
+	// could create the zone with any records, delete it, or change its
+	// update policy: with such limits, the zones action covers only the
+	// commands that leave records and policy alone.
+	if a == auth.ActionZones && st.id.Grant.RestrictsRecords() && !recordNeutral(r) {
+		return h.forbid(w, r, &auth.Denied{Message: st.id.ID + " may not create, delete or reconfigure zones: its scope limits record names or types, which such changes would get round"})
+	}
 	// Server-wide operations see and touch every zone: an identity
 	// limited to some zones may not run them.
 	if a == auth.ActionServer && !st.id.Grant.AllowsServer() {
@@ -362,4 +369,19 @@ func recordsInScope(g *auth.Grant, sets []dnsupdate.RRset) []dnsupdate.RRset {
 		}
 	}
 	return out
+}
+
+// recordNeutral reports whether a zones-action request leaves the zone's
+// records and update policy alone: reload, freeze, thaw, notify,
+// retransfer.
+func recordNeutral(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	for _, verb := range []string{"/reload", "/freeze", "/thaw", "/notify", "/retransfer"} {
+		if strings.HasSuffix(r.Pattern, verb) {
+			return true
+		}
+	}
+	return false
 }

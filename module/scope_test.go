@@ -214,3 +214,37 @@ func TestRecordPagesOnlyInScope(t *testing.T) {
 		t.Errorf("GET of the zone by the admin: %d %s, want the config", w.Code, w.Body)
 	}
 }
+
+// TestRecordLimitedTokenCannotReplaceZone: a token whose scope limits
+// record names or types cannot get round that with the zones action:
+// creating the zone (with any records), deleting it or changing its
+// configuration (allow-update any) is refused 403 before named hears
+// anything; zone commands that leave records and policy alone (notify)
+// are not refused for that. Its zone status shows no file or BIND text.
+func TestRecordLimitedTokenCannotReplaceZone(t *testing.T) {
+	answers := fakeNamedAnswers{
+		"zonestatus acme.test": {Text: strings.ReplaceAll(testdata(t, "zonestatus_dynamic.txt"), "dyn.test", "acme.test")},
+		"notify acme.test":     {Text: "zone notify queued"},
+	}
+	h, cmds, toks := scopedHandler(t, answers, map[string]string{
+		"acme": "actions=zones,records,read zones=acme.test names=_acme-challenge.* types=TXT",
+	})
+	for _, tc := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/zones", zoneJSON("acme.test")},
+		{"DELETE", "/api/v1/zones/acme.test", ""},
+		{"PATCH", "/api/v1/zones/acme.test", `{"allowUpdate":["any"]}`},
+	} {
+		if w := serveAs(h, toks["acme"], tc.method, tc.path, tc.body); w.Code != http.StatusForbidden {
+			t.Errorf("%s %s: %d %s, want 403", tc.method, tc.path, w.Code, w.Body)
+		}
+	}
+	if n := cmds.count(); n != 0 {
+		t.Errorf("named received %v", cmds.list())
+	}
+	if w := serveAs(h, toks["acme"], "POST", "/api/v1/zones/acme.test/notify", ""); w.Code == http.StatusForbidden {
+		t.Errorf("notify: %d %s", w.Code, w.Body)
+	}
+	if w := serveAs(h, toks["acme"], "GET", "/api/v1/zones/acme.test/status", ""); w.Code != 200 || strings.Contains(w.Body.String(), "filePath") || strings.Contains(w.Body.String(), "files:") {
+		t.Errorf("status: %d %s, want no file and no BIND text", w.Code, w.Body)
+	}
+}

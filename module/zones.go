@@ -235,6 +235,11 @@ func (a *restAPI) handleZoneStatus(w http.ResponseWriter, r *http.Request, p par
 	if !ok {
 		return
 	}
+	if grantOf(r).RestrictsRecords() {
+		// As GET /zones/{name}: the state, not the file (BIND's text
+		// names it).
+		info.FilePath, raw = "", ""
+	}
 	writeJSON(w, http.StatusOK, zoneResponse{
 		Success: true, Message: "Zone " + name + " status retrieved", Details: raw, Zone: info,
 	})
