@@ -22,8 +22,12 @@ type ctlProxy struct {
 	mu     sync.Mutex
 	rule   func(command string) bool // true: lose the reply
 	after  func(command string)      // called once a picked command was forwarded
-	lost   atomic.Int64              // replies lost
-	lostCh chan string               // the command of each lost reply
+	// swallow, when set, makes the proxy drop a picked command itself
+	// (never forwarded) and close the client's connection: sent, not
+	// executed, not answered.
+	swallow atomic.Bool
+	lost    atomic.Int64 // replies lost
+	lostCh  chan string  // the command of each lost reply
 }
 
 func newCtlProxy(t testing.TB, target string) *ctlProxy {
@@ -135,6 +139,10 @@ func (p *ctlProxy) serve(c net.Conn) {
 		rule, after := p.rule, p.after
 		p.mu.Unlock()
 		picked := cmd != "" && cmd != "null" && rule != nil && rule(cmd)
+		if picked && p.swallow.Load() {
+			p.lost.Add(1)
+			return // c and up are closed by the defers
+		}
 		if picked {
 			dropNext.Store(cmd)
 		}
