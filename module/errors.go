@@ -223,6 +223,8 @@ func (a *restAPI) recordFailed(w http.ResponseWriter, b *backend, zone, op strin
 		writeError(w, http.StatusPreconditionFailed, "zone %s: %s; nothing was changed", zone, pe.Error())
 	case errors.Is(err, dnsupdate.ErrNoUpdateKey):
 		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
+	case errors.As(err, &le) && errors.Is(err, zoneservice.ErrCatalogZone):
+		writeError(w, http.StatusConflict, "%s; nothing was changed", le.Msg)
 	case errors.As(err, &le) && errors.Is(err, zoneservice.ErrOutcomeUnknown):
 		a.dnsLog.Error("record operation outcome unknown", zap.String("zone", zone), zap.String("operation", op), zap.Error(le.Err))
 		writeError(w, http.StatusGatewayTimeout, "record %s in zone %s: named did not answer the update (%v), so whether it was applied is unknown; "+

@@ -32,7 +32,7 @@ var (
 	// ErrHook means the Hook failed (see Hook for what was undone).
 	ErrHook = errors.New("zone hook failed")
 	// ErrCatalogZone means the operation would delete the catalog zone
-	// the service keeps.
+	// the service keeps, or change its records.
 	ErrCatalogZone = errors.New("zone is the catalog zone")
 	// ErrWrongType means the zone's type does not allow the operation
 	// (Modify: primaries of a zone that is not a secondary).

@@ -3,6 +3,7 @@ package zoneservice
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/miekg/dns"
@@ -69,6 +70,9 @@ func (s *Service) ApplyChanges(ctx context.Context, zone string, changes []dnsup
 // *dnsupdate.ServerError whose rcode says which (NXRRSET, YXRRSET,
 // NXDOMAIN, YXDOMAIN), returned as it is.
 func (s *Service) ApplyUpdate(ctx context.Context, zone string, prereq, update []dns.RR) (*dnsupdate.ChangeResult, error) {
+	if err := s.notCatalog(zone); err != nil {
+		return nil, err
+	}
 	if s.Updater == nil {
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
@@ -107,6 +111,9 @@ func (s *Service) Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapsho
 // and refuses updates until the load completes. Only this error path
 // asks named over the control channel.
 func (s *Service) change(ctx context.Context, zone, op string, ifSerial *uint32, f func(dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error)) (*dnsupdate.ChangeResult, error) {
+	if err := s.notCatalog(zone); err != nil {
+		return nil, err
+	}
 	if s.Updater == nil {
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
@@ -193,4 +200,14 @@ func (s *Service) refused(ctx context.Context, zone, op string, se *dnsupdate.Se
 		e.Kind = ErrUpdateRefused
 	}
 	return e
+}
+
+// notCatalog refuses record changes to the catalog zone (ErrCatalogZone):
+// its records are the service's list of zones, which a change by hand
+// would make every catalog consumer follow.
+func (s *Service) notCatalog(zone string) error {
+	if s.IsCatalogZone(zone) {
+		return newErr(ErrCatalogZone, zone, "", "zone "+strings.TrimSuffix(zone, ".")+" is the catalog zone this API keeps: its records change only with the zones it lists", nil)
+	}
+	return nil
 }
