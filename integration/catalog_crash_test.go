@@ -31,9 +31,10 @@ type dnsProxy struct {
 	zone   string // fqdn, lower case
 	armed  atomic.Bool
 	held   chan struct{} // one value per held UPDATE
-	// loseReply, while set, forwards the next UPDATE of the zone to named
-	// but loses named's reply (the connection is closed instead); lost
-	// gets a value for each.
+	// loseReply, while set, forwards every UPDATE of the zone that adds
+	// records (a new member) to named but loses named's reply (the
+	// connection is closed instead), the first and any copy sent again;
+	// lost gets a value for each. UPDATEs that only delete pass.
 	loseReply atomic.Bool
 	lost      chan struct{}
 	mu        sync.Mutex
@@ -58,6 +59,17 @@ func newDNSProxy(t testing.TB, target, zone string) *dnsProxy {
 		}
 	}()
 	return p
+}
+
+// addsRecords reports whether an UPDATE adds records (class IN in its
+// update section), rather than only deleting.
+func addsRecords(m *dns.Msg) bool {
+	for _, rr := range m.Ns {
+		if rr.Header().Class == dns.ClassINET {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *dnsProxy) addr() string { return p.ln.Addr().String() }
@@ -99,14 +111,17 @@ func (p *dnsProxy) serve(c net.Conn) {
 			select {} // never forwarded; the connection closes at release
 		}
 		if m.Unpack(msg) == nil && m.Opcode == dns.OpcodeUpdate && len(m.Question) == 1 &&
-			strings.EqualFold(m.Question[0].Name, p.zone) && p.loseReply.CompareAndSwap(true, false) {
+			strings.EqualFold(m.Question[0].Name, p.zone) && p.loseReply.Load() && addsRecords(&m) {
 			// named applies it; its reply goes nowhere.
 			if once, err := net.Dial("tcp", p.target); err == nil {
 				_, _ = once.Write(append(hdr[:], msg...))
 				_, _ = io.ReadFull(once, hdr[:])
 				once.Close()
 			}
-			p.lost <- struct{}{}
+			select {
+			case p.lost <- struct{}{}:
+			default:
+			}
 			return
 		}
 		if _, err := up.Write(append(hdr[:], msg...)); err != nil {

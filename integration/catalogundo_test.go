@@ -95,6 +95,7 @@ func TestCatalogMemberReplyLost(t *testing.T) {
 	const zone = "lost.test"
 	proxy.loseReply.Store(true)
 	st, _, raw := r.try("POST", "/api/v1/zones", zoneBody(zone))
+	proxy.loseReply.Store(false)
 	select {
 	case <-proxy.lost:
 	default:
