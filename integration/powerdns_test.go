@@ -381,6 +381,7 @@ func TestPowerDNSPatch(t *testing.T) {
 		{"OPT (test_zone_rr_update_opt)", []map[string]any{rrset(z, "OPT", "REPLACE", 3600, "9")}, "OPT: invalid type given"},
 		{"invalid MX (test_zone_rr_update_invalid_mx)", []map[string]any{rrset(z, "MX", "REPLACE", 3600, "10 mail@mx.example.org.")}, "IN MX"},
 		{"leading space (test_create_zone_with_leading_space)", []map[string]any{rrset(z, "A", "REPLACE", 3600, " 4.3.2.1")}, "Not in expected format"},
+		{"relative name in content", []map[string]any{rrset(z, "MX", "REPLACE", 3600, "10 mail")}, "names in record content must be absolute"},
 		{"two CNAMEs (test_rrset_single_qtypes)", []map[string]any{rrset("sub."+z, "CNAME", "REPLACE", 3600, "01.example.org.", "02.example.org.")}, "has more than one record"},
 		{"CNAME at the apex (test_rrset_exclusive_and_other)", []map[string]any{rrset(z, "CNAME", "REPLACE", 3600, "example.org.")}, "Conflicts with pre-existing RRset"},
 		{"ALIAS", []map[string]any{rrset(z, "ALIAS", "REPLACE", 3600, "lb.example.net.")}, "ALIAS"},

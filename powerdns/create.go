@@ -151,6 +151,9 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 			if rec.Disabled {
 				return nil, nil, inputErr("RRset %s: disabled records are not supported", label)
 			}
+			if err := checkAbsolute(sn, st, rec.Content); err != nil {
+				return nil, nil, err
+			}
 		}
 		switch {
 		case st == "SOA":

@@ -152,6 +152,9 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 			if c := strings.TrimSpace(r.Content); c != r.Content || c == "" {
 				return nil, inputErr("Record %s/%s '%s': Not in expected format (parsed as '%s')", name, typ, r.Content, c)
 			}
+			if err := checkAbsolute(name, typ, r.Content); err != nil {
+				return nil, err
+			}
 		}
 		p.Sets = append(p.Sets, s)
 		idx := len(p.Sets) - 1
@@ -224,4 +227,14 @@ func hasComments(cs []Comment) bool {
 		}
 	}
 	return false
+}
+
+// checkAbsolute refuses record content naming a domain without its
+// trailing dot, as PowerDNS does (its content is always absolute; a zone
+// file would complete the name with the origin instead).
+func checkAbsolute(name, typ, content string) error {
+	if zonemodel.HasRelativeNames(typ, content) {
+		return inputErr("Record %s/%s '%s': Not in expected format: names in record content must be absolute (end with a dot)", name, typ, content)
+	}
+	return nil
 }
