@@ -1,0 +1,72 @@
+package zoneservice
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// TestWatchRestartsHeals: at the first look at named, after a restart (a
+// new boot time) and after named could not be asked, the watch heals:
+// reconcile, catalog, and a NOTIFY of the catalog and every managed
+// primary zone; while named's boot time stays the same, nothing.
+func TestWatchRestartsHeals(t *testing.T) {
+	r := catalogRig(t)
+	if err := r.store.Put(zonestore.Entry{Name: "rec.test", Type: "primary"}); err != nil {
+		t.Fatal(err)
+	}
+	r.ans.set("showzone rec.test", rndc.Response{Text: `zone "rec.test" { type primary; file "/z/rec.test.zone"; };`})
+	r.ans.set("notify", rndc.Response{Text: "zone notify queued"})
+	var boot atomic.Value
+	boot.Store("20261126100000")
+	var down atomic.Bool
+	r.ans.setFunc("status", func() rndc.Response {
+		if down.Load() {
+			return rndc.Response{Result: 1, Err: "failure"}
+		}
+		return rndc.Response{Text: "version: BIND 9.18.0\nboot time: " + boot.Load().(string) + "\nserver is up and running\n"}
+	})
+	notifies := func() int {
+		n := 0
+		for _, c := range r.named.Commands() {
+			if strings.HasPrefix(c, "notify ") {
+				n++
+			}
+		}
+		return n
+	}
+	wait := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for notifies() < want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d notifies, want %d: commands %v", notifies(), want, r.named.Commands())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { r.svc.WatchRestarts(ctx, 10*time.Millisecond); close(done) }()
+	wait(2) // the first look: cat.test and rec.test
+	time.Sleep(50 * time.Millisecond)
+	if n := notifies(); n != 2 {
+		t.Fatalf("the same boot time healed again: %d notifies", n)
+	}
+	boot.Store("20261126110000") // named restarted
+	wait(4)
+	down.Store(true) // named cannot be asked, then answers again
+	time.Sleep(30 * time.Millisecond)
+	down.Store(false)
+	wait(6)
+	cancel()
+	<-done
+	if got := r.svc.NotLoaded(); len(got) != 0 {
+		t.Errorf("NotLoaded = %v", got)
+	}
+}
