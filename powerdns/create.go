@@ -28,8 +28,14 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 	cr, labels, err := CreateRequest(&req)
 	if err != nil {
 		// A zone that exists is a conflict whatever else is wrong with
-		// the request, as PowerDNS answers.
+		// the request, as PowerDNS answers; but only for a zone the
+		// identity may create: for others the lookup would tell which
+		// zones exist outside its scope (and reach named before the
+		// request is authorised).
 		if n, nerr := zonemodel.NormalizeZoneName(req.Name); nerr == nil && strings.HasSuffix(req.Name, ".") {
+			if !a.allowZones(w, r, n) {
+				return
+			}
 			if _, zerr := a.Service.Zone(r.Context(), n); zerr == nil {
 				WriteError(w, http.StatusConflict, "Domain '%s' already exists", FQDN(n))
 				return
@@ -43,15 +49,8 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 		WriteError(w, http.StatusUnprocessableEntity, "Unable to parse DNS Name '%s': %v", req.Name, err)
 		return
 	}
-	if a.Allow != nil {
-		if !a.Allow(w, r, auth.ActionZones, name) {
-			return
-		}
-	} else if id := identity(r); id != nil {
-		if err := id.Grant.CheckAction(id.ID, auth.ActionZones, name); err != nil {
-			a.forbid(w, r, err)
-			return
-		}
+	if !a.allowZones(w, r, name) {
+		return
 	}
 	if err := a.Service.Create(r.Context(), cr); err != nil {
 		a.fail(w, err, createExplain(labels), true)
@@ -59,6 +58,21 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 	}
 	w.Header().Set("Location", Prefix+"/zones/"+ZoneID(name))
 	a.writeZone(w, r, name, http.StatusCreated, withSets, "", "")
+}
+
+// allowZones checks that the identity may create the zone (the zones
+// action on it), answering 403 itself when not.
+func (a *API) allowZones(w http.ResponseWriter, r *http.Request, zone string) bool {
+	if a.Allow != nil {
+		return a.Allow(w, r, auth.ActionZones, zone)
+	}
+	if id := identity(r); id != nil {
+		if err := id.Grant.CheckAction(id.ID, auth.ActionZones, zone); err != nil {
+			a.forbid(w, r, err)
+			return false
+		}
+	}
+	return true
 }
 
 // CreateRequest translates a PowerDNS zone creation into the zone
