@@ -35,10 +35,10 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"github.com/miekg/dns"
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/externaldns/provider"
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -126,8 +126,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		// A placeholder may stand for several zones, separated by commas
 		// or spaces: zones {env.EXTERNAL_DNS_ZONES}.
 		for _, z := range strings.FieldsFunc(repl.ReplaceKnown(item, ""), func(r rune) bool { return r == ',' || r == ' ' }) {
-			c := strings.TrimSuffix(strings.ToLower(z), ".")
-			if _, ok := dns.IsDomainName(c); !ok || c == "" {
+			c, ok := provider.CanonicalZone(z)
+			if !ok {
 				return fmt.Errorf("zones: %q is not a domain name", z)
 			}
 			if !slices.Contains(h.zones, c) {

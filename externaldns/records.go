@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/externaldns/provider"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -86,7 +87,7 @@ func (h *Handler) zoneListing(ctx context.Context, svc *zoneservice.Service, zon
 		return l.json, nil
 	}
 	var b []byte
-	if eps := endpoints(snap, zone); len(eps) > 0 {
+	if eps := provider.Endpoints(snap, zone); len(eps) > 0 {
 		if b, err = json.Marshal(eps); err != nil {
 			return nil, err
 		}
