@@ -121,3 +121,50 @@ func TestReviewPowerDNSKeyNotInAccessLog(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewPowerDNSRecordLimitedSeesNoConfig: the zone API shows a token
+// limited to some record names or types the zone's state but not its
+// configuration (issue 17 defect 2); the PowerDNS API showed it all the
+// same: metadata listed ALSO-NOTIFY and ALLOW-AXFR-FROM targets and
+// TSIG key names, a secondary's masters were in the zone and the zone
+// list, and cryptokeys gave the DNSKEY RRset to a TXT-only token. Now
+// metadata is 403 for such tokens, masters are empty, and cryptokeys
+// needs the DNSKEY RRset in the token's scope.
+func TestReviewPowerDNSRecordLimitedSeesNoConfig(t *testing.T) {
+	c, tok := startReview(t)
+	expect(t, c.as(tok["admin"], "PATCH", "/api/v1/zones/z1.test", map[string]any{"alsoNotify": []string{"192.0.2.99"}}), 200, "admin sets also-notify")
+	expect(t, c.pdns(tok["admin"], "POST", zonesPath, map[string]any{"name": "sec.test.", "kind": "Slave", "masters": []string{"192.0.2.77"}}), 201, "admin creates a secondary")
+	md := zonesPath + "/z1.test./metadata"
+	r := c.pdns(tok["admin"], "GET", md, nil)
+	if expect(t, r, 200, "admin reads metadata"); !strings.Contains(string(r.raw), "192.0.2.99") {
+		t.Fatalf("admin's metadata lacks the also-notify target: %s", r.raw)
+	}
+	for _, who := range []string{"acme", "txt"} {
+		for _, p := range []string{md, md + "/ALSO-NOTIFY", md + "/ALLOW-AXFR-FROM", zonesPath + "/z1.test./cryptokeys", zonesPath + "/z1.test./cryptokeys/1"} {
+			r := c.pdns(tok[who], "GET", p, nil)
+			pdnsError(t, r, http.StatusForbidden, "static:"+who+" may not read")
+			if strings.Contains(string(r.raw), "192.0.2.99") {
+				t.Errorf("%s GET %s: %s", who, p, r.raw)
+			}
+		}
+		for _, p := range []string{zonesPath + "/sec.test.", zonesPath, zonesPath + "?zone=sec.test."} {
+			r := c.pdns(tok[who], "GET", p, nil)
+			expect(t, r, 200, who+" GET "+p)
+			if strings.Contains(string(r.raw), "192.0.2.77") {
+				t.Errorf("%s GET %s shows the secondary's masters: %s", who, p, r.raw)
+			}
+		}
+	}
+	// Tokens without record limits still read all of it.
+	for _, who := range []string{"zl", "ro"} {
+		r := c.pdns(tok[who], "GET", md, nil)
+		if expect(t, r, 200, who+" reads metadata"); !strings.Contains(string(r.raw), "192.0.2.99") {
+			t.Errorf("%s's metadata lacks the also-notify target: %s", who, r.raw)
+		}
+		expect(t, c.pdns(tok[who], "GET", zonesPath+"/z1.test./cryptokeys", nil), 200, who+" reads cryptokeys")
+	}
+	r = c.pdns(tok["ro"], "GET", zonesPath+"/sec.test.", nil)
+	if expect(t, r, 200, "ro reads the secondary"); !strings.Contains(string(r.raw), "192.0.2.77") {
+		t.Errorf("ro does not see the secondary's masters: %s", r.raw)
+	}
+}

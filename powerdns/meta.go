@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/auth"
 )
 
 // Metadata kinds that map onto BIND zone clauses.
@@ -44,6 +46,18 @@ func metaValues(z *ZoneInfo, kind string) []string {
 	return out
 }
 
+// mayReadConfig answers 403 and returns false for a token limited to
+// some record names or types: metadata is the zone's configuration
+// (transfer and notify targets, key names), which such a token does not
+// read, as GET /api/v1/zones/{name} of the zone API does not show it.
+func (a *API) mayReadConfig(w http.ResponseWriter, r *http.Request, name string) bool {
+	if id := identity(r); id != nil && id.Grant.RestrictsRecords() {
+		a.forbid(w, r, &auth.Denied{Message: id.ID + " may not read the metadata of zone " + name + ": its scope limits record names or types, and metadata is the zone's configuration"})
+		return false
+	}
+	return true
+}
+
 // metaKind checks a metadata kind: supported kinds pass; PowerDNS's
 // other kinds and X- kinds are 422, with why.
 func metaKind(w http.ResponseWriter, kind string) (string, bool) {
@@ -64,7 +78,7 @@ func kindArg(r *http.Request) string {
 
 func (a *API) listMetadata(w http.ResponseWriter, r *http.Request, zone string) {
 	name, ok := zoneArg(w, zone)
-	if !ok {
+	if !ok || !a.mayReadConfig(w, r, name) {
 		return
 	}
 	z, err := a.Service.Zone(r.Context(), name)
@@ -83,7 +97,7 @@ func (a *API) listMetadata(w http.ResponseWriter, r *http.Request, zone string) 
 
 func (a *API) getMetadata(w http.ResponseWriter, r *http.Request, zone string) {
 	name, ok := zoneArg(w, zone)
-	if !ok {
+	if !ok || !a.mayReadConfig(w, r, name) {
 		return
 	}
 	z, err := a.Service.Zone(r.Context(), name)
@@ -202,6 +216,12 @@ func (a *API) deleteMetadata(w http.ResponseWriter, r *http.Request, zone string
 func (a *API) cryptokeys(w http.ResponseWriter, r *http.Request, zone string) ([]Cryptokey, bool) {
 	name, ok := zoneArg(w, zone)
 	if !ok {
+		return nil, false
+	}
+	// The keys are the zone's DNSKEY RRset (and their DS): a token that
+	// may not read that RRset may not read them here either.
+	if id := identity(r); id != nil && !id.Grant.AllowsRecord(FQDN(name), "DNSKEY") {
+		a.forbid(w, r, &auth.Denied{Message: id.ID + " may not read the keys of zone " + name + ": its scope does not cover the DNSKEY RRset at " + FQDN(name)})
 		return nil, false
 	}
 	keys, err := a.Service.Keys(r.Context(), name)

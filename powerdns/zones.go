@@ -84,6 +84,9 @@ func (a *API) listZones(w http.ResponseWriter, r *http.Request, _ string) {
 		if withDNSSEC {
 			it.EditedSerial, it.DNSSEC = &o.EditedSerial, &o.DNSSEC
 		}
+		if grant(r).RestrictsRecords() {
+			it.Masters = []string{} // configuration, as in writeZone
+		}
 		return it
 	}
 	g := grant(r)
@@ -160,6 +163,11 @@ func (a *API) writeZone(w http.ResponseWriter, r *http.Request, name string, sta
 		return
 	}
 	obj := zoneObject(z)
+	if g := grant(r); g.RestrictsRecords() {
+		// A secondary's primaries are its configuration, which a token
+		// limited to some records does not read (see mayReadConfig).
+		obj.Masters = []string{}
+	}
 	if withSets {
 		sets := []RRset{}
 		if z.Type != BINDSecondary || z.HasSerial {
