@@ -16,18 +16,18 @@ const NotifyTimeout = 2 * time.Second
 // NotifyResult is one server's answer to a NOTIFY.
 type NotifyResult struct {
 	// Server is "ip:port".
-	Server string `json:"server"`
+	Server string
 	// Source says why it was notified: "also-notify" (the zone's
 	// configuration) or "catalog" (the catalog option's also_notify).
-	Source string `json:"source"`
+	Source string
 	// Acknowledged is true when the server answered the NOTIFY with
 	// NOERROR (RFC 1996 section 4.7).
-	Acknowledged bool `json:"acknowledged"`
+	Acknowledged bool
 	// Rcode is the server's answer (e.g. NOERROR, REFUSED, NOTAUTH) or
 	// empty when none came.
-	Rcode string `json:"rcode,omitempty"`
+	Rcode string
 	// Error says why no answer came.
-	Error string `json:"error,omitempty"`
+	Error string
 }
 
 // SendNotify sends one NOTIFY for zone with soa in the answer section

@@ -12,13 +12,13 @@ import (
 // StoredRecord is a record as named stores it, in presentation form.
 type StoredRecord struct {
 	// Name is the owner, an absolute name.
-	Name string `json:"name"`
+	Name string
 	// Type is the type mnemonic, e.g. "A" or "TYPE65534".
-	Type string `json:"type"`
+	Type string
 	// TTL is the record's TTL.
-	TTL uint32 `json:"ttl"`
+	TTL uint32
 	// Value is the record's data in master-file form.
-	Value string `json:"value"`
+	Value string
 }
 
 // Stored describes rr (one of ChangeResult.Records) in presentation form.

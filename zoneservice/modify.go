@@ -31,38 +31,38 @@ import (
 // the clause.
 type SettingsChange struct {
 	// AlsoNotify replaces the servers sent NOTIFY besides the NS targets.
-	AlsoNotify *[]string `json:"alsoNotify,omitempty"`
+	AlsoNotify *[]string
 	// AllowTransfer replaces the addresses allowed to transfer the zone
 	// (key grants are kept unless the list names keys itself).
-	AllowTransfer *[]string `json:"allowTransfer,omitempty"`
+	AllowTransfer *[]string
 	// AllowUpdate replaces the addresses allowed to update the zone (key
 	// grants are kept unless the list names keys itself).
-	AllowUpdate *[]string `json:"allowUpdate,omitempty"`
+	AllowUpdate *[]string
 	// Primaries replaces the servers a secondary zone transfers from.
-	Primaries *[]string `json:"primaries,omitempty"`
+	Primaries *[]string
 	// DNSSECPolicy sets the zone's dnssec-policy; "" removes it.
-	DNSSECPolicy *string `json:"dnssecPolicy,omitempty"`
+	DNSSECPolicy *string
 	// InlineSigning sets inline-signing yes or no.
-	InlineSigning *bool `json:"inlineSigning,omitempty"`
+	InlineSigning *bool
 }
 
 // Settings are a zone's settings: its statement as showzone reports it, in
 // the API's notation (apitypes.ZoneSettings; the same as SettingsChange's),
 // so a client can compare it with what it asked for.
 type Settings struct {
-	Type          string   `json:"type"`
-	File          string   `json:"file,omitempty"`
-	Primaries     []string `json:"primaries,omitempty"`
-	AlsoNotify    []string `json:"alsoNotify,omitempty"`
-	AllowTransfer []string `json:"allowTransfer,omitempty"`
-	AllowUpdate   []string `json:"allowUpdate,omitempty"`
-	UpdatePolicy  string   `json:"updatePolicy,omitempty"`
-	DNSSECPolicy  string   `json:"dnssecPolicy,omitempty"`
-	InlineSigning *bool    `json:"inlineSigning,omitempty"`
+	Type          string
+	File          string
+	Primaries     []string
+	AlsoNotify    []string
+	AllowTransfer []string
+	AllowUpdate   []string
+	UpdatePolicy  string
+	DNSSECPolicy  string
+	InlineSigning *bool
 	// Options holds every clause as named prints it, keyed by name.
-	Options map[string]string `json:"options"`
+	Options map[string]string
 	// Statement is showzone's text.
-	Statement string `json:"statement"`
+	Statement string
 }
 
 // SettingsOf converts a parsed showzone statement to the API's notation.
