@@ -289,9 +289,11 @@ func (g *Grant) AllowsAction(a Action) bool {
 
 // AllowsServer reports whether server-wide operations (server status and
 // reconcile, the catalog) are granted: the server action, and no limit
-// to some zones, since such operations see and touch every zone.
+// to some zones or to some record names or types, since such operations
+// see and touch every zone and record (a reconcile moves zone files and
+// re-adds zones; the catalog is records of other types).
 func (g *Grant) AllowsServer() bool {
-	return g.AllowsAction(ActionServer) && !g.RestrictsZones()
+	return g.AllowsAction(ActionServer) && !g.RestrictsZones() && !g.RestrictsRecords()
 }
 
 // AllowsZone reports whether the zone (any case, with or without the

@@ -168,3 +168,23 @@ func TestReviewPowerDNSRecordLimitedSeesNoConfig(t *testing.T) {
 		t.Errorf("ro does not see the secondary's masters: %s", r.raw)
 	}
 }
+
+// TestReviewServerWideNeedsUnlimitedRecords: server-wide operations were
+// refused to zone-limited tokens (defect 3) but granted to a token
+// limited to TXT records: it ran POST /server/reconcile (which moves zone
+// files and re-adds zones: a zone change its record limit forbids
+// elsewhere) and read the server's status and PowerDNS statistics. They
+// now need a scope limited neither by zones nor by record names or types.
+func TestReviewServerWideNeedsUnlimitedRecords(t *testing.T) {
+	c, tok := startReview(t)
+	for _, who := range []string{"txt", "acme", "zl"} {
+		for _, q := range [][2]string{{"GET", "/api/v1/server/status"}, {"POST", "/api/v1/server/reconcile"}, {"GET", "/api/v1/catalog"}, {"POST", "/api/v1/catalog/reconcile"}} {
+			expect(t, c.as(tok[who], q[0], q[1], nil), http.StatusForbidden, who+" "+q[0]+" "+q[1])
+		}
+		expect(t, c.pdns(tok[who], "GET", "/api/v1/servers/localhost/statistics", nil), http.StatusForbidden, who+" statistics")
+	}
+	expectError(t, c.as(tok["txt"], "POST", "/api/v1/server/reconcile", nil), http.StatusForbidden, "Forbidden", "static:txt is limited to some record names or types")
+	expect(t, c.as(tok["admin"], "GET", "/api/v1/server/status", nil), 200, "admin reads the status")
+	expect(t, c.as(tok["admin"], "POST", "/api/v1/server/reconcile", nil), 200, "admin reconciles")
+	expect(t, c.pdns(tok["admin"], "GET", "/api/v1/servers/localhost/statistics", nil), 200, "admin reads statistics")
+}

@@ -236,7 +236,11 @@ func (h *Handler) allow(w http.ResponseWriter, r *http.Request, a auth.Action, z
 	// Server-wide operations see and touch every zone: an identity
 	// limited to some zones may not run them.
 	if a == auth.ActionServer && !st.id.Grant.AllowsServer() {
-		return h.forbid(w, r, &auth.Denied{Message: st.id.ID + " is limited to some zones; the catalog covers every zone, as server status and reconcile do"})
+		limit := "some zones"
+		if !st.id.Grant.RestrictsZones() {
+			limit = "some record names or types"
+		}
+		return h.forbid(w, r, &auth.Denied{Message: st.id.ID + " is limited to " + limit + "; the catalog covers every zone, as server status and reconcile do"})
 	}
 	return true
 }
