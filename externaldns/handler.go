@@ -37,6 +37,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/externaldns/provider"
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
@@ -152,6 +153,15 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	// (nothing is opened), released in Cleanup.
 	h.sharedKey = sharedupdater.Key("zone_api_external_dns", h.server, h.UpdateKey, h.timeout)
 	h.shared = sharedupdater.Acquire(h.sharedKey, dnsupdate.Hooks{})
+	// The webhook takes no credentials (external-dns sends none): on a
+	// listener other hosts can reach, anyone can change every record of
+	// its zones. Say so, as zone_api does for its basic mode.
+	if srv, ok := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv != nil {
+		if exposed := auth.Exposed(srv.Listen); len(exposed) > 0 {
+			h.logger.Warn("the external-dns webhook takes no credentials, and the server listens on addresses reachable from other hosts: anyone who can reach them can change every record of its zones; bind the site to loopback (external-dns's sidecar) or put authentication in front",
+				zap.Strings("listen", exposed), zap.Strings("zones", h.zones))
+		}
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -187,4 +188,36 @@ func TestReviewServerWideNeedsUnlimitedRecords(t *testing.T) {
 	expect(t, c.as(tok["admin"], "GET", "/api/v1/server/status", nil), 200, "admin reads the status")
 	expect(t, c.as(tok["admin"], "POST", "/api/v1/server/reconcile", nil), 200, "admin reconciles")
 	expect(t, c.pdns(tok["admin"], "GET", "/api/v1/servers/localhost/statistics", nil), 200, "admin reads statistics")
+}
+
+// TestReviewWebhookWarnsWhenExposed: the external-dns webhook takes no
+// credentials, yet a site serving it on an address other hosts can reach
+// started silently (zone_api warns for its basic mode): anyone reaching
+// it could change every record of its zones. Provision now warns, and
+// stays quiet on loopback.
+func TestReviewWebhookWarnsWhenExposed(t *testing.T) {
+	ns := startNamed(t)
+	const warning = "the external-dns webhook takes no credentials"
+	for _, exposed := range []bool{true, false} {
+		host, bind := "127.0.0.1", "\tbind 127.0.0.1\n"
+		if exposed {
+			host, bind = "", ""
+		}
+		site := fmt.Sprintf("http://%s:%d {\n%s\thandle /external-dns* {\n\t\tzone_api_external_dns {\n\t\t\tzones ext.test\n\t\t\tdns_server %s\n\t\t\tupdate_key_file %s\n\t\t}\n\t}\n}\n",
+			host, freePort(t), bind, ns.DNSAddr, ns.TSIGKeyFile)
+		c := newCaddy(t, ns, caddyOpts{})
+		c.Options.Sites = site
+		if err := os.WriteFile(c.ConfigPath(), []byte(c.Caddyfile("10s")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(caddyBin, "validate", "--config", c.ConfigPath(), "--adapter", "caddyfile")
+		cmd.Env = c.Env()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("validate: %v\n%s", err, out)
+		}
+		if got := strings.Contains(string(out)+c.Log(), warning); got != exposed {
+			t.Errorf("listening on %q: warned %v, want %v:\n%s", host, got, exposed, out)
+		}
+	}
 }
