@@ -2,16 +2,20 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/client"
 )
 
 // tryKeyed is crashRig.try for a create with an Idempotency-Key.
@@ -130,4 +134,69 @@ func TestCreateRetryWithKeyAfter504(t *testing.T) {
 	if st, _, raw := r.tryKeyed(key, zoneBody(zone)); st != 201 || raw != first {
 		t.Errorf("the key after a restart: %d %s, want the same 201 %s", st, raw, first)
 	}
+}
+
+// TestGoClientCreateRetriesThrough504: the Go client's CreateZone, sent
+// while named is stopped (SIGSTOP), gets 504s, sends the create again
+// with its Idempotency-Key, and once named resumes returns the zone
+// (201); the zone is served, listed and its file kept.
+func TestGoClientCreateRetriesThrough504(t *testing.T) {
+	r := newCrashRig(t, "2s")
+	const zone = "goclient-retry.test"
+	r.warmPool()
+	cont := stopNamed(t, r)
+	rec := &recordingTransport{}
+	c, err := client.New(r.c.Base, testToken, client.WithRetries(30, 200*time.Millisecond, time.Second),
+		client.WithHTTPClient(&http.Client{Transport: rec}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { time.Sleep(3 * time.Second); cont() }()
+	serial := uint32(2026112501)
+	res, err := c.CreateZone(context.Background(), client.CreateZone{
+		ZoneName: zone, ZoneType: "primary",
+		ZoneConfig: &client.ZoneConfig{
+			TTL:           3600,
+			SOA:           &client.SOA{PrimaryNS: "ns1." + zone + ".", AdminEmail: "hostmaster." + zone + ".", Serial: &serial},
+			NameServers:   []string{"ns1." + zone + "."},
+			NameServerIPs: map[string]string{"ns1." + zone + ".": "192.0.2.53"},
+		},
+	})
+	if err != nil || res.Zone == nil || res.Zone.Name != zone {
+		t.Fatalf("CreateZone through a stopped named: %+v, %v", res, err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if !slices.Contains(rec.statuses, 504) || rec.statuses[len(rec.statuses)-1] != 201 || len(slices.Compact(slices.Clone(rec.keys))) != 1 || rec.keys[0] == "" {
+		t.Fatalf("attempts: statuses %v, keys %q; want a 504, then 201, one key", rec.statuses, rec.keys)
+	}
+	t.Logf("attempts: %v", rec.statuses)
+	listed, served, files := r.state([]string{zone})
+	if !listed[zone] || !served[zone] || !files[zone] {
+		t.Fatalf("listed %v served %v file %v", listed, served, files)
+	}
+	if soa := query(t, r.ns, zone, dns.TypeSOA); len(answers(soa, dns.TypeSOA)) != 1 {
+		t.Fatalf("named does not answer the zone's SOA: %v", soa)
+	}
+}
+
+// recordingTransport records the Idempotency-Key and the status of each
+// request it sends.
+type recordingTransport struct {
+	mu       sync.Mutex
+	keys     []string
+	statuses []int
+}
+
+func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.keys = append(rt.keys, req.Header.Get("Idempotency-Key"))
+	if err != nil {
+		rt.statuses = append(rt.statuses, 0)
+	} else {
+		rt.statuses = append(rt.statuses, resp.StatusCode)
+	}
+	return resp, err
 }
