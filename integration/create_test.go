@@ -151,7 +151,9 @@ func TestGoClientCreateRetriesThrough504(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { time.Sleep(3 * time.Second); cont() }()
+	resumed := make(chan struct{})
+	go func() { time.Sleep(3 * time.Second); cont(); close(resumed) }()
+	defer func() { <-resumed }() // before cleanup's cont
 	serial := uint32(2026112501)
 	res, err := c.CreateZone(context.Background(), client.CreateZone{
 		ZoneName: zone, ZoneType: "primary",
