@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The hostile review of issue 17, run again over every front end once
@@ -220,4 +222,50 @@ func TestReviewWebhookWarnsWhenExposed(t *testing.T) {
 			t.Errorf("listening on %q: warned %v, want %v:\n%s", host, got, exposed, out)
 		}
 	}
+}
+
+// TestReviewReadyNamesZonesOnlyToServerScope: GET /api/v1/ready needs no
+// token (probes send none), and it listed the managed zones named does
+// not load, by name and with BIND's reason: anyone who could reach the
+// API learnt zone names. Now the names are shown only to a request
+// authenticated as an identity that may do server-wide operations; a
+// request with a bad token is 401 as anywhere else; without a token the
+// answer is the readiness alone.
+func TestReviewReadyNamesZonesOnlyToServerScope(t *testing.T) {
+	c, tok := startReview(t)
+	const bad = "z1.test"
+	_ = syscall.Kill(c.ns.Pid(), syscall.SIGKILL)
+	for c.ns.Running() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := os.WriteFile(filepath.Join(c.ns.ZoneDir, bad+".zone.jnl"), []byte("not a journal, and not empty\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.ns.Restart(t)
+	// The API reconciles when it sees named restart; an admin's reconcile
+	// makes sure the finding is there.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := c.as(tok["admin"], "GET", "/api/v1/ready", nil)
+		if strings.Contains(string(r.raw), bad) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the admin's /ready never named %s: %s", bad, r.raw)
+		}
+		c.as(tok["admin"], "POST", "/api/v1/server/reconcile", nil)
+		time.Sleep(300 * time.Millisecond)
+	}
+	for what, r := range map[string]*response{
+		"no token":           c.doAuth("GET", "/api/v1/ready", nil, ""),
+		"zone-limited":       c.as(tok["zl"], "GET", "/api/v1/ready", nil),
+		"record-limited":     c.as(tok["txt"], "GET", "/api/v1/ready", nil),
+		"read-only":          c.as(tok["ro"], "GET", "/api/v1/ready", nil),
+		"PowerDNS X-API-Key": c.pdns(tok["admin"], "GET", "/api/v1/ready", nil),
+	} {
+		if r.status != 200 || strings.Contains(string(r.raw), bad) || strings.Contains(string(r.raw), "zonesNotLoaded") {
+			t.Errorf("%s: /ready answered %d %s; want 200 without zone names", what, r.status, r.raw)
+		}
+	}
+	expectError(t, c.as("zapi_wrong", "GET", "/api/v1/ready", nil), 401, "Unauthorized", "Invalid token")
 }

@@ -22,6 +22,10 @@ type route struct {
 	template string // e.g. /api/v1/zones/{name}/reload
 	param    int    // index of the {name} or {file} segment, or -1
 	public   bool   // served without authentication
+	// authOptional, on a public route, authenticates a request that
+	// carries an Authorization header (401 when it fails), so that the
+	// handler may show an identity more (GET /ready's zonesNotLoaded).
+	authOptional bool
 	// op, when set, is the zoneapi_zone_operations_total operation label;
 	// the result is success for a 2xx or 3xx answer, else error.
 	op string
@@ -85,7 +89,7 @@ func (h *Handler) buildRoutes() []route {
 	h.rest = a
 	rs := []route{
 		{method: http.MethodGet, template: "/api/v1/health", public: true, handle: a.handleHealth},
-		{method: http.MethodGet, template: "/api/v1/ready", public: true, handle: a.handleReady},
+		{method: http.MethodGet, template: "/api/v1/ready", public: true, authOptional: true, handle: a.handleReady},
 		{method: http.MethodGet, template: "/api/v1/server/status", handle: a.handleServerStatus},
 		{method: http.MethodPost, template: "/api/v1/server/reconcile", handle: a.handleReconcile, op: "reconcile"},
 		{method: http.MethodPost, template: "/api/v1/zones", body: bodyOf[createZoneRequest](), handle: a.handleCreateZone, op: "create"},
@@ -205,7 +209,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		w = pw
 		r = apiKeyAsBearer(r)
 	}
-	if rt == nil || !rt.public {
+	if rt == nil || !rt.public || rt.authOptional && len(r.Header.Values("Authorization")) > 0 {
 		var ok bool
 		if r, ok = h.authenticate(w, r); !ok {
 			return label

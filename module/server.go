@@ -68,6 +68,13 @@ func (a *restAPI) handleReady(w http.ResponseWriter, r *http.Request, _ params) 
 		status = http.StatusServiceUnavailable
 	}
 	var notLoaded []string
+	// /ready answers without a token (probes send none): zone names and
+	// BIND's reasons are shown only to a request authenticated as an
+	// identity that may do server-wide operations.
+	if id := authOf(r).id; id == nil || !id.Grant.AllowsServer() {
+		writeJSON(w, status, apitypes.Readiness{Checks: checks, Ready: len(checks) == 0})
+		return
+	}
 	if b, err := a.backend(); err == nil {
 		for _, f := range b.svc.NotLoaded() {
 			notLoaded = append(notLoaded, f.Zone+": "+f.Detail)
