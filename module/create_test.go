@@ -2,12 +2,17 @@ package module
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/apispec"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // serveKeyed serves a create with an Idempotency-Key header ("" for
@@ -120,5 +125,42 @@ func TestSpecDocumentsCreateConflictAndKey(t *testing.T) {
 	c := op.Responses.Value("409").Value.Content.Get("application/json").Schema.Value
 	if c.Properties["sameConfig"] == nil {
 		t.Error("the 409 has no sameConfig")
+	}
+}
+
+// TestIdempotencyTableFullLocksNoOneOut: ten identities that each fill
+// their share of the Idempotency-Key table (2,000 keys apiece) filled it
+// for everyone: every other identity's keyed create (the Go client sends
+// a key on every create) answered 429 for 24 h. A full table now costs
+// the others only the key's record, not the create: it runs, its index
+// entry carrying the key, so a retry with the same key and body is still
+// recognised (201), and another identity's same body is still 409.
+// (Issue 17, hostile review.)
+func TestIdempotencyTableFullLocksNoOneOut(t *testing.T) {
+	h, _ := fakeNamedHandler(t, fakeNamedAnswers{"addzone": {}})
+	var b strings.Builder
+	now := time.Now().UTC()
+	for p := 0; p < zonestore.MaxIdempotencyKeys/zonestore.MaxIdempotencyKeysPer; p++ {
+		for i := 0; i < zonestore.MaxIdempotencyKeysPer; i++ {
+			line, _ := json.Marshal(zonestore.IdempotencyRecord{Key: fmt.Sprintf("k%d-%d", p, i), Principal: fmt.Sprintf("jwt:attacker%d", p), Request: "fp", Time: now, Status: 409})
+			b.Write(append(line, '\n'))
+		}
+	}
+	meta := filepath.Join(h.zoneDir, ".zoneapi")
+	if err := os.MkdirAll(meta, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(meta, "idempotency.log"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := serveKeyed(h, `"victim-1"`, zoneJSON("victim.test"))
+	if first.Code != http.StatusCreated {
+		t.Fatalf("a keyed create with the table full of others' keys: %d %s, want 201", first.Code, first.Body)
+	}
+	if again := serveKeyed(h, `"victim-1"`, zoneJSON("victim.test")); again.Code != http.StatusCreated {
+		t.Errorf("its retry: %d %s, want 201", again.Code, again.Body)
+	}
+	if c := conflict(t, serveKeyed(h, `"victim-2"`, zoneJSON("victim.test"))); !*c.SameConfig {
+		t.Errorf("another key, the same body: %+v", c)
 	}
 }

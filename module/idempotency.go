@@ -113,10 +113,19 @@ func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 	case !found:
 		rec = zonestore.IdempotencyRecord{Key: id, Principal: principal, Request: fp, Time: time.Now().UTC()}
 		if err := keys.Put(rec); err != nil {
+			if errors.Is(err, zonestore.ErrKeysTableFull) {
+				// Other identities' keys fill the table: refusing would
+				// let them lock every keyed create out. The create runs
+				// without its record; its index entry still carries the
+				// key, so a retry of it is still recognised.
+				a.logger.Warn("Idempotency-Key not remembered: the table is full of other identities' keys", zap.String("principal", principal), zap.Int("max", zonestore.MaxIdempotencyKeys))
+				a.createZone(w, r, b, zone, zoneservice.WithKey(fp, id), true)
+				return
+			}
 			if errors.Is(err, zonestore.ErrKeysFull) {
 				w.Header().Set("Retry-After", "3600")
-				writeError(w, http.StatusTooManyRequests, "too many Idempotency-Keys remembered (at most %d per identity, %d in all, each for %s); retry later or without a key",
-					zonestore.MaxIdempotencyKeysPer, zonestore.MaxIdempotencyKeys, zonestore.IdempotencyTTL)
+				writeError(w, http.StatusTooManyRequests, "too many Idempotency-Keys remembered for this identity (at most %d, each for %s); retry later or without a key",
+					zonestore.MaxIdempotencyKeysPer, zonestore.IdempotencyTTL)
 				return
 			}
 			indexFailed(w, err)

@@ -30,6 +30,10 @@ const (
 // directory, has as many unexpired keys as the bounds allow.
 var ErrKeysFull = errors.New("too many idempotency keys remembered")
 
+// ErrKeysTableFull is the ErrKeysFull of a full directory (the principal
+// itself is under its bound): other identities' keys fill the table.
+var ErrKeysTableFull = fmt.Errorf("%w: the zone directory's table is full", ErrKeysFull)
+
 // IdempotencyRecord is what the zone API remembers of a request sent with
 // an Idempotency-Key: which request (its fingerprint) and, once known,
 // its final answer. Status 0 means the outcome is not known yet (the
@@ -160,8 +164,11 @@ func (k *IdempotencyKeys) Put(r IdempotencyRecord) error {
 		if len(k.m) >= MaxIdempotencyKeys || k.per[r.Principal] >= MaxIdempotencyKeysPer {
 			k.expire(now)
 		}
-		if len(k.m) >= MaxIdempotencyKeys || k.per[r.Principal] >= MaxIdempotencyKeysPer {
+		if k.per[r.Principal] >= MaxIdempotencyKeysPer {
 			return ErrKeysFull
+		}
+		if len(k.m) >= MaxIdempotencyKeys {
+			return ErrKeysTableFull
 		}
 	}
 	line, err := json.Marshal(r)
