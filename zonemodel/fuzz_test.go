@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -167,6 +169,34 @@ func FuzzParseAddress(f *testing.F) {
 		slow, err := dns.NewRR("x.example.com. 300 IN " + dns.TypeToString[typ] + " " + value)
 		if err != nil || slow == nil || !dns.IsDuplicate(fast, slow) {
 			t.Fatalf("fast path took %q as %v; the parser says %v, %v", value, fast, slow, err)
+		}
+	})
+}
+
+// FuzzCanonical: canonical's A and AAAA shortcut gives what the wire round
+// trip gives, field for field, for any address bytes and header.
+func FuzzCanonical(f *testing.F) {
+	for _, s := range []struct {
+		ip  []byte
+		typ uint16
+	}{
+		{net.ParseIP("192.0.2.1"), dns.TypeA}, {net.ParseIP("192.0.2.1").To4(), dns.TypeA}, {net.ParseIP("2001:db8::1"), dns.TypeA},
+		{net.ParseIP("2001:db8::1"), dns.TypeAAAA}, {net.ParseIP("192.0.2.1"), dns.TypeAAAA}, {[]byte{1, 2, 3}, dns.TypeA}, {nil, dns.TypeAAAA},
+		{net.ParseIP("192.0.2.1").To4(), dns.TypeAAAA}, {net.ParseIP("192.0.2.1"), dns.TypeTXT},
+	} {
+		f.Add(s.ip, s.typ, false, uint32(300))
+		f.Add(s.ip, s.typ, true, uint32(0))
+	}
+	f.Fuzz(func(t *testing.T, ip []byte, typ uint16, v6 bool, ttl uint32) {
+		hdr := dns.RR_Header{Name: "x.example.com.", Rrtype: typ, Class: dns.ClassINET, Ttl: ttl}
+		var rr dns.RR = &dns.A{Hdr: hdr, A: net.IP(ip)}
+		if v6 {
+			rr = &dns.AAAA{Hdr: hdr, AAAA: net.IP(ip)}
+		}
+		fast, ferr := canonical(rr)
+		slow, serr := wireRoundTrip(rr)
+		if (ferr == nil) != (serr == nil) || !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("canonical(%v) = %#v, %v; the wire gives %#v, %v", rr, fast, ferr, slow, serr)
 		}
 	})
 }
