@@ -71,12 +71,13 @@ func (s *Service) WatchRestarts(ctx context.Context, interval time.Duration) {
 //     again at once), and managed zones named does not load are repaired
 //     or reported (an empty journal);
 //   - with a catalog, ReconcileCatalog with fix: members equal the index;
-//   - NOTIFY, through Notify, for the catalog zone and every managed
-//     primary zone. A secondary that tried to transfer while named was
-//     down caches it as unreachable and skips every transfer from it for
-//     up to ten minutes ("skipping zone transfer as primary … is
-//     unreachable (cached)"); BIND drops that entry when a NOTIFY for a
-//     zone comes from the primary, and refreshes the zone.
+//   - rndc notify for the catalog zone and every managed primary zone:
+//     named sends NOTIFY to the zone's secondaries (its also-notify and
+//     NS), which refresh it. It is queued by named, so this costs well
+//     under a millisecond per zone, whatever the secondaries' state. (A
+//     secondary that cached named as unreachable while it restarted is
+//     not helped: BIND 9.18 drops that entry only for a NOTIFY from the
+//     very address and port it transfers from, see docs/reliability.md.)
 //
 // why is logged. It returns when done or when ctx ends.
 func (s *Service) HealAfterRestart(ctx context.Context, why string) {
@@ -112,7 +113,7 @@ func (s *Service) HealAfterRestart(ctx context.Context, why string) {
 			return
 		}
 		nctx, cancel := context.WithTimeout(ctx, s.timeout())
-		if _, err := s.Notify(nctx, z); err != nil {
+		if _, err := s.Control.Notify(nctx, z); err != nil {
 			failed++
 		} else {
 			notified++
