@@ -3,6 +3,7 @@ package dnsupdate
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/miekg/dns"
 
@@ -147,18 +148,27 @@ func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change
 	m := records()
 	res := &ChangeResult{Zone: zone}
 	cnameGone := map[string]bool{}
-	guarded := map[string]bool{}
-	var body []dns.RR
+	guarded := make(map[string]bool, len(changes))
+	body := make([]dns.RR, 0, len(changes))
 	for _, c := range changes {
 		switch c.op {
 		case OpAdd:
 			if !cnameGone[c.name] && !guarded[c.name] && !coexistsWithCNAME[c.rrtype] {
 				guarded[c.name] = true
-				m.RRsetNotUsed([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: c.name, Rrtype: dns.TypeCNAME}}})
+				m.Answer = append(m.Answer, &dns.ANY{Hdr: dns.RR_Header{Name: c.name, Rrtype: dns.TypeCNAME, Class: dns.ClassNONE}})
 			}
-			rr := dns.Copy(c.rr)
-			rr.Header().Class = dns.ClassINET
+			// Nothing changes the records of an UPDATE once built (packing
+			// leaves them as they are): an add of class IN, as parsed, is
+			// sent as it is and also returned.
+			rr := c.rr
+			if rr.Header().Class != dns.ClassINET {
+				rr = dns.Copy(rr)
+				rr.Header().Class = dns.ClassINET
+			}
 			body = append(body, rr)
+			if res.Records == nil {
+				res.Records = make([]dns.RR, 0, len(changes))
+			}
 			res.Records = append(res.Records, c.rr)
 		case OpRemove:
 			rr := dns.Copy(c.rr)
@@ -230,10 +240,10 @@ func parseBatch(zone string, defaultTTL uint32, batch []Change) ([]change, error
 		ve.Add("changes", "must list at least one change")
 		return nil, ve
 	}
-	var out []change
+	out := make([]change, 0, len(batch))
 	for i := range batch {
 		c := &batch[i]
-		field := fmt.Sprintf("changes[%d]", i)
+		field := "changes[" + strconv.Itoa(i) + "]"
 		if zonemodel.IsSOAType(c.Type) {
 			return nil, soaConflict(field)
 		}
