@@ -54,53 +54,114 @@ func (a *restAPI) backendOr500(w http.ResponseWriter) (*backend, bool) {
 	return b, true
 }
 
-// conflictErrs are BIND's short error texts that describe the zone's state
-// rather than a failure of BIND: they answer 409.
-var conflictErrs = map[string]string{
-	"already exists": "",
-	"already frozen": "",
-	"not dynamic":    "the zone does not accept dynamic updates, so it cannot be frozen",
-	"dynamic zone":   "the zone accepts dynamic updates: freeze it before reloading (thaw reloads the file too)",
-	"not frozen":     "",
+// failure is the zone API's answer to a failed operation: its status,
+// the body's error (the status's reason phrase unless reason says
+// otherwise) and message, the ETag of a 412, and what to log. The
+// functions below compute it from the error alone; the REST handlers
+// write it (write) and the PowerDNS front end reads it (pdnsService.Status).
+type failure struct {
+	status  int
+	reason  string
+	message string
+	etag    string
+	log     *failureLog
 }
 
-// commandFailed answers a failed control command: 504 when it was sent
-// and not answered (the outcome is unknown), 404 when BIND does not know
-// the zone, 409 for state conflicts, else 500 "Bad Gateway" naming
-// the command and BIND's text (the rndc client's Observe hook has
+// failureLog is a log line of a failed record operation.
+type failureLog struct {
+	warn   bool
+	msg    string
+	fields []zap.Field
+}
+
+// fail is a failure answered with status and its reason phrase.
+func fail(status int, format string, args ...any) failure {
+	return failure{status: status, message: fmt.Sprintf(format, args...)}
+}
+
+// badGateway is a failed control command or DNS exchange: status 500
+// labelled "Bad Gateway", as the service specification lists it.
+func badGateway(format string, args ...any) failure {
+	return failure{status: http.StatusInternalServerError, reason: "Bad Gateway", message: fmt.Sprintf(format, args...)}
+}
+
+// write answers the failure, as writeError does.
+func (f failure) write(w http.ResponseWriter) {
+	if f.etag != "" {
+		w.Header().Set("ETag", f.etag)
+	}
+	reason := f.reason
+	if reason == "" {
+		reason = http.StatusText(f.status)
+	}
+	writeJSON(w, f.status, errorBody{Error: reason, Message: f.message})
+}
+
+// logFailure writes the failure's log line, if it has one, to the DNS
+// log.
+func (a *restAPI) logFailure(f failure) {
+	switch l := f.log; {
+	case l == nil:
+	case l.warn:
+		a.dnsLog.Warn(l.msg, l.fields...)
+	default:
+		a.dnsLog.Error(l.msg, l.fields...)
+	}
+}
+
+// conflictHints are the hints of the control-command refusals that
+// describe the zone's state rather than a failure of BIND (the kinds
+// zoneservice.ControlRefusal reports for them): they answer 409.
+var conflictHints = map[error]string{
+	zoneservice.ErrExists:     "",
+	zoneservice.ErrFrozen:     "",
+	zoneservice.ErrNotDynamic: "the zone does not accept dynamic updates, so it cannot be frozen",
+	zoneservice.ErrDynamic:    "the zone accepts dynamic updates: freeze it before reloading (thaw reloads the file too)",
+	zoneservice.ErrNotFrozen:  "",
+}
+
+// commandFailed answers a failed control command (commandFailure).
+func (a *restAPI) commandFailed(w http.ResponseWriter, command, zone string, err error) {
+	commandFailure(command, zone, err).write(w)
+}
+
+// commandFailure is the answer to a failed control command: 504 when it
+// was sent and not answered (the outcome is unknown), 404 when BIND does
+// not know the zone, 409 for state conflicts, else 500 "Bad Gateway"
+// naming the command and BIND's text (the rndc client's Observe hook has
 // logged the failure). modzone and retransfer refusals have their own
 // answers.
-func (a *restAPI) commandFailed(w http.ResponseWriter, command, zone string, err error) {
+func commandFailure(command, zone string, err error) failure {
 	var re *rndc.Error
+	kind := zoneservice.ControlRefusal(err)
 	switch {
 	case rndc.OutcomeUnknown(err):
-		outcomeUnknown(w, command, zone, err)
-	case command == "modzone" && errors.As(err, &re) && rndc.IsNotFound(err):
+		return outcomeUnknown(command, zone, err)
+	case command == "modzone" && errors.As(err, &re) && kind == zoneservice.ErrNotFound:
 		// The zone exists (showzone said so): what is missing is
 		// something the change names.
-		writeError(w, http.StatusBadRequest, "named refused the change: rndc modzone %s: %s (a dnssec-policy or key the change names does not exist?); the zone is unchanged", zone, describe(re))
+		return fail(http.StatusBadRequest, "named refused the change: rndc modzone %s: %s (a dnssec-policy or key the change names does not exist?); the zone is unchanged", zone, describe(re))
 	case command == "modzone" && errors.As(err, &re):
-		writeError(w, http.StatusConflict, "named refused the change: rndc modzone %s: %s; the zone is unchanged", zone, describe(re))
-	case command == "retransfer" && rndc.IsWrongZoneType(err) && errors.As(err, &re):
-		writeError(w, http.StatusConflict, "rndc retransfer %s: %s: only secondary zones transfer from primaries", zone, describe(re))
-	case rndc.IsNotFound(err) && zone != "" && command != "addzone":
+		return fail(http.StatusConflict, "named refused the change: rndc modzone %s: %s; the zone is unchanged", zone, describe(re))
+	case command == "retransfer" && kind == zoneservice.ErrWrongType && errors.As(err, &re):
+		return fail(http.StatusConflict, "rndc retransfer %s: %s: only secondary zones transfer from primaries", zone, describe(re))
+	case kind == zoneservice.ErrNotFound && zone != "" && command != "addzone":
 		// For addzone, "not found" names something the zone refers to
 		// (a dnssec-policy, a key), not the zone.
-		writeError(w, http.StatusNotFound, "zone %s not found", zone)
+		return fail(http.StatusNotFound, "zone %s not found", zone)
 	case errors.As(err, &re):
-		if hint, ok := conflictErrs[re.Err]; ok {
+		if hint, ok := conflictHints[kind]; ok {
 			msg := "rndc " + command + " " + zone + ": " + re.Err
 			if hint != "" {
 				msg += ": " + hint
 			}
-			writeError(w, http.StatusConflict, "%s", msg)
-			return
+			return fail(http.StatusConflict, "%s", msg)
 		}
-		writeBadGateway(w, "rndc %s failed: %s", command, describe(re))
+		return badGateway("rndc %s failed: %s", command, describe(re))
 	case errors.Is(err, rndc.ErrAuth):
-		writeBadGateway(w, "rndc %s failed: named rejected the rndc key (check the key name, algorithm and secret)", command)
+		return badGateway("rndc %s failed: named rejected the rndc key (check the key name, algorithm and secret)", command)
 	default:
-		writeBadGateway(w, "rndc %s failed: %v", command, err)
+		return badGateway("rndc %s failed: %v", command, err)
 	}
 }
 
@@ -115,10 +176,10 @@ var learnOutcome = map[string]string{
 	"retransfer": "GET /api/v1/zones/%s/status shows the serial named serves; asking again is safe",
 }
 
-// outcomeUnknown answers 504 for a control command that was sent but not
+// outcomeUnknown is the 504 for a control command that was sent but not
 // answered: named may have executed it, nothing was rolled back, and the
 // answer says how to learn the outcome.
-func outcomeUnknown(w http.ResponseWriter, command, zone string, err error) {
+func outcomeUnknown(command, zone string, err error) failure {
 	how := "sending the same request again is safe"
 	if zone != "" {
 		how = "GET /api/v1/zones/%s tells the zone's state; sending the same request again is safe"
@@ -131,66 +192,76 @@ func outcomeUnknown(w http.ResponseWriter, command, zone string, err error) {
 	if zone != "" {
 		target += " " + zone
 	}
-	writeError(w, http.StatusGatewayTimeout, "rndc %s: named did not answer, so whether it executed the command is unknown. "+
+	return fail(http.StatusGatewayTimeout, "rndc %s: named did not answer, so whether it executed the command is unknown. "+
 		"The outcome is unknown: nothing was rolled back. %s. Cause: %v", target, how, err)
 }
 
 // describe formats BIND's short error and its longer text.
 func describe(re *rndc.Error) string { return zoneservice.Describe(re) }
 
-// lifecycleFailed answers a failed lifecycle operation.
+// lifecycleFailed answers a failed lifecycle operation (lifecycleFailure).
 func (a *restAPI) lifecycleFailed(w http.ResponseWriter, zone string, err error) {
+	lifecycleFailure(zone, err).write(w)
+}
+
+// lifecycleFailure is the answer to a failed create or delete.
+func lifecycleFailure(zone string, err error) failure {
 	var le *zoneservice.Error
 	if !errors.As(err, &le) {
-		writeError(w, http.StatusInternalServerError, "%v", err)
-		return
+		return fail(http.StatusInternalServerError, "%v", err)
 	}
 	if le.Zone != "" {
 		zone = le.Zone
 	}
 	switch {
 	case errors.Is(err, zoneservice.ErrExists):
-		writeError(w, http.StatusConflict, "%s", le.Msg)
+		return fail(http.StatusConflict, "%s", le.Msg)
 	case errors.Is(err, zoneservice.ErrCatalogZone):
-		writeError(w, http.StatusConflict, "zone %s is the catalog zone this API keeps; remove the catalog option first", zone)
+		return fail(http.StatusConflict, "zone %s is the catalog zone this API keeps; remove the catalog option first", zone)
 	case errors.Is(err, zoneservice.ErrNotFound):
-		writeError(w, http.StatusNotFound, "zone %s not found", zone)
+		return fail(http.StatusNotFound, "zone %s not found", zone)
 	case errors.Is(err, zoneservice.ErrOutcomeUnknown):
-		writeError(w, http.StatusGatewayTimeout, "%s. The outcome is unknown: nothing was rolled back. "+
+		return fail(http.StatusGatewayTimeout, "%s. The outcome is unknown: nothing was rolled back. "+
 			"GET /api/v1/zones/%s tells whether the zone exists; sending the same request again completes or repeats it "+
 			"once named answers (POST /api/v1/server/reconcile settles every unfinished operation). Cause: %v",
 			le.Msg, zone, le.Err)
 	case errors.Is(err, zoneservice.ErrControl):
-		a.commandFailed(w, le.Command, zone, le.Err)
+		return commandFailure(le.Command, zone, le.Err)
 	case errors.Is(err, zoneservice.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "invalid zone: %v", le.Err)
+		return fail(http.StatusBadRequest, "invalid zone: %v", le.Err)
 	case errors.Is(err, zoneservice.ErrBusy):
-		writeError(w, http.StatusServiceUnavailable, "%v", le)
+		return fail(http.StatusServiceUnavailable, "%v", le)
 	case errors.Is(err, zoneservice.ErrStorage) && zonestore.IsNoSpace(err):
-		writeError(w, http.StatusInsufficientStorage, "%v; nothing was changed", le)
+		return fail(http.StatusInsufficientStorage, "%v; nothing was changed", le)
 	default:
-		writeError(w, http.StatusInternalServerError, "%v", le)
+		return fail(http.StatusInternalServerError, "%v", le)
 	}
 }
 
-// serviceFailed answers a failed zone operation of the zone service
-// other than create and delete (lifecycleFailed): a control command's
-// failure as commandFailed does for that command.
+// serviceFailed answers a failed zone operation (serviceFailure).
 func (a *restAPI) serviceFailed(w http.ResponseWriter, zone string, err error) {
+	serviceFailure(zone, err).write(w)
+}
+
+// serviceFailure is the answer to a failed zone operation of the zone
+// service other than create and delete (lifecycleFailure) and the record
+// operations (recordFailure): a control command's failure as
+// commandFailure answers that command's.
+func serviceFailure(zone string, err error) failure {
 	var le *zoneservice.Error
 	switch {
 	case !errors.As(err, &le):
-		writeError(w, http.StatusInternalServerError, "%v", err)
+		return fail(http.StatusInternalServerError, "%v", err)
 	case le.Command != "":
-		a.commandFailed(w, le.Command, zone, le.Err)
+		return commandFailure(le.Command, zone, le.Err)
 	case errors.Is(err, zoneservice.ErrBusy):
-		writeError(w, http.StatusServiceUnavailable, "%v", le)
+		return fail(http.StatusServiceUnavailable, "%v", le)
 	case errors.Is(err, zoneservice.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "invalid change: %v", le.Err)
+		return fail(http.StatusBadRequest, "invalid change: %v", le.Err)
 	case errors.Is(err, zoneservice.ErrControl):
-		writeBadGateway(w, "%v", le)
+		return badGateway("%v", le)
 	default:
-		writeError(w, http.StatusInternalServerError, "%v", le)
+		return fail(http.StatusInternalServerError, "%v", le)
 	}
 }
 
@@ -202,11 +273,19 @@ func noKeyMessage(b *backend) string {
 	return fmt.Sprintf("record changes are disabled: the update key %q is configured by name only, so zones accept updates signed with it but this module cannot sign them; give its secret with `update_key_file <path>` or `update_key %s <algorithm> <secret>`", b.updateKey, b.updateKey)
 }
 
-// recordFailed maps a failed record operation to a response. Where named
+// recordFailed logs and answers a failed record operation
+// (recordFailure).
+func (a *restAPI) recordFailed(w http.ResponseWriter, b *backend, zone, op string, err error) {
+	f := recordFailure(b, zone, op, err)
+	a.logFailure(f)
+	f.write(w)
+}
+
+// recordFailure is the answer to a failed record operation. Where named
 // answered with an error, the zone service has read the zone's state to
 // say why: unknown zone 404, frozen 409, secondary or no allow-update for
 // the module's key 400.
-func (a *restAPI) recordFailed(w http.ResponseWriter, b *backend, zone, op string, err error) {
+func recordFailure(b *backend, zone, op string, err error) failure {
 	var (
 		ve *zonemodel.ValidationError
 		ce *dnsupdate.ConflictError
@@ -215,61 +294,71 @@ func (a *restAPI) recordFailed(w http.ResponseWriter, b *backend, zone, op strin
 	)
 	switch {
 	case errors.As(err, &ve):
-		writeError(w, http.StatusBadRequest, "invalid record: %s", ve.Error())
+		return fail(http.StatusBadRequest, "invalid record: %s", ve.Error())
 	case errors.As(err, &ce):
-		writeError(w, http.StatusConflict, "%s; nothing was changed", ce.Error())
+		return fail(http.StatusConflict, "%s; nothing was changed", ce.Error())
 	case errors.As(err, &pe):
-		w.Header().Set("ETag", etag(pe.Current))
-		writeError(w, http.StatusPreconditionFailed, "zone %s: %s; nothing was changed", zone, pe.Error())
+		f := fail(http.StatusPreconditionFailed, "zone %s: %s; nothing was changed", zone, pe.Error())
+		f.etag = etag(pe.Current)
+		return f
 	case errors.Is(err, dnsupdate.ErrNoUpdateKey):
-		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
+		return fail(http.StatusBadRequest, "%s", noKeyMessage(b))
 	case errors.As(err, &le) && errors.Is(err, zoneservice.ErrCatalogZone):
-		writeError(w, http.StatusConflict, "%s; nothing was changed", le.Msg)
+		return fail(http.StatusConflict, "%s; nothing was changed", le.Msg)
 	case errors.As(err, &le) && errors.Is(err, zoneservice.ErrOutcomeUnknown):
-		a.dnsLog.Error("record operation outcome unknown", zap.String("zone", zone), zap.String("operation", op), zap.Error(le.Err))
-		writeError(w, http.StatusGatewayTimeout, "record %s in zone %s: named did not answer the update (%v), so whether it was applied is unknown; "+
+		f := fail(http.StatusGatewayTimeout, "record %s in zone %s: named did not answer the update (%v), so whether it was applied is unknown; "+
 			"nothing was rolled back. GET /api/v1/zones/%s/records tells", op, zone, le.Err, zone)
+		f.log = &failureLog{msg: "record operation outcome unknown", fields: []zap.Field{zap.String("zone", zone), zap.String("operation", op), zap.Error(le.Err)}}
+		return f
 	case errors.As(err, &le) && le.Rcode != "":
-		a.serverRefused(w, b, zone, op, le)
+		return serverRefused(b, zone, op, le)
 	default:
-		a.dnsLog.Error("record operation failed", zap.String("zone", zone), zap.String("operation", op), zap.Error(err))
-		writeBadGateway(w, "record %s in zone %s failed: %v", op, zone, err)
+		f := badGateway("record %s in zone %s failed: %v", op, zone, err)
+		f.log = &failureLog{msg: "record operation failed", fields: []zap.Field{zap.String("zone", zone), zap.String("operation", op), zap.Error(err)}}
+		return f
 	}
 }
 
-// serverRefused answers an error rcode from named, as the zone service
-// explained it.
-func (a *restAPI) serverRefused(w http.ResponseWriter, b *backend, zone, op string, le *zoneservice.Error) {
+// serverRefused is the answer to an error rcode from named, as the zone
+// service explained it.
+func serverRefused(b *backend, zone, op string, le *zoneservice.Error) failure {
 	var se dnsupdate.ServerError
 	if p := (*dnsupdate.ServerError)(nil); errors.As(le, &p) {
 		se = *p
 	}
 	tsigErr := dnsupdate.RcodeName(int(se.TSIGError))
-	a.dnsLog.Warn("named refused a record operation", zap.String("zone", zone), zap.String("operation", op),
-		zap.String("rcode", le.Rcode), zap.Uint16("tsig_error", se.TSIGError))
 	rc, key := le.Rcode, b.records.Client().KeyName()
+	f := serverRefusal(zone, op, rc, tsigErr, key, le)
+	f.log = &failureLog{warn: true, msg: "named refused a record operation", fields: []zap.Field{zap.String("zone", zone), zap.String("operation", op),
+		zap.String("rcode", le.Rcode), zap.Uint16("tsig_error", se.TSIGError)}}
+	return f
+}
+
+// serverRefusal maps the zone service's explanation of a refused record
+// operation.
+func serverRefusal(zone, op, rc, tsigErr, key string, le *zoneservice.Error) failure {
 	switch {
 	case errors.Is(le, zoneservice.ErrSignature):
-		writeBadGateway(w, "named rejected the TSIG signature of the update (%s, %s): check that named knows the update key %q with the same algorithm and secret, and that the clocks agree",
+		return badGateway("named rejected the TSIG signature of the update (%s, %s): check that named knows the update key %q with the same algorithm and secret, and that the clocks agree",
 			rc, tsigErr, key)
 	case errors.Is(le, zoneservice.ErrRcode):
-		writeBadGateway(w, "record %s in zone %s: named answered %s", op, zone, rc)
+		return badGateway("record %s in zone %s: named answered %s", op, zone, rc)
 	case errors.Is(le, zoneservice.ErrNotFound):
-		writeError(w, http.StatusNotFound, "zone %s not found", zone)
+		return fail(http.StatusNotFound, "zone %s not found", zone)
 	case errors.Is(le, zoneservice.ErrControl):
-		writeBadGateway(w, "record %s in zone %s: named answered %s, and rndc zonestatus failed: %v", op, zone, rc, le.Err)
+		return badGateway("record %s in zone %s: named answered %s, and rndc zonestatus failed: %v", op, zone, rc, le.Err)
 	case errors.Is(le, zoneservice.ErrFrozen):
-		writeError(w, http.StatusConflict, "zone %s is frozen; thaw it (POST /api/v1/zones/%s/thaw) to change records", zone, zone)
+		return fail(http.StatusConflict, "zone %s is frozen; thaw it (POST /api/v1/zones/%s/thaw) to change records", zone, zone)
 	case errors.Is(le, zoneservice.ErrNotPrimary):
-		writeError(w, http.StatusBadRequest, "zone %s is a %s zone: change its records on its primary server", zone, le.ZoneType)
+		return fail(http.StatusBadRequest, "zone %s is a %s zone: change its records on its primary server", zone, le.ZoneType)
 	case errors.Is(le, zoneservice.ErrServerFailure):
-		writeBadGateway(w, "record %s in zone %s: named failed to apply it (SERVFAIL); see named's log", op, zone)
+		return badGateway("record %s in zone %s: named failed to apply it (SERVFAIL); see named's log", op, zone)
 	case errors.Is(le, zoneservice.ErrTransferRefused):
-		writeBadGateway(w, "reading zone %s: named refused the zone transfer (%s): allow-transfer of the zone must admit the key %q or this host", zone, rc, key)
+		return badGateway("reading zone %s: named refused the zone transfer (%s): allow-transfer of the zone must admit the key %q or this host", zone, rc, key)
 	case errors.Is(le, zoneservice.ErrNotZone):
-		writeError(w, http.StatusBadRequest, "named answered NOTZONE: a name of the change is outside zone %s", zone)
+		return fail(http.StatusBadRequest, "named answered NOTZONE: a name of the change is outside zone %s", zone)
 	default:
-		writeError(w, http.StatusBadRequest, "zone %s does not accept dynamic updates signed with the key %q (named answered %s): create the zone through this API, which adds allow-update { key \"%s\"; }, or add that clause to the zone's configuration",
+		return fail(http.StatusBadRequest, "zone %s does not accept dynamic updates signed with the key %q (named answered %s): create the zone through this API, which adds allow-update { key \"%s\"; }, or add that clause to the zone's configuration",
 			zone, key, rc, key)
 	}
 }

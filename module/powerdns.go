@@ -353,50 +353,31 @@ func (s pdnsService) Statistics(ctx context.Context) ([][2]string, error) {
 
 // Status maps an error with the zone API's mapping for its operation
 // (errors.go): the status and message the zone API would answer.
-func (s pdnsService) Status(err error) (int, string) {
-	rec := &captureWriter{header: http.Header{}}
-	var oe *pdnsOpError
+func (s pdnsService) Status(err error) frontmount.Failure {
+	var (
+		oe *pdnsOpError
+		f  failure
+	)
 	switch {
-	case errors.As(err, &oe) && oe.kind == "record":
-		s.h.rest.recordFailed(rec, oe.backend, oe.zone, oe.op, oe.err)
-	case errors.As(err, &oe) && oe.kind == "life":
-		if errors.Is(oe.err, zoneservice.ErrExists) {
-			return http.StatusConflict, "Domain '" + oe.zone + "." + "' already exists"
-		}
-		s.h.rest.lifecycleFailed(rec, oe.zone, oe.err)
-	case errors.As(err, &oe) && oe.kind == "invalid":
-		writeError(rec, http.StatusBadRequest, "%v", oe.err)
-	case errors.As(err, &oe) && oe.kind == "service":
-		s.h.rest.serviceFailed(rec, oe.zone, oe.err)
+	case !errors.As(err, &oe):
+		f = fail(http.StatusInternalServerError, "%v", err)
+	case oe.kind == "record":
+		f = recordFailure(oe.backend, oe.zone, oe.op, oe.err)
+		s.h.rest.logFailure(f)
+	case oe.kind == "life":
+		f = lifecycleFailure(oe.zone, oe.err)
+	case oe.kind == "invalid":
+		f = fail(http.StatusBadRequest, "%v", oe.err)
+	case oe.kind == "service":
+		f = serviceFailure(oe.zone, oe.err)
 	default:
-		writeError(rec, http.StatusInternalServerError, "%v", err)
+		f = fail(http.StatusInternalServerError, "%v", err)
 	}
-	var eb errorBody
-	_ = json.Unmarshal(rec.body.Bytes(), &eb)
-	if rec.status == http.StatusNotFound {
-		return rec.status, "Could not find domain '" + oe.zone + "." + "'"
+	out := frontmount.Failure{Status: f.status, Message: f.message}
+	if oe != nil {
+		out.Zone = oe.zone
 	}
-	return rec.status, eb.Message
-}
-
-// captureWriter records an answer in memory.
-type captureWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (c *captureWriter) Header() http.Header { return c.header }
-func (c *captureWriter) WriteHeader(s int) {
-	if c.status == 0 {
-		c.status = s
-	}
-}
-func (c *captureWriter) Write(b []byte) (int, error) {
-	if c.status == 0 {
-		c.status = http.StatusOK
-	}
-	return c.body.Write(b)
+	return out
 }
 
 // Interface guard

@@ -11,6 +11,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // ServerID is the only server id: every PowerDNS client uses localhost.
@@ -127,7 +128,14 @@ func (a *API) fail(w http.ResponseWriter, err error, explain func(field, msg str
 		WriteError(w, http.StatusUnprocessableEntity, "%s", ie.Message)
 		return
 	}
-	status, msg := a.Service.Status(err)
+	f := a.Service.Status(err)
+	status, msg := f.Status, f.Message
+	switch {
+	case errors.Is(err, zoneservice.ErrExists):
+		status, msg = http.StatusConflict, "Domain '"+f.Zone+".' already exists"
+	case status == http.StatusNotFound:
+		msg = "Could not find domain '" + f.Zone + ".'"
+	}
 	if explain != nil {
 		var ve *zonemodel.ValidationError
 		var ce *dnsupdate.ConflictError

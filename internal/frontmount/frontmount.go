@@ -111,9 +111,19 @@ type Service interface {
 	Keys(ctx context.Context, zone string) ([]Key, error)
 	// Statistics returns what named reports about itself, name → value.
 	Statistics(ctx context.Context) ([][2]string, error)
-	// Status classifies an error of the service: the HTTP status the
-	// zone API answers it with, and its message.
-	Status(err error) (int, string)
+	// Status classifies an error of the service: how the zone API
+	// answers it.
+	Status(err error) Failure
+}
+
+// Failure is how the zone API answers an error of the service.
+type Failure struct {
+	// Status is the HTTP status.
+	Status int
+	// Message is the zone API's message.
+	Message string
+	// Zone is the zone the failed call named, "" when none.
+	Zone string
 }
 
 // ZoneInfo is what the service tells of a zone.
