@@ -61,9 +61,10 @@ func changesOf(cs []changeRequest) []dnsupdate.Change {
 }
 
 // createRequestOf converts the body of POST /zones to the zone model's
-// create request. The model's request keeps its own JSON form: zonelife
-// fingerprints it, and the fingerprints of the zones made so far must not
-// change.
+// create request. The model's request keeps its own JSON form: the zone
+// service fingerprints it, and the fingerprints of the zones made so far
+// must not change. TestCreateRequestWireAndModelStayConvertible pins that
+// the two shapes stay field for field the same.
 func createRequestOf(c *createZoneRequest) *zonemodel.CreateZoneRequest {
 	req := &zonemodel.CreateZoneRequest{ZoneName: c.ZoneName, ZoneType: c.ZoneType, UpdateKeyName: c.UpdateKeyName}
 	if zc := c.ZoneConfig; zc != nil {

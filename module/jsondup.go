@@ -222,18 +222,11 @@ func (p *jsonParser) object() (any, bool) {
 			return nil, false
 		}
 		m[k] = v
-		p.space()
-		if p.pos >= len(p.data) {
+		switch done, ok := p.next('}'); {
+		case !ok:
 			return nil, false
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
+		case done:
 			return m, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -258,19 +251,32 @@ func (p *jsonParser) array() (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		p.space()
-		if p.pos >= len(p.data) {
+		switch done, ok := p.next(']'); {
+		case !ok:
 			return nil, false
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
+		case done:
 			return a, true
-		default:
-			return nil, false
 		}
+	}
+}
+
+// next reads what follows a member of an object or an element of an
+// array: a comma (another follows), or the closing bracket close (done);
+// anything else is invalid (not ok).
+func (p *jsonParser) next(close byte) (done, ok bool) {
+	p.space()
+	if p.pos >= len(p.data) {
+		return false, false
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		return false, true
+	case close:
+		p.pos++
+		return true, true
+	default:
+		return false, false
 	}
 }
 

@@ -27,8 +27,11 @@ const (
 	defaultNegativeTTL = 86400
 )
 
-// CreateZoneRequest is the body of POST /api/v1/zones (bindcar-compatible,
-// camelCase JSON).
+// CreateZoneRequest is a request to create a zone, as the zone model
+// takes it. The wire body of POST /api/v1/zones is apitypes.CreateZone,
+// which the front ends convert; this type keeps its own JSON form because
+// the zone service fingerprints it (zoneservice.Fingerprint) and the
+// fingerprints of the zones made so far must not change.
 type CreateZoneRequest struct {
 	// ZoneName is the zone's name, e.g. "example.com" (a trailing dot is
 	// accepted).

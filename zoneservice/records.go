@@ -166,16 +166,7 @@ func (s *Service) refused(ctx context.Context, zone, op string, se *dnsupdate.Se
 		return e
 	}
 	if s.Control == nil { // no control channel to ask why
-		switch {
-		case se.Rcode == dns.RcodeServerFailure:
-			e.Kind = ErrServerFailure
-		case op == "read":
-			e.Kind = ErrTransferRefused
-		case se.Rcode == dns.RcodeNotZone:
-			e.Kind = ErrNotZone
-		default:
-			e.Kind = ErrUpdateRefused
-		}
+		e.Kind = rcodeKind(se.Rcode, op)
 		return e
 	}
 	st, err := s.Control.ZoneStatus(ctx, zone)
@@ -190,16 +181,25 @@ func (s *Service) refused(ctx context.Context, zone, op string, se *dnsupdate.Se
 		e.Kind = ErrFrozen
 	case st.Type != "" && st.Type != "primary" && st.Type != "master":
 		e.Kind, e.ZoneType = ErrNotPrimary, st.Type
-	case se.Rcode == dns.RcodeServerFailure:
-		e.Kind = ErrServerFailure
-	case op == "read":
-		e.Kind = ErrTransferRefused
-	case se.Rcode == dns.RcodeNotZone:
-		e.Kind = ErrNotZone
 	default:
-		e.Kind = ErrUpdateRefused
+		e.Kind = rcodeKind(se.Rcode, op)
 	}
 	return e
+}
+
+// rcodeKind is the kind of a refusal the zone's state does not explain:
+// by named's rcode and the operation.
+func rcodeKind(rcode int, op string) error {
+	switch {
+	case rcode == dns.RcodeServerFailure:
+		return ErrServerFailure
+	case op == "read":
+		return ErrTransferRefused
+	case rcode == dns.RcodeNotZone:
+		return ErrNotZone
+	default:
+		return ErrUpdateRefused
+	}
 }
 
 // notCatalog refuses record changes to the catalog zone (ErrCatalogZone):
