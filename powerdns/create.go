@@ -256,9 +256,8 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 	if !decode(w, r, &req) {
 		return
 	}
-	z, err := a.Service.Zone(r.Context(), name)
-	if err != nil {
-		a.fail(w, err, nil, false)
+	z, ok := a.zone(w, r, name)
+	if !ok {
 		return
 	}
 	var ch ZoneChange

@@ -81,9 +81,8 @@ func (a *API) listMetadata(w http.ResponseWriter, r *http.Request, zone string) 
 	if !ok || !a.mayReadConfig(w, r, name) {
 		return
 	}
-	z, err := a.Service.Zone(r.Context(), name)
-	if err != nil {
-		a.fail(w, err, nil, false)
+	z, ok := a.zone(w, r, name)
+	if !ok {
 		return
 	}
 	out := []Metadata{}
@@ -100,9 +99,8 @@ func (a *API) getMetadata(w http.ResponseWriter, r *http.Request, zone string) {
 	if !ok || !a.mayReadConfig(w, r, name) {
 		return
 	}
-	z, err := a.Service.Zone(r.Context(), name)
-	if err != nil {
-		a.fail(w, err, nil, false)
+	z, ok := a.zone(w, r, name)
+	if !ok {
 		return
 	}
 	kind, ok := metaKind(w, kindArg(r))
@@ -118,9 +116,8 @@ func (a *API) setMetadata(w http.ResponseWriter, r *http.Request, zone, kind str
 	if !ok {
 		return
 	}
-	z, err := a.Service.Zone(r.Context(), name)
-	if err != nil {
-		a.fail(w, err, nil, false)
+	z, ok := a.zone(w, r, name)
+	if !ok {
 		return
 	}
 	if add {
@@ -153,8 +150,7 @@ func (a *API) setMetadata(w http.ResponseWriter, r *http.Request, zone, kind str
 		a.fail(w, err, nil, false)
 		return
 	}
-	if z, err = a.Service.Zone(r.Context(), name); err != nil {
-		a.fail(w, err, nil, false)
+	if z, ok = a.zone(w, r, name); !ok {
 		return
 	}
 	writeJSON(w, status, Metadata{Type: "Metadata", Kind: kind, Metadata: metaValues(z, kind)})
@@ -179,11 +175,8 @@ func (a *API) zoneExists(w http.ResponseWriter, r *http.Request, zone string) bo
 	if !ok {
 		return false
 	}
-	if _, err := a.Service.Zone(r.Context(), name); err != nil {
-		a.fail(w, err, nil, false)
-		return false
-	}
-	return true
+	_, ok = a.zone(w, r, name)
+	return ok
 }
 
 func (a *API) putMetadata(w http.ResponseWriter, r *http.Request, zone string) {
@@ -305,9 +298,8 @@ func (a *API) createCryptokey(w http.ResponseWriter, r *http.Request, zone strin
 	if !ok {
 		return
 	}
-	z, err := a.Service.Zone(r.Context(), name)
-	if err != nil {
-		a.fail(w, err, nil, false)
+	z, ok := a.zone(w, r, name)
+	if !ok {
 		return
 	}
 	switch {

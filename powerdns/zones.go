@@ -155,11 +155,20 @@ func (a *API) getZone(w http.ResponseWriter, r *http.Request, zone string) {
 	a.writeZone(w, r, name, http.StatusOK, withSets, rname, rtype)
 }
 
-// writeZone answers the zone object, read from the service.
-func (a *API) writeZone(w http.ResponseWriter, r *http.Request, name string, status int, withSets bool, rname, rtype string) {
+// zone reads the zone from the service, or answers the failure (not ok).
+func (a *API) zone(w http.ResponseWriter, r *http.Request, name string) (*ZoneInfo, bool) {
 	z, err := a.Service.Zone(r.Context(), name)
 	if err != nil {
 		a.fail(w, err, nil, false)
+		return nil, false
+	}
+	return z, true
+}
+
+// writeZone answers the zone object, read from the service.
+func (a *API) writeZone(w http.ResponseWriter, r *http.Request, name string, status int, withSets bool, rname, rtype string) {
+	z, ok := a.zone(w, r, name)
+	if !ok {
 		return
 	}
 	obj := zoneObject(z)
@@ -224,8 +233,7 @@ func (a *API) patchZone(w http.ResponseWriter, r *http.Request, zone string) {
 	if len(plan.Changes) == 0 {
 		// Nothing for BIND to do (comments only, deletes outside the
 		// zone); the zone must exist all the same.
-		if _, err := a.Service.Zone(r.Context(), name); err != nil {
-			a.fail(w, err, nil, false)
+		if _, ok := a.zone(w, r, name); !ok {
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -274,9 +282,8 @@ func (a *API) axfrRetrieve(w http.ResponseWriter, r *http.Request, zone string) 
 	if !ok {
 		return
 	}
-	z, err := a.Service.Zone(r.Context(), name)
-	if err != nil {
-		a.fail(w, err, nil, false)
+	z, ok := a.zone(w, r, name)
+	if !ok {
 		return
 	}
 	if z.Type != BINDSecondary || len(z.Primaries) == 0 {
@@ -297,8 +304,7 @@ func (a *API) rectify(w http.ResponseWriter, r *http.Request, zone string) {
 	if !ok {
 		return
 	}
-	if _, err := a.Service.Zone(r.Context(), name); err != nil {
-		a.fail(w, err, nil, false)
+	if _, ok := a.zone(w, r, name); !ok {
 		return
 	}
 	writeJSON(w, http.StatusOK, Result{Result: "Rectified"})
