@@ -37,6 +37,9 @@ func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, records *dn
 		Expiry:        c.Expiry,
 		KeyDirs:       keyDirs,
 		Logger:        h.logger,
+		// The restart watch's status every 2 s on a connection of its
+		// own (none kept idle), never on one a request could use.
+		WatchStatus: (&rndc.Client{Addr: c.Addr, Key: c.Key, Timeout: c.Timeout, MaxIdle: -1, Observe: c.Observe}).Status,
 	}
 }
 

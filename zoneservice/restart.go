@@ -41,7 +41,11 @@ func (s *Service) WatchRestarts(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		}
 		sctx, cancel := context.WithTimeout(ctx, s.timeout())
-		st, err := s.Control.Status(sctx)
+		status := s.Control.Status
+		if s.WatchStatus != nil {
+			status = s.WatchStatus
+		}
+		st, err := status(sctx)
 		cancel()
 		if err != nil {
 			down = true

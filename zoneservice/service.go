@@ -194,6 +194,13 @@ type Service struct {
 	// Now returns the time (tests). Default time.Now.
 	Now func() time.Time
 
+	// WatchStatus, if set, is how WatchRestarts asks named for its
+	// status (default Control.Status). A front end gives it a client of
+	// its own that keeps no idle connection, so that the watch, which
+	// asks every few seconds, never takes (and, when named hangs, closes)
+	// an idle connection a request could have used.
+	WatchStatus func(ctx context.Context) (*rndc.ServerStatus, error)
+
 	// gaveUp holds, by zone, the time of each intent this process gave
 	// up but could not mark done (see abandon).
 	gaveUp sync.Map
