@@ -125,11 +125,8 @@ type Removal struct {
 // Deleting what does not exist succeeds and changes no record, as in BIND;
 // the serial still moves (every write sets it).
 func (u *Updater) Remove(ctx context.Context, zone string, req Removal, opt WriteOptions) (*ChangeResult, error) {
-	if zonemodel.IsSOAType(req.Type) {
-		return nil, soaConflict("type")
-	}
-	if !u.dns.CanUpdate() {
-		return nil, ErrNoUpdateKey
+	if err := u.writable(req.Type); err != nil {
+		return nil, err
 	}
 	origin := zone + "."
 	var rr dns.RR
@@ -211,11 +208,8 @@ type Replacement struct {
 // prerequisite is the RRset as read, holding the current value: it fails
 // with ErrRecordNotFound when the current value does not exist.
 func (u *Updater) Replace(ctx context.Context, zone string, req Replacement, opt WriteOptions) (*ChangeResult, error) {
-	if zonemodel.IsSOAType(req.Type) {
-		return nil, soaConflict("type")
-	}
-	if !u.dns.CanUpdate() {
-		return nil, ErrNoUpdateKey
+	if err := u.writable(req.Type); err != nil {
+		return nil, err
 	}
 	ttl, err := u.defaultTTL(ctx, zone)
 	if err != nil {
@@ -267,4 +261,16 @@ func (u *Updater) Replace(ctx context.Context, zone string, req Replacement, opt
 		}
 		return nil, u.explainRefused(ctx, zone, next, "newValue", err)
 	}
+}
+
+// writable refuses a change of the SOA type (the service keeps the SOA)
+// and any change without the update key's secret.
+func (u *Updater) writable(typ string) error {
+	if zonemodel.IsSOAType(typ) {
+		return soaConflict("type")
+	}
+	if !u.dns.CanUpdate() {
+		return ErrNoUpdateKey
+	}
+	return nil
 }

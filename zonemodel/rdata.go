@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/txtdata"
 )
 
 // TypeString is the type's mnemonic or its RFC 3597 form.
@@ -150,7 +152,7 @@ func parseRecord(r *Record, origin string, defaultTTL uint32, field string, suff
 			return nil
 		}
 		// Literal text: one character-string, split at 255 bytes.
-		txt := splitTXT(r.Value)
+		txt := txtdata.Split(r.Value)
 		if rrtype == dns.TypeSPF {
 			return &dns.SPF{Hdr: hdr, Txt: txt}
 		}
@@ -321,30 +323,4 @@ func checkValueText(v string, literal bool) string {
 		return "has unbalanced parentheses"
 	}
 	return ""
-}
-
-// splitTXT turns literal text into character-strings of at most 255 bytes,
-// escaped as miekg/dns stores them (presentation form without quotes).
-func splitTXT(s string) []string {
-	var out []string
-	for len(s) > 0 || len(out) == 0 {
-		n := min(len(s), 255)
-		chunk := s[:n]
-		s = s[n:]
-		var b strings.Builder
-		for i := 0; i < len(chunk); i++ {
-			c := chunk[i]
-			switch {
-			case c == '"' || c == '\\':
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			case c < ' ' || c > '~':
-				fmt.Fprintf(&b, "\\%03d", c)
-			default:
-				b.WriteByte(c)
-			}
-		}
-		out = append(out, b.String())
-	}
-	return out
 }

@@ -14,13 +14,18 @@ import (
 // bytes each, with quotes, backslashes and non-printable bytes escaped.
 // The empty string gives one empty string, `""`.
 func Quote(s string) string {
-	var b strings.Builder
-	for len(s) > 0 || b.Len() == 0 {
+	return `"` + strings.Join(Split(s), `" "`) + `"`
+}
+
+// Split returns s as TXT character-strings of at most 255 bytes each,
+// escaped as miekg/dns holds them (presentation form without the quotes:
+// quotes and backslashes as \X, non-printable bytes as \DDD). The empty
+// string gives one empty string.
+func Split(s string) []string {
+	var out []string
+	for len(s) > 0 || len(out) == 0 {
 		n := min(len(s), 255)
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteByte('"')
+		var b strings.Builder
 		for i := 0; i < n; i++ {
 			switch c := s[i]; {
 			case c == '"' || c == '\\':
@@ -32,10 +37,10 @@ func Quote(s string) string {
 				b.WriteByte(c)
 			}
 		}
-		b.WriteByte('"')
+		out = append(out, b.String())
 		s = s[n:]
 	}
-	return b.String()
+	return out
 }
 
 // Join returns the bytes of a TXT record's strings, as miekg/dns holds
