@@ -323,11 +323,7 @@ func (s pdnsService) Keys(ctx context.Context, zone string) ([]frontmount.Key, e
 	if err != nil {
 		return nil, &pdnsOpError{kind: "record", op: "read", zone: zone, err: err, backend: b}
 	}
-	var out []frontmount.Key
-	for _, k := range keys {
-		out = append(out, frontmount.Key{Tag: k.Tag, Flags: k.Flags, Algorithm: k.Algorithm, Bits: k.Bits, DNSKEY: k.DNSKEY, DS: k.DS})
-	}
-	return out, nil
+	return keys, nil
 }
 
 func (s pdnsService) Statistics(ctx context.Context) ([][2]string, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // Route is one endpoint of a mounted front end.
@@ -156,18 +157,6 @@ type ZoneChange struct {
 	DNSSECPolicy  *string
 }
 
-// Key is a DNSSEC key of a zone, read from its DNSKEY records.
-type Key struct {
-	// Tag is the key tag (RFC 4034 appendix B).
-	Tag uint16
-	// Flags are the DNSKEY flags (257: KSK or CSK, 256: ZSK).
-	Flags uint16
-	// Algorithm is the algorithm's mnemonic, e.g. ECDSAP256SHA256.
-	Algorithm string
-	// Bits is the key's size.
-	Bits int
-	// DNSKEY is the record's data in presentation format.
-	DNSKEY string
-	// DS are DS records of a key-signing key.
-	DS []string
-}
+// Key is a DNSSEC key of a zone, read from its DNSKEY records: the zone
+// service's.
+type Key = zoneservice.DNSKey
