@@ -277,16 +277,24 @@ func (r *CreateZoneRequest) Normalize(now time.Time) (*Zone, error) {
 	return z, nil
 }
 
-// normalizeOptions validates the options that become the rndc addzone block.
-func (z *Zone) normalizeOptions(cfg *ZoneConfig, ve *ValidationError) {
-	for i, s := range cfg.AlsoNotify {
+// parseEndpoints parses the list field's endpoints, adding a problem to
+// ve for each that is not one.
+func parseEndpoints(field string, list []string, ve *ValidationError) []Endpoint {
+	var out []Endpoint
+	for i, s := range list {
 		ep, ok := parseEndpoint(s)
 		if !ok {
-			ve.add(fmt.Sprintf("zoneConfig.alsoNotify[%d]", i), "%q is not \"ip\", \"ip:port\" or \"[ipv6]:port\"", s)
+			ve.add(fmt.Sprintf("%s[%d]", field, i), "%q is not \"ip\", \"ip:port\" or \"[ipv6]:port\"", s)
 			continue
 		}
-		z.alsoNotify = append(z.alsoNotify, ep)
+		out = append(out, ep)
 	}
+	return out
+}
+
+// normalizeOptions validates the options that become the rndc addzone block.
+func (z *Zone) normalizeOptions(cfg *ZoneConfig, ve *ValidationError) {
+	z.alsoNotify = parseEndpoints("zoneConfig.alsoNotify", cfg.AlsoNotify, ve)
 	for i, s := range cfg.AllowTransfer {
 		p, msg := parseNetwork(s)
 		if msg != "" {
@@ -299,14 +307,7 @@ func (z *Zone) normalizeOptions(cfg *ZoneConfig, ve *ValidationError) {
 		if len(cfg.Primaries) == 0 {
 			ve.add("zoneConfig.primaries", "a secondary zone needs at least one primary server")
 		}
-		for i, s := range cfg.Primaries {
-			ep, ok := parseEndpoint(s)
-			if !ok {
-				ve.add(fmt.Sprintf("zoneConfig.primaries[%d]", i), "%q is not \"ip\", \"ip:port\" or \"[ipv6]:port\"", s)
-				continue
-			}
-			z.primaries = append(z.primaries, ep)
-		}
+		z.primaries = parseEndpoints("zoneConfig.primaries", cfg.Primaries, ve)
 	}
 	if cfg.DNSSECPolicy != "" {
 		if msg := CheckIdentifier(cfg.DNSSECPolicy); msg != "" {
