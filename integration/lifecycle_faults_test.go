@@ -139,24 +139,46 @@ func TestTimedOutCreateAnswers504AndRetryFindsZone(t *testing.T) {
 	r.must("GET", "/api/v1/zones/"+zone, nil, 200)
 }
 
-// TestInterruptedDeleteFinishesAtRestart: a delete interrupted after delzone (named
-// stopped, caddy killed) is finished at the next start: not listed, no
-// files (before: listed, GET 404, files left).
+// TestInterruptedDeleteFinishesAtRestart: a delete interrupted after its
+// delzone was sent (named stopped as the delzone reached it, so no reply;
+// caddy killed) is finished at the next start: not listed, no files
+// (before: listed, GET 404, files left). caddy talks to named through a
+// control-channel proxy that stops named (SIGSTOP) as soon as it has
+// forwarded the delzone and loses named's reply to it, so the delzone is
+// always sent. Stopping named before the DELETE did not ensure that: the
+// delzone went out only when caddy still had an idle connection whose
+// nonce named had issued (showzone, before it, takes one; the restart
+// watch's status may take another), else its handshake timed out and it
+// was never sent (then: 500, or now 504 "nothing was sent").
 func TestInterruptedDeleteFinishesAtRestart(t *testing.T) {
-	r := newCrashRig(t, "2s")
+	r, p := newProxiedRig(t, "2s", "")
 	const zone = "halfdeleted.test"
 	r.must("POST", "/api/v1/zones", zoneBody(zone), 201)
-	r.warmPool()
-	cont := stopNamed(t, r)
-	// showzone times out, then delzone is sent and times out: 504.
-	if st, _, raw := r.try("DELETE", "/api/v1/zones/"+zone, nil); st != 504 {
-		t.Fatalf("DELETE while named was stopped: %d %s, want 504", st, raw)
+	pid := r.ns.Pid()
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	stopped := make(chan error, 1)
+	p.mu.Lock()
+	p.after = func(string) { stopped <- syscall.Kill(pid, syscall.SIGSTOP) }
+	p.mu.Unlock()
+	p.lose("delzone")
+	st, m, raw := r.try("DELETE", "/api/v1/zones/"+zone, nil)
+	if st != 504 || m["error"] != "Gateway Timeout" || !strings.Contains(raw, "outcome is unknown") {
+		t.Fatalf("DELETE whose delzone named did not answer: %d %s, want 504 saying the outcome is unknown", st, raw)
+	}
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatal("the 504 came before the delzone was forwarded")
 	}
 	_ = r.c.Process().Signal(syscall.SIGKILL)
 	<-r.c.Done()
-	cont()
+	p.lose()
+	_ = syscall.Kill(pid, syscall.SIGCONT) // named reads the delzone now, if it had not yet
 	r.c.Start()
-	st, raw := r.waitNot("GET", "/api/v1/zones/"+zone, nil, 504, 200)
+	st, raw = r.waitNot("GET", "/api/v1/zones/"+zone, nil, 504, 200)
 	if st != 404 {
 		t.Logf("%s", r.c.Log())
 		t.Fatalf("GET after the interrupted delete: %d %s", st, raw)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -28,7 +30,8 @@ import (
 //	500 Internal Server Error  local failures (index, files, keys)
 //	500 "Bad Gateway"      a control command or DNS exchange named failed
 //	503 Service Unavailable  the zone's lock could not be had in time
-//	504 Gateway Timeout    named did not answer: the outcome is unknown
+//	504 Gateway Timeout    named did not answer: the outcome is unknown, or,
+//	                       when the command was never sent, nothing was changed
 //	507 Insufficient Storage  the zone directory's disk is full
 //
 // Request-shape errors (bad JSON, 413, 415, query parameters) are
@@ -126,8 +129,9 @@ func (a *restAPI) commandFailed(w http.ResponseWriter, command, zone string, err
 }
 
 // commandFailure is the answer to a failed control command: 504 when it
-// was sent and not answered (the outcome is unknown), 404 when BIND does
-// not know the zone, 409 for state conflicts, else 500 "Bad Gateway"
+// was sent and not answered (the outcome is unknown), 504 too when named
+// did not answer in time before the command itself was sent (nothing was
+// changed; noAnswer), 404 when BIND does not know the zone, 409 for state conflicts, else 500 "Bad Gateway"
 // naming the command and BIND's text (the rndc client's Observe hook has
 // logged the failure). modzone and retransfer refusals have their own
 // answers.
@@ -137,6 +141,10 @@ func commandFailure(command, zone string, err error) failure {
 	switch {
 	case rndc.OutcomeUnknown(err):
 		return outcomeUnknown(command, zone, err)
+	case noAnswer(err):
+		return fail(http.StatusGatewayTimeout, "rndc %s: named did not answer in time, before the command itself was sent: "+
+			"nothing was sent, so nothing was changed; sending the same request again is safe. Cause: %v",
+			strings.TrimSpace(command+" "+zone), err)
 	case command == "modzone" && errors.As(err, &re) && kind == zoneservice.ErrNotFound:
 		// The zone exists (showzone said so): what is missing is
 		// something the change names.
@@ -163,6 +171,22 @@ func commandFailure(command, zone string, err error) failure {
 	default:
 		return badGateway("rndc %s failed: %v", command, err)
 	}
+}
+
+// noAnswer reports whether err is a control command that named did not
+// answer in time although it was never sent: the connect or the
+// connection's nonce handshake timed out (named hung, or stopped), so
+// named cannot have executed it. A command that was sent is
+// rndc.OutcomeUnknown instead.
+func noAnswer(err error) bool {
+	return !rndc.OutcomeUnknown(err) && !isRNDCError(err) &&
+		(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded))
+}
+
+// isRNDCError reports whether err is named's answer to a command.
+func isRNDCError(err error) bool {
+	var re *rndc.Error
+	return errors.As(err, &re)
 }
 
 // learnOutcome says, per control command, how a client learns the
