@@ -54,22 +54,12 @@ func TestCrashSafetyCatalog(t *testing.T) {
 	for i := range names {
 		names[i] = fmt.Sprintf("cat%d.crash.test", i)
 	}
-	m := crashModel{state: map[string]string{}, records: map[string]map[string]bool{}}
-	for _, n := range names {
-		m.state[n] = "absent"
-	}
+	m := newCrashModel(names)
 	// notify is each zone's acknowledged also-notify target ("" when a
 	// PATCH's outcome is not known).
 	notify := map[string]string{}
 	secAddr := sec.DNSAddr
-	kills := []string{}
-	for range caddyKills {
-		kills = append(kills, "caddy")
-	}
-	for range namedKills {
-		kills = append(kills, "named")
-	}
-	rng.Shuffle(len(kills), func(i, j int) { kills[i], kills[j] = kills[j], kills[i] })
+	kills := crashKills(rng, caddyKills, namedKills)
 
 	seq, interrupted, ops := 0, 0, 0
 	var slowest time.Duration
@@ -105,12 +95,7 @@ func TestCrashSafetyCatalog(t *testing.T) {
 				st, _, raw = via.try("PATCH", "/api/v1/zones/"+name, map[string]any{"alsoNotify": []string{secAddr, target}})
 			case "batch":
 				var changes []map[string]any
-				for range 20 {
-					seq++
-					v := fmt.Sprintf("v%d", seq)
-					changes = append(changes, map[string]any{"op": "add", "name": "r" + strconv.Itoa(seq), "type": "TXT", "value": v})
-					batch = append(batch, fmt.Sprintf("r%d.%s TXT %s", seq, name, v))
-				}
+				changes, batch = crashBatch(&seq, name)
 				st, _, raw = via.try("PATCH", "/api/v1/zones/"+name+"/records", map[string]any{"changes": changes})
 			}
 			done <- result{st, raw}
@@ -201,24 +186,7 @@ func TestCrashSafetyCatalog(t *testing.T) {
 
 	r.settle()
 	r.checkInvariant("at the end", names, &m)
-	for _, n := range names {
-		if m.state[n] == "present" {
-			if st, raw := r.waitNot("DELETE", "/api/v1/zones/"+n, nil, 504); st != 200 && st != 202 {
-				t.Fatalf("delete %s: %d %s", n, st, raw)
-			}
-		}
-		if st, raw := r.waitNot("POST", "/api/v1/zones", zoneBody(n), 504); st != 201 && !(st == 409 && sameConfig(raw)) {
-			t.Fatalf("create %s: %d %s", n, st, raw)
-		}
-		if st, raw := r.waitNot("DELETE", "/api/v1/zones/"+n, nil, 504); st != 200 && st != 202 {
-			t.Fatalf("delete %s: %d %s", n, st, raw)
-		}
-	}
-	r.settle()
-	listed, served, files := r.state(names)
-	if len(listed)+len(served)+len(files) != 0 {
-		t.Errorf("after deleting everything: listed %v, served %v, files %v", listed, served, files)
-	}
+	r.checkCleanSlate(t, names, &m)
 }
 
 // checkServed: every listed zone (not pending) is served by the primary:

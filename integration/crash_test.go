@@ -169,6 +169,67 @@ type crashModel struct {
 	records map[string]map[string]bool // zone -> acknowledged "name TXT value"
 }
 
+// newCrashModel is the model of a run over names, all absent.
+func newCrashModel(names []string) crashModel {
+	m := crashModel{state: map[string]string{}, records: map[string]map[string]bool{}}
+	for _, n := range names {
+		m.state[n] = "absent"
+	}
+	return m
+}
+
+// crashKills is a run's kills in a random order: "caddy" caddy times,
+// "named" named times.
+func crashKills(rng *rand.Rand, caddy, named int) []string {
+	kills := []string{}
+	for range caddy {
+		kills = append(kills, "caddy")
+	}
+	for range named {
+		kills = append(kills, "named")
+	}
+	rng.Shuffle(len(kills), func(i, j int) { kills[i], kills[j] = kills[j], kills[i] })
+	return kills
+}
+
+// crashBatch is a batch of 20 TXT adds to zone, numbered on from *seq:
+// the changes of the request and the records as the model lists them.
+func crashBatch(seq *int, zone string) (changes []map[string]any, records []string) {
+	for range 20 {
+		*seq++
+		v := fmt.Sprintf("v%d", *seq)
+		changes = append(changes, map[string]any{"op": "add", "name": "r" + strconv.Itoa(*seq), "type": "TXT", "value": v})
+		records = append(records, fmt.Sprintf("r%d.%s TXT %s", *seq, zone, v))
+	}
+	return changes, records
+}
+
+// checkCleanSlate checks, once nothing is pending, that no name is
+// blocked: each can be created and deleted (a 504, named slower than the
+// rndc timeout on a loaded machine, is answered as a client should: the
+// same request again), and nothing remains.
+func (r *crashRig) checkCleanSlate(t *testing.T, names []string, m *crashModel) {
+	t.Helper()
+	for _, n := range names {
+		if m.state[n] == "present" {
+			if st, raw := r.waitNot("DELETE", "/api/v1/zones/"+n, nil, 504); st != 200 && st != 202 {
+				t.Fatalf("delete %s: %d %s", n, st, raw)
+			}
+		}
+		if st, raw := r.waitNot("POST", "/api/v1/zones", zoneBody(n), 504); st != 201 && !(st == 409 && sameConfig(raw)) {
+			t.Fatalf("create %s: %d %s", n, st, raw)
+		}
+		if st, raw := r.waitNot("DELETE", "/api/v1/zones/"+n, nil, 504); st != 200 && st != 202 {
+			t.Fatalf("delete %s: %d %s", n, st, raw)
+		}
+	}
+	r.settle()
+	listed, served, files := r.state(names)
+	if len(listed)+len(served)+len(files) != 0 {
+		t.Errorf("after deleting everything: listed %v, served %v, files %v", listed, served, files)
+	}
+}
+
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
 		return v
@@ -201,19 +262,9 @@ func TestCrashSafety(t *testing.T) {
 	for i := range names {
 		names[i] = fmt.Sprintf("crash%d.test", i)
 	}
-	m := crashModel{state: map[string]string{}, records: map[string]map[string]bool{}}
-	for _, n := range names {
-		m.state[n] = "absent"
-	}
+	m := newCrashModel(names)
 	seq := 0
-	kills := []string{}
-	for range caddyKills {
-		kills = append(kills, "caddy")
-	}
-	for range namedKills {
-		kills = append(kills, "named")
-	}
-	rng.Shuffle(len(kills), func(i, j int) { kills[i], kills[j] = kills[j], kills[i] })
+	kills := crashKills(rng, caddyKills, namedKills)
 
 	interrupted, fixed := 0, map[string]int{}
 	for i, victim := range kills {
@@ -243,12 +294,7 @@ func TestCrashSafety(t *testing.T) {
 				st, _, raw = r.try("DELETE", "/api/v1/zones/"+name, nil)
 			case "batch":
 				var changes []map[string]any
-				for range 20 {
-					seq++
-					v := fmt.Sprintf("v%d", seq)
-					changes = append(changes, map[string]any{"op": "add", "name": "r" + strconv.Itoa(seq), "type": "TXT", "value": v})
-					batch = append(batch, fmt.Sprintf("r%d.%s TXT %s", seq, name, v))
-				}
+				changes, batch = crashBatch(&seq, name)
 				st, _, raw = r.try("PATCH", "/api/v1/zones/"+name+"/records", map[string]any{"changes": changes})
 			}
 			done <- result{st, raw}
@@ -325,26 +371,7 @@ func TestCrashSafety(t *testing.T) {
 	r.checkInvariant("at the end", names, &m)
 	_ = r.killCaddy
 	_ = r.killNamed
-	// A 504 (named slower than the rndc timeout on a loaded machine) is
-	// answered as a client should: the same request again.
-	for _, n := range names {
-		if m.state[n] == "present" {
-			if st, raw := r.waitNot("DELETE", "/api/v1/zones/"+n, nil, 504); st != 200 && st != 202 {
-				t.Fatalf("delete %s: %d %s", n, st, raw)
-			}
-		}
-		if st, raw := r.waitNot("POST", "/api/v1/zones", zoneBody(n), 504); st != 201 && !(st == 409 && sameConfig(raw)) {
-			t.Fatalf("create %s: %d %s", n, st, raw)
-		}
-		if st, raw := r.waitNot("DELETE", "/api/v1/zones/"+n, nil, 504); st != 200 && st != 202 {
-			t.Fatalf("delete %s: %d %s", n, st, raw)
-		}
-	}
-	r.settle()
-	listed, served, files := r.state(names)
-	if len(listed)+len(served)+len(files) != 0 {
-		t.Errorf("after deleting everything: listed %v, served %v, files %v", listed, served, files)
-	}
+	r.checkCleanSlate(t, names, &m)
 }
 
 // checkInvariant reconciles (as the first request after a restart does)
