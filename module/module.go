@@ -368,12 +368,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	h.logBody(r, body)
 	d := time.Since(start)
 	observeRequest(r.Method, route, rec.status(), d)
-	h.httpLog.Info("request completed",
-		zap.String("method", r.Method),
-		zap.String("uri", r.RequestURI),
-		zap.Int("status", rec.status()),
-		zap.Float64("duration_ms", float64(d.Microseconds())/1000),
-	)
+	if ce := h.httpLog.Check(zap.InfoLevel, "request completed"); ce != nil {
+		ce.Write(
+			zap.String("method", r.Method),
+			zap.String("uri", r.RequestURI),
+			zap.Int("status", rec.status()),
+			zap.Float64("duration_ms", float64(d.Microseconds())/1000),
+		)
+	}
 	return nil
 }
 
