@@ -212,6 +212,27 @@ func TestDeleteAnswered200SurvivesNamedKill(t *testing.T) {
 	}
 }
 
+// keyFiles lists the zone's DNSSEC key files in named's directory and in
+// the zone directory.
+func (r *crashRig) keyFiles(zone string) []string {
+	var all []string
+	for _, d := range []string{r.ns.Dir, r.ns.ZoneDir} {
+		m, _ := filepath.Glob(filepath.Join(d, "K"+zone+".+*"))
+		all = append(all, m...)
+	}
+	return all
+}
+
+// waitKeyFiles waits up to 20 s for named to make the zone's keys and
+// reports whether it did.
+func (r *crashRig) waitKeyFiles(zone string) bool {
+	deadline := time.Now().Add(20 * time.Second)
+	for len(r.keyFiles(zone)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	return len(r.keyFiles(zone)) > 0
+}
+
 // TestDeleteRemovesDNSSECKeys: deleting an inline-signed zone removes its key
 // files (before: named wrote them to its directory, not the zone
 // directory, and they were left behind). named here has no key-directory
@@ -222,23 +243,11 @@ func TestDeleteRemovesDNSSECKeys(t *testing.T) {
 	body := zoneBody(zone)
 	body["zoneConfig"].(map[string]any)["dnssecPolicy"] = "default"
 	r.must("POST", "/api/v1/zones", body, 201)
-	keyGlob := func() []string {
-		var all []string
-		for _, d := range []string{r.ns.Dir, r.ns.ZoneDir} {
-			m, _ := filepath.Glob(filepath.Join(d, "K"+zone+".+*"))
-			all = append(all, m...)
-		}
-		return all
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for len(keyGlob()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if len(keyGlob()) == 0 {
+	if !r.waitKeyFiles(zone) {
 		t.Fatal("named made no keys for the signed zone")
 	}
 	r.must("DELETE", "/api/v1/zones/"+zone, nil, 200)
-	if left := keyGlob(); len(left) > 0 {
+	if left := r.keyFiles(zone); len(left) > 0 {
 		t.Fatalf("key files left: %v", left)
 	}
 }

@@ -2,10 +2,8 @@ package integration
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestPatchSigningKeyDirectory: a PATCH that turns signing on for an
@@ -21,23 +19,11 @@ func TestPatchSigningKeyDirectory(t *testing.T) {
 	if cfg, _ := m["config"].(map[string]any); cfg == nil || !strings.Contains(fmt.Sprint(cfg["options"]), r.ns.ZoneDir) {
 		t.Errorf("the signed zone's configuration names no key-directory in the zone directory: %v", m["config"])
 	}
-	keyGlob := func() []string {
-		var all []string
-		for _, d := range []string{r.ns.Dir, r.ns.ZoneDir} {
-			m, _ := filepath.Glob(filepath.Join(d, "K"+zone+".+*"))
-			all = append(all, m...)
-		}
-		return all
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for len(keyGlob()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if len(keyGlob()) == 0 {
+	if !r.waitKeyFiles(zone) {
 		t.Fatal("named made no keys for the zone signed by PATCH")
 	}
 	r.must("DELETE", "/api/v1/zones/"+zone, nil, 200)
-	if left := keyGlob(); len(left) > 0 {
+	if left := r.keyFiles(zone); len(left) > 0 {
 		t.Fatalf("key files left after the delete: %v", left)
 	}
 	// Changing something else of a signed zone keeps its key directory.
