@@ -19,30 +19,43 @@ import (
 
 const token = "libdnstest-token"
 
+// zoneConfig is a primary zone's least configuration.
+func zoneConfig(zone string) *client.ZoneConfig {
+	return &client.ZoneConfig{
+		TTL: 3600, SOA: &client.SOA{PrimaryNS: "ns1.example.net.", AdminEmail: "hostmaster@" + zone},
+		NameServers: []string{"ns1.example.net."},
+	}
+}
+
+// startWithZone starts named and Caddy, creates the primary zone with cfg
+// through the Go client, and returns named and a libdns provider for the
+// API.
+func startWithZone(t *testing.T, zone string, cfg *client.ZoneConfig) (*testbind.Server, *libdnsprovider.Provider) {
+	t.Helper()
+	ns := testbind.Start(t, nil)
+	cd := testcaddy.Start(t, ns, testcaddy.Options{})
+	c, err := client.New(cd.Base, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateZone(context.Background(), client.CreateZone{ZoneName: zone, ZoneType: "primary", ZoneConfig: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	return ns, &libdnsprovider.Provider{Endpoint: cd.Base, Token: token}
+}
+
 // TestLibdnsConformance runs libdnstest's whole suite (ListZones,
 // GetRecords, AppendRecords, SetRecords, DeleteRecords over A, AAAA, CAA,
 // CNAME, HTTPS, MX, NS, SRV, SVCB and TXT) on a zone created through the
 // API, then checks with named that the suite's records are gone and the
 // zone's own records are still served.
 func TestLibdnsConformance(t *testing.T) {
-	ns := testbind.Start(t, nil)
-	cd := testcaddy.Start(t, ns, testcaddy.Options{})
 	ctx := context.Background()
-	c, err := client.New(cd.Base, token)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const zone = "libdns.test"
-	if _, err := c.CreateZone(ctx, client.CreateZone{ZoneName: zone, ZoneType: "primary", ZoneConfig: &client.ZoneConfig{
-		TTL:         3600,
-		SOA:         &client.SOA{PrimaryNS: "ns1." + zone + ".", AdminEmail: "hostmaster@" + zone},
-		NameServers: []string{"ns1.example.net."},
-		Records:     []client.Record{{Name: "www", Type: "A", Value: "192.0.2.80"}},
-	}}); err != nil {
-		t.Fatal(err)
-	}
-
-	p := &libdnsprovider.Provider{Endpoint: cd.Base, Token: token}
+	cfg := zoneConfig(zone)
+	cfg.SOA.PrimaryNS = "ns1." + zone + "."
+	cfg.Records = []client.Record{{Name: "www", Type: "A", Value: "192.0.2.80"}}
+	ns, p := startWithZone(t, zone, cfg)
 	suite := libdnstest.NewTestSuite(p, zone+".")
 	// The suite's DeleteRecords case adds an MX whose target is inside
 	// the zone and has no address. BIND refuses such an MX in a primary
@@ -85,21 +98,9 @@ func ask(t *testing.T, ns *testbind.Server, name string, qtype uint16) []dns.RR 
 // does not match, and missing records are not an error. named's answers
 // are checked.
 func TestLibdnsMXAndMatching(t *testing.T) {
-	ns := testbind.Start(t, nil)
-	cd := testcaddy.Start(t, ns, testcaddy.Options{})
 	ctx := context.Background()
-	c, err := client.New(cd.Base, token)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const zone = "match.test"
-	if _, err := c.CreateZone(ctx, client.CreateZone{ZoneName: zone, ZoneType: "primary", ZoneConfig: &client.ZoneConfig{
-		TTL: 3600, SOA: &client.SOA{PrimaryNS: "ns1.example.net.", AdminEmail: "hostmaster@" + zone},
-		NameServers: []string{"ns1.example.net."},
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	p := &libdnsprovider.Provider{Endpoint: cd.Base, Token: token}
+	ns, p := startWithZone(t, zone, zoneConfig(zone))
 	z := zone + "."
 	must := func(recs []libdns.Record, err error) []libdns.Record {
 		t.Helper()
@@ -170,21 +171,9 @@ func TestLibdnsMXAndMatching(t *testing.T) {
 // once and cleaned up one by one. Each delete removes only its own value
 // (lego and PowerDNS users lost both).
 func TestLibdnsTwoChallengesOneName(t *testing.T) {
-	ns := testbind.Start(t, nil)
-	cd := testcaddy.Start(t, ns, testcaddy.Options{})
 	ctx := context.Background()
-	c, err := client.New(cd.Base, token)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const zone = "wild.test"
-	if _, err := c.CreateZone(ctx, client.CreateZone{ZoneName: zone, ZoneType: "primary", ZoneConfig: &client.ZoneConfig{
-		TTL: 3600, SOA: &client.SOA{PrimaryNS: "ns1.example.net.", AdminEmail: "hostmaster@" + zone},
-		NameServers: []string{"ns1.example.net."},
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	p := &libdnsprovider.Provider{Endpoint: cd.Base, Token: token}
+	ns, p := startWithZone(t, zone, zoneConfig(zone))
 	apex := libdns.TXT{Name: "_acme-challenge", TTL: time.Minute, Text: "apex-digest"}
 	wild := libdns.TXT{Name: "_acme-challenge", TTL: time.Minute, Text: "wildcard-digest"}
 	errs := make(chan error, 2)
