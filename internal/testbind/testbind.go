@@ -159,13 +159,16 @@ func Start(tb testing.TB, opts *Options) *Server {
 	// concurrent process could grab one in between, so retry a few times.
 	var lastErr error
 	for attempt := 0; attempt < 4; attempt++ {
-		dnsPort, ctlPort, err := pickPorts()
-		if o.DNSPort != 0 && o.ControlPort != 0 {
-			dnsPort, ctlPort, err = o.DNSPort, o.ControlPort, nil
-		}
-		if err != nil {
-			lastErr = err
-			continue
+		dnsPort, ctlPort, err := o.DNSPort, o.ControlPort, error(nil)
+		if dnsPort == 0 || ctlPort == 0 {
+			dnsPort, ctlPort, err = pickPorts()
+			if err != nil {
+				lastErr = err
+				continue
+			}
+			// Reserved by pickPorts (ports.go); released once named is
+			// stopped (cleanups run last-registered first).
+			tb.Cleanup(func() { release(dnsPort); release(ctlPort) })
 		}
 		s.dnsPort, s.ctlPort = dnsPort, ctlPort
 		s.DNSAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(dnsPort))
@@ -448,7 +451,8 @@ func writeKey(path, name, alg, secret string) error {
 }
 
 // freePorts returns a port free for both TCP and UDP on 127.0.0.1 (DNS)
-// and another free TCP port (control channel).
+// and another free TCP port (control channel), both reserved (ports.go)
+// until the process exits or release.
 func freePorts() (dnsPort, ctlPort int, err error) {
 	for i := 0; i < 20; i++ {
 		tl, err := net.Listen("tcp", "127.0.0.1:0")
@@ -468,9 +472,17 @@ func freePorts() (dnsPort, ctlPort int, err error) {
 			return 0, 0, err
 		}
 		ctlPort = cl.Addr().(*net.TCPAddr).Port
+		ok := reserve(port)
+		if ok && !reserve(ctlPort) {
+			release(port)
+			ok = false
+		}
 		_ = tl.Close()
 		_ = ul.Close()
 		_ = cl.Close()
+		if !ok {
+			continue // reserved by another test process (ports.go)
+		}
 		return port, ctlPort, nil
 	}
 	return 0, 0, errors.New("no free loopback port for both TCP and UDP")

@@ -7,7 +7,6 @@ package testcaddy
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -103,15 +102,13 @@ type Caddy struct {
 	done chan struct{}
 }
 
-// FreePort returns a free loopback TCP port.
+// FreePort returns a free loopback TCP port, reserved against other test
+// processes until tb ends (testbind.ReservedPort: caddy listens with
+// SO_REUSEPORT, so two caddies given the same port would both start and
+// split the requests).
 func FreePort(tb testing.TB) int {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return testbind.ReservedPort(tb)
 }
 
 // Start writes the Caddyfile and starts caddy; it is stopped by the
