@@ -102,7 +102,8 @@ type Handler struct {
 
 	// RateLimit limits the requests of each authenticated identity; past
 	// it requests get 429 with Retry-After. Health and ready are never
-	// limited. Default: no limit.
+	// limited (a ready sent with a token is authenticated, so counted).
+	// Default: no limit.
 	RateLimit *auth.RateLimit `json:"rate_limit,omitempty"`
 
 	// FailedAuthLimit limits failed authentications per client IP
