@@ -57,6 +57,11 @@ func newCrashRigOn(t *testing.T, ns *testbind.Server, rndcTimeout string, opts c
 // try sends a request and returns the status (0 when the request failed,
 // e.g. because caddy was killed) and the decoded body.
 func (r *crashRig) try(method, path string, body any) (int, map[string]any, string) {
+	return r.tryWith(method, path, body, nil)
+}
+
+// tryWith is try with further request headers.
+func (r *crashRig) tryWith(method, path string, body any, header http.Header) (int, map[string]any, string) {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -66,6 +71,9 @@ func (r *crashRig) try(method, path string, body any) (int, map[string]any, stri
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {

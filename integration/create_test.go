@@ -1,11 +1,8 @@
 package integration
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,20 +17,7 @@ import (
 
 // tryKeyed is crashRig.try for a create with an Idempotency-Key.
 func (r *crashRig) tryKeyed(key string, body any) (int, map[string]any, string) {
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", r.c.Base+"/api/v1/zones", bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", `"`+key+`"`)
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return 0, nil, err.Error()
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	return resp.StatusCode, m, string(raw)
+	return r.tryWith("POST", "/api/v1/zones", body, http.Header{"Idempotency-Key": {`"` + key + `"`}})
 }
 
 // TestCreateRaceOneCreated: 20 identical creates sent at once through
