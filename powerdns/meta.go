@@ -77,11 +77,7 @@ func kindArg(r *http.Request) string {
 }
 
 func (a *API) listMetadata(w http.ResponseWriter, r *http.Request, zone string) {
-	name, ok := zoneArg(w, zone)
-	if !ok || !a.mayReadConfig(w, r, name) {
-		return
-	}
-	z, ok := a.zone(w, r, name)
+	_, z, ok := a.zoneAt(w, r, zone, true)
 	if !ok {
 		return
 	}
@@ -95,11 +91,7 @@ func (a *API) listMetadata(w http.ResponseWriter, r *http.Request, zone string) 
 }
 
 func (a *API) getMetadata(w http.ResponseWriter, r *http.Request, zone string) {
-	name, ok := zoneArg(w, zone)
-	if !ok || !a.mayReadConfig(w, r, name) {
-		return
-	}
-	z, ok := a.zone(w, r, name)
+	_, z, ok := a.zoneAt(w, r, zone, true)
 	if !ok {
 		return
 	}
@@ -112,11 +104,7 @@ func (a *API) getMetadata(w http.ResponseWriter, r *http.Request, zone string) {
 
 // setMetadata replaces (or, with add, extends) a kind's values.
 func (a *API) setMetadata(w http.ResponseWriter, r *http.Request, zone, kind string, values []string, add bool, status int) {
-	name, ok := zoneArg(w, zone)
-	if !ok {
-		return
-	}
-	z, ok := a.zone(w, r, name)
+	name, z, ok := a.zoneAt(w, r, zone, false)
 	if !ok {
 		return
 	}
@@ -294,11 +282,7 @@ func (a *API) createCryptokey(w http.ResponseWriter, r *http.Request, zone strin
 	if !decode(w, r, &req) {
 		return
 	}
-	name, ok := zoneArg(w, zone)
-	if !ok {
-		return
-	}
-	z, ok := a.zone(w, r, name)
+	name, z, ok := a.zoneAt(w, r, zone, false)
 	if !ok {
 		return
 	}

@@ -165,6 +165,18 @@ func (a *API) zone(w http.ResponseWriter, r *http.Request, name string) (*ZoneIn
 	return z, true
 }
 
+// zoneAt checks the {zone} argument and reads the zone, or answers the
+// failure (not ok). With config the identity must be allowed to read the
+// zone's configuration (mayReadConfig), checked before the zone is read.
+func (a *API) zoneAt(w http.ResponseWriter, r *http.Request, zone string, config bool) (string, *ZoneInfo, bool) {
+	name, ok := zoneArg(w, zone)
+	if !ok || config && !a.mayReadConfig(w, r, name) {
+		return "", nil, false
+	}
+	z, ok := a.zone(w, r, name)
+	return name, z, ok
+}
+
 // writeZone answers the zone object, read from the service.
 func (a *API) writeZone(w http.ResponseWriter, r *http.Request, name string, status int, withSets bool, rname, rtype string) {
 	z, ok := a.zone(w, r, name)
@@ -278,11 +290,7 @@ func (a *API) notify(w http.ResponseWriter, r *http.Request, zone string) {
 // axfrRetrieve answers PUT /zones/{id}/axfr-retrieve: a secondary zone
 // transfers now (rndc retransfer).
 func (a *API) axfrRetrieve(w http.ResponseWriter, r *http.Request, zone string) {
-	name, ok := zoneArg(w, zone)
-	if !ok {
-		return
-	}
-	z, ok := a.zone(w, r, name)
+	name, z, ok := a.zoneAt(w, r, zone, false)
 	if !ok {
 		return
 	}
