@@ -146,9 +146,15 @@ func (c *Client) KeyName() string {
 }
 
 // exchange sends m over a pooled TCP connection and reads the answer,
-// signing m with the TSIG key when sign is true. A reused connection that
-// named closed while idle is replaced once: named never read the message
-// from it, so sending it again is safe.
+// signing m with the TSIG key when sign is true. A pooled connection is
+// checked before it is used (get), so one that named closed while idle is
+// replaced before anything is written on it; m is sent again on a new
+// connection only when its write on a reused connection failed (named did
+// not receive it whole, so it cannot have applied it). Once m was written,
+// a failure without an answer is returned as it is (OutcomeUnknown): named
+// may have applied the UPDATE and only its answer was lost, and a second
+// copy would be applied again, or fail its prerequisites although the
+// change was made.
 func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg, error) {
 	if sign && c.key == nil {
 		return nil, errors.New("no TSIG key to sign the message with")
@@ -182,7 +188,7 @@ func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg,
 		if c.hooks.Message != nil {
 			c.hooks.Message(ctx, "send", Message{m})
 		}
-		r, err := roundTrip(co, m)
+		r, written, err := roundTrip(co, m)
 		if r != nil && c.hooks.Message != nil {
 			c.hooks.Message(ctx, "recv", Message{r})
 		}
@@ -191,7 +197,7 @@ func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg,
 			return r, nil
 		}
 		c.discard(conn)
-		if reused && attempt == 0 && isStale(err) {
+		if reused && !written && attempt == 0 && isStale(err) {
 			continue
 		}
 		if ctx.Err() != nil {
@@ -201,22 +207,23 @@ func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg,
 	}
 }
 
-// roundTrip writes m and reads its answer.
-func roundTrip(co *dns.Conn, m *dns.Msg) (*dns.Msg, error) {
+// roundTrip writes m and reads its answer; written reports whether m was
+// wholly written.
+func roundTrip(co *dns.Conn, m *dns.Msg) (r *dns.Msg, written bool, err error) {
 	if err := co.WriteMsg(m); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	r, err := co.ReadMsg()
+	r, err = co.ReadMsg()
 	if err != nil {
 		if r != nil && errors.Is(err, dns.ErrSig) {
-			return nil, fmt.Errorf("answer's TSIG signature does not verify: %w", err)
+			return nil, true, fmt.Errorf("answer's TSIG signature does not verify: %w", err)
 		}
-		return nil, err
+		return nil, true, err
 	}
 	if r.Id != m.Id {
-		return nil, dns.ErrId
+		return nil, true, dns.ErrId
 	}
-	return r, nil
+	return r, true, nil
 }
 
 // isStale reports whether err means the peer had closed the connection.

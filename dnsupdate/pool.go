@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/connpool"
 )
 
 // get returns a pooled connection (reused true) or a new one. At most
@@ -18,7 +20,13 @@ func (c *Client) get(ctx context.Context) (net.Conn, bool, error) {
 		freed := c.freed
 		c.mu.Unlock()
 		if conn, ok := c.idle.Get(maxIdleAge); ok {
-			return conn, true, nil
+			if connpool.Alive(conn) {
+				return conn, true, nil
+			}
+			// Closed by named while idle (a restart, its idle
+			// timeout): nothing was sent on it. Take another.
+			c.discard(conn)
+			continue
 		}
 		if dctx == nil {
 			var cancel context.CancelFunc

@@ -219,13 +219,17 @@ func (c *Client) command(ctx context.Context, command string) (*Response, error)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	// A reused connection that named has closed meanwhile fails before
-	// named reads the command: the command is then sent once more on a
-	// new connection. A new connection that named closes during the
-	// handshake is tried once more, so that a named that is stopping
+	// An idle connection is checked before it is reused (conn), so one
+	// that named closed meanwhile is replaced before anything is written
+	// on it. A command is sent again on a new connection only when its
+	// write on a reused connection failed: named cannot execute a message
+	// it did not wholly receive. Once the command was written, a failure
+	// without a reply is reported as ErrOutcomeUnknown and never sent
+	// again: named may have executed it (addzone, delzone…), and a second
+	// copy would run it twice. A new connection that named closes during
+	// the handshake is tried once more, so that a named that is stopping
 	// (which then refuses the next connection) is not reported as a
-	// rejected key. Once the command was sent on any attempt, a failure
-	// without a reply is reported as ErrOutcomeUnknown.
+	// rejected key.
 	sent, handshakeClosed := false, false
 	for attempt := 0; ; attempt++ {
 		conn, reused, err := c.conn(ctx, attempt > 0)
@@ -237,12 +241,13 @@ func (c *Client) command(ctx context.Context, command string) (*Response, error)
 			return nil, unknownIf(sent, err)
 		}
 		resp, sentNow, err := c.run(ctx, conn, command, verb)
-		sent = sent || sentNow
+		written := sentNow && !errors.Is(err, errUnwritten)
+		sent = sent || written
 		switch {
 		case err == nil || isCommandError(err):
 			c.release(conn)
 			return resp, err
-		case reused && errors.Is(err, errClosed):
+		case reused && !written && errors.Is(err, errClosed):
 			conn.Close()
 			continue
 		case !reused && !sentNow && !handshakeClosed && errors.Is(err, errClosed) && ctx.Err() == nil:
@@ -290,10 +295,15 @@ func isCommandError(err error) bool {
 // conn returns an idle connection (reused true) or, when there is none or
 // fresh is set, a new one that has completed the nonce handshake.
 func (c *Client) conn(ctx context.Context, fresh bool) (*ctlConn, bool, error) {
-	if !fresh {
-		if cc, ok := c.idle.Get(idleTimeout); ok {
+	for !fresh {
+		cc, ok := c.idle.Get(idleTimeout)
+		if !ok {
+			break
+		}
+		if connpool.Alive(cc) {
 			return cc, true, nil
 		}
+		cc.Close() // closed by named while idle: nothing was sent on it
 	}
 	d := c.Dialer
 	if d == nil {
@@ -398,7 +408,7 @@ func (c *Client) exchange(conn net.Conn, nonce uint32, command, verb string) (*R
 	// The command itself, carrying the nonce.
 	ser2 := nextSerial()
 	if err := c.send(conn, ser2, nonce, command); err != nil {
-		return nil, fmt.Errorf("rndc %s: %w", verb, err)
+		return nil, fmt.Errorf("rndc %s: %w (%w)", verb, err, errUnwritten)
 	}
 	reply, err := c.receive(conn)
 	if err != nil {
@@ -509,6 +519,10 @@ func (c *Client) receive(conn net.Conn) (table, error) {
 	}
 	return m.top, nil
 }
+
+// errUnwritten marks a failed write of the command itself: named did not
+// receive the whole message, so it cannot have executed it.
+var errUnwritten = errors.New("the command was not sent")
 
 // errClosed means named closed the connection before answering: on a new
 // connection, the sign of a rejected key (ErrAuth); on a reused one, of a
