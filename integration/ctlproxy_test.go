@@ -27,7 +27,11 @@ type ctlProxy struct {
 	// executed, not answered.
 	swallow atomic.Bool
 	lost    atomic.Int64 // replies lost
-	lostCh  chan string  // the command of each lost reply
+	// picked counts the picked commands forwarded to named: each is a
+	// copy named may execute, so a client that sends a command again
+	// after its reply was lost shows here as more than one per request.
+	picked atomic.Int64
+	lostCh chan string // the command of each lost reply
 }
 
 func newCtlProxy(t testing.TB, target string) *ctlProxy {
@@ -148,6 +152,9 @@ func (p *ctlProxy) serve(c net.Conn) {
 		}
 		if _, err := up.Write(f); err != nil {
 			return
+		}
+		if picked {
+			p.picked.Add(1)
 		}
 		if picked && after != nil {
 			after(cmd)
