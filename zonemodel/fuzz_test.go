@@ -200,3 +200,22 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHasRelativeNames: for each type HasRelativeNames answers without
+// parsing, parsing the data under two origins never finds a relative
+// name either.
+func FuzzHasRelativeNames(f *testing.F) {
+	for _, v := range []string{"192.0.2.1", "::1", `"v=spf1 mx" "@"`, "@", "mail", `0 issue "ca.example"`, "1 1 abcdef", "3 1 1 abcdef",
+		"12345 13 2 abcdef0123", "257 3 13 YWJj", `"x86" "linux"`, "www", "a.b", "10 mail", "10 mail.example.com."} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		for typ := range noNameTypes {
+			for _, ty := range []string{typ, strings.ToLower(typ)} {
+				if HasRelativeNames(ty, value) != parsedUnderTwoOrigins(ty, value) {
+					t.Fatalf("%s %q: the shortcut says no relative name, the parse finds one", ty, value)
+				}
+			}
+		}
+	})
+}

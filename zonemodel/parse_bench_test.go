@@ -23,3 +23,17 @@ func BenchmarkParseRecord(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHasRelativeNames is the PowerDNS API's absolute-names check of
+// one record's content, by type.
+func BenchmarkHasRelativeNames(b *testing.B) {
+	for _, c := range [][2]string{{"TXT", `"v=spf1 mx -all"`}, {"A", "192.0.2.1"}, {"MX", "10 mail.example.com."}} {
+		b.Run(c[0], func(b *testing.B) {
+			for b.Loop() {
+				if HasRelativeNames(c[0], c[1]) {
+					b.Fatal(c)
+				}
+			}
+		})
+	}
+}
