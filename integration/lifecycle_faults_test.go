@@ -14,10 +14,12 @@ import (
 // with SIGSTOP, caddy or named killed). Each test failed on the code before
 // the zone lifecycle (zoneservice, formerly zonelife); the commit of each fix says so.
 
-// warmPool makes caddy's rndc client keep several idle control
-// connections (concurrent status requests), so that commands sent while
-// named is stopped go out on them and are not stuck in a handshake (a
-// command never sent has a known outcome).
+// warmPool asks caddy for the server status four times at once, so that
+// its rndc client may keep several idle control connections for commands
+// sent while named is stopped. Nothing ensures it: requests that do not
+// overlap leave one. A test whose command must be sent uses stopNamedAt;
+// the tests that use warmPool accept either 504 (outcome unknown, or
+// nothing sent).
 func (r *crashRig) warmPool() {
 	done := make(chan struct{})
 	for range 4 {
@@ -46,6 +48,68 @@ func stopNamed(t *testing.T, r *crashRig) func() {
 	return cont
 }
 
+// stopNamedAt makes the control-channel proxy p stop named (SIGSTOP) as
+// soon as it has forwarded a command whose text starts with verb, and
+// lose named's reply to it: the command is sent for sure (stopping named
+// before the request does not ensure that: a command then goes out only
+// on an idle connection whose nonce named had issued), and caddy never
+// learns its outcome. stopped receives once named was stopped; cont
+// clears the rule and continues named (also run at cleanup).
+func stopNamedAt(t *testing.T, r *crashRig, p *ctlProxy, verb string) (stopped <-chan error, cont func()) {
+	pid := r.ns.Pid()
+	ch := make(chan error, 1)
+	p.mu.Lock()
+	p.after = func(string) {
+		select {
+		case ch <- syscall.Kill(pid, syscall.SIGSTOP):
+		default:
+		}
+	}
+	p.mu.Unlock()
+	p.lose(verb)
+	resumed := false
+	cont = func() {
+		if !resumed {
+			resumed = true
+			p.lose()
+			p.mu.Lock()
+			p.after = nil
+			p.mu.Unlock()
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}
+	t.Cleanup(cont)
+	return ch, cont
+}
+
+// namedStopped fails the test unless stopNamedAt's proxy has stopped
+// named.
+func namedStopped(t *testing.T, stopped <-chan error) {
+	t.Helper()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatal("named was not stopped: the command was not forwarded")
+	}
+}
+
+// namedStoppedWithin waits (bounded) until stopNamedAt's proxy has
+// stopped named.
+func namedStoppedWithin(t *testing.T, stopped <-chan error) {
+	t.Helper()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("named was not stopped: the command was not forwarded")
+	}
+}
+
 // waitNot retries a request while it answers one of the statuses in
 // retry (bounded), and returns the last answer.
 func (r *crashRig) waitNot(method, path string, body any, retry ...int) (int, string) {
@@ -68,19 +132,20 @@ func containsInt(s []int, v int) bool {
 	return false
 }
 
-// TestInterruptedCreateSettlesAtRestart: named stopped, a create sent, caddy
-// killed, named continued, caddy restarted: the zone is either fully there
-// or fully gone, and the name is not blocked (before: served by named with
-// a file but absent from the index; creates answered 409 and DELETE 200
-// while keeping the file, forever).
+// TestInterruptedCreateSettlesAtRestart: a create whose addzone was sent
+// to a named that stopped (SIGSTOP) as it came, caddy killed, named
+// continued, caddy restarted: the zone is either fully there or fully
+// gone, and the name is not blocked (before: served by named with a file
+// but absent from the index; creates answered 409 and DELETE 200 while
+// keeping the file, forever). The proxy stops named once it has forwarded
+// the addzone (stopNamedAt), so the addzone is always sent.
 func TestInterruptedCreateSettlesAtRestart(t *testing.T) {
-	r := newCrashRig(t, "2s")
+	r, p := newProxiedRig(t, "2s", "")
 	const zone = "interrupted.test"
-	r.warmPool()
-	cont := stopNamed(t, r)
+	stopped, cont := stopNamedAt(t, r, p, "addzone")
 	done := make(chan int, 1)
 	go func() { st, _, _ := r.try("POST", "/api/v1/zones", zoneBody(zone)); done <- st }()
-	time.Sleep(300 * time.Millisecond) // the create waits on named
+	namedStoppedWithin(t, stopped)
 	_ = r.c.Process().Signal(syscall.SIGKILL)
 	<-r.c.Done()
 	<-done
@@ -105,20 +170,21 @@ func TestInterruptedCreateSettlesAtRestart(t *testing.T) {
 	r.must("POST", "/api/v1/zones", zoneBody(zone), 201)
 }
 
-// TestTimedOutCreateAnswers504AndRetryFindsZone: an addzone that times out answers 504 (the
+// TestTimedOutCreateAnswers504AndRetryFindsZone: an addzone that named
+// does not answer (stopped as it came: stopNamedAt) answers 504 (the
 // outcome is unknown) and is not rolled back; named executes it when it
 // wakes; a retry of the same create finds the zone (before: 500, the file
 // removed, the retry 409 "not created through this API", and the zone
 // served from memory without file or index entry).
 func TestTimedOutCreateAnswers504AndRetryFindsZone(t *testing.T) {
-	r := newCrashRig(t, "2s")
+	r, p := newProxiedRig(t, "2s", "")
 	const zone = "timedout.test"
-	r.warmPool()
-	cont := stopNamed(t, r)
+	stopped, cont := stopNamedAt(t, r, p, "addzone")
 	st, m, raw := r.try("POST", "/api/v1/zones", zoneBody(zone))
 	if st != 504 || m["error"] != "Gateway Timeout" || !strings.Contains(raw, "unknown") {
-		t.Fatalf("create with named stopped: %d %s, want 504 saying the outcome is unknown", st, raw)
+		t.Fatalf("create whose addzone named did not answer: %d %s, want 504 saying the outcome is unknown", st, raw)
 	}
+	namedStopped(t, stopped)
 	if _, err := os.Stat(filepath.Join(r.ns.ZoneDir, zone+".zone")); err != nil {
 		t.Fatalf("the zone file was removed although named may still add the zone: %v", err)
 	}
@@ -142,41 +208,24 @@ func TestTimedOutCreateAnswers504AndRetryFindsZone(t *testing.T) {
 // TestInterruptedDeleteFinishesAtRestart: a delete interrupted after its
 // delzone was sent (named stopped as the delzone reached it, so no reply;
 // caddy killed) is finished at the next start: not listed, no files
-// (before: listed, GET 404, files left). caddy talks to named through a
-// control-channel proxy that stops named (SIGSTOP) as soon as it has
-// forwarded the delzone and loses named's reply to it, so the delzone is
-// always sent. Stopping named before the DELETE did not ensure that: the
-// delzone went out only when caddy still had an idle connection whose
-// nonce named had issued (showzone, before it, takes one; the restart
-// watch's status may take another), else its handshake timed out and it
-// was never sent (then: 500, or now 504 "nothing was sent").
+// (before: listed, GET 404, files left). The proxy stops named once it
+// has forwarded the delzone (stopNamedAt). Stopping named before the
+// DELETE did not ensure the delzone was sent: showzone, before it, took
+// caddy's one idle connection, and the delzone's new connection never
+// got its nonce (then: 500, or now 504 "nothing was sent").
 func TestInterruptedDeleteFinishesAtRestart(t *testing.T) {
 	r, p := newProxiedRig(t, "2s", "")
 	const zone = "halfdeleted.test"
 	r.must("POST", "/api/v1/zones", zoneBody(zone), 201)
-	pid := r.ns.Pid()
-	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
-	stopped := make(chan error, 1)
-	p.mu.Lock()
-	p.after = func(string) { stopped <- syscall.Kill(pid, syscall.SIGSTOP) }
-	p.mu.Unlock()
-	p.lose("delzone")
+	stopped, cont := stopNamedAt(t, r, p, "delzone")
 	st, m, raw := r.try("DELETE", "/api/v1/zones/"+zone, nil)
 	if st != 504 || m["error"] != "Gateway Timeout" || !strings.Contains(raw, "outcome is unknown") {
 		t.Fatalf("DELETE whose delzone named did not answer: %d %s, want 504 saying the outcome is unknown", st, raw)
 	}
-	select {
-	case err := <-stopped:
-		if err != nil {
-			t.Fatal(err)
-		}
-	default:
-		t.Fatal("the 504 came before the delzone was forwarded")
-	}
+	namedStopped(t, stopped)
 	_ = r.c.Process().Signal(syscall.SIGKILL)
 	<-r.c.Done()
-	p.lose()
-	_ = syscall.Kill(pid, syscall.SIGCONT) // named reads the delzone now, if it had not yet
+	cont() // named reads the delzone now, if it had not yet
 	r.c.Start()
 	st, raw = r.waitNot("GET", "/api/v1/zones/"+zone, nil, 504, 200)
 	if st != 404 {
