@@ -7,8 +7,10 @@ import (
 )
 
 // TestUpdateAfterNamedRestart: the first record change after named
-// restarted goes out on a pooled connection that named closed; it is sent
-// again on a new one, and that copy must still be signed (before: the
+// restarted finds pooled connections that named closed; they are noticed
+// before anything is written on them and the change goes out once, on a
+// new connection, signed (a copy sent again after a failed write must be
+// signed afresh; before: the
 // DNS library had taken the TSIG record off the message when it signed
 // the first copy, the second went unsigned, named refused it and the API
 // answered 400 "zone does not accept dynamic updates signed with the
