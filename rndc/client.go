@@ -300,7 +300,7 @@ func (c *Client) conn(ctx context.Context, fresh bool) (*ctlConn, bool, error) {
 		if !ok {
 			break
 		}
-		if connpool.Alive(cc) {
+		if connpool.Alive(cc.Conn) { // the socket itself, which Alive can peek at
 			return cc, true, nil
 		}
 		cc.Close() // closed by named while idle: nothing was sent on it
