@@ -48,6 +48,11 @@ func TestAlive(t *testing.T) {
 	if !wait(c, false) {
 		t.Error("a connection with unread bytes is alive")
 	}
+	// A TCP connection is peeked at, not read: the byte is still there.
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if b := make([]byte, 1); func() bool { n, err := c.Read(b); return n != 1 || err != nil || b[0] != 'x' }() {
+		t.Error("the check consumed the unread byte of a TCP connection (it read instead of peeking)")
+	}
 
 	c, s = pair()
 	s.Close()
