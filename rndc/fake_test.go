@@ -76,7 +76,9 @@ func (f *fakeNamed) handle(c net.Conn) {
 		return
 	}
 	const nonce = "12345"
-	for round := 0; round < 2; round++ {
+	// Like named, it answers further commands on the connection once it
+	// has issued its nonce, until the client closes it.
+	for round := 0; ; round++ {
 		raw, err := readMsg(c)
 		if err != nil {
 			return
