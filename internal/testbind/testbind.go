@@ -66,6 +66,10 @@ type Server struct {
 	TSIGKeyFile                            string
 	TSIGKeyName, TSIGAlgorithm, TSIGSecret string
 
+	// ViewKeys are the TSIG keys of the views that asked for one
+	// (View.Key), by view name.
+	ViewKeys map[string]ViewKey
+
 	// VersionToken is the unique `version` string this named answers to
 	// "version.bind CH TXT"; used to check the DNS port is really ours.
 	VersionToken string
@@ -92,6 +96,13 @@ type Options struct {
 	// (from FreePorts), e.g. so that two servers can name each other in
 	// their configurations; Start then does not retry on other ports.
 	DNSPort, ControlPort int
+	// Views, when set, puts every zone in views (see View): ExtraConfig
+	// then must not hold zone statements outside them. Default: no views.
+	Views []View
+	// BeforeStart, if set, runs once the directory, keys and view keys
+	// are made and before named starts, e.g. to write the zone files
+	// that ExtraConfig or a View's Config name (WriteViewZone).
+	BeforeStart func(s *Server) error
 }
 
 // FreePorts returns a loopback port free for both TCP and UDP (DNS) and
@@ -153,6 +164,14 @@ func Start(tb testing.TB, opts *Options) *Server {
 	}
 	if err := writeKey(s.TSIGKeyFile, s.TSIGKeyName, s.TSIGAlgorithm, s.TSIGSecret); err != nil {
 		tb.Fatalf("testbind: %v", err)
+	}
+	if err := s.viewKeys(); err != nil {
+		tb.Fatalf("testbind: %v", err)
+	}
+	if o.BeforeStart != nil {
+		if err := o.BeforeStart(s); err != nil {
+			tb.Fatalf("testbind: BeforeStart: %v", err)
+		}
 	}
 
 	// Ports are picked by the kernel, then released and handed to named; a
@@ -415,7 +434,7 @@ controls {
 };
 
 %[14]s
-`,
+%[15]s`,
 		s.Dir,
 		filepath.Join(s.Dir, "named.pid"),
 		filepath.Join(s.Dir, "named.lock"),
@@ -430,6 +449,7 @@ controls {
 		s.ctlPort,
 		s.RNDCKeyName,
 		s.opts.ExtraConfig,
+		s.viewsConfig(),
 	)
 	if err := os.WriteFile(s.ConfFile, []byte(conf), 0o644); err != nil {
 		return err
