@@ -1,0 +1,263 @@
+package history
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+func rec(zone string, i int) Entry {
+	return Entry{Zone: zone, Type: RecordsChanged, Source: SourceAPI, Identity: "admin", Frontend: "rest",
+		SerialBefore: Serial(uint32(i)), SerialAfter: Serial(uint32(i + 1)),
+		Added: []RRset{{Name: fmt.Sprintf("r%d.%s.", i, zone), Type: "A", TTL: 300, Records: []string{"192.0.2.1"}}}}
+}
+
+func TestAppendReadReopen(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		z := "a.example"
+		if i%2 == 1 {
+			z = "b.example"
+		}
+		got, err := l.Append(rec(z, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0].Seq != uint64(i+1) || got[0].ID != fmt.Sprint(i+1) || got[0].Time.IsZero() {
+			t.Fatalf("append %d: %+v", i, got[0])
+		}
+	}
+	check := func(l *Log) {
+		t.Helper()
+		if l.Last() != 10 || l.First() != 1 {
+			t.Fatalf("last %d first %d", l.Last(), l.First())
+		}
+		es, err := l.Read(3, Filter{Zone: "B.example."}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != 2 || es[0].Seq != 4 || es[1].Seq != 6 {
+			t.Fatalf("read: %+v", es)
+		}
+		es, _ = l.Read(0, Filter{Name: "r4.a.example", Type: "a"}, 0)
+		if len(es) != 1 || es[0].Seq != 5 {
+			t.Fatalf("name filter: %+v", es)
+		}
+		es, _ = l.Read(0, Filter{Types: []string{ZoneCreated}}, 0)
+		if len(es) != 0 {
+			t.Fatalf("types filter: %+v", es)
+		}
+	}
+	check(l)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(rec("a.example", 0)); err != ErrClosed {
+		t.Fatalf("append after close: %v", err)
+	}
+	l, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	check(l)
+	got, err := l.Append(rec("a.example", 10))
+	if err != nil || got[0].Seq != 11 {
+		t.Fatalf("after reopen: %v %+v", err, got)
+	}
+}
+
+// TestTornTailRepaired: what a crash during a write leaves (a partial
+// last line, or garbage) is cut at Open; the next entry follows the last
+// good one and the sequence goes on.
+func TestTornTailRepaired(t *testing.T) {
+	for _, tail := range []string{`{"id":"4","time":"2026`, "\x00\x00\x00\x00", "{}\n", `{"id":"x"}` + "\n"} {
+		dir := t.TempDir()
+		l, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			if _, err := l.Append(rec("a.example", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l.Close()
+		seg := filepath.Join(dir, fmt.Sprintf("%020d.jsonl", 1))
+		f, _ := os.OpenFile(seg, os.O_WRONLY|os.O_APPEND, 0)
+		f.WriteString(tail)
+		f.Close()
+		l, err = Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := l.Append(rec("a.example", 3))
+		if err != nil || got[0].Seq != 4 {
+			t.Fatalf("%q: %v %+v", tail, err, got)
+		}
+		l.Close()
+		l, _ = Open(dir, Options{})
+		es, _ := l.Read(0, Filter{}, 0)
+		l.Close()
+		if len(es) != 4 || es[3].Seq != 4 {
+			t.Fatalf("%q: after repair: %d entries", tail, len(es))
+		}
+	}
+}
+
+// TestConcurrentAppendsOneOrder: concurrent appends all land, each Seq
+// once, in file order, and many share an fsync.
+func TestConcurrentAppendsOneOrder(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir, Options{SegmentSize: 4 << 10, MaxSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	seen := make([]uint64, 0, 800)
+	var mu sync.Mutex
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				got, err := l.Append(rec(fmt.Sprintf("z%d.example", g), i))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				seen = append(seen, got[0].Seq)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	l.Close()
+	l, err = Open(dir, Options{SegmentSize: 4 << 10, MaxSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var all []Entry
+	for after := uint64(0); ; {
+		es, err := l.Read(after, Filter{}, 77)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) == 0 {
+			break
+		}
+		all = append(all, es...)
+		after = es[len(es)-1].Seq
+	}
+	if len(all) != 800 || len(seen) != 800 {
+		t.Fatalf("%d entries read, %d appended", len(all), len(seen))
+	}
+	for i, e := range all {
+		if e.Seq != uint64(i+1) {
+			t.Fatalf("entry %d has seq %d", i, e.Seq)
+		}
+	}
+	if _, n := l.Size(); n < 3 {
+		t.Fatalf("%d segments: no rotation", n)
+	}
+}
+
+func TestRetention(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	l, err := Open(dir, Options{MaxSize: 20 << 10, SegmentSize: 2 << 10, MaxAge: time.Hour, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		if _, err := l.Append(rec("a.example", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	size, _ := l.Size()
+	if size > 20<<10 || l.First() == 1 || l.Last() != 300 {
+		t.Fatalf("size %d first %d last %d", size, l.First(), l.Last())
+	}
+	es, _ := l.Read(0, Filter{}, 0)
+	if len(es) == 0 || es[0].Seq != l.First() || es[len(es)-1].Seq != 300 {
+		t.Fatalf("read after size retention: %d entries from %d", len(es), es[0].Seq)
+	}
+	// Age: everything is older than an hour; the sequence survives.
+	now = now.Add(2 * time.Hour)
+	l.SetRetention(time.Hour, 20<<10)
+	if l.First() != 301 || l.Last() != 300 {
+		t.Fatalf("after age retention: first %d last %d", l.First(), l.Last())
+	}
+	l.Close()
+	l, err = Open(dir, Options{MaxSize: 20 << 10, MaxAge: time.Hour, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got, err := l.Append(rec("a.example", 0))
+	if err != nil || got[0].Seq != 301 {
+		t.Fatalf("after restart: %v %+v", err, got)
+	}
+}
+
+func TestChangedWakes(t *testing.T) {
+	l, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ch := l.Changed()
+	select {
+	case <-ch:
+		t.Fatal("closed before any append")
+	default:
+	}
+	go l.Append(rec("a.example", 0))
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal("not woken")
+	}
+	if l.Last() != 1 {
+		t.Fatalf("woken before the entry is durable: last %d", l.Last())
+	}
+}
+
+func TestSharedAndLocked(t *testing.T) {
+	dir := t.TempDir()
+	a, ra, err := Shared(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, rb, err := Shared(dir+"/", Options{})
+	if err != nil || a != b {
+		t.Fatalf("not shared: %v", err)
+	}
+	if _, err := Open(dir, Options{}); err != ErrLocked {
+		t.Fatalf("second open: %v", err)
+	}
+	ra()
+	ra()
+	if _, err := a.Append(rec("a.example", 0)); err != nil {
+		t.Fatalf("closed while held: %v", err)
+	}
+	rb()
+	if _, err := a.Append(rec("a.example", 0)); err != ErrClosed {
+		t.Fatalf("not closed at last release: %v", err)
+	}
+	l, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+}
