@@ -46,13 +46,15 @@ func ValidZoneName(zone string) error {
 	return nil
 }
 
-// zoneCommand validates zone and runs "verb [args...] zone".
-func (c *Client) zoneCommand(ctx context.Context, verb, zone string, flags ...string) (*Response, error) {
-	if err := ValidZoneName(zone); err != nil {
+// zoneCommandIn validates zone and view and runs "verb [flags...] zone",
+// or "verb [flags...] zone IN view" when view is set.
+func (c *Client) zoneCommandIn(ctx context.Context, verb, zone, view string, flags ...string) (*Response, error) {
+	arg, err := ZoneArg(zone, view)
+	if err != nil {
 		return nil, fmt.Errorf("rndc %s: %w", verb, err)
 	}
 	parts := append([]string{verb}, flags...)
-	parts = append(parts, zone)
+	parts = append(parts, arg)
 	return c.Command(ctx, strings.Join(parts, " "))
 }
 
@@ -76,7 +78,11 @@ func (c *Client) Status(ctx context.Context) (*ServerStatus, error) {
 // ZoneStatus runs "zonestatus <zone>" and parses its output. An unknown
 // zone gives an error for which IsNotFound is true.
 func (c *Client) ZoneStatus(ctx context.Context, zone string) (*ZoneStatus, error) {
-	resp, err := c.zoneCommand(ctx, "zonestatus", zone)
+	return c.zoneStatus(ctx, zone, "")
+}
+
+func (c *Client) zoneStatus(ctx context.Context, zone, view string) (*ZoneStatus, error) {
+	resp, err := c.zoneCommandIn(ctx, "zonestatus", zone, view)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +96,11 @@ func (c *Client) ZoneStatus(ctx context.Context, zone string) (*ZoneStatus, erro
 // ShowZone runs "showzone <zone>" and returns the zone statement as named
 // prints it, e.g. `zone "example.com" { type primary; file "..."; };`.
 func (c *Client) ShowZone(ctx context.Context, zone string) (string, error) {
-	resp, err := c.zoneCommand(ctx, "showzone", zone)
+	return c.showZone(ctx, zone, "")
+}
+
+func (c *Client) showZone(ctx context.Context, zone, view string) (string, error) {
+	resp, err := c.zoneCommandIn(ctx, "showzone", zone, view)
 	return strings.TrimSpace(text(resp)), err
 }
 
@@ -98,55 +108,70 @@ func (c *Client) ShowZone(ctx context.Context, zone string) (string, error) {
 // names the zone, its Block is the configuration (Extra is not sent). An
 // existing zone gives an error for which IsAlreadyExists is true.
 func (c *Client) AddZone(ctx context.Context, zs *ZoneStatement) (string, error) {
-	if err := ValidZoneName(zs.Name); err != nil {
-		return "", fmt.Errorf("rndc addzone: %w", err)
+	return c.statementCommand(ctx, "addzone", zs, "")
+}
+
+// statementCommand runs "verb <zone> [IN <view>] <block>" (addzone,
+// modzone) for the statement zs.
+func (c *Client) statementCommand(ctx context.Context, verb string, zs *ZoneStatement, view string) (string, error) {
+	arg, err := ZoneArg(zs.Name, view)
+	if err != nil {
+		return "", fmt.Errorf("rndc %s: %w", verb, err)
 	}
-	resp, err := c.Command(ctx, "addzone "+zs.Name+" "+zs.Block())
+	resp, err := c.Command(ctx, verb+" "+arg+" "+zs.Block())
 	return text(resp), err
 }
 
 // DelZone runs "delzone <zone>", or "delzone -clean <zone>" when clean is
 // true (named then also removes the zone's files).
 func (c *Client) DelZone(ctx context.Context, zone string, clean bool) (string, error) {
+	return c.delZone(ctx, zone, "", clean)
+}
+
+func (c *Client) delZone(ctx context.Context, zone, view string, clean bool) (string, error) {
 	var flags []string
 	if clean {
 		flags = append(flags, "-clean")
 	}
-	resp, err := c.zoneCommand(ctx, "delzone", zone, flags...)
+	resp, err := c.zoneCommandIn(ctx, "delzone", zone, view, flags...)
 	return text(resp), err
 }
 
 // Reload runs "reload <zone>", or "reload" (configuration and all zones)
 // when zone is "".
 func (c *Client) Reload(ctx context.Context, zone string) (string, error) {
-	return c.optionalZone(ctx, "reload", zone)
+	return c.optionalZone(ctx, "reload", zone, "")
 }
 
 // Freeze runs "freeze <zone>", or "freeze" (all dynamic zones) when zone is
 // "".
 func (c *Client) Freeze(ctx context.Context, zone string) (string, error) {
-	return c.optionalZone(ctx, "freeze", zone)
+	return c.optionalZone(ctx, "freeze", zone, "")
 }
 
 // Thaw runs "thaw <zone>", or "thaw" (all frozen zones) when zone is "".
 func (c *Client) Thaw(ctx context.Context, zone string) (string, error) {
-	return c.optionalZone(ctx, "thaw", zone)
+	return c.optionalZone(ctx, "thaw", zone, "")
 }
 
 // Notify runs "notify <zone>", which queues NOTIFY messages to the zone's
 // secondaries.
 func (c *Client) Notify(ctx context.Context, zone string) (string, error) {
-	resp, err := c.zoneCommand(ctx, "notify", zone)
+	return c.textCommand(ctx, "notify", zone, "")
+}
+
+// textCommand runs "verb zone [IN view]" and returns named's text.
+func (c *Client) textCommand(ctx context.Context, verb, zone, view string) (string, error) {
+	resp, err := c.zoneCommandIn(ctx, verb, zone, view)
 	return text(resp), err
 }
 
-func (c *Client) optionalZone(ctx context.Context, verb, zone string) (string, error) {
-	var resp *Response
-	var err error
+// optionalZone runs "verb zone [IN view]", or "verb" (every zone of the
+// server, in every view) when zone is "".
+func (c *Client) optionalZone(ctx context.Context, verb, zone, view string) (string, error) {
 	if zone == "" {
-		resp, err = c.Command(ctx, verb)
-	} else {
-		resp, err = c.zoneCommand(ctx, verb, zone)
+		resp, err := c.Command(ctx, verb)
+		return text(resp), err
 	}
-	return text(resp), err
+	return c.textCommand(ctx, verb, zone, view)
 }

@@ -476,7 +476,11 @@ func ztokenize(s string) ([]ztoken, error) {
 // ShowZoneStatement runs "showzone <zone>" and parses the statement. An
 // unknown zone gives an error for which IsNotFound is true.
 func (c *Client) ShowZoneStatement(ctx context.Context, zone string) (*ZoneStatement, error) {
-	text, err := c.ShowZone(ctx, zone)
+	return c.showZoneStatement(ctx, zone, "")
+}
+
+func (c *Client) showZoneStatement(ctx context.Context, zone, view string) (*ZoneStatement, error) {
+	text, err := c.showZone(ctx, zone, view)
 	if err != nil {
 		return nil, err
 	}
@@ -492,11 +496,7 @@ func (c *Client) ShowZoneStatement(ctx context.Context, zone string) (*ZoneState
 // the zone; Extra is not sent). named checks the clauses: a refused change
 // leaves the zone as it was.
 func (c *Client) ModZone(ctx context.Context, zs *ZoneStatement) (string, error) {
-	if err := ValidZoneName(zs.Name); err != nil {
-		return "", fmt.Errorf("rndc modzone: %w", err)
-	}
-	resp, err := c.Command(ctx, "modzone "+zs.Name+" "+zs.Block())
-	return text(resp), err
+	return c.statementCommand(ctx, "modzone", zs, "")
 }
 
 // Retransfer runs "retransfer <zone>": a secondary zone transfers again
@@ -504,8 +504,7 @@ func (c *Client) ModZone(ctx context.Context, zs *ZoneStatement) (string, error)
 // Text "retransfer: inappropriate zone type: primary"); IsWrongZoneType
 // is then true.
 func (c *Client) Retransfer(ctx context.Context, zone string) (string, error) {
-	resp, err := c.zoneCommand(ctx, "retransfer", zone)
-	return text(resp), err
+	return c.textCommand(ctx, "retransfer", zone, "")
 }
 
 // IsWrongZoneType reports whether err is named refusing a command because
