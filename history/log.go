@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -71,12 +72,13 @@ type Log struct {
 	lock *os.File
 
 	mu      sync.Mutex
-	segs    []segment // oldest first; the last is the active one
-	f       *os.File  // the active segment, open for appending
-	last    uint64    // the highest Seq assigned
-	durable uint64    // the highest Seq written and synced
-	cur     *batch    // the appends waiting for the next fsync
-	tail    []Entry   // the newest durable entries, oldest first
+	segs    []segment         // oldest first; the last is the active one
+	f       *os.File          // the active segment, open for appending
+	last    uint64            // the highest Seq assigned
+	durable uint64            // the highest Seq written and synced
+	cur     *batch            // the appends waiting for the next fsync
+	tail    []Entry           // the newest durable entries, oldest first
+	serials map[string]uint32 // by zoneKey: the serial after the zone's last entry
 	changed chan struct{}
 	closed  bool
 
@@ -118,7 +120,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		}
 		return nil, fmt.Errorf("history: locking %s: %w", dir, err)
 	}
-	l := &Log{dir: dir, opts: opts, lock: lf, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := l.load(); err != nil {
 		lf.Close()
 		return nil, err
@@ -146,12 +148,16 @@ func (l *Log) load() error {
 	if len(l.segs) == 0 {
 		return l.newSegment(1)
 	}
+	upto := l.loadState()
 	for i := range l.segs {
 		s := &l.segs[i]
 		active := i == len(l.segs)-1
 		var recent []Entry
 		end, err := scan(s.path, 0, func(e Entry, _ int64) bool {
 			s.last, s.newest = e.Seq, e.Time
+			if e.Seq > upto {
+				l.noteSerial(e)
+			}
 			if active {
 				recent = append(recent, e)
 				if len(recent) > 2*tailEntries {
@@ -195,6 +201,61 @@ func (l *Log) load() error {
 	l.f = f
 	l.last, l.durable = a.last, a.last
 	return nil
+}
+
+// state is what the log remembers of the entries before a segment, so
+// that retention can drop them: each zone's last serial.
+type state struct {
+	// Upto is the last Seq the state covers.
+	Upto uint64 `json:"upto"`
+	// Serials are the zones' serials (by zoneKey) after their last
+	// entry up to Upto.
+	Serials map[string]uint32 `json:"serials"`
+}
+
+const stateFile = "state.json"
+
+// loadState reads the state file into l.serials and returns its Upto.
+func (l *Log) loadState() uint64 {
+	b, err := os.ReadFile(filepath.Join(l.dir, stateFile))
+	if err != nil {
+		return 0
+	}
+	var st state
+	if json.Unmarshal(b, &st) != nil {
+		return 0
+	}
+	for k, v := range st.Serials {
+		l.serials[k] = v
+	}
+	return st.Upto
+}
+
+// saveState writes the state, covering the entries up to upto,
+// atomically. l.mu is held. The serials may include later entries (those
+// enqueued): Open notes the entries after upto again, in order, which
+// gives the same result.
+func (l *Log) saveState(upto uint64) error {
+	b, err := json.Marshal(state{Upto: upto, Serials: l.serials})
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(l.dir, stateFile+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(l.dir, stateFile))
+	}
+	return err
 }
 
 // segmentFirst parses a segment's file name.
@@ -250,14 +311,46 @@ func syncDir(dir string) error {
 // recorded (Seq, ID and, where it was zero, Time set). It returns once
 // they are written and synced; concurrent appends share one fsync.
 func (l *Log) Append(es ...Entry) ([]Entry, error) {
-	if len(es) == 0 {
+	return l.Enqueue(es...).Wait()
+}
+
+// Pending is an Enqueue's entries on their way to the disk.
+type Pending struct {
+	entries []Entry
+	b       *batch
+	err     error
+}
+
+// Wait returns once the entries are written and synced, with the entries
+// as recorded.
+func (p *Pending) Wait() ([]Entry, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	if p.b == nil {
 		return nil, nil
+	}
+	<-p.b.done
+	if p.b.err != nil {
+		return nil, p.b.err
+	}
+	return p.entries, nil
+}
+
+// Enqueue gives the entries their Seqs, in the order of the calls, and
+// hands them to the writer without waiting: Wait waits for them. A
+// caller that must order entries with something else (the zone's writer
+// of package dnsupdate orders them as named applied the changes) enqueues
+// in that order and waits outside.
+func (l *Log) Enqueue(es ...Entry) *Pending {
+	if len(es) == 0 {
+		return &Pending{}
 	}
 	out := make([]Entry, len(es))
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return nil, ErrClosed
+		return &Pending{err: ErrClosed}
 	}
 	b := l.cur
 	if b == nil {
@@ -277,7 +370,7 @@ func (l *Log) Append(es ...Entry) ([]Entry, error) {
 		line, err := json.Marshal(e)
 		if err != nil {
 			l.mu.Unlock()
-			return nil, fmt.Errorf("history: %w", err)
+			return &Pending{err: fmt.Errorf("history: %w", err)}
 		}
 		buf = append(append(buf, line...), '\n')
 		out[i] = e
@@ -285,16 +378,41 @@ func (l *Log) Append(es ...Entry) ([]Entry, error) {
 	l.last = seq
 	b.buf = append(b.buf, buf...)
 	b.entries = append(b.entries, out...)
+	for _, e := range out {
+		l.noteSerial(e)
+	}
 	l.mu.Unlock()
 	select {
 	case l.kick <- struct{}{}:
 	default:
 	}
-	<-b.done
-	if b.err != nil {
-		return nil, b.err
+	return &Pending{entries: out, b: b}
+}
+
+// zoneKey is a zone's key in the serial map.
+func zoneKey(zone, view string) string {
+	return strings.ToLower(strings.TrimSuffix(zone, ".")) + "/" + view
+}
+
+// noteSerial remembers the zone's serial after e. l.mu is held.
+func (l *Log) noteSerial(e Entry) {
+	k := zoneKey(e.Zone, e.View)
+	switch {
+	case e.Type == ZoneDeleted:
+		delete(l.serials, k)
+	case e.SerialAfter != nil:
+		l.serials[k] = *e.SerialAfter
 	}
-	return out, nil
+}
+
+// LastSerial returns the zone's serial after its last entry appended (or
+// enqueued) that has one; ok is false when it has none, or the zone's
+// last entry is its deletion.
+func (l *Log) LastSerial(zone, view string) (serial uint32, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	serial, ok = l.serials[zoneKey(zone, view)]
+	return serial, ok
 }
 
 // writer writes and syncs the batches, one at a time, in order.
@@ -327,6 +445,13 @@ func (l *Log) flush() {
 		l.mu.Unlock()
 		return
 	}
+	if a := l.segs[len(l.segs)-1]; a.size >= l.opts.SegmentSize && a.last >= a.first {
+		// Rotate: the batch begins the next segment.
+		first := b.entries[0].Seq
+		if l.saveState(first-1) == nil && l.newSegment(first) == nil {
+			l.prune()
+		}
+	}
 	f := l.f
 	a := &l.segs[len(l.segs)-1]
 	start := a.size
@@ -355,11 +480,6 @@ func (l *Log) flush() {
 		}
 		close(l.changed)
 		l.changed = make(chan struct{})
-		if a.size >= l.opts.SegmentSize {
-			if err := l.newSegment(l.last + 1); err == nil {
-				l.prune()
-			}
-		}
 	}
 	l.mu.Unlock()
 	close(b.done)
@@ -396,7 +516,7 @@ func (l *Log) prune() {
 	// An active segment all of whose entries are too old is closed, so
 	// that the next prune drops it.
 	a := l.segs[len(l.segs)-1]
-	if l.opts.MaxAge > 0 && a.last >= a.first && now.Sub(a.newest) > l.opts.MaxAge && l.cur == nil {
+	if l.opts.MaxAge > 0 && a.last >= a.first && now.Sub(a.newest) > l.opts.MaxAge && l.cur == nil && l.last == l.durable && l.saveState(l.last) == nil {
 		if l.newSegment(l.last+1) == nil {
 			l.prune()
 		}

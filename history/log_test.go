@@ -204,9 +204,16 @@ func TestRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
+	if s, ok := l.LastSerial("A.example.", ""); !ok || s != 300 {
+		t.Fatalf("zone's last serial after retention and restart: %d %v", s, ok)
+	}
 	got, err := l.Append(rec("a.example", 0))
 	if err != nil || got[0].Seq != 301 {
 		t.Fatalf("after restart: %v %+v", err, got)
+	}
+	l.Append(Entry{Zone: "a.example", Type: ZoneDeleted, Source: SourceAPI})
+	if _, ok := l.LastSerial("a.example", ""); ok {
+		t.Fatal("deleted zone keeps a serial")
 	}
 }
 
