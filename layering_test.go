@@ -56,8 +56,8 @@ var layering = []layer{
 	},
 	{
 		name:    "storage and control",
-		rule:    "zone files, locks, index and intents (zonestore); named's control channel and its zone statement model (rndc); the change history's durable log (history)",
-		pkgs:    []string{"history", "rndc", "zonestore"},
+		rule:    "zone files, locks, index and intents (zonestore); named's control channel and its zone statement model (rndc); the change history's durable log (history); BIND's zone checker, named-checkzone (zonecheck)",
+		pkgs:    []string{"history", "rndc", "zonecheck", "zonestore"},
 		imports: []string{"base", "zone model", "storage and control"},
 		miekg:   true,
 	},

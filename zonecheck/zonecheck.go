@@ -1,0 +1,186 @@
+// Package zonecheck checks a zone's master file as named would load it,
+// by running BIND's own checker, named-checkzone, with the options that
+// match named's defaults for a primary zone, and returns the zone as
+// named-checkzone writes it (absolute names, one record per line), with
+// its record count and serial. A refused file is a *zonemodel.FileError
+// carrying the line named-checkzone names.
+//
+// The file goes to named-checkzone on its standard input and the zone
+// comes back on its standard output: nothing is written to disk. The
+// caller must have refused $INCLUDE (zonemodel.ScanDirectives), which
+// named-checkzone would follow.
+package zonecheck
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// Checker runs named-checkzone. The zero value looks the program up in
+// PATH, then in /usr/sbin and /usr/bin.
+type Checker struct {
+	// Path is the named-checkzone program; "" finds it.
+	Path string
+	// Timeout bounds one check (default 5 minutes).
+	Timeout time.Duration
+
+	once  sync.Once
+	found string
+}
+
+// Args are named-checkzone's options that match named's defaults for a
+// primary zone (BIND 9.18 ARM, "zone" options): check-names fail;
+// check-integrity yes with check-sibling (-i local: in-zone MX, SRV and
+// NS targets and glue, without looking names up in the DNS);
+// check-dup-records, check-mx, check-mx-cname, check-srv-cname,
+// check-spf and check-wildcard warn. -D -o - writes the loaded zone to
+// standard output in full form (absolute names, explicit TTLs).
+var Args = []string{"-i", "local", "-k", "fail", "-r", "warn", "-m", "warn", "-M", "warn", "-S", "warn", "-T", "warn", "-W", "warn", "-D", "-s", "full", "-o", "-"}
+
+// Result is a zone named-checkzone loaded.
+type Result struct {
+	// Text is the zone as named-checkzone wrote it: one record per line.
+	Text []byte
+	// Records is the number of records.
+	Records int
+	// Serial is the SOA serial named-checkzone reported.
+	Serial uint32
+	// Warnings are named-checkzone's warnings, as it wrote them.
+	Warnings []string
+}
+
+// Program returns the named-checkzone program the checker runs, or ""
+// when none is installed.
+func (c *Checker) Program() string {
+	c.once.Do(func() {
+		if c.Path != "" {
+			c.found = c.Path
+			return
+		}
+		if p, err := exec.LookPath("named-checkzone"); err == nil {
+			c.found = p
+			return
+		}
+		for _, p := range []string{"/usr/sbin/named-checkzone", "/usr/bin/named-checkzone", "/usr/local/sbin/named-checkzone"} {
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				c.found = p
+				return
+			}
+		}
+	})
+	return c.found
+}
+
+// Available reports whether named-checkzone is installed.
+func (c *Checker) Available() bool { return c != nil && c.Program() != "" }
+
+// Check runs named-checkzone on the master file text of the zone. A file
+// named would refuse is a *zonemodel.FileError (with the line
+// named-checkzone names); more than maxRecords records is a
+// *zonemodel.LimitError; any other error is the checker's own failure.
+func (c *Checker) Check(ctx context.Context, zone string, text []byte, maxRecords int) (*Result, error) {
+	prog := c.Program()
+	if prog == "" {
+		return nil, errors.New("named-checkzone is not installed")
+	}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	args := append(append([]string{}, Args...), zone, "/dev/stdin")
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Stdin = bytes.NewReader(text)
+	out := &lineCounter{max: maxRecords}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &stderr
+	runErr := cmd.Run()
+	if out.over {
+		return nil, &zonemodel.LimitError{Message: fmt.Sprintf("the zone has more than %d records", maxRecords)}
+	}
+	msgs := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("named-checkzone did not finish in %s: %w", timeout, ctx.Err())
+		}
+		var ee *exec.ExitError
+		if !errors.As(runErr, &ee) {
+			return nil, fmt.Errorf("running %s: %w", prog, runErr)
+		}
+		return nil, Refusal(zone, msgs)
+	}
+	res := &Result{Text: out.buf.Bytes(), Records: out.lines}
+	for _, m := range msgs {
+		if s, ok := strings.CutPrefix(m, "zone "+zone+"/IN: loaded serial "); ok {
+			n, _ := strconv.ParseUint(strings.Fields(s + " ")[0], 10, 32)
+			res.Serial = uint32(n)
+		} else if m != "OK" && m != "" {
+			res.Warnings = append(res.Warnings, m)
+		}
+	}
+	return res, nil
+}
+
+// lineAt is a message of named-checkzone about one line:
+// "/dev/stdin:7: unknown RR type 'FOO'", or
+// "dns_master_load: /dev/stdin:7: www.example.com: CNAME and other data".
+var lineAt = regexp.MustCompile(`(?:^|: )/dev/stdin:(\d+): (.*)$`)
+
+// Refusal reads named-checkzone's messages about a file it refused and
+// returns the first problem as a *zonemodel.FileError: the first message
+// that names a line, else the reason of "loading from master file …
+// failed: reason", else every message.
+func Refusal(zone string, msgs []string) *zonemodel.FileError {
+	for _, m := range msgs {
+		if sm := lineAt.FindStringSubmatch(m); sm != nil {
+			n, err := strconv.Atoi(sm[1])
+			if err == nil && n > 0 {
+				return &zonemodel.FileError{Line: n, Message: sm[2]}
+			}
+		}
+	}
+	var other []string
+	for _, m := range msgs {
+		if _, reason, ok := strings.Cut(m, "loading from master file /dev/stdin failed: "); ok {
+			return &zonemodel.FileError{Message: reason}
+		}
+		m = strings.TrimPrefix(m, "zone "+zone+"/IN: ")
+		if m != "" && m != "not loaded due to errors." {
+			other = append(other, m)
+		}
+	}
+	if len(other) == 0 {
+		return &zonemodel.FileError{Message: "named-checkzone refused the zone"}
+	}
+	return &zonemodel.FileError{Message: strings.Join(other, "; ")}
+}
+
+// lineCounter keeps named-checkzone's output and counts its lines (one a
+// record); past max lines it fails the write, which ends the program.
+type lineCounter struct {
+	buf   bytes.Buffer
+	lines int
+	max   int
+	over  bool
+}
+
+func (l *lineCounter) Write(p []byte) (int, error) {
+	l.lines += bytes.Count(p, []byte{'\n'})
+	if l.max > 0 && l.lines > l.max {
+		l.over = true
+		return 0, errors.New("too many records")
+	}
+	return l.buf.Write(p)
+}
