@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // AsyncAPI generates an AsyncAPI 3.0 document for the resources whose
@@ -79,11 +81,38 @@ func AsyncAPI(rs []*Resource, opt Options) ([]byte, error) {
 	if len(servers) > 0 {
 		doc["servers"] = servers
 	}
+	for i, f := range opt.AsyncFragments {
+		var frag map[string]any
+		if err := yaml.Unmarshal(f, &frag); err != nil {
+			return nil, fmt.Errorf("asyncapi fragment %d: %v", i+1, err)
+		}
+		frag, err := normalizeYAML(frag)
+		if err != nil {
+			return nil, fmt.Errorf("asyncapi fragment %d: %v", i+1, err)
+		}
+		delete(frag, "asyncapi")
+		delete(frag, "info")
+		mergeDeep(doc, frag)
+	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return append(out, '\n'), nil
+}
+
+// mergeDeep merges src into dst: maps key by key, recursively; any other
+// value of src replaces dst's.
+func mergeDeep(dst, src map[string]any) {
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				mergeDeep(dm, sm)
+				continue
+			}
+		}
+		dst[k] = v
+	}
 }
 
 // asyncServer converts a server to AsyncAPI 3 form: firestone's (AsyncAPI

@@ -36,6 +36,10 @@ type Options struct {
 	// fragments are merged; an operation's own response of that code
 	// wins.
 	SecuredErrors []string
+	// AsyncFragments are AsyncAPI documents (YAML or JSON) merged into the
+	// generated AsyncAPI document, recursively: maps are merged key by
+	// key, and any other value of the fragment replaces the generated one.
+	AsyncFragments [][]byte
 }
 
 // Document is a generated, validated OpenAPI 3.1 document.

@@ -66,7 +66,7 @@ func Service(docsMode string) (*Document, error) {
 	d, err := OpenAPI([]*Resource{r}, Options{
 		Title:       "zoneapi",
 		Version:     version.Version,
-		Description: "Manage the zones and records of a BIND 9 name server. Every endpoint except health and ready needs `Authorization: Bearer <token>`.",
+		Description: "Manage the zones and records of a BIND 9 name server. Every endpoint except health and ready needs `Authorization: Bearer <token>`." + asyncLink(docsMode),
 		Servers:     []string{ServiceServer},
 		Fragments:   frags,
 		// Scopes and rate limits (the auth package) answer these on
@@ -85,6 +85,54 @@ const publicDocs = `
 paths:
   /v1/openapi.json: {get: {security: []}}
   /v1/openapi.yaml: {get: {security: []}}
+  /v1/asyncapi.json: {get: {security: []}}
+  /v1/asyncapi.yaml: {get: {security: []}}
   /v1/docs: {get: {security: []}}
   /v1/docs/{file}: {get: {security: []}}
 `
+
+var (
+	asyncOnce sync.Once
+	asyncDoc  []byte
+	asyncErr  error
+)
+
+// ServiceAsyncAPI returns the AsyncAPI 3.0 document of the zone_api
+// service's events, as indented JSON: generated from resources/events.yaml
+// (asyncapi.publish: a channel at /v1/events whose message payload is the
+// item schema) with resources/events-asyncapi.yaml merged in (the stream's
+// framing and the webhook channel). It is built once.
+func ServiceAsyncAPI() ([]byte, error) {
+	asyncOnce.Do(func() {
+		r, err := Parse("resources/events.yaml", readService("events.yaml"))
+		if err != nil {
+			asyncErr = fmt.Errorf("the service's events resource file: %w", err)
+			return
+		}
+		asyncDoc, asyncErr = AsyncAPI([]*Resource{r}, Options{
+			Title:          "zoneapi events",
+			Version:        version.Version,
+			Description:    "The change events of the zones a zoneapi service manages: a Server-Sent Events stream and signed webhooks, both carrying the entries of the durable change history.",
+			AsyncFragments: [][]byte{readService("events-asyncapi.yaml")},
+		})
+	})
+	return asyncDoc, asyncErr
+}
+
+// readService reads an embedded resource file of the service.
+func readService(name string) []byte {
+	b, err := serviceFiles.ReadFile("resources/" + name)
+	if err != nil {
+		panic(err) // embedded; cannot happen
+	}
+	return b
+}
+
+// asyncLink is the sentence of the OpenAPI description that links the
+// explorer to the AsyncAPI document of the events, when it is served.
+func asyncLink(docsMode string) string {
+	if docsMode == DocsOff {
+		return ""
+	}
+	return " The change events (the stream GET /v1/events and the webhooks) are described by the [AsyncAPI 3.0 document](/api/v1/asyncapi.json) ([YAML](/api/v1/asyncapi.yaml))."
+}

@@ -52,6 +52,8 @@ func (h *Handler) docsRoutes() []route {
 	return []route{
 		{method: http.MethodGet, template: apiPrefix + "/openapi.json", public: public, handle: d.handleSpec(false)},
 		{method: http.MethodGet, template: apiPrefix + "/openapi.yaml", public: public, handle: d.handleSpec(true)},
+		{method: http.MethodGet, template: apiPrefix + "/asyncapi.json", public: public, handle: handleAsyncAPI(false)},
+		{method: http.MethodGet, template: apiPrefix + "/asyncapi.yaml", public: public, handle: handleAsyncAPI(true)},
 		{method: http.MethodGet, template: apiPrefix + "/docs", public: public, handle: d.handleExplorer},
 		{method: http.MethodGet, template: apiPrefix + "/docs/{file}", public: public, handle: d.handleExplorerAsset},
 	}
@@ -84,6 +86,26 @@ func (p docsPages) handleSpec(asYAML bool) func(http.ResponseWriter, *http.Reque
 	}
 }
 
+// handleAsyncAPI serves the AsyncAPI document of the events as JSON or
+// YAML.
+func handleAsyncAPI(asYAML bool) func(http.ResponseWriter, *http.Request, params) {
+	return func(w http.ResponseWriter, r *http.Request, _ params) {
+		body, err := apispec.ServiceAsyncAPI()
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "building the AsyncAPI document: %v", err)
+			return
+		}
+		ctype := "application/json"
+		if asYAML {
+			body, ctype = apispec.YAML(body), "application/yaml"
+		}
+		w.Header().Set("Content-Type", ctype)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(body)
+	}
+}
+
 // explorerHTML is the explorer's page. Its assets come from the binary
 // (Swagger UI, embedded by github.com/swaggo/files/v2), so it works
 // offline; the online validator badge is off.
@@ -97,6 +119,7 @@ const explorerHTML = `<!DOCTYPE html>
 <link rel="icon" type="image/png" href="` + apiPrefix + `/docs/favicon-32x32.png">
 </head>
 <body>
+<p style="font-family:sans-serif;margin:8px 20px">Events (the stream and the webhooks): <a href="` + apiPrefix + `/asyncapi.json">AsyncAPI 3.0 document</a> (<a href="` + apiPrefix + `/asyncapi.yaml">YAML</a>)</p>
 <div id="swagger-ui"></div>
 <script src="` + apiPrefix + `/docs/swagger-ui-bundle.js"></script>
 <script src="` + apiPrefix + `/docs/explorer.js"></script>

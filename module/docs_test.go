@@ -180,3 +180,33 @@ func routeParams(t testing.TB, h *Handler, method, path string) params {
 	}
 	return p
 }
+
+// TestAsyncAPIServedNextToOpenAPI checks that the AsyncAPI document is
+// served beside the OpenAPI one in each docs mode, as JSON and YAML, and
+// that the explorer page and the OpenAPI description link to it.
+func TestAsyncAPIServedNextToOpenAPI(t *testing.T) {
+	h := docsHandler(t, DocsPublic)
+	w := serve(h, "GET", "/api/v1/asyncapi.json", "")
+	var doc map[string]any
+	if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" || json.Unmarshal(w.Body.Bytes(), &doc) != nil || doc["asyncapi"] != "3.0.0" {
+		t.Fatalf("GET /api/v1/asyncapi.json: %d %q %.200s", w.Code, w.Header().Get("Content-Type"), w.Body)
+	}
+	w = serve(h, "GET", "/api/v1/asyncapi.yaml", "")
+	var ydoc map[string]any
+	if w.Code != 200 || w.Header().Get("Content-Type") != "application/yaml" || yaml.Unmarshal(w.Body.Bytes(), &ydoc) != nil || ydoc["asyncapi"] != "3.0.0" {
+		t.Fatalf("GET /api/v1/asyncapi.yaml: %d %.200s", w.Code, w.Body)
+	}
+	if page := serve(h, "GET", "/api/v1/docs", "").Body.String(); !strings.Contains(page, `href="/api/v1/asyncapi.json"`) {
+		t.Error("the explorer page does not link the AsyncAPI document")
+	}
+	spec := serve(h, "GET", "/api/v1/openapi.json", "").Body.String()
+	if !strings.Contains(spec, "(/api/v1/asyncapi.json)") {
+		t.Error("the OpenAPI description does not link the AsyncAPI document")
+	}
+	if w := serve(docsHandler(t, DocsAuth), "GET", "/api/v1/asyncapi.json", ""); w.Code != 401 {
+		t.Errorf("docs auth, no token: %d, want 401", w.Code)
+	}
+	if w := serve(docsHandler(t, DocsOff), "GET", "/api/v1/asyncapi.json", "t"); w.Code != 404 {
+		t.Errorf("docs off: %d, want 404", w.Code)
+	}
+}
