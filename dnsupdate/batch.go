@@ -43,7 +43,7 @@ func (u *Updater) Batch(ctx context.Context, zone string, batch []Change, opt Wr
 		if err != nil {
 			return nil, err
 		}
-		s, err := u.commit(ctx, zone, &write{update: m.Ns, exact: snap.SOA, method: opt.SerialMethod})
+		s, err := u.commit(ctx, zone, &write{update: m.Ns, exact: snap.SOA, method: opt.SerialMethod, applied: opt.Applied})
 		if err == nil {
 			return s.into(res), nil
 		}
@@ -182,7 +182,7 @@ func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change
 		}
 		res.Changes++
 	}
-	s, err := u.commit(ctx, zone, &write{prereq: m.Answer, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod})
+	s, err := u.commit(ctx, zone, &write{prereq: m.Answer, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied})
 	if err == nil {
 		return s.into(res), nil, true
 	}

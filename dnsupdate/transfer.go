@@ -13,6 +13,21 @@ import (
 // with the key when the client has one. The result starts with the SOA and
 // does not repeat it at the end.
 func (c *Client) Transfer(ctx context.Context, zone string) ([]dns.RR, error) {
+	m := new(dns.Msg)
+	m.SetAxfr(zone + ".")
+	out, err := c.transfer(ctx, zone, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) < 2 {
+		return nil, fmt.Errorf("transfer of %s: named sent %d records", zone, len(out))
+	}
+	return out[:len(out)-1], nil
+}
+
+// transfer sends the AXFR or IXFR query m over a new TCP connection and
+// returns every record of the answer, as sent.
+func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg) ([]dns.RR, error) {
 	deadline := time.Now().Add(4 * c.timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -27,8 +42,6 @@ func (c *Client) Transfer(ctx context.Context, zone string) ([]dns.RR, error) {
 	defer stop()
 	_ = conn.SetDeadline(deadline)
 	t := &dns.Transfer{Conn: &dns.Conn{Conn: conn}, ReadTimeout: time.Until(deadline)}
-	m := new(dns.Msg)
-	m.SetAxfr(zone + ".")
 	if c.key != nil {
 		t.TsigSecret = c.secrets
 		m.SetTsig(c.keyName, c.alg, tsigFudge, time.Now().Unix())
@@ -61,8 +74,5 @@ func (c *Client) Transfer(ctx context.Context, zone string) ([]dns.RR, error) {
 		}
 		return nil, fmt.Errorf("transfer of %s: %w", zone, failed)
 	}
-	if len(out) < 2 {
-		return nil, fmt.Errorf("transfer of %s: named sent %d records", zone, len(out))
-	}
-	return out[:len(out)-1], nil
+	return out, nil
 }

@@ -92,6 +92,12 @@ type WriteOptions struct {
 	// SerialMethod is how the change sets the zone's next serial, as
 	// named's serial-update-method would (default increment).
 	SerialMethod SerialMethod
+	// Applied, if set, is called once named accepted the change, before
+	// the change's method returns, by the goroutine that sent it: for a
+	// zone's changes, in the order named applied them. It must not block
+	// on the zone's writes (it runs inside the zone's writer); the
+	// history enqueues its entry there.
+	Applied func(Applied)
 }
 
 // ChangeResult describes an applied change.

@@ -52,6 +52,17 @@ type write struct {
 	exact *dns.SOA
 	size  int
 
+	// added are the records the write adds, when exactly known (a
+	// single add); otherwise, with applied set, the leader asks named
+	// by IXFR what the message changed.
+	added []dns.RR
+	// applied, if set, is called by the leader once named accepted the
+	// write, in the order named applied the writes (WriteOptions.Applied).
+	applied func(Applied)
+	// run, if set, makes the write a turn of the zone's writer: the
+	// leader calls it instead of sending anything (Exclusive).
+	run func()
+
 	wake     chan struct{} // closed when done or promoted to lead
 	lead     bool
 	finished bool
@@ -274,10 +285,16 @@ func (zw *zoneWriter) take() []*write {
 // run sends batch as one message; when named refuses a merged message,
 // each write is sent alone so that only the culprit fails.
 func (u *Updater) run(ctx context.Context, zone string, zw *zoneWriter, batch []*write) {
+	if len(batch) == 1 && batch[0].run != nil {
+		batch[0].run()
+		zw.finish(batch[0], serials{}, nil)
+		return
+	}
 	if len(batch) > 1 {
 		s, err := u.send1(ctx, zone, zw, batch)
 		var se *ServerError
 		if err == nil || !errors.As(err, &se) {
+			u.applied(ctx, zone, batch, s, err)
 			for _, w := range batch {
 				zw.finish(w, s, err)
 			}
@@ -286,8 +303,45 @@ func (u *Updater) run(ctx context.Context, zone string, zw *zoneWriter, batch []
 	}
 	for _, w := range batch {
 		s, err := u.send1(ctx, zone, zw, []*write{w})
+		u.applied(ctx, zone, []*write{w}, s, err)
 		zw.finish(w, s, err)
 	}
+}
+
+// Exclusive runs fn as a turn of the zone's writer: no write of the zone
+// from this Updater is in flight while it runs, and the writes' Applied
+// callbacks before it have returned. It is how a reader of the zone's
+// changes (the history's detection of changes made elsewhere) sees the
+// zone between this process's writes.
+func (u *Updater) Exclusive(ctx context.Context, zone string, fn func()) error {
+	zw := u.writer(zone)
+	w := &write{run: fn, wake: make(chan struct{})}
+	zw.mu.Lock()
+	zw.queue = append(zw.queue, w)
+	lead := !zw.busy
+	zw.busy = true
+	zw.mu.Unlock()
+	if !lead {
+		select {
+		case <-w.wake:
+		case <-ctx.Done():
+			zw.mu.Lock()
+			if !w.lead && !w.finished {
+				zw.queue = slices.DeleteFunc(zw.queue, func(q *write) bool { return q == w })
+				zw.mu.Unlock()
+				return ctx.Err()
+			}
+			zw.mu.Unlock()
+			<-w.wake
+		}
+		zw.mu.Lock()
+		lead = !w.finished
+		zw.mu.Unlock()
+	}
+	if lead {
+		u.lead(context.WithoutCancel(ctx), zone, zw, w)
+	}
+	return nil
 }
 
 func (zw *zoneWriter) finish(w *write, s serials, err error) {

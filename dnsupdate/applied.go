@@ -1,0 +1,89 @@
+package dnsupdate
+
+import (
+	"context"
+
+	"github.com/miekg/dns"
+)
+
+// Applied is a write named accepted, as WriteOptions.Applied sees it:
+// the serials of the UPDATE message that carried it (writes merged into
+// one message share them) and what it changed.
+type Applied struct {
+	// Zone is the zone's name (no final dot).
+	Zone string
+	// OldSerial and Serial are the zone's serials before and after the
+	// message, where known (HasOldSerial, HasSerial).
+	OldSerial, Serial       uint32
+	HasOldSerial, HasSerial bool
+	// Added and Removed are the records the write added and removed:
+	// the record of a single add; for other writes what named's IXFR
+	// reports the message changed (or, when it cannot say, the update
+	// section read as intent: a deleted RRset then has no data).
+	Added, Removed []dns.RR
+}
+
+// applied calls the Applied callbacks of a message's writes, in order,
+// once named accepted it.
+func (u *Updater) applied(ctx context.Context, zone string, ws []*write, s serials, err error) {
+	if err != nil {
+		return
+	}
+	for _, w := range ws {
+		if w.applied == nil {
+			continue
+		}
+		a := Applied{Zone: zone, OldSerial: s.old, Serial: s.new, HasOldSerial: s.hasOld, HasSerial: s.hasNew}
+		if w.added != nil {
+			a.Added = w.added
+		} else {
+			a.Added, a.Removed = u.diff(ctx, zone, s, w.update)
+		}
+		w.applied(a)
+	}
+}
+
+// diff returns what a message that moved the zone from s.old to s.new
+// changed, by IXFR; when named cannot say, the update section's intent.
+func (u *Updater) diff(ctx context.Context, zone string, s serials, update []dns.RR) (added, removed []dns.RR) {
+	if s.hasOld && s.hasNew {
+		deltas, _, err := u.dns.IXFR(ctx, zone, s.old)
+		if err == nil && len(deltas) > 0 && deltas[0].From == s.old && deltas[0].To == s.new {
+			return withoutSOA(deltas[0].Added), withoutSOA(deltas[0].Deleted)
+		}
+	}
+	return intent(update)
+}
+
+// intent reads an update section (RFC 2136 section 2.5): class IN adds a
+// record, NONE removes one, ANY removes an RRset (returned without data,
+// as an ANY record of its type) or every RRset of a name (type ANY).
+func intent(update []dns.RR) (added, removed []dns.RR) {
+	for _, rr := range update {
+		h := rr.Header()
+		if h.Rrtype == dns.TypeSOA {
+			continue
+		}
+		switch h.Class {
+		case dns.ClassINET:
+			added = append(added, rr)
+		case dns.ClassNONE:
+			c := dns.Copy(rr)
+			c.Header().Class = dns.ClassINET
+			removed = append(removed, c)
+		case dns.ClassANY:
+			removed = append(removed, &dns.ANY{Hdr: dns.RR_Header{Name: h.Name, Rrtype: h.Rrtype, Class: dns.ClassANY}})
+		}
+	}
+	return added, removed
+}
+
+func withoutSOA(rrs []dns.RR) []dns.RR {
+	out := rrs[:0:0]
+	for _, rr := range rrs {
+		if rr.Header().Rrtype != dns.TypeSOA {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
