@@ -51,7 +51,6 @@ func TestParseIXFR(t *testing.T) {
 	}
 }
 
-
 // TestNotifyListener: a NOTIFY is answered (RFC 1996 section 4.7) and
 // reported with its zone and serial; other messages are ignored.
 func TestNotifyListener(t *testing.T) {
