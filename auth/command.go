@@ -29,7 +29,7 @@ itself where the client reads it (it cannot be recovered from the hash).
 `,
 		CobraFunc: func(cmd *cobra.Command) {
 			cmd.Flags().String("name", "", "the token's name (its identity in logs and the audit trail)")
-			cmd.Flags().String("scope", "", "the token's scope: actions=… zones=… names=… types=… (default: everything)")
+			cmd.Flags().String("scope", "", "the token's scope: actions=… zones=…[@view] views=… names=… types=… (default: everything)")
 			cmd.Flags().String("expires", "", "lifetime, e.g. 720h or 30d (default: no expiry)")
 			cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 				cmd.SilenceUsage = true
@@ -83,7 +83,7 @@ func MintToken(w io.Writer, name, scopeText, lifetime string, now time.Time) err
 	for _, f := range []struct {
 		k string
 		v []string
-	}{{"actions", sc.Actions}, {"zones", sc.Zones}, {"names", sc.Names}, {"types", sc.Types}} {
+	}{{"actions", sc.Actions}, {"zones", sc.Zones}, {"views", sc.Views}, {"names", sc.Names}, {"types", sc.Types}} {
 		if len(f.v) > 0 {
 			fmt.Fprintf(&block, "\t%s %s\n", f.k, strings.Join(f.v, " "))
 		}

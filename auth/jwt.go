@@ -475,7 +475,7 @@ func (ks *fileKeySet) VerifySignature(_ context.Context, jwt string) ([]byte, er
 //		leeway         <duration>
 //		identity_claim <claim>
 //		scopes_claim   <claim>
-//		subject        <identity> <scope fields: actions=… zones=… names=… types=…>
+//		subject        <identity> <scope fields: actions=… zones=… views=… names=… types=…>
 //		default_scope  <scope fields>
 //	}
 func (j *JWT) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Action is a class of operations a scope admits.
@@ -36,8 +38,15 @@ type Scope struct {
 	Actions []string `json:"actions,omitempty"`
 	// Zones are the allowed zones: a name (example.com) allows that zone;
 	// a pattern *.example.com allows every zone below example.com (not
-	// example.com itself); * allows every zone.
+	// example.com itself); * allows every zone. A pattern followed by
+	// @<view> (example.com@internal, *@internal) allows those zones only
+	// in that view (a request naming it with ?view=); without @ a
+	// pattern allows the zones in every view and without one.
 	Zones []string `json:"zones,omitempty"`
+	// Views are the allowed views (named.conf's view names): a request
+	// must name one of them (?view=, or the configured default view).
+	// With views set, a request that addresses no view is refused.
+	Views []string `json:"views,omitempty"`
 	// Names are the allowed record owner names, absolute, matched label
 	// by label; a label * matches one or more labels, so
 	// _acme-challenge.* allows every _acme-challenge name.
@@ -48,7 +57,7 @@ type Scope struct {
 
 // IsEmpty reports whether the scope restricts nothing.
 func (s Scope) IsEmpty() bool {
-	return len(s.Actions) == 0 && len(s.Zones) == 0 && len(s.Names) == 0 && len(s.Types) == 0
+	return len(s.Actions) == 0 && len(s.Zones) == 0 && len(s.Views) == 0 && len(s.Names) == 0 && len(s.Types) == 0
 }
 
 // String renders the scope in the key=value syntax ParseScope reads.
@@ -61,6 +70,7 @@ func (s Scope) String() string {
 	}
 	add("actions", s.Actions)
 	add("zones", s.Zones)
+	add("views", s.Views)
 	add("names", s.Names)
 	add("types", s.Types)
 	return strings.Join(parts, " ")
@@ -68,7 +78,8 @@ func (s Scope) String() string {
 
 // ParseScope reads a scope written as space-separated key=value fields,
 // values comma-separated: `actions=records zones=example.com
-// names=_acme-challenge.* types=TXT`. Unknown keys are errors.
+// names=_acme-challenge.* types=TXT`, and `views=internal` or
+// `zones=example.com@internal` for views. Unknown keys are errors.
 func ParseScope(text string) (Scope, error) {
 	var s Scope
 	for _, f := range strings.Fields(text) {
@@ -84,7 +95,8 @@ func ParseScope(text string) (Scope, error) {
 }
 
 // Add appends values to the scope field named key (actions, zones,
-// names, types, or the singular action, zone, name, type). A field given
+// views, names, types, or the singular action, zone, view, name, type).
+// A field given
 // no value (only empty or blank ones) is an error: a scope never grants
 // more because something in it is empty.
 func (s *Scope) Add(key string, values ...string) error {
@@ -94,12 +106,14 @@ func (s *Scope) Add(key string, values ...string) error {
 		dst = &s.Actions
 	case "zones", "zone":
 		dst = &s.Zones
+	case "views", "view":
+		dst = &s.Views
 	case "names", "name":
 		dst = &s.Names
 	case "types", "type":
 		dst = &s.Types
 	default:
-		return fmt.Errorf("unknown scope field %q: want actions, zones, names or types", key)
+		return fmt.Errorf("unknown scope field %q: want actions, zones, views, names or types", key)
 	}
 	n := 0
 	for _, v := range values {
@@ -189,12 +203,19 @@ func jsonKind(b []byte) string {
 type Grant struct {
 	scope   Scope
 	actions map[Action]bool
-	zones   []string // exact names, or "*." suffix patterns; nil: every zone
+	zones   []zonePattern   // nil: every zone in every view
+	views   map[string]bool // nil: every view, and none
 	names   [][]string
 	types   map[string]bool
 	// and, when set, must allow a request too: the grant is the
 	// intersection of this one and and (see Intersect).
 	and *Grant
+}
+
+// zonePattern is a compiled zone pattern: an exact name, a "*." suffix
+// pattern or "*" (every zone), and the view it is limited to ("": any).
+type zonePattern struct {
+	name, view string
 }
 
 // Intersect returns a grant that allows only what both a and b allow
@@ -230,15 +251,30 @@ func (s Scope) Compile() (*Grant, error) {
 	}
 	all := false
 	for _, z := range s.Zones {
-		p := strings.TrimSuffix(strings.ToLower(z), ".")
+		p, view, hasView := strings.Cut(z, "@")
+		p = strings.TrimSuffix(strings.ToLower(p), ".")
 		if p == "" || strings.Contains(strings.TrimPrefix(p, "*."), "*") && p != "*" {
-			return nil, fmt.Errorf("zone pattern %q: want a zone name, *.<zone> or *", z)
+			return nil, fmt.Errorf("zone pattern %q: want a zone name, *.<zone> or *, optionally followed by @<view>", z)
 		}
-		all = all || p == "*"
-		g.zones = append(g.zones, p)
+		if hasView {
+			if err := zonemodel.CheckViewName(view); err != nil {
+				return nil, fmt.Errorf("zone pattern %q: %v", z, err)
+			}
+		}
+		all = all || p == "*" && !hasView
+		g.zones = append(g.zones, zonePattern{name: p, view: view})
 	}
 	if all {
-		g.zones = nil // * is every zone: not limited to some
+		g.zones = nil // * is every zone in every view: not limited to some
+	}
+	for _, v := range s.Views {
+		if err := zonemodel.CheckViewName(v); err != nil {
+			return nil, fmt.Errorf("views: %v", err)
+		}
+		if g.views == nil {
+			g.views = map[string]bool{}
+		}
+		g.views[v] = true
 	}
 	for _, n := range s.Names {
 		p := strings.TrimSuffix(strings.ToLower(n), ".")
@@ -297,12 +333,20 @@ func (g *Grant) AllowsServer() bool {
 }
 
 // AllowsZone reports whether the zone (any case, with or without the
-// trailing dot) is granted.
-func (g *Grant) AllowsZone(zone string) bool {
+// trailing dot), addressed without a view, is granted.
+func (g *Grant) AllowsZone(zone string) bool { return g.AllowsZoneIn(zone, "") }
+
+// AllowsZoneIn reports whether the zone (any case, with or without the
+// trailing dot) in view is granted; view "" is the zone addressed
+// without a view, which a grant limited to some views never allows.
+func (g *Grant) AllowsZoneIn(zone, view string) bool {
 	if g == nil {
 		return true
 	}
-	if !g.and.AllowsZone(zone) {
+	if !g.and.AllowsZoneIn(zone, view) {
+		return false
+	}
+	if g.views != nil && !g.views[view] {
 		return false
 	}
 	if g.zones == nil {
@@ -310,21 +354,46 @@ func (g *Grant) AllowsZone(zone string) bool {
 	}
 	z := strings.TrimSuffix(strings.ToLower(zone), ".")
 	for _, p := range g.zones {
+		if p.view != "" && p.view != view {
+			continue
+		}
 		switch {
-		case strings.HasPrefix(p, "*."):
-			if strings.HasSuffix(z, p[1:]) && len(z) > len(p)-1 {
+		case p.name == "*":
+			return true
+		case strings.HasPrefix(p.name, "*."):
+			if strings.HasSuffix(z, p.name[1:]) && len(z) > len(p.name)-1 {
 				return true
 			}
-		case p == z:
+		case p.name == z:
 			return true
 		}
 	}
 	return false
 }
 
-// RestrictsZones reports whether the grant names zones (so zone lists
-// must be filtered).
-func (g *Grant) RestrictsZones() bool { return g != nil && (g.zones != nil || g.and.RestrictsZones()) }
+// RestrictsZones reports whether the grant names zones or views (so zone
+// lists must be filtered).
+func (g *Grant) RestrictsZones() bool {
+	return g != nil && (g.zones != nil || g.views != nil || g.and.RestrictsZones())
+}
+
+// RestrictsViews reports whether the grant names views, in its views or
+// in a zone pattern's @view (so a request that addresses no view may be
+// refused where one naming the view would not).
+func (g *Grant) RestrictsViews() bool {
+	if g == nil {
+		return false
+	}
+	if g.views != nil {
+		return true
+	}
+	for _, p := range g.zones {
+		if p.view != "" {
+			return true
+		}
+	}
+	return g.and.RestrictsViews()
+}
 
 // RestrictsRecords reports whether the grant limits record names or
 // types (so record reads must be filtered).
@@ -376,8 +445,14 @@ func matchLabels(p, n []string) bool {
 }
 
 // CheckAction returns a *Denied unless the action is granted, and for a
-// zone-bound action (zone != "") the zone too.
+// zone-bound action (zone != "") the zone, addressed without a view, too.
 func (g *Grant) CheckAction(who string, a Action, zone string) error {
+	return g.CheckActionIn(who, a, zone, "")
+}
+
+// CheckActionIn returns a *Denied unless the action is granted, and for
+// a zone-bound action (zone != "") the zone in view (""; none) too.
+func (g *Grant) CheckActionIn(who string, a Action, zone, view string) error {
 	if g == nil {
 		return nil
 	}
@@ -386,10 +461,35 @@ func (g *Grant) CheckAction(who string, a Action, zone string) error {
 			return &Denied{Message: fmt.Sprintf("%s lacks the %q action this request needs (its actions: %s)", who, a, orNone(l.scope.Actions))}
 		}
 	}
-	if zone != "" && !g.AllowsZone(zone) {
-		return &Denied{Message: fmt.Sprintf("%s has no access to zone %s (its zones: %s)", who, strings.TrimSuffix(zone, "."), strings.Join(g.zoneList(), "; "))}
+	if zone != "" && !g.AllowsZoneIn(zone, view) {
+		where := ""
+		if view != "" {
+			where = " in view " + view
+		} else if g.RestrictsViews() {
+			where = " without a view (name one with ?view=)"
+		}
+		var has []string
+		if zs := g.zoneList(); len(zs) > 0 {
+			has = append(has, "its zones: "+strings.Join(zs, "; "))
+		}
+		if vs := g.viewList(); len(vs) > 0 {
+			has = append(has, "its views: "+strings.Join(vs, "; "))
+		}
+		return &Denied{Message: fmt.Sprintf("%s has no access to zone %s%s (%s)", who, strings.TrimSuffix(zone, "."), where, strings.Join(has, "; "))}
 	}
 	return nil
+}
+
+// viewList lists the views of the grant and of each grant it is
+// intersected with, for messages.
+func (g *Grant) viewList() []string {
+	var out []string
+	for ; g != nil; g = g.and {
+		if len(g.scope.Views) > 0 {
+			out = append(out, strings.Join(g.scope.Views, ", "))
+		}
+	}
+	return out
 }
 
 // zoneList lists the zone patterns of the grant and of each grant it is
