@@ -36,7 +36,7 @@ func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg) ([]dns.R
 	defer cancel()
 	conn, err := c.dialer.DialContext(dctx, "tcp", c.server)
 	if err != nil {
-		return nil, fmt.Errorf("transfer of %s: connecting to named at %s: %w", zone, c.server, err)
+		return nil, &DialError{Server: c.server, Err: fmt.Errorf("transfer of %s: connecting to %s: %w", zone, c.server, err)}
 	}
 	stop := context.AfterFunc(dctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
@@ -75,4 +75,31 @@ func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg) ([]dns.R
 		return nil, fmt.Errorf("transfer of %s: %w", zone, failed)
 	}
 	return out, nil
+}
+
+// DialError is a transfer that could not connect to the server.
+type DialError struct {
+	// Server is the host:port that was dialled.
+	Server string
+	// Err is the cause.
+	Err error
+}
+
+func (e *DialError) Error() string { return e.Err.Error() }
+func (e *DialError) Unwrap() error { return e.Err }
+
+// TransferFrom reads the zone by AXFR (RFC 5936) from the server at
+// host:port, signed with key when it is not nil (RFC 8945: the answers
+// must then be signed with it too), each message within timeout and the
+// whole transfer within four times it (DefaultTimeout when zero) or ctx.
+// The result starts with the SOA and does not repeat it at the end. A
+// server that cannot be reached is a *DialError; an error rcode is a
+// *ServerError; a transfer that took too long wraps
+// context.DeadlineExceeded.
+func TransferFrom(ctx context.Context, server string, key *TSIGKey, zone string, timeout time.Duration) ([]dns.RR, error) {
+	c, err := NewClient(server, key, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return c.Transfer(ctx, zone)
 }

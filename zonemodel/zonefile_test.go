@@ -210,3 +210,36 @@ func FuzzParseZoneFile(f *testing.F) {
 		}
 	})
 }
+
+func TestCopyRecords(t *testing.T) {
+	text := "$TTL 300\n@ SOA ns1 hostmaster 5 2 3 4 5\n@ NS ns1\n@ NS ns.other.net.\nns1 A 192.0.2.1\n" +
+		"@ MX 10 mail\nmail CNAME ns1\nwww CNAME www.other.net.\n_sip._tcp SRV 0 0 5060 ns1\n@ RRSIG A 8 2 300 20300101000000 20200101000000 1 from.test. AAAA\n"
+	rrs, err := ParseZoneFile("from.test", []byte(text), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := CopyRecords(rrs, "from.test", "to.test")
+	var lines []string
+	for _, rr := range got {
+		lines = append(lines, rr.String())
+	}
+	want := strings.Join([]string{
+		"to.test.\t300\tIN\tSOA\tns1.to.test. hostmaster.to.test. 5 2 3 4 5",
+		"to.test.\t300\tIN\tNS\tns1.to.test.",
+		"to.test.\t300\tIN\tNS\tns.other.net.",
+		"ns1.to.test.\t300\tIN\tA\t192.0.2.1",
+		"to.test.\t300\tIN\tMX\t10 mail.to.test.",
+		"mail.to.test.\t300\tIN\tCNAME\tns1.to.test.",
+		"www.to.test.\t300\tIN\tCNAME\twww.other.net.",
+		"_sip._tcp.to.test.\t300\tIN\tSRV\t0 0 5060 ns1.to.test.",
+	}, "\n")
+	if strings.Join(lines, "\n") != want {
+		t.Fatalf("copy:\n%s\nwant:\n%s", strings.Join(lines, "\n"), want)
+	}
+	if rrs[0].Header().Name != "from.test." {
+		t.Fatal("CopyRecords changed its input")
+	}
+	if _, err := ImportedZone("to.test", got); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -42,23 +42,45 @@ func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Cr
 	if err != nil {
 		return nil, err
 	}
-	path := s.Store.FilePath(name)
-	if e, found, err := s.Store.Get(name); err != nil {
-		return nil, newErr(ErrStorage, name, "", "reading the zone index", err)
-	} else if found {
-		if fp != "" && e.Fingerprint == fp {
-			return &Created{File: path, Existed: true, Settled: settled}, nil
-		}
-		err := newErr(ErrExists, name, "", "zone "+name+" already exists", nil)
-		err.SameConfig = SameBody(e.Fingerprint, fp)
-		return nil, err
+	if c, err := s.existing(name, fp, settled); c != nil || err != nil {
+		return c, err
 	}
+	path := s.Store.FilePath(name)
 
 	data, zs, err := s.render(z, path)
 	if err != nil {
 		return nil, err
 	}
+	return s.createLocked(ctx, z, fp, data, zs, settled)
+}
 
+// existing returns, for a create of the zone name with the fingerprint
+// fp, the answer when the index already holds the zone: Created with
+// Existed (fp made it) or ErrExists; nil, nil when the index does not
+// know the zone.
+func (s *Service) existing(name, fp, settled string) (*Created, error) {
+	e, found, err := s.Store.Get(name)
+	if err != nil {
+		return nil, newErr(ErrStorage, name, "", "reading the zone index", err)
+	}
+	if !found {
+		return nil, nil
+	}
+	if fp != "" && e.Fingerprint == fp {
+		return &Created{File: s.Store.FilePath(name), Existed: true, Settled: settled}, nil
+	}
+	xerr := newErr(ErrExists, name, "", "zone "+name+" already exists", nil)
+	xerr.SameConfig = SameBody(e.Fingerprint, fp)
+	return nil, xerr
+}
+
+// createLocked creates the zone z, whose lock the caller holds and which
+// the index does not know: it records the intent, writes the file data
+// (primary zones), runs addzone with the statement zs, runs the hook and
+// indexes the zone, undoing what it did when a step fails.
+func (s *Service) createLocked(ctx context.Context, z *zonemodel.Zone, fp string, data []byte, zs *rndc.ZoneStatement, settled string) (*Created, error) {
+	name := z.Name
+	path := s.Store.FilePath(name)
 	in := s.newIntent(zonestore.IntentCreate, name)
 	in.Type, in.Fingerprint = z.Type, fp
 	cctx, cancel := s.commandContext(ctx, in)

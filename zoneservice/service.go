@@ -42,6 +42,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/catalog"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -142,7 +143,7 @@ type Hook interface {
 // is safe for concurrent use: operations on one zone are serialised by
 // the store's zone lock. Every operation that changes something goes
 // through one method of its own (Create, Delete, Modify, Reload, Freeze,
-// Thaw, Notify, Retransfer, AddRecord, RemoveRecord, ReplaceRecord,
+// Thaw, Notify, Retransfer, Import, Copy, AddRecord, RemoveRecord, ReplaceRecord,
 // ApplyChanges, ApplyUpdate, Reconcile, ReconcileCatalog): the one place
 // where that operation is done, and where its change event will be
 // emitted.
@@ -162,6 +163,10 @@ type Service struct {
 	// CatalogNotify are the catalog's secondaries ("ip:port"), which
 	// Notify notifies as well as the zone's also-notify servers.
 	CatalogNotify []string
+	// Checker, if set and installed, is named-checkzone, which checks
+	// the zones of Import and Copy as named would load them; without it
+	// they are checked by package zonemodel's rules (ImportedZone).
+	Checker *zonecheck.Checker
 	// Hook, if set, runs in create and delete after the catalog's step
 	// (see Hook).
 	Hook Hook

@@ -1,0 +1,249 @@
+package zoneservice
+
+import (
+	"context"
+	"errors"
+	"net"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// The kinds of an import's failures, besides those of Create.
+var (
+	// ErrTooLarge means the zone is over zonemodel.MaxImportBytes or
+	// zonemodel.MaxImportRecords.
+	ErrTooLarge = errors.New("zone too large")
+	// ErrSource means the server an import transfers from could not be
+	// reached, refused the transfer or sent something that is not the
+	// zone.
+	ErrSource = errors.New("import source failed")
+	// ErrSourceTimeout means the server an import transfers from did not
+	// answer in time.
+	ErrSourceTimeout = errors.New("import source timed out")
+)
+
+// ImportSource is where an imported zone's records come from: exactly one
+// of File and AXFR.
+type ImportSource struct {
+	// File is a master file (RFC 1035 section 5) of the zone.
+	File []byte
+	// AXFR is a server to transfer the zone from.
+	AXFR *AXFRSource
+}
+
+// AXFRSource is a server to transfer a zone from (RFC 5936).
+type AXFRSource struct {
+	// Address is the server's host:port.
+	Address string
+	// Key, if set, signs the transfer (TSIG, RFC 8945).
+	Key *dnsupdate.TSIGKey
+	// Timeout bounds each message (the whole transfer: four times it);
+	// default 30 s.
+	Timeout time.Duration
+}
+
+// Imported describes a zone made by Import or Copy.
+type Imported struct {
+	Created
+	// Records is the number of records of the zone, SOA included.
+	Records int
+	// Serial is the SOA serial.
+	Serial uint32
+	// CheckedBy is what checked the zone: "named-checkzone" (BIND's own
+	// checker, with named's defaults for a primary zone) or "zoneapi"
+	// (this package's checks, when named-checkzone is not installed).
+	CheckedBy string
+	// Warnings are the checker's warnings (named loads the zone anyway).
+	Warnings []string
+}
+
+// Import creates the primary zone name from a master file or by a zone
+// transfer from another server: the zone is checked as named would check
+// it (named-checkzone, when installed: see Checker), written as the
+// checker wrote it and added like a zone of Create, all or nothing. fp
+// is the request's fingerprint (see Create): a retry of the import that
+// made the zone answers Existed. A file named would refuse is ErrInvalid
+// with a *zonemodel.FileError (its line); a zone over the limits
+// ErrTooLarge; a source that fails ErrSource or ErrSourceTimeout.
+func (s *Service) Import(ctx context.Context, name string, src *ImportSource, fp string) (*Imported, error) {
+	return s.importZone(ctx, name, fp, func(ctx context.Context) ([]byte, []dns.RR, error) {
+		switch {
+		case src == nil || (src.File == nil) == (src.AXFR == nil):
+			return nil, nil, newErr(ErrInvalid, name, "", "an import needs a zone file or a server to transfer from", nil)
+		case src.File != nil:
+			return src.File, nil, nil
+		}
+		rrs, err := s.transferIn(ctx, name, src.AXFR)
+		return nil, rrs, err
+	})
+}
+
+// Copy creates the primary zone to as a copy of the records of the zone
+// from, which this service manages, read by AXFR from named; names inside
+// from become names inside to (zonemodel.CopyRecords; DNSSEC records are
+// left out). The copy has the configuration of a zone made by Create
+// without options (the service's update key). It is checked, written and
+// added as Import does.
+func (s *Service) Copy(ctx context.Context, from, to, fp string) (*Imported, error) {
+	return s.importZone(ctx, to, fp, func(ctx context.Context) ([]byte, []dns.RR, error) {
+		if _, found, err := s.Store.Get(from); err != nil {
+			return nil, nil, newErr(ErrStorage, from, "", "reading the zone index", err)
+		} else if !found {
+			return nil, nil, newErr(ErrNotFound, from, "", "zone "+from+" is not managed here, so it cannot be copied (import it by AXFR instead)", nil)
+		}
+		if s.Updater == nil {
+			return nil, nil, newErr(ErrStorage, from, "", "copying zone "+from+": no DNS client to read it with", nil)
+		}
+		rrs, err := s.Updater.Client().Transfer(ctx, from)
+		if err != nil {
+			return nil, nil, readFailure(from, err)
+		}
+		return nil, zonemodel.CopyRecords(rrs, from, to), nil
+	})
+}
+
+// readFailure is the error of a transfer of a zone of this service.
+func readFailure(zone string, err error) error {
+	if dnsupdate.IsRcode(err, dns.RcodeRefused) || dnsupdate.IsRcode(err, dns.RcodeNotAuth) {
+		return newErr(ErrTransferRefused, zone, "", "named refused the transfer of zone "+zone, err)
+	}
+	if dnsupdate.IsRcode(err, dns.RcodeNotZone) || dnsupdate.IsRcode(err, dns.RcodeServerFailure) {
+		return newErr(ErrNotFound, zone, "", "named does not serve zone "+zone, err)
+	}
+	return newErr(ErrSource, zone, "", "reading zone "+zone+" from named", err)
+}
+
+// importZone is Import and Copy: under the zone's lock, once the zone is
+// known not to exist, content returns either a master file or records,
+// which are checked and created.
+func (s *Service) importZone(ctx context.Context, name, fp string, content func(context.Context) ([]byte, []dns.RR, error)) (*Imported, error) {
+	unlock, err := s.lock(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	settled, err := s.settle(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if c, err := s.existing(name, fp, settled); c != nil || err != nil {
+		if c != nil {
+			return &Imported{Created: *c}, nil
+		}
+		return nil, err
+	}
+	// A zone named has (from named.conf, say) is refused before the
+	// transfer and the checks, which may take seconds.
+	if _, err := s.Control.ZoneStatus(ctx, name); err == nil {
+		return nil, newErr(ErrExists, name, "", "zone "+name+" already exists in named (not created through this API)", nil)
+	} else if !rndc.IsNotFound(err) {
+		if rndc.OutcomeUnknown(err) {
+			return nil, newErr(ErrOutcomeUnknown, name, "zonestatus", "asking named whether zone "+name+" exists", err)
+		}
+		return nil, newErr(ErrControl, name, "zonestatus", "", err)
+	}
+	text, rrs, err := content(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, data, err := s.checkImport(ctx, name, text, rrs)
+	if err != nil {
+		return nil, err
+	}
+	z := &zonemodel.Zone{Name: name, Type: zonemodel.TypePrimary, Serial: res.Serial}
+	path := s.Store.FilePath(name)
+	c, err := s.createLocked(ctx, z, fp, data, AddZoneStatement(z, path, s.UpdateKey, s.Store.Dir()), settled)
+	if err != nil {
+		return nil, err
+	}
+	res.Created = *c
+	return res, nil
+}
+
+// checkImport checks a zone to import, given as a master file (text) or
+// as records (rrs), and returns what it is and the file to write. With
+// named-checkzone at hand (Checker), it checks the text (the records
+// rendered, for rrs) and the file is what it wrote; without, the file is
+// parsed (zonemodel.ParseZoneFile), checked (zonemodel.ImportedZone) and
+// rendered by this package.
+func (s *Service) checkImport(ctx context.Context, name string, text []byte, rrs []dns.RR) (*Imported, []byte, error) {
+	invalid := func(err error) error {
+		var le *zonemodel.LimitError
+		if errors.As(err, &le) {
+			return newErr(ErrTooLarge, name, "", "zone "+name+" is too large to import", err)
+		}
+		return newErr(ErrInvalid, name, "", "zone "+name+" was not imported", err)
+	}
+	if len(text) > zonemodel.MaxImportBytes {
+		return nil, nil, invalid(&zonemodel.LimitError{Message: "the zone file is larger than 64 MiB"})
+	}
+	if text != nil {
+		if err := zonemodel.ScanDirectives(text, zonemodel.MaxImportRecords); err != nil {
+			return nil, nil, invalid(err)
+		}
+	}
+	if text == nil || !s.Checker.Available() {
+		var err error
+		if text != nil {
+			if rrs, err = zonemodel.ParseZoneFile(name, text, zonemodel.MaxImportRecords); err != nil {
+				return nil, nil, invalid(err)
+			}
+		} else if len(rrs) > zonemodel.MaxImportRecords {
+			return nil, nil, invalid(&zonemodel.LimitError{Message: "the zone has more than 1000000 records"})
+		}
+		z, err := zonemodel.ImportedZone(name, rrs)
+		if err != nil {
+			return nil, nil, invalid(err)
+		}
+		data, err := z.RenderFile()
+		if err != nil {
+			return nil, nil, invalid(err)
+		}
+		if !s.Checker.Available() {
+			return &Imported{Records: len(rrs), Serial: z.Serial, CheckedBy: "zoneapi"}, data, nil
+		}
+		text = data
+	}
+	res, err := s.Checker.Check(ctx, name, text, zonemodel.MaxImportRecords)
+	if err != nil {
+		var fe *zonemodel.FileError
+		var le *zonemodel.LimitError
+		if errors.As(err, &fe) || errors.As(err, &le) {
+			return nil, nil, invalid(err)
+		}
+		return nil, nil, newErr(ErrStorage, name, "", "checking zone "+name+" with named-checkzone", err)
+	}
+	return &Imported{Records: res.Records, Serial: res.Serial, CheckedBy: "named-checkzone", Warnings: res.Warnings}, res.Text, nil
+}
+
+// transferIn transfers the zone from the source, classifying failures.
+func (s *Service) transferIn(ctx context.Context, name string, src *AXFRSource) ([]dns.RR, error) {
+	if _, _, err := net.SplitHostPort(src.Address); err != nil {
+		return nil, newErr(ErrInvalid, name, "", "the server to transfer from must be host:port", err)
+	}
+	timeout := src.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	if _, err := dnsupdate.NewClient(src.Address, src.Key, timeout); err != nil {
+		return nil, newErr(ErrInvalid, name, "", "the transfer's TSIG key", err)
+	}
+	rrs, err := dnsupdate.TransferFrom(ctx, src.Address, src.Key, name, timeout)
+	if err == nil {
+		return rrs, nil
+	}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return nil, newErr(ErrSourceTimeout, name, "", "the transfer of zone "+name+" from "+src.Address+" did not finish in time", err)
+	}
+	var de *dnsupdate.DialError
+	if errors.As(err, &de) {
+		return nil, newErr(ErrSource, name, "", "cannot reach "+src.Address+" to transfer zone "+name, err)
+	}
+	return nil, newErr(ErrSource, name, "", src.Address+" did not transfer zone "+name, err)
+}

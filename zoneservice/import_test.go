@@ -1,0 +1,181 @@
+package zoneservice
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
+	"github.com/zoneapi/caddy-zoneapi/zonecheck"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+const importFile = `$TTL 1h
+$ORIGIN imp.test.
+@ IN SOA ns1 hostmaster ( 42 ; serial
+	3600 600 604800 300 )
+	NS ns1
+ns1	A 192.0.2.1
+www	CNAME ns1 ; a comment
+`
+
+// importRig is a rig whose service checks with named-checkzone (when
+// checker is set) and reads zones from a fake DNS port.
+func importRig(t *testing.T, checker bool) (*rig, *dnstest.Server) {
+	r := newRig(t)
+	if checker {
+		r.s.Checker = &zonecheck.Checker{}
+		if !r.s.Checker.Available() {
+			t.Fatal("named-checkzone is not installed (bind9-utils)")
+		}
+	}
+	d := dnstest.NewServer(t, map[string]string{
+		"src.test": "src.test. 300 IN SOA ns1.src.test. h.src.test. 9 1 1 1 1\nsrc.test. 300 IN NS ns1.src.test.\n" +
+			"ns1.src.test. 300 IN A 192.0.2.1\nsrc.test. 300 IN MX 10 ns1.src.test.\n",
+	})
+	c, err := dnsupdate.NewClient(d.Addr, &dnsupdate.TSIGKey{Name: dnstest.TSIGKey, Algorithm: "hmac-sha256", Secret: dnstest.TSIGSecret}, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.s.Updater = dnsupdate.NewUpdater(c)
+	return r, d
+}
+
+func TestImportFile(t *testing.T) {
+	for _, checker := range []bool{true, false} {
+		t.Run(map[bool]string{true: "named-checkzone", false: "zoneapi"}[checker], func(t *testing.T) {
+			r, _ := importRig(t, checker)
+			res, err := r.s.Import(context.Background(), "imp.test", &ImportSource{File: []byte(importFile)}, "fp1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Records != 4 || res.Serial != 42 || res.CheckedBy != map[bool]string{true: "named-checkzone", false: "zoneapi"}[checker] {
+				t.Fatalf("imported %+v", res)
+			}
+			r.state("imp.test", true, false)
+			data, _ := os.ReadFile(r.file("imp.test"))
+			if !strings.Contains(string(data), "www.imp.test.") {
+				t.Fatalf("file written:\n%s", data)
+			}
+			// The same request again: the zone it made.
+			again, err := r.s.Import(context.Background(), "imp.test", &ImportSource{File: []byte(importFile)}, "fp1")
+			if err != nil || !again.Existed {
+				t.Fatalf("retry = %+v, %v", again, err)
+			}
+			_, err = r.s.Import(context.Background(), "imp.test", &ImportSource{File: []byte(importFile)}, "fp2")
+			is(t, err, ErrExists)
+		})
+	}
+}
+
+// TestImportRefusedLeavesNothing: a file named would refuse, a zone over
+// the limits, a zone named already has and an addzone named refuses
+// leave no file, no index entry, no intent and no zone in named.
+func TestImportRefusedLeavesNothing(t *testing.T) {
+	r, _ := importRig(t, true)
+	ctx := context.Background()
+	bad := importFile + "www A 192.0.2.9\n"
+	_, err := r.s.Import(ctx, "imp.test", &ImportSource{File: []byte(bad)}, "")
+	is(t, err, ErrInvalid)
+	var fe *zonemodel.FileError
+	if !errors.As(err, &fe) || fe.Line != 8 || !strings.Contains(fe.Message, "CNAME and other data") {
+		t.Fatalf("err = %v, want line 8: CNAME and other data", err)
+	}
+	_, err = r.s.Import(ctx, "imp.test", &ImportSource{File: []byte(importFile + "$INCLUDE /etc/passwd\n")}, "")
+	if !errors.As(err, &fe) || fe.Line != 8 {
+		t.Fatalf("$INCLUDE: %v", err)
+	}
+	_, err = r.s.Import(ctx, "imp.test", &ImportSource{File: []byte(importFile + "$GENERATE 1-2000000 h$ A 10.0.0.1\n")}, "")
+	is(t, err, ErrTooLarge)
+	r.state("imp.test", false, false)
+	if len(r.named.calls) != 0 {
+		t.Fatalf("named was asked %v", r.named.calls)
+	}
+
+	r.named.addErr = errors.New("addzone: failure")
+	_, err = r.s.Import(ctx, "imp.test", &ImportSource{File: []byte(importFile)}, "")
+	is(t, err, ErrControl)
+	r.state("imp.test", false, false)
+	r.named.addErr = nil
+
+	r.named.zones["imp.test"] = "/elsewhere/imp.test.db"
+	_, err = r.s.Import(ctx, "imp.test", &ImportSource{File: []byte(importFile)}, "")
+	is(t, err, ErrExists)
+	if _, indexed, _ := r.store.Get("imp.test"); indexed || r.exists(r.file("imp.test")) {
+		t.Fatal("an import of a zone named has left an index entry or a file")
+	}
+}
+
+func TestImportAXFR(t *testing.T) {
+	r, d := importRig(t, true)
+	ctx := context.Background()
+	key := &dnsupdate.TSIGKey{Name: dnstest.TSIGKey, Algorithm: "hmac-sha256", Secret: dnstest.TSIGSecret}
+	res, err := r.s.Import(ctx, "src.test", &ImportSource{AXFR: &AXFRSource{Address: d.Addr, Key: key}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Records != 4 || res.Serial != 9 {
+		t.Fatalf("imported %+v", res)
+	}
+	r.state("src.test", true, false)
+
+	// A source that cannot be reached, or does not answer: nothing left.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	_, err = r.s.Import(ctx, "other.test", &ImportSource{AXFR: &AXFRSource{Address: closed}}, "")
+	is(t, err, ErrSource)
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	_, err = r.s.Import(ctx, "other.test", &ImportSource{AXFR: &AXFRSource{Address: silent.Addr().String(), Timeout: 100 * time.Millisecond}}, "")
+	is(t, err, ErrSourceTimeout)
+	// The source does not serve the zone.
+	_, err = r.s.Import(ctx, "other.test", &ImportSource{AXFR: &AXFRSource{Address: d.Addr, Key: key}}, "")
+	is(t, err, ErrSource)
+	r.state("other.test", false, false)
+}
+
+func TestCopy(t *testing.T) {
+	r, _ := importRig(t, true)
+	ctx := context.Background()
+	_, err := r.s.Copy(ctx, "src.test", "dst.test", "")
+	is(t, err, ErrNotFound) // not managed here
+	if err := r.store.Put(zonestore.Entry{Name: "src.test", Type: "primary"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.s.Copy(ctx, "src.test", "dst.test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Records != 4 || res.Serial != 9 {
+		t.Fatalf("copied %+v", res)
+	}
+	r.state("dst.test", true, false)
+	data, _ := os.ReadFile(r.file("dst.test"))
+	rrs, err := zonemodel.ParseZoneFile("dst.test", data, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rr := range rrs {
+		if strings.Contains(rr.String(), "src.test") {
+			t.Errorf("copied record still names the source: %s", rr)
+		}
+		if mx, ok := rr.(*dns.MX); ok && mx.Mx != "ns1.dst.test." {
+			t.Errorf("MX %s", mx)
+		}
+	}
+}
