@@ -1,0 +1,447 @@
+package events
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/internal/version"
+)
+
+// Source is where events come from: the change history (*history.Log).
+type Source interface {
+	Read(after uint64, f history.Filter, limit int) ([]history.Entry, error)
+	Changed() <-chan struct{}
+	Last() uint64
+	First() uint64
+}
+
+// batchSize is how many entries one read of the history takes.
+const batchSize = 256
+
+// saveEvery bounds how often the cursor is written while deliveries go
+// well: a crash loses at most that much progress, whose events are then
+// delivered again (at least once). Failures and dead letters are
+// written at once.
+const saveEvery = 200 * time.Millisecond
+
+// Deliverer delivers the events to one webhook, from its durable cursor
+// into the history. Start runs it; its methods are safe for concurrent
+// use.
+type Deliverer struct {
+	hook   Webhook
+	signer *Signer
+	src    Source
+	dir    string
+	client *http.Client
+	logger *zap.Logger
+	kick   chan struct{}
+	done   chan struct{}
+
+	mu        sync.Mutex
+	file      *stateFile // nil until the lock is held
+	st        state
+	phase     string
+	nextAt    time.Time
+	dirty     bool
+	lastSave  time.Time
+	delivered uint64
+}
+
+// The phases of a Deliverer, as Status reports them.
+const (
+	PhaseStarting   = "starting"   // not yet holding its state
+	PhaseStandby    = "standby"    // another process (or configuration) delivers the webhook
+	PhaseIdle       = "idle"       // everything selected is delivered (or dead)
+	PhaseDelivering = "delivering" // an attempt is under way
+	PhaseRetrying   = "retrying"   // waiting to try the head event again
+	PhaseStopped    = "stopped"
+)
+
+// outcome is how one event's delivery ended.
+type outcome int
+
+const (
+	delivered outcome = iota
+	dead
+	stopped
+)
+
+// newDeliverer returns a Deliverer of the checked webhook w, keeping its
+// state in dir.
+func newDeliverer(src Source, dir string, w Webhook, logger *zap.Logger) (*Deliverer, error) {
+	s, err := NewSigner(w.Secret)
+	if err != nil {
+		return nil, err
+	}
+	return &Deliverer{
+		hook: w, signer: s, src: src, dir: dir, logger: logger,
+		client: &http.Client{
+			Timeout: w.Timeout,
+			// A redirect is not an acknowledgement: the event was not
+			// taken, and following it would send the signed body
+			// elsewhere.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		kick:  make(chan struct{}, 1),
+		done:  make(chan struct{}),
+		phase: PhaseStarting,
+	}, nil
+}
+
+// run delivers until ctx ends.
+func (d *Deliverer) run(ctx context.Context) {
+	defer close(d.done)
+	defer d.setPhase(PhaseStopped)
+	if !d.acquire(ctx) {
+		return
+	}
+	defer func() {
+		d.mu.Lock()
+		d.saveLocked()
+		f := d.file
+		d.file = nil
+		d.mu.Unlock()
+		f.unlock()
+	}()
+	for ctx.Err() == nil {
+		d.mu.Lock()
+		retry := len(d.st.Retry) > 0
+		d.mu.Unlock()
+		if retry {
+			d.redeliver(ctx)
+			continue
+		}
+		changed := d.src.Changed()
+		full, err := d.forward(ctx)
+		if err != nil {
+			d.logger.Error("reading the change history for a webhook", zap.String("webhook", d.hook.Name), zap.Error(err))
+			sleep(ctx, time.Second, nil)
+			continue
+		}
+		if full {
+			continue
+		}
+		d.mu.Lock()
+		d.saveLocked()
+		d.phase = PhaseIdle
+		d.mu.Unlock()
+		select {
+		case <-changed:
+		case <-d.kick:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// acquire takes the webhook's lock and loads its state, waiting while
+// another holder has it; false when ctx ended first.
+func (d *Deliverer) acquire(ctx context.Context) bool {
+	for {
+		f, err := lockState(d.dir, d.hook.Name)
+		if err == nil {
+			st, ok, err := f.load()
+			if err != nil {
+				d.logger.Error("a webhook's state is unreadable; starting it afresh from the history's end", zap.String("webhook", d.hook.Name), zap.Error(err))
+			}
+			if !ok || st.URL != d.hook.URL {
+				// A new webhook gets the events from now on.
+				st = state{URL: d.hook.URL, Cursor: d.src.Last()}
+			}
+			d.mu.Lock()
+			d.file, d.st, d.dirty = f, st, true
+			d.saveLocked()
+			d.mu.Unlock()
+			return true
+		}
+		d.setPhase(PhaseStandby)
+		if err != errBusy {
+			d.logger.Error("locking a webhook's state", zap.String("webhook", d.hook.Name), zap.Error(err))
+		}
+		if !sleep(ctx, 250*time.Millisecond, nil) {
+			return false
+		}
+	}
+}
+
+// forward delivers the entries after the cursor, one batch; full when
+// the batch was full (more may follow at once).
+func (d *Deliverer) forward(ctx context.Context) (full bool, err error) {
+	d.mu.Lock()
+	cursor := d.st.Cursor
+	d.mu.Unlock()
+	if first := d.src.First(); cursor+1 < first {
+		d.logger.Warn("events were dropped by the history's retention before this webhook got them", zap.String("webhook", d.hook.Name), zap.Uint64("from", cursor+1), zap.Uint64("to", first-1))
+		metrics.lost.WithLabelValues(d.hook.Name).Add(float64(first - 1 - cursor))
+		cursor = first - 1
+		d.advance(cursor)
+	}
+	last := d.src.Last()
+	batch, err := d.src.Read(cursor, history.Filter{Types: d.hook.Types}, batchSize)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range batch {
+		switch {
+		case !d.hook.Selects(e):
+			d.advance(e.Seq)
+		case d.hold(e):
+		default:
+			if d.deliver(ctx, e, false) == stopped {
+				return false, nil
+			}
+		}
+	}
+	if len(batch) < batchSize {
+		// Read saw every entry up to last: none after the batch is
+		// selected.
+		d.advance(last)
+	}
+	return len(batch) == batchSize, nil
+}
+
+// advance moves the cursor to seq (never back).
+func (d *Deliverer) advance(seq uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if seq > d.st.Cursor {
+		d.st.Cursor, d.dirty = seq, true
+	}
+	if time.Since(d.lastSave) >= saveEvery {
+		d.saveLocked()
+	}
+}
+
+// hold makes e a dead letter without trying it when an earlier event of
+// its zone is one, so that the zone's events stay in order; it reports
+// whether it did.
+func (d *Deliverer) hold(e history.Entry) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	k := zoneKey(e.Zone, e.View)
+	for i := range d.st.Dead {
+		if zoneKey(d.st.Dead[i].Zone, d.st.Dead[i].View) == k {
+			d.st.Dead[i].Held++
+			if e.Seq > d.st.Cursor {
+				d.st.Cursor = e.Seq
+			}
+			d.dirty = true
+			metrics.deadLettered.WithLabelValues(d.hook.Name).Inc()
+			return true
+		}
+	}
+	return false
+}
+
+// deliver posts e until it is acknowledged, becomes a dead letter, or ctx
+// ends. Unless retried is set (a dead letter put back), the cursor moves
+// past e when it is settled.
+func (d *Deliverer) deliver(ctx context.Context, e history.Entry, retried bool) outcome {
+	payload, err := json.Marshal(e)
+	if err != nil {
+		d.deadLetter(e, 0, err, retried)
+		return dead
+	}
+	id := MessageID(e.ID)
+	for {
+		d.setPhase(PhaseDelivering)
+		err := d.post(ctx, id, payload)
+		if ctx.Err() != nil {
+			return stopped
+		}
+		now := time.Now()
+		d.mu.Lock()
+		if err == nil {
+			d.st.Attempts, d.st.FirstFailure, d.st.LastError = 0, time.Time{}, ""
+			if !retried && e.Seq > d.st.Cursor {
+				d.st.Cursor = e.Seq
+			}
+			d.delivered++
+			d.dirty = true
+			if time.Since(d.lastSave) >= saveEvery {
+				d.saveLocked()
+			}
+			d.mu.Unlock()
+			metrics.delivered.WithLabelValues(d.hook.Name).Inc()
+			return delivered
+		}
+		d.st.Attempts++
+		if d.st.FirstFailure.IsZero() {
+			d.st.FirstFailure = now
+		}
+		d.st.LastError = err.Error()
+		attempts, first := d.st.Attempts, d.st.FirstFailure
+		d.dirty = true
+		d.saveLocked()
+		d.mu.Unlock()
+		if now.Sub(first) >= d.hook.DeadAfter {
+			d.deadLetter(e, attempts, err, retried)
+			return dead
+		}
+		metrics.retried.WithLabelValues(d.hook.Name).Inc()
+		wait := backoff(d.hook.RetryMin, d.hook.RetryMax, attempts)
+		d.mu.Lock()
+		d.phase, d.nextAt = PhaseRetrying, now.Add(wait)
+		d.mu.Unlock()
+		if !sleep(ctx, wait, d.kick) {
+			return stopped
+		}
+	}
+}
+
+// backoff is the wait after the n-th failed attempt: min doubled n-1
+// times, at most max.
+func backoff(min, max time.Duration, n int) time.Duration {
+	w := min
+	for i := 1; i < n && w < max; i++ {
+		w *= 2
+	}
+	return minDur(w, max)
+}
+
+func minDur(a, b time.Duration) time.Duration {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+// post makes one delivery attempt: nil when the receiver answered 2xx.
+func (d *Deliverer) post(ctx context.Context, id string, payload []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.hook.URL, bytes.NewReader(payload))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "zoneapi/"+version.Version)
+	d.signer.Sign(req.Header, id, time.Now(), payload)
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("the receiver answered %s", resp.Status)
+	}
+	return nil
+}
+
+// deadLetter makes e a dead letter after attempts failed ones.
+func (d *Deliverer) deadLetter(e history.Entry, attempts int, err error, retried bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.st.Dead = append(d.st.Dead, DeadLetter{
+		Zone: e.Zone, View: e.View, ID: e.ID, Type: e.Type,
+		Attempts: attempts, Error: err.Error(), Since: time.Now().UTC(), seq: e.Seq,
+	})
+	d.st.Attempts, d.st.FirstFailure, d.st.LastError = 0, time.Time{}, ""
+	if !retried && e.Seq > d.st.Cursor {
+		d.st.Cursor = e.Seq
+	}
+	d.dirty = true
+	d.saveLocked()
+	metrics.deadLettered.WithLabelValues(d.hook.Name).Inc()
+	d.logger.Warn("a webhook's event became a dead letter; later events of its zone wait behind it until retried",
+		zap.String("webhook", d.hook.Name), zap.String("zone", e.Zone), zap.String("id", e.ID), zap.Int("attempts", attempts), zap.Error(err))
+}
+
+// redeliver delivers the first dead zone put back by Retry: its selected
+// events after its After up to the cursor, one batch.
+func (d *Deliverer) redeliver(ctx context.Context) {
+	d.mu.Lock()
+	r, cursor := d.st.Retry[0], d.st.Cursor
+	d.mu.Unlock()
+	if first := d.src.First(); r.After+1 < first {
+		d.logger.Warn("dead letters were dropped by the history's retention before they were retried", zap.String("webhook", d.hook.Name), zap.String("zone", r.Zone))
+	}
+	batch, err := d.src.Read(r.After, history.Filter{Zone: r.Zone, Types: d.hook.Types}, batchSize)
+	if err != nil {
+		d.logger.Error("reading the change history for a webhook", zap.String("webhook", d.hook.Name), zap.Error(err))
+		sleep(ctx, time.Second, nil)
+		return
+	}
+	finished := len(batch) < batchSize
+	for i, e := range batch {
+		if e.Seq > cursor {
+			finished = true
+			break
+		}
+		if e.View == r.View && d.hook.Selects(e) {
+			switch d.deliver(ctx, e, true) {
+			case stopped:
+				return
+			case dead:
+				// The rest of the zone's events up to the cursor wait
+				// behind it again.
+				held := 0
+				for _, x := range batch[i+1:] {
+					if x.Seq <= cursor && x.View == r.View && d.hook.Selects(x) {
+						held++
+					}
+				}
+				d.mu.Lock()
+				d.st.Dead[len(d.st.Dead)-1].Held = held
+				d.st.Retry = d.st.Retry[1:]
+				d.dirty = true
+				d.saveLocked()
+				d.mu.Unlock()
+				return
+			}
+		}
+		d.mu.Lock()
+		d.st.Retry[0].After = e.Seq
+		d.dirty = true
+		d.mu.Unlock()
+	}
+	if finished {
+		d.mu.Lock()
+		d.st.Retry = d.st.Retry[1:]
+		d.dirty = true
+		d.saveLocked()
+		d.mu.Unlock()
+	}
+}
+
+// saveLocked writes the state if it changed. d.mu is held.
+func (d *Deliverer) saveLocked() {
+	if !d.dirty || d.file == nil {
+		return
+	}
+	if err := d.file.save(&d.st); err != nil {
+		d.logger.Error("writing a webhook's state", zap.String("webhook", d.hook.Name), zap.Error(err))
+		return
+	}
+	d.dirty, d.lastSave = false, time.Now()
+}
+
+// setPhase records what the deliverer does.
+func (d *Deliverer) setPhase(p string) {
+	d.mu.Lock()
+	d.phase = p
+	if p != PhaseRetrying {
+		d.nextAt = time.Time{}
+	}
+	d.mu.Unlock()
+}
+
+// sleep waits for d, ctx or wake; false when ctx ended.
+func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-wake:
+	case <-ctx.Done():
+		return false
+	}
+	return true
+}

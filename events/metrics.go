@@ -1,0 +1,79 @@
+package events
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics holds the package's collectors, created once per process; the
+// zone_api handler registers Collectors in each configuration's
+// registry. The webhook label is the webhook's configured name (bounded
+// by the configuration), never a zone.
+var metrics = struct {
+	delivered, retried, deadLettered, lost *prometheus.CounterVec
+	streamClients                          prometheus.Gauge
+	streamed                               prometheus.Counter
+}{
+	delivered: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "zoneapi_events_delivered_total",
+		Help: "Events a webhook receiver acknowledged (2xx), by webhook.",
+	}, []string{"webhook"}),
+	retried: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "zoneapi_events_retried_total",
+		Help: "Failed webhook delivery attempts that were scheduled to be tried again, by webhook.",
+	}, []string{"webhook"}),
+	deadLettered: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "zoneapi_events_dead_lettered_total",
+		Help: "Events that became dead letters (failed past the retry limit, or held behind one of their zone), by webhook.",
+	}, []string{"webhook"}),
+	lost: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "zoneapi_events_lost_total",
+		Help: "Events the history's retention dropped before a webhook got them, by webhook.",
+	}, []string{"webhook"}),
+	streamClients: prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "zoneapi_events_stream_clients",
+		Help: "Clients connected to the event stream (GET /api/v1/events).",
+	}),
+	streamed: prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "zoneapi_events_streamed_total",
+		Help: "Events sent to event-stream clients.",
+	}),
+}
+
+// deadLettersDesc is the gauge of the events waiting as dead letters.
+var deadLettersDesc = prometheus.NewDesc("zoneapi_events_dead_letters", "Events waiting as dead letters until retried, by webhook.", []string{"webhook"}, nil)
+
+// deadLettersCollector reports zoneapi_events_dead_letters from the
+// running deliverers at scrape time.
+type deadLettersCollector struct{}
+
+// Describe implements prometheus.Collector.
+func (deadLettersCollector) Describe(ch chan<- *prometheus.Desc) { ch <- deadLettersDesc }
+
+// Collect implements prometheus.Collector.
+func (deadLettersCollector) Collect(ch chan<- prometheus.Metric) {
+	running.Lock()
+	byName := map[string]int{}
+	var ds []*Deliverer
+	for _, r := range running.m {
+		ds = append(ds, r.d)
+	}
+	running.Unlock()
+	for _, d := range ds {
+		if d.Status().State == PhaseStandby {
+			continue // its holder reports it
+		}
+		byName[d.hook.Name] += d.deadLetters()
+	}
+	for name, n := range byName {
+		ch <- prometheus.MustNewConstMetric(deadLettersDesc, prometheus.GaugeValue, float64(n), name)
+	}
+}
+
+// Collectors returns the package's collectors, to register in a
+// configuration's metrics registry.
+func Collectors() []prometheus.Collector {
+	return []prometheus.Collector{
+		metrics.delivered, metrics.retried, metrics.deadLettered, metrics.lost,
+		metrics.streamClients, metrics.streamed, deadLettersCollector{},
+	}
+}
