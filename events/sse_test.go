@@ -63,7 +63,7 @@ func TestStreamResumesFromLastEventID(t *testing.T) {
 			return
 		}
 		s := &Stream{Source: l, After: after, Stop: stop, Heartbeat: 50 * time.Millisecond,
-			Filter: history.Filter{Types: []string{history.RecordsChanged}},
+			Filter:  history.Filter{Types: []string{history.RecordsChanged}},
 			Visible: func(e history.Entry) (history.Entry, bool) { return e, e.Zone != "hidden.test" }}
 		_ = s.Serve(w, r)
 	}))
