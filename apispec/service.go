@@ -53,7 +53,7 @@ func Service(docsMode string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the service's resource file: %w", err)
 	}
-	frags := [][]byte{read("fragment.yaml"), read("fleet.yaml"), read("lifecycle.yaml")}
+	frags := [][]byte{read("fragment.yaml"), read("fleet.yaml"), read("lifecycle.yaml"), read("import.yaml")}
 	switch docsMode {
 	case DocsAuth:
 		frags = append(frags, read("docs.yaml"))

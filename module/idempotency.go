@@ -13,7 +13,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -77,7 +76,11 @@ var keysInFlight sync.Map
 // not recorded: a retry runs the create again, which finds the zone if
 // the first attempt made it (the zone's index entry carries the key) and
 // answers the 201 it would have.
-func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backend, zone *zonemodel.Zone, fp, key string) {
+//
+// run does the create (or import) and answers it into w, with the
+// request's fingerprint carrying the key (zoneservice.WithKey) and keyed
+// set.
+func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backend, zone, fp, key string, run func(w http.ResponseWriter, fp string, keyed bool)) {
 	principal := "anonymous"
 	if id := authOf(r).id; id != nil {
 		principal = id.ID
@@ -119,7 +122,7 @@ func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 				// without its record; its index entry still carries the
 				// key, so a retry of it is still recognised.
 				a.logger.Warn("Idempotency-Key not remembered: the table is full of other identities' keys", zap.String("principal", principal), zap.Int("max", zonestore.MaxIdempotencyKeys))
-				a.createZone(w, r, b, zone, zoneservice.WithKey(fp, id), true)
+				run(w, zoneservice.WithKey(fp, id), true)
 				return
 			}
 			if errors.Is(err, zonestore.ErrKeysFull) {
@@ -134,7 +137,7 @@ func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 	}
 
 	bw := &bufferedResponse{header: http.Header{}}
-	a.createZone(bw, r, b, zone, zoneservice.WithKey(fp, id), true)
+	run(bw, zoneservice.WithKey(fp, id), true)
 	if bw.status == http.StatusCreated || bw.status == http.StatusConflict {
 		rec.Status, rec.Body = bw.status, bytes.TrimSpace(bw.body.Bytes())
 		if loc := bw.header.Get("Location"); loc != "" {
@@ -143,7 +146,7 @@ func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 		if err := keys.Put(rec); err != nil {
 			// The answer stands; a retry finds the zone by its index
 			// entry instead.
-			a.logger.Error("remembering the answer of an Idempotency-Key failed", zap.String("zone", zone.Name), zap.Error(err))
+			a.logger.Error("remembering the answer of an Idempotency-Key failed", zap.String("zone", zone), zap.Error(err))
 		}
 	}
 	for k, v := range bw.header {

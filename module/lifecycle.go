@@ -8,6 +8,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -32,6 +33,7 @@ func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, records *dn
 		Catalog:       h.catalog.newCatalog(store, c, records, updateKey),
 		CatalogNotify: h.catalog.notify,
 		UpdateKey:     updateKey,
+		Checker:       &zonecheck.Checker{},
 		Timeout:       h.rndcTimeout,
 		SendWithin:    h.rndcTimeout,
 		Expiry:        c.Expiry,

@@ -111,6 +111,7 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodDelete, template: "/api/v1/zones/{name}/records", body: bodyOf[removeRecordRequest](), handle: a.handleRemoveRecord, op: "record_remove"},
 		{method: http.MethodPatch, template: "/api/v1/zones/{name}/records", body: bodyOf[batchRequest](), handle: a.handleBatchRecords, op: "record_batch"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/export", handle: a.handleExportZone},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/import", body: bodyOf[importZoneRequest](), handle: a.handleImportZone, op: "import"},
 	}
 	rs = append(rs, h.pdnsRoutes()...)
 	return append(rs, h.docsRoutes()...)

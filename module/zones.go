@@ -97,7 +97,9 @@ func (a *restAPI) handleCreateZone(w http.ResponseWriter, r *http.Request, p par
 		a.createZone(w, r, b, zone, fp, false)
 		return
 	}
-	a.createWithKey(w, r, b, zone, fp, key)
+	a.createWithKey(w, r, b, zone.Name, fp, key, func(w http.ResponseWriter, fp string, keyed bool) {
+		a.createZone(w, r, b, zone, fp, keyed)
+	})
 }
 
 // createZone runs the create and answers it: 201 with the zone; for a

@@ -1,0 +1,208 @@
+package module
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+)
+
+// importZoneRequest is the JSON body of POST /api/v1/zones/{name}/import.
+type importZoneRequest = apitypes.ImportZone
+
+// textDNS is the media type of a zone file sent as the body (RFC 4027).
+const textDNS = "text/dns"
+
+// handleImportZone creates the zone {name} from a zone file (the body,
+// as text/dns, up to zonemodel.MaxImportBytes; or zoneFile in a JSON
+// body), by AXFR from another server (axfr) or as a copy of a zone
+// managed here (copyOf), through the zone service's Import and Copy. A
+// copy needs the read action on the zone copied as well. An
+// Idempotency-Key is taken as on create.
+func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p params) {
+	name, ok := zoneName(w, p)
+	if !ok {
+		return
+	}
+	key, ok := idempotencyKeyOf(w, r)
+	if !ok {
+		return
+	}
+	var (
+		src    zoneservice.ImportSource
+		copyOf string
+		sum    = sha256.New()
+	)
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct := r.Header.Get("Content-Type"); ct != "" && mt != textDNS && mt != "application/json" && !strings.HasSuffix(mt, "+json") {
+		writeError(w, http.StatusUnsupportedMediaType, "send the zone file with Content-Type: text/dns, or a JSON body (Content-Type: application/json); got %q", ct)
+		return
+	}
+	if mt == textDNS {
+		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, zonemodel.MaxImportBytes))
+		if err != nil {
+			if isTooLarge(err) {
+				writeError(w, http.StatusRequestEntityTooLarge, "the zone file exceeds %d bytes (64 MiB); larger zones can be imported by AXFR (docs/import.md)", zonemodel.MaxImportBytes)
+			} else {
+				writeError(w, http.StatusBadRequest, "reading the request body: %v", err)
+			}
+			return
+		}
+		if len(raw) == 0 {
+			writeError(w, http.StatusBadRequest, "the request body is empty; send the zone file")
+			return
+		}
+		src.File = raw
+		sum.Write([]byte("file\x00"))
+		sum.Write(raw)
+	} else {
+		var body importZoneRequest
+		if !a.decode(w, r, p, &body) {
+			return
+		}
+		if !a.importSource(w, r, &body, &src, &copyOf) {
+			return
+		}
+		j, _ := json.Marshal(&body)
+		sum.Write([]byte("json\x00"))
+		sum.Write(j)
+	}
+	b, ok := a.backendOr500(w)
+	if !ok {
+		return
+	}
+	fp := "import-" + hex.EncodeToString(sum.Sum(nil)[:16])
+	run := func(w http.ResponseWriter, fp string, keyed bool) {
+		var res *zoneservice.Imported
+		var err error
+		if copyOf != "" {
+			res, err = b.svc.Copy(r.Context(), copyOf, name, fp)
+		} else {
+			res, err = b.svc.Import(r.Context(), name, &src, fp)
+		}
+		a.importAnswer(w, name, res, err, keyed)
+	}
+	if key == "" {
+		run(w, fp, false)
+		return
+	}
+	a.createWithKey(w, r, b, name, fp, key, run)
+}
+
+// importSource reads a JSON import body into the zone service's source
+// (or copyOf), answering 400 (and the copy's scope check, 403) itself.
+func (a *restAPI) importSource(w http.ResponseWriter, r *http.Request, body *importZoneRequest, src *zoneservice.ImportSource, copyOf *string) bool {
+	given := 0
+	for _, set := range []bool{body.ZoneFile != nil, body.AXFR != nil, body.CopyOf != ""} {
+		if set {
+			given++
+		}
+	}
+	if given != 1 {
+		writeError(w, http.StatusBadRequest, "give exactly one of zoneFile, axfr and copyOf (got %d); a zone file may also be sent as the body with Content-Type: text/dns", given)
+		return false
+	}
+	switch {
+	case body.ZoneFile != nil:
+		src.File = []byte(*body.ZoneFile)
+	case body.CopyOf != "":
+		from, err := zonemodel.NormalizeZoneName(body.CopyOf)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "copyOf: invalid zone name %q: %v", body.CopyOf, err)
+			return false
+		}
+		if !a.scopes.allow(w, r, auth.ActionRead, from) {
+			return false
+		}
+		*copyOf = from
+	default:
+		addr := body.AXFR.Address
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			addr = net.JoinHostPort(strings.Trim(addr, "[]"), "53")
+		}
+		if host, _, err := net.SplitHostPort(addr); err != nil || host == "" {
+			writeError(w, http.StatusBadRequest, "axfr.address %q: want ip, ip:port or [v6]:port", body.AXFR.Address)
+			return false
+		}
+		src.AXFR = &zoneservice.AXFRSource{Address: addr}
+		if k := body.AXFR.TSIG; k != nil {
+			alg := k.Algorithm
+			if alg == "" {
+				alg = "hmac-sha256"
+			}
+			src.AXFR.Key = &dnsupdate.TSIGKey{Name: k.Name, Algorithm: alg, Secret: k.Secret}
+		}
+	}
+	return true
+}
+
+// importAnswer answers an import or copy: 201 with the zone, its record
+// count and serial; 409 for a zone that exists (as a create answers it);
+// else importFailure.
+func (a *restAPI) importAnswer(w http.ResponseWriter, name string, res *zoneservice.Imported, err error, keyed bool) {
+	if err == nil && res.Existed && !keyed {
+		err = &zoneservice.Error{Kind: zoneservice.ErrExists, Zone: name, Msg: "zone " + name + " already exists", SameConfig: true}
+	}
+	var le *zoneservice.Error
+	if errors.As(err, &le) && errors.Is(err, zoneservice.ErrExists) {
+		msg := le.Msg + "; it was made by another request"
+		if le.SameConfig {
+			msg = le.Msg + ", imported by an earlier request with the same body (send an Idempotency-Key to have a retry recognised as yours)"
+		}
+		writeJSON(w, http.StatusConflict, conflictBody{Error: http.StatusText(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
+		return
+	}
+	if err != nil {
+		importFailure(w, name, err)
+		return
+	}
+	serial := res.Serial
+	w.Header().Set("Location", apiPrefix+"/zones/"+url.PathEscape(name))
+	if !res.Existed {
+		a.logger.Info("zone imported", zap.String("zone", name), zap.Int("records", res.Records), zap.Uint32("serial", res.Serial), zap.String("checked_by", res.CheckedBy))
+	}
+	writeJSON(w, http.StatusCreated, apitypes.ImportResult{
+		Success: true, Message: "Zone " + name + " imported successfully", Details: res.Details,
+		Zone:    &zoneInfo{Name: name, ZoneType: zonemodel.TypePrimary, FilePath: res.File, Serial: &serial},
+		Records: res.Records, Serial: res.Serial, CheckedBy: res.CheckedBy, Warnings: res.Warnings,
+	})
+}
+
+// importFailure answers a failed import: 400 with the line for a refused
+// zone file, 413 over the limits, 404 for a copy of an unknown zone, 502
+// for a source that failed and 504 for one that did not answer; the rest
+// as a create's failures.
+func importFailure(w http.ResponseWriter, name string, err error) {
+	var fe *zonemodel.FileError
+	switch {
+	case errors.Is(err, zoneservice.ErrInvalid) && errors.As(err, &fe):
+		writeJSON(w, http.StatusBadRequest, apitypes.FileError{Error: http.StatusText(http.StatusBadRequest),
+			Message: "zone " + name + " was not imported, nothing was written: " + fe.Error(), Line: fe.Line})
+	case errors.Is(err, zoneservice.ErrTooLarge):
+		writeError(w, http.StatusRequestEntityTooLarge, "%v", err)
+	case errors.Is(err, zoneservice.ErrInvalid):
+		writeError(w, http.StatusBadRequest, "%v", err)
+	case errors.Is(err, zoneservice.ErrSource), errors.Is(err, zoneservice.ErrTransferRefused):
+		writeJSON(w, http.StatusBadGateway, errorBody{Error: http.StatusText(http.StatusBadGateway), Message: err.Error() + "; nothing was written"})
+	case errors.Is(err, zoneservice.ErrSourceTimeout):
+		writeError(w, http.StatusGatewayTimeout, "%v; nothing was written", err)
+	case errors.Is(err, zoneservice.ErrNotFound):
+		writeError(w, http.StatusNotFound, "%v", err)
+	default:
+		lifecycleFailure(name, err).write(w)
+	}
+}
