@@ -1,0 +1,190 @@
+package integration
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// importZoneFile is a master file with every RFC 1035 construct the
+// import takes ($ORIGIN, $TTL, relative and absolute names, @, an owner
+// left blank, parentheses over several lines, comments whole-line,
+// trailing and inside parentheses, quoted ';' and parentheses), a
+// delegation with glue, and a $GENERATE line (BIND's).
+const importZoneFile = `; a zone file as people write them
+$TTL 1h ; the default TTL
+$ORIGIN %[1]s.
+@	IN SOA	ns1 hostmaster (
+		2024010101 ; serial
+		3600       ; refresh
+		600        ; retry
+		604800     ; expire
+		300 )      ; negative TTL
+	IN NS	ns1
+	IN NS	ns2.%[1]s.
+	IN MX	10 mail
+ns1	IN A	192.0.2.1
+ns2	300 IN A 192.0.2.2
+mail	A	192.0.2.3
+	AAAA	2001:db8::3
+txt	TXT	"semi;colon" "two ( strings )"
+_sip._tcp SRV 0 5 5060 mail
+$ORIGIN sub.%[1]s.
+www	CNAME	mail.%[1]s.
+delegated NS ns.delegated
+ns.delegated A 192.0.2.53
+$ORIGIN %[1]s.
+$GENERATE 1-50 host$ A 198.51.100.$
+`
+
+// zoneFileFor is importZoneFile for the zone.
+func zoneFileFor(zone string) string { return strings.ReplaceAll(importZoneFile, "%[1]s", zone) }
+
+// rrsetStrings are the records as sorted presentation lines (names lower
+// case), for comparing two zones RRset for RRset.
+func rrsetStrings(rrs []dns.RR) []string {
+	out := make([]string, 0, len(rrs))
+	for _, rr := range rrs {
+		rr = dns.Copy(rr)
+		rr.Header().Name = strings.ToLower(rr.Header().Name)
+		out = append(out, rr.String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sameRRsets fails the test unless the two zones hold the same records.
+func sameRRsets(t *testing.T, what string, got, want []dns.RR) {
+	t.Helper()
+	g, w := rrsetStrings(got), rrsetStrings(want)
+	if !slices.Equal(g, w) {
+		var missing, extra []string
+		for _, s := range w {
+			if !slices.Contains(g, s) {
+				missing = append(missing, s)
+			}
+		}
+		for _, s := range g {
+			if !slices.Contains(w, s) {
+				extra = append(extra, s)
+			}
+		}
+		t.Fatalf("%s: %d records, want %d; missing %q, extra %q", what, len(g), len(w), missing, extra)
+	}
+}
+
+// nothingLeft fails the test if the zone left a file, an index entry or
+// a zone in named.
+func nothingLeft(t *testing.T, c *caddy, ns *testbind.Server, zone string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(ns.ZoneDir, zone+".zone")); err == nil {
+		t.Errorf("%s: the zone file was left behind", zone)
+	}
+	if r := c.do("GET", "/api/v1/zones/"+zone, nil); r.status != 404 {
+		t.Errorf("%s: GET answers %d, want 404", zone, r.status)
+	}
+	for _, z := range c.do("GET", "/api/v1/zones?limit=1000", nil).body["zones"].([]any) {
+		if z == zone {
+			t.Errorf("%s: listed", zone)
+		}
+	}
+	store, err := zonestore.Open(ns.ZoneDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, found, err := store.Get(zone); err != nil || found {
+		t.Errorf("%s: index entry %v (%v)", zone, found, err)
+	}
+	if in, pending, err := store.PendingIntent(zone); err != nil || pending {
+		t.Errorf("%s: intent pending %+v (%v)", zone, in, err)
+	}
+	if out, err := ns.RNDC("zonestatus", zone); err == nil {
+		t.Errorf("%s: named has the zone: %s", zone, out)
+	}
+}
+
+// TestImportZoneFile imports a zone file with every RFC 1035 construct,
+// sent as text/dns and as zoneFile in JSON: 201 with the record count
+// and serial, and named serves exactly the records the file holds
+// (compared by AXFR). A retry with the Idempotency-Key answers the same
+// 201; the same import without it 409; bad files are refused with their
+// line and leave nothing behind.
+func TestImportZoneFile(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{})
+	for _, form := range []string{"text/dns", "json"} {
+		zone := "file-" + strings.ReplaceAll(form, "/", "-") + ".test"
+		text := zoneFileFor(zone)
+		var r *response
+		if form == "text/dns" {
+			r = c.doHdr("POST", "/api/v1/zones/"+zone+"/import", text, map[string]string{"Content-Type": "text/dns", "Idempotency-Key": `"k-` + zone + `"`})
+		} else {
+			r = c.do("POST", "/api/v1/zones/"+zone+"/import", map[string]any{"zoneFile": text})
+		}
+		expect(t, r, 201, form+" import")
+		want, err := zonemodel.ParseZoneFile(zone, []byte(text), 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.body["records"] != float64(len(want)) || r.body["serial"] != float64(2024010101) || r.body["checkedBy"] != "named-checkzone" {
+			t.Fatalf("%s: answer %s; want %d records, serial 2024010101, checked by named-checkzone", form, r.raw, len(want))
+		}
+		if loc := r.header.Get("Location"); loc != "/api/v1/zones/"+zone {
+			t.Errorf("Location %q", loc)
+		}
+		sameRRsets(t, form+" import served by named", axfr(t, ns, zone), want)
+		if form == "text/dns" {
+			again := c.doHdr("POST", "/api/v1/zones/"+zone+"/import", text, map[string]string{"Content-Type": "text/dns", "Idempotency-Key": `"k-` + zone + `"`})
+			if again.status != 201 || !bytes.Equal(again.raw, r.raw) {
+				t.Errorf("retry with the key: %d %s, want the first 201", again.status, again.raw)
+			}
+			expect(t, c.doHdr("POST", "/api/v1/zones/"+zone+"/import", text, map[string]string{"Content-Type": "text/dns"}), 409, "the same import without the key")
+		}
+		// Records can be changed through the API afterwards.
+		expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "added", "type": "A", "value": "192.0.2.99"}), 201, "add a record to the imported zone")
+	}
+
+	good := zoneFileFor("bad.test")
+	lines := strings.Split(good, "\n")
+	for _, bad := range []struct {
+		name   string
+		text   string
+		line   float64
+		status int
+		msg    string
+	}{
+		{"unknown type", strings.Replace(good, "mail\tA\t192.0.2.3", "mail\tFOO\t192.0.2.3", 1), 15, 400, "unknown RR type"},
+		{"CNAME and other data", good + "www.sub TXT \"beside a CNAME\"\n", float64(len(lines)), 400, "CNAME and other data"},
+		{"check-names", good + "bad_host A 192.0.2.7\n", float64(len(lines)), 400, "bad owner name"},
+		{"$INCLUDE", good + "$INCLUDE /etc/passwd\n", float64(len(lines)), 400, "$INCLUDE is not allowed"},
+		{"unbalanced parenthesis", strings.Replace(good, "300 )      ; negative TTL", "300        ; negative TTL", 1), 0, 400, ""},
+		{"out-of-zone SOA only", "$TTL 300\nother.test. SOA ns h 1 2 3 4 5\n", 0, 400, ""},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			r := c.doHdr("POST", "/api/v1/zones/bad.test/import", bad.text, map[string]string{"Content-Type": "text/dns"})
+			expect(t, r, bad.status, bad.name)
+			if r.str("error") != "Bad Request" || !strings.Contains(r.str("message"), bad.msg) {
+				t.Errorf("answer %s, want a message with %q", r.raw, bad.msg)
+			}
+			if bad.line > 0 && r.body["line"] != bad.line {
+				t.Errorf("line %v, want %v (%s)", r.body["line"], bad.line, r.raw)
+			}
+			nothingLeft(t, c, ns, "bad.test")
+		})
+	}
+	// A zone that exists: 409, and nothing of it changed.
+	r := c.doHdr("POST", "/api/v1/zones/file-json.test/import", zoneFileFor("file-json.test"), map[string]string{"Content-Type": "text/dns"})
+	expectError(t, r, 409, "Conflict", "already exists")
+	// Neither JSON nor a zone file.
+	expect(t, c.doHdr("POST", "/api/v1/zones/x.test/import", "x", map[string]string{"Content-Type": "text/plain"}), 415, "text/plain")
+	expect(t, c.do("POST", "/api/v1/zones/x.test/import", map[string]any{"zoneFile": "x", "copyOf": "y.test"}), 400, "two sources")
+}
