@@ -61,7 +61,9 @@ type Client struct {
 	alg     string // TSIG algorithm name
 	secrets map[string]string
 	timeout time.Duration
-	dialer  net.Dialer
+	// transferTotal bounds a whole transfer (default 4 × timeout).
+	transferTotal time.Duration
+	dialer        net.Dialer
 
 	idle connpool.Pool[net.Conn] // Discard: discard (gives the token back)
 	mu   sync.Mutex              // guards freed

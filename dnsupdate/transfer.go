@@ -28,7 +28,11 @@ func (c *Client) Transfer(ctx context.Context, zone string) ([]dns.RR, error) {
 // transfer sends the AXFR or IXFR query m over a new TCP connection and
 // returns every record of the answer, as sent.
 func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg) ([]dns.RR, error) {
-	deadline := time.Now().Add(4 * c.timeout)
+	total := 4 * c.timeout
+	if c.transferTotal > 0 {
+		total = c.transferTotal
+	}
+	deadline := time.Now().Add(total)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
@@ -41,7 +45,9 @@ func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg) ([]dns.R
 	stop := context.AfterFunc(dctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	_ = conn.SetDeadline(deadline)
-	t := &dns.Transfer{Conn: &dns.Conn{Conn: conn}, ReadTimeout: time.Until(deadline)}
+	// Each message within the client's timeout (a server that stops
+	// sending is found out in that time), the whole within the deadline.
+	t := &dns.Transfer{Conn: &dns.Conn{Conn: conn}, ReadTimeout: min(c.timeout, time.Until(deadline))}
 	if c.key != nil {
 		t.TsigSecret = c.secrets
 		m.SetTsig(c.keyName, c.alg, tsigFudge, time.Now().Unix())
@@ -77,6 +83,9 @@ func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg) ([]dns.R
 	return out, nil
 }
 
+// MaxTransferTime bounds a transfer of TransferFrom.
+const MaxTransferTime = 10 * time.Minute
+
 // DialError is a transfer that could not connect to the server.
 type DialError struct {
 	// Server is the host:port that was dialled.
@@ -90,8 +99,9 @@ func (e *DialError) Unwrap() error { return e.Err }
 
 // TransferFrom reads the zone by AXFR (RFC 5936) from the server at
 // host:port, signed with key when it is not nil (RFC 8945: the answers
-// must then be signed with it too), each message within timeout and the
-// whole transfer within four times it (DefaultTimeout when zero) or ctx.
+// must then be signed with it too), each message within timeout
+// (DefaultTimeout when zero) and the whole transfer within
+// MaxTransferTime or ctx.
 // The result starts with the SOA and does not repeat it at the end. A
 // server that cannot be reached is a *DialError; an error rcode is a
 // *ServerError; a transfer that took too long wraps
@@ -101,5 +111,6 @@ func TransferFrom(ctx context.Context, server string, key *TSIGKey, zone string,
 	if err != nil {
 		return nil, err
 	}
+	c.transferTotal = MaxTransferTime
 	return c.Transfer(ctx, zone)
 }

@@ -2,6 +2,8 @@ package integration
 
 import (
 	"bytes"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,4 +189,74 @@ func TestImportZoneFile(t *testing.T) {
 	// Neither JSON nor a zone file.
 	expect(t, c.doHdr("POST", "/api/v1/zones/x.test/import", "x", map[string]string{"Content-Type": "text/plain"}), 415, "text/plain")
 	expect(t, c.do("POST", "/api/v1/zones/x.test/import", map[string]any{"zoneFile": "x", "copyOf": "y.test"}), 400, "two sources")
+}
+
+// sourceNamed starts a second named serving zone from named.conf, its
+// transfers allowed only with that named's TSIG key.
+func sourceNamed(t *testing.T, zone, text string) *testbind.Server {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, zone+".db")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return testbind.Start(t, &testbind.Options{ExtraConfig: fmt.Sprintf(
+		"zone %q { type primary; file %q; allow-transfer { key %q; }; };\n", zone, file, testbind.TSIGKeyName)})
+}
+
+// TestImportAXFR imports a zone by AXFR, signed with TSIG, from a second
+// named that refuses unsigned transfers, and copies it under a new name:
+// the imported zone answers the same RRsets as the source and the copy
+// the same with its names moved (compared by AXFR). An unsigned
+// transfer, a wrong key, an unreachable and a silent source are refused
+// with 502 or 504, leaving nothing behind.
+func TestImportAXFR(t *testing.T) {
+	const zone = "axfr-src.test"
+	src := sourceNamed(t, zone, zoneFileFor(zone))
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{})
+	tsig := map[string]any{"name": src.TSIGKeyName, "algorithm": "hmac-sha256", "secret": src.TSIGSecret}
+
+	r := c.do("POST", "/api/v1/zones/"+zone+"/import", map[string]any{"axfr": map[string]any{"address": src.DNSAddr, "tsig": tsig}})
+	expect(t, r, 201, "AXFR import")
+	sourceRRs := axfr(t, src, zone)
+	if r.body["records"] != float64(len(sourceRRs)) || r.body["serial"] != float64(2024010101) {
+		t.Fatalf("answer %s, want %d records and serial 2024010101", r.raw, len(sourceRRs))
+	}
+	sameRRsets(t, "imported zone against its source", axfr(t, ns, zone), sourceRRs)
+
+	// A copy of the imported zone under a new name.
+	const copied = "axfr-copy.test"
+	expect(t, c.do("POST", "/api/v1/zones/"+copied+"/import", map[string]any{"copyOf": zone}), 201, "copy")
+	sameRRsets(t, "copy against its source, names moved", axfr(t, ns, copied), zonemodel.CopyRecords(sourceRRs, zone, copied))
+	expect(t, c.do("POST", "/api/v1/zones/copy2.test/import", map[string]any{"copyOf": "not-managed.test"}), 404, "copy of an unknown zone")
+
+	// Refusals: nothing is left of any.
+	closed := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	wrong := map[string]any{"name": src.TSIGKeyName, "secret": "d3Jvbmd3cm9uZ3dyb25nd3Jvbmc="}
+	for _, f := range []struct {
+		name   string
+		axfr   map[string]any
+		status int
+		msg    string
+	}{
+		{"unsigned", map[string]any{"address": src.DNSAddr}, 502, "did not transfer"},
+		{"wrong key", map[string]any{"address": src.DNSAddr, "tsig": wrong}, 502, "did not transfer"},
+		{"unreachable", map[string]any{"address": closed, "tsig": tsig}, 502, "cannot reach"},
+		{"silent", map[string]any{"address": silent.Addr().String(), "tsig": tsig}, 504, "did not finish in time"},
+	} {
+		t.Run(f.name, func(t *testing.T) {
+			const other = "axfr-fail.test"
+			r := c.do("POST", "/api/v1/zones/"+other+"/import", map[string]any{"axfr": f.axfr})
+			if r.status != f.status || !strings.Contains(r.str("message"), f.msg) {
+				t.Fatalf("answer %d %s, want %d with %q", r.status, r.raw, f.status, f.msg)
+			}
+			nothingLeft(t, c, ns, other)
+		})
+	}
 }

@@ -42,8 +42,8 @@ type AXFRSource struct {
 	Address string
 	// Key, if set, signs the transfer (TSIG, RFC 8945).
 	Key *dnsupdate.TSIGKey
-	// Timeout bounds each message (the whole transfer: four times it);
-	// default 30 s.
+	// Timeout bounds each message (the whole transfer:
+	// dnsupdate.MaxTransferTime); default 10 s.
 	Timeout time.Duration
 }
 
@@ -228,7 +228,7 @@ func (s *Service) transferIn(ctx context.Context, name string, src *AXFRSource) 
 	}
 	timeout := src.Timeout
 	if timeout <= 0 {
-		timeout = 30 * time.Second
+		timeout = 10 * time.Second
 	}
 	if _, err := dnsupdate.NewClient(src.Address, src.Key, timeout); err != nil {
 		return nil, newErr(ErrInvalid, name, "", "the transfer's TSIG key", err)
