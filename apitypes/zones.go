@@ -90,6 +90,9 @@ type ZoneInfo struct {
 	LastLoaded string `json:"lastLoaded,omitempty"`
 	// Managed tells whether the zone was created through the API.
 	Managed *bool `json:"managed,omitempty"`
+	// View is the view of named the zone is in; absent on a server
+	// without views configured.
+	View string `json:"view,omitempty"`
 	// Config is the zone's configuration from showzone (GET only).
 	Config *ZoneSettings `json:"config,omitempty"`
 }
@@ -118,6 +121,9 @@ type ZoneEntry struct {
 	Type string `json:"type"`
 	// Created is when the API created it.
 	Created time.Time `json:"created"`
+	// View is the view of named the zone is in; absent on a server
+	// without views configured.
+	View string `json:"view,omitempty"`
 }
 
 // ZonePage is one page of GET /zones. Zones and Count keep bindcar's shape;

@@ -76,7 +76,17 @@ type Client struct {
 	freed chan struct{}
 
 	hooks Hooks
+
+	// signQueries signs queries with the key too (SetSignQueries).
+	signQueries bool
 }
+
+// SetSignQueries makes the client sign its queries (the SOA reads of
+// record changes) with its key, as it always signs updates and zone
+// transfers. A view of named matched by a TSIG key (match-clients { key
+// k; }) answers only messages signed with k, so a client of that view
+// signs everything it sends. Call it before the client is used.
+func (c *Client) SetSignQueries(on bool) { c.signQueries = on }
 
 // Hooks observe a Client's exchanges, for logs and metrics.
 type Hooks struct {
@@ -269,7 +279,7 @@ func (c *Client) Query(ctx context.Context, zone, name string, qtype uint16) ([]
 	m := new(dns.Msg)
 	m.SetQuestion(name, qtype)
 	m.RecursionDesired = false
-	r, err := c.exchange(ctx, m, false)
+	r, err := c.exchange(ctx, m, c.signQueries && c.key != nil)
 	if err != nil {
 		return nil, fmt.Errorf("query %s %s: %w", name, dns.TypeToString[qtype], err)
 	}

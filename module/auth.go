@@ -114,6 +114,9 @@ type authCtxKey struct{}
 type authState struct {
 	id   *auth.Identity
 	zone string
+	// view is the view the request addresses (its ?view=, else the
+	// default view; "" none), for the scope check.
+	view string
 }
 
 // authOf returns the request's auth state, or an empty one.
@@ -223,7 +226,7 @@ func (h *Handler) allow(w http.ResponseWriter, r *http.Request, a auth.Action, z
 	if st.id == nil || a == "" {
 		return true
 	}
-	if err := st.id.Grant.CheckAction(st.id.ID, a, zone); err != nil {
+	if err := st.id.Grant.CheckActionIn(st.id.ID, a, zone, st.view); err != nil {
 		return h.forbid(w, r, err)
 	}
 	// Record name and type limits would mean nothing if the same token

@@ -37,7 +37,11 @@ func (h *Handler) getBackend() (*backend, error) {
 			return nil, fmt.Errorf("loading update key: %w", err)
 		}
 	}
-	if records, err = h.updater.Get(h.dnsServer, tsig, h.rndcTimeout); err != nil {
+	getUpdater := h.updater.Get
+	if h.views.def != "" {
+		getUpdater = h.updater.GetForView // every message signed: the default view's key picks it
+	}
+	if records, err = getUpdater(h.dnsServer, tsig, h.rndcTimeout); err != nil {
 		return nil, err
 	}
 	store, err := h.store.open()
@@ -46,14 +50,26 @@ func (h *Handler) getBackend() (*backend, error) {
 	}
 	rc := &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout, Trace: h.rndcTraceHook(),
 		Observe: h.observeControl, Expiry: h.rndcTimeout + commandExpiry}
-	h.cell.backend = &backend{
+	b := &backend{
 		store:     store,
 		rndc:      rc,
 		updateKey: updateKey,
 		records:   records,
-		svc:       h.newService(store, rc, records, updateKey),
+		svc:       h.newService(store, rc, h.views.def, records, updateKey, true),
+		view:      h.views.def,
 	}
-	return h.cell.backend, nil
+	if len(h.views.other) > 0 {
+		b.views = map[string]*backend{}
+		for name, vs := range h.views.other {
+			vb, err := vs.backend(b, h.zoneDir, h.rndcTimeout, h.newService)
+			if err != nil {
+				return nil, err
+			}
+			b.views[name] = vb
+		}
+	}
+	h.cell.backend = b
+	return b, nil
 }
 
 // resolveUpdateKey returns the name of the update key k describes and,

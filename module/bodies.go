@@ -87,11 +87,15 @@ func createRequestOf(c *createZoneRequest) *zonemodel.CreateZoneRequest {
 	return req
 }
 
-// zoneEntries converts index entries to list items.
-func zoneEntries(es []zonestore.Entry) []apitypes.ZoneEntry {
+// zoneEntries converts index entries to list items; views, when set,
+// holds each entry's view.
+func zoneEntries(es []zonestore.Entry, views []string) []apitypes.ZoneEntry {
 	out := make([]apitypes.ZoneEntry, len(es))
 	for i, e := range es {
 		out[i] = apitypes.ZoneEntry{Name: e.Name, Type: e.Type, Created: e.Created}
+		if views != nil {
+			out[i].View = views[i]
+		}
 	}
 	return out
 }

@@ -55,6 +55,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			also_notify    <ip[:port]>...
 //			allow_transfer <ip[/len]>...
 //		}
+//		view <name> {                           # a view of named, addressed with ?view=<name>
+//			update_key_file <path> [<key_name>]  # the key its match-clients names
+//			update_key      <name> [<algorithm> <secret>]
+//			dns_server      <host:port>          # for a view matched by destination
+//			default                              # requests without ?view= address it
+//		}
 //	}
 //
 // Secrets should be placeholders such as {env.RNDC_SECRET} or
@@ -206,6 +212,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 					return d.Errf("%v", err)
 				}
 			}
+		case "view":
+			v, err := unmarshalViewCaddyfile(d)
+			if err != nil {
+				return err
+			}
+			h.Views = append(h.Views, v)
 		case "catalog":
 			h.Catalog = new(CatalogConfig)
 			if err := h.Catalog.unmarshalCaddyfile(d); err != nil {

@@ -100,7 +100,7 @@ func (c *CatalogConfig) settings(updateKey *KeyConfig) (catalogSettings, error) 
 
 // newCatalog returns the catalog of a backend's service, nil when none
 // is configured.
-func (cs catalogSettings) newCatalog(store *zonestore.Store, rc *rndc.Client, records *dnsupdate.Updater, updateKey string) *catalog.Catalog {
+func (cs catalogSettings) newCatalog(store *zonestore.Store, rc catalog.Control, records *dnsupdate.Updater, updateKey string) *catalog.Catalog {
 	if cs.zone == "" {
 		return nil
 	}

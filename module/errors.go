@@ -145,6 +145,13 @@ func commandFailure(command, zone string, err error) failure {
 		return fail(http.StatusGatewayTimeout, "rndc %s: named did not answer in time, before the command itself was sent: "+
 			"nothing was sent, so nothing was changed; sending the same request again is safe. Cause: %v",
 			strings.TrimSpace(command+" "+zone), err)
+	case rndc.IsNoSuchView(err) && errors.As(err, &re) && strings.Contains(re.Text, "'_default'"):
+		return fail(http.StatusBadRequest, "rndc %s %s: named has views, so every zone is in one: configure them in the zone_api block "+
+			"(view <name> { … }) and name the zone's view with ?view=, or mark one default (named: %s)", command, zone, describe(re))
+	case rndc.IsNoSuchView(err) && errors.As(err, &re):
+		return fail(http.StatusNotFound, "rndc %s %s: named has no such view (%s): the views configured in zone_api must be named.conf's", command, zone, describe(re))
+	case rndc.IsMultipleViews(err):
+		return fail(http.StatusBadRequest, "zone %s is in several views of named: name one with ?view=<view>", zone)
 	case command == "modzone" && errors.As(err, &re) && kind == zoneservice.ErrNotFound:
 		// The zone exists (showzone said so): what is missing is
 		// something the change names.

@@ -19,30 +19,39 @@ import (
 // clock must agree with this host's to well within it.
 const commandExpiry = 10 * time.Second
 
-// newService builds the zone service of a backend.
-func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, records *dnsupdate.Updater, updateKey string) *zoneservice.Service {
+// newService builds the zone service of a backend: of the zones of view
+// (its control commands name it; "" names none), with the catalog when
+// withCatalog is set (the handler's own backend, which is the default
+// view's).
+func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, view string, records *dnsupdate.Updater, updateKey string, withCatalog bool) *zoneservice.Service {
 	var keyDirs []string
 	if d := caddy.NewReplacer().ReplaceKnown(h.KeyDirectory, ""); d != "" {
 		keyDirs = []string{d}
 	}
-	return &zoneservice.Service{
-		Store:         store,
-		Control:       c,
-		Updater:       records,
-		SerialMethod:  h.serialMethod,
-		Catalog:       h.catalog.newCatalog(store, c, records, updateKey),
-		CatalogNotify: h.catalog.notify,
-		UpdateKey:     updateKey,
-		Checker:       &zonecheck.Checker{},
-		Timeout:       h.rndcTimeout,
-		SendWithin:    h.rndcTimeout,
-		Expiry:        c.Expiry,
-		KeyDirs:       keyDirs,
-		Logger:        h.logger,
+	// A ViewClient of view "" names no view: exactly the client's own
+	// commands.
+	control := c.InView(view)
+	svc := &zoneservice.Service{
+		Store:        store,
+		Control:      control,
+		View:         view,
+		Updater:      records,
+		SerialMethod: h.serialMethod,
+		UpdateKey:    updateKey,
+		Checker:      &zonecheck.Checker{},
+		Timeout:      h.rndcTimeout,
+		SendWithin:   h.rndcTimeout,
+		Expiry:       c.Expiry,
+		KeyDirs:      keyDirs,
+		Logger:       h.logger,
 		// The restart watch's status every 2 s on a connection of its
 		// own (none kept idle), never on one a request could use.
 		WatchStatus: (&rndc.Client{Addr: c.Addr, Key: c.Key, Timeout: c.Timeout, MaxIdle: -1, Observe: c.Observe}).Status,
 	}
+	if withCatalog {
+		svc.Catalog, svc.CatalogNotify = h.catalog.newCatalog(store, control, records, updateKey), h.catalog.notify
+	}
+	return svc
 }
 
 // reconcileBody is the answer of POST /api/v1/server/reconcile.

@@ -26,7 +26,7 @@ func (a *restAPI) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 		writeError(w, http.StatusBadRequest, "invalid change: %v", err)
 		return
 	}
-	b, ok := a.backendOr500(w)
+	b, ok := a.backendFor(w, p)
 	if !ok {
 		return
 	}

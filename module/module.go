@@ -141,8 +141,14 @@ type Handler struct {
 	PowerDNS bool `json:"powerdns,omitempty"`
 
 	// Catalog, if set, keeps a catalog zone (RFC 9432) of the zones
-	// created through the API, for secondaries that consume it.
+	// created through the API, for secondaries that consume it. With
+	// views, it lives in the default view and holds that view's zones.
 	Catalog *CatalogConfig `json:"catalog,omitempty"`
+
+	// Views are the views of named (split horizon) that requests
+	// address with ?view=<name>; see ViewConfig. Without views, zones
+	// are addressed without one, as on a server without views.
+	Views []ViewConfig `json:"views,omitempty"`
 
 	authDisabled bool
 	guard        *auth.Guard
@@ -164,6 +170,7 @@ type Handler struct {
 	sharedRefs
 
 	catalog catalogSettings // the catalog option, checked (zero: none)
+	views   viewTable       // the views option, checked (zero: none)
 
 	// cell holds the backend, resolved lazily on the first request,
 	// because Provision must not touch the disk or BIND (`caddy validate`
@@ -208,6 +215,12 @@ type backend struct {
 	records *dnsupdate.Updater
 	// svc is the zone service every operation goes through.
 	svc *zoneservice.Service
+	// view is the view of named whose zones the backend manages ("":
+	// none, on a server without views).
+	view string
+	// views are the backends of the configured views other than the
+	// default, by name (the handler's backend only).
+	views map[string]*backend
 }
 
 // CaddyModule returns the Caddy module information.
@@ -282,6 +295,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
+	if h.views, err = newViewTable(h.Views, &h.updateKeyConf, &h.dnsServer, h.catalog.zone); err != nil {
+		return err
+	}
+
 	if err := h.provisionPowerDNS(); err != nil {
 		return err
 	}
@@ -291,6 +308,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.cell.stopWatch = stopWatch
 	go watchNamed(watchCtx, h.getBackend)
 	if err := h.acquire(h.zoneDir, h.dnsServer, h.updateKeyConf, h.rndcTimeout); err != nil {
+		return err
+	}
+	if err := h.views.acquire(h.zoneDir, h.rndcTimeout); err != nil {
 		return err
 	}
 	registerLocal(h) // for LocalTransport (local.go)
@@ -319,7 +339,7 @@ func (h *Handler) Validate() error {
 			return err
 		}
 	}
-	return nil
+	return h.views.validate()
 }
 
 // Cleanup releases the handler: it closes the idle control-channel
@@ -336,6 +356,7 @@ func (h *Handler) Cleanup() error {
 		h.cell.stopWatch()
 	}
 	h.release()
+	h.views.release()
 	h.cell.mu.Lock()
 	b := h.cell.backend
 	h.cell.mu.Unlock()

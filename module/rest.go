@@ -30,6 +30,9 @@ type restAPI struct {
 	dnsLog  *zap.Logger // record changes
 	rndcLog *zap.Logger // control commands
 
+	// views are the configured views (views.go).
+	views *viewTable
+
 	zoneDir      string
 	catalogZone  string // "" without a catalog
 	catalogGroup string
@@ -49,7 +52,7 @@ func (h *Handler) newREST() *restAPI {
 	a := &restAPI{
 		backend: h.getBackend, decode: h.decodeRequest, scopes: h,
 		logger: h.logger, dnsLog: h.dnsLog, rndcLog: h.rndcLog,
-		zoneDir: h.zoneDir, catalogZone: h.catalog.zone, catalogGroup: h.catalog.group,
+		zoneDir: h.zoneDir, catalogZone: h.catalog.zone, catalogGroup: h.catalog.group, views: &h.views,
 	}
 	return a
 }

@@ -81,6 +81,10 @@ func newRouter(routes []route) *router {
 type params struct {
 	route *route
 	name  string
+	// view is the request's ?view= (requestView), on the routes that
+	// take one (takesView); viewErr is why it is not a valid view name.
+	view    string
+	viewErr error
 }
 
 // buildRoutes lists every endpoint the handler serves.
@@ -224,6 +228,11 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		}
 		writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
 		return label
+	}
+	if takesView(rt) {
+		p.view, p.viewErr = requestView(r)
+		// The scope check's view: the one named, else the default.
+		authOf(r).view = h.views.resolve(p.view)
 	}
 	if !rt.public && !h.authorizeRoute(w, r, rt, p.name) {
 		if a := auditAction(rt); a != "" {

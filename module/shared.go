@@ -29,6 +29,9 @@ var (
 // sharedStore is the zone store of one directory, opened on first use.
 type sharedStore struct {
 	dir string
+	// openFn, if set, opens the store (a view's: zonestore.OpenView);
+	// default zonestore.Open(dir).
+	openFn func() (*zonestore.Store, error)
 
 	mu    sync.Mutex
 	store *zonestore.Store
@@ -40,7 +43,11 @@ func (s *sharedStore) open() (*zonestore.Store, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.store == nil {
-		st, err := zonestore.Open(s.dir)
+		open := s.openFn
+		if open == nil {
+			open = func() (*zonestore.Store, error) { return zonestore.Open(s.dir) }
+		}
+		st, err := open()
 		if err != nil {
 			return nil, err
 		}

@@ -54,14 +54,15 @@ func zoneName(w http.ResponseWriter, p params) (string, bool) {
 	return name, true
 }
 
-// zoneTarget validates the {name} parameter and returns the backend; on
-// failure it has answered the request.
+// zoneTarget validates the {name} parameter and returns the backend of
+// the view the request addresses (backendFor); on failure it has answered
+// the request.
 func (a *restAPI) zoneTarget(w http.ResponseWriter, p params) (*backend, string, bool) {
 	name, ok := zoneName(w, p)
 	if !ok {
 		return nil, "", false
 	}
-	b, ok := a.backendOr500(w)
+	b, ok := a.backendFor(w, p)
 	return b, name, ok
 }
 
@@ -88,7 +89,7 @@ func (a *restAPI) handleCreateZone(w http.ResponseWriter, r *http.Request, p par
 	if !a.scopes.allow(w, r, auth.ActionZones, zone.Name) {
 		return
 	}
-	b, ok := a.backendOr500(w)
+	b, ok := a.backendFor(w, p)
 	if !ok {
 		return
 	}
@@ -132,7 +133,14 @@ func (a *restAPI) createZone(w http.ResponseWriter, r *http.Request, b *backend,
 		s := zone.Serial
 		info.Serial = &s
 	}
-	w.Header().Set("Location", apiPrefix+"/zones/"+url.PathEscape(zone.Name))
+	loc := apiPrefix + "/zones/" + url.PathEscape(zone.Name)
+	if b.view != "" && b.view != a.views.def {
+		loc += "?view=" + url.QueryEscape(b.view)
+		info.View = b.view
+	} else if b.view != "" {
+		info.View = b.view
+	}
+	w.Header().Set("Location", loc)
 	if res.Existed {
 		a.logger.Info("zone create retried with its Idempotency-Key; the zone it made is answered", zap.String("zone", zone.Name), zap.String("settled", res.Settled))
 	} else {
@@ -153,7 +161,7 @@ type conflictBody struct {
 
 // handleListZones lists managed zones from the index, in name order, one
 // page at a time (limit, cursor), optionally only one type.
-func (a *restAPI) handleListZones(w http.ResponseWriter, r *http.Request, _ params) {
+func (a *restAPI) handleListZones(w http.ResponseWriter, r *http.Request, p params) {
 	q := r.URL.Query()
 	limit := defaultListLimit
 	if v := q.Get("limit"); v != "" {
@@ -170,7 +178,11 @@ func (a *restAPI) handleListZones(w http.ResponseWriter, r *http.Request, _ para
 		return
 	}
 	cursor := q.Get("cursor")
-	b, ok := a.backendOr500(w)
+	if a.views.configured() {
+		a.listViews(w, r, p, typ, cursor, limit)
+		return
+	}
+	b, ok := a.backendFor(w, p) // 404 for a ?view= without views
 	if !ok {
 		return
 	}
@@ -179,7 +191,7 @@ func (a *restAPI) handleListZones(w http.ResponseWriter, r *http.Request, _ para
 		indexFailed(w, err)
 		return
 	}
-	body := listBody{Zones: make([]string, len(entries)), Count: len(entries), Total: total, Items: zoneEntries(entries), NextCursor: next}
+	body := listBody{Zones: make([]string, len(entries)), Count: len(entries), Total: total, Items: zoneEntries(entries, nil), NextCursor: next}
 	for i, e := range entries {
 		body.Zones[i] = e.Name
 	}
@@ -221,9 +233,11 @@ func (a *restAPI) zoneState(w http.ResponseWriter, r *http.Request, b *backend, 
 	if zs.Status == nil {
 		loaded, managed := false, zs.Managed
 		return &zoneInfo{Name: name, ZoneType: zs.Entry.Type, State: "active", Loaded: &loaded, Managed: &managed,
-			FilePath: zs.File}, zs.Details, true
+			FilePath: zs.File, View: b.view}, zs.Details, true
 	}
-	return infoFromStatus(zs.Status, zs.Managed), zs.Details, true
+	info := infoFromStatus(zs.Status, zs.Managed)
+	info.View = b.view
+	return info, zs.Details, true
 }
 
 // handleZoneStatus answers `rndc zonestatus`: BIND's text in details

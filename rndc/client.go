@@ -147,10 +147,11 @@ const (
 )
 
 // IsNotFound reports whether err is an *Error for a missing zone or other
-// object (BIND's "not found").
+// object (BIND's "not found"). A missing view (IsNoSuchView) is not a
+// missing zone: named said nothing of the zone, so IsNotFound is false.
 func IsNotFound(err error) bool {
 	var e *Error
-	return errors.As(err, &e) && (e.Err == "not found" || (e.Err == "" && e.Result == ResultNotFound))
+	return errors.As(err, &e) && (e.Err == "not found" || (e.Err == "" && e.Result == ResultNotFound)) && !IsNoSuchView(err)
 }
 
 // IsAlreadyExists reports whether err is an *Error for an object that

@@ -127,6 +127,11 @@ func TestViewErrors(t *testing.T) {
 	if !IsNoSuchView(noView) || !IsNoSuchView(noDefault) || IsNoSuchView(noZone) || IsNoSuchView(multiple) {
 		t.Error("IsNoSuchView")
 	}
+	// A missing view is not a missing zone: nothing may conclude from it
+	// that the zone is gone.
+	if IsNotFound(noView) || IsNotFound(noDefault) || !IsNotFound(noZone) {
+		t.Error("IsNotFound of a missing view")
+	}
 }
 
 // TestIntegrationViews: against a real named with two views, the same

@@ -150,6 +150,14 @@ type Hook interface {
 type Service struct {
 	Store   Store
 	Control Control
+	// View is the view of named whose zones the service manages ("":
+	// none, on a server without views, or zones addressed without one).
+	// It names the zones' identity (a zone is its name in its view); the
+	// service's Control, Store and Updater are bound to it (their
+	// commands name it, its files and index are its own, its DNS
+	// messages reach it), so that nothing else of the service depends
+	// on it.
+	View string
 	// Updater sends record changes (RFC 2136) and reads zones (AXFR);
 	// without it the record operations fail.
 	Updater *dnsupdate.Updater

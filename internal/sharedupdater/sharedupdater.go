@@ -74,7 +74,19 @@ type Updater struct {
 // so when it changes (a key file rewritten, then a forced reload) the
 // updater is replaced and the old one closed.
 func (s *Updater) Get(server string, key *rndc.Key, timeout time.Duration) (*dnsupdate.Updater, error) {
-	id := server + "\x00" + strconv.FormatInt(int64(timeout), 10)
+	return s.get(server, key, timeout, false)
+}
+
+// GetForView is Get for the updater of a view of named matched by its
+// TSIG key: its queries are signed with the key too
+// (dnsupdate.Client.SetSignQueries), so that every message it sends is
+// answered by that view.
+func (s *Updater) GetForView(server string, key *rndc.Key, timeout time.Duration) (*dnsupdate.Updater, error) {
+	return s.get(server, key, timeout, true)
+}
+
+func (s *Updater) get(server string, key *rndc.Key, timeout time.Duration, signQueries bool) (*dnsupdate.Updater, error) {
+	id := server + "\x00" + strconv.FormatInt(int64(timeout), 10) + "\x00" + strconv.FormatBool(signQueries)
 	var tsig *dnsupdate.TSIGKey
 	if key != nil {
 		sum := sha256.Sum256(key.Secret)
@@ -91,6 +103,7 @@ func (s *Updater) Get(server string, key *rndc.Key, timeout time.Duration) (*dns
 		return nil, fmt.Errorf("dns_server: %w", err)
 	}
 	c.SetHooks(s.hooks)
+	c.SetSignQueries(signQueries)
 	if s.u != nil {
 		s.u.Close()
 	}

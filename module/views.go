@@ -1,0 +1,456 @@
+package module
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// ViewConfig is a view of named (named.conf's `view "<name>" { … }`,
+// split horizon) that requests address with `?view=<name>`. named keeps
+// every zone of a server with views in one of them, and the same zone
+// name may be in several; a view is one zone identity space of its own
+// here too: its zones are created in it (`rndc addzone <zone> IN <view>`),
+// every control command names it, and its zone files, index and locks
+// are kept apart in <zone_dir>/views/<name> (the default view's stay in
+// zone_dir).
+//
+// named chooses the view of a DNS message by its match-clients (the
+// message's TSIG key or source address) and match-destinations (the
+// address it was sent to), not by anything the message names. So that
+// the record endpoints' UPDATEs, queries and zone transfers reach the
+// view's zones, give the view the TSIG key its match-clients names
+// (UpdateKey; every message is then signed with it) or, for a view
+// matched by destination, the address it listens on (DNSServer).
+type ViewConfig struct {
+	// Name is the view's name in named.conf: 1 to 64 letters, digits,
+	// '_' and '-'.
+	Name string `json:"name"`
+
+	// UpdateKey is the view's TSIG key, the one its match-clients names
+	// (`match-clients { key "<name>"; … };`): zones created in the view
+	// accept dynamic updates from it (allow-update), and the record
+	// endpoints sign their UPDATEs, queries and transfers with it.
+	// Required with its secret unless DNSServer tells the view apart.
+	UpdateKey *KeyConfig `json:"update_key,omitempty"`
+
+	// DNSServer is the host:port where the view's DNS messages are sent,
+	// for a view that named chooses by match-destinations. Default: the
+	// handler's dns_server.
+	DNSServer string `json:"dns_server,omitempty"`
+
+	// Default makes this the view of requests that name none (bindcar's
+	// clients, which know nothing of views): with it, `?view=` may be
+	// left out. At most one view is the default. Its zones stay in
+	// zone_dir, and the catalog zone, if configured, lives in it.
+	Default bool `json:"default,omitempty"`
+}
+
+// viewTable is the views option, checked (the zero value: no views).
+type viewTable struct {
+	// names are every configured view's name, in configuration order.
+	names []string
+	// def is the default view ("" none): requests that name no view
+	// address it, through the handler's own backend.
+	def string
+	// other are the views other than the default, each with a backend of
+	// its own, by name.
+	other map[string]*viewSettings
+}
+
+// viewSettings is one non-default view, checked, with its references to
+// the shared store and updater (taken in Provision, given back in
+// Cleanup).
+type viewSettings struct {
+	name          string
+	updateKeyConf *KeyConfig
+	dnsServer     string
+
+	store      *sharedStore
+	storeKey   string
+	updater    *sharedupdater.Updater
+	updaterKey string
+}
+
+// configured reports whether any view is configured.
+func (t *viewTable) configured() bool { return len(t.names) > 0 }
+
+// list is the configured views for messages.
+func (t *viewTable) list() string { return strings.Join(t.names, ", ") }
+
+// newViewTable checks the views option. A default view's key and DNS
+// server replace the handler's own (*updateKey, *dnsServer): the
+// handler's backend is then the default view's. It runs in Provision,
+// after the update key and dns_server are set and before the shared
+// references are taken; catalogZone is the catalog option's zone.
+func newViewTable(views []ViewConfig, updateKey **KeyConfig, dnsServer *string, catalogZone string) (viewTable, error) {
+	repl := caddy.NewReplacer()
+	t := viewTable{other: map[string]*viewSettings{}}
+	handlerServer := *dnsServer
+	for i, v := range views {
+		if err := zonemodel.CheckViewName(v.Name); err != nil {
+			return t, fmt.Errorf("views[%d]: %v", i, err)
+		}
+		if slices.Contains(t.names, v.Name) {
+			return t, fmt.Errorf("view %s is configured twice", v.Name)
+		}
+		t.names = append(t.names, v.Name)
+		server := repl.ReplaceKnown(v.DNSServer, "")
+		if v.Default {
+			if t.def != "" {
+				return t, fmt.Errorf("views %s and %s are both the default; at most one may be", t.def, v.Name)
+			}
+			t.def = v.Name
+			if v.UpdateKey != nil {
+				k := *v.UpdateKey
+				*updateKey = &k
+			}
+			if server != "" {
+				*dnsServer = server
+			}
+			continue
+		}
+		if server == "" {
+			server = handlerServer
+		}
+		if (v.UpdateKey == nil || !v.UpdateKey.HasSecret()) && server == handlerServer {
+			return t, fmt.Errorf("view %s: give it the TSIG key its match-clients names, with its secret (update_key_file <path> or update_key <name> <algorithm> <secret>), "+
+				"or the dns_server it is matched by: otherwise the record endpoints' messages would reach whichever view named chooses for them", v.Name)
+		}
+		vs := &viewSettings{name: v.Name, dnsServer: server}
+		if v.UpdateKey != nil {
+			k := *v.UpdateKey
+			vs.updateKeyConf = &k
+		}
+		t.other[v.Name] = vs
+	}
+	if t.configured() && catalogZone != "" && t.def == "" {
+		return t, fmt.Errorf("catalog: with views, the catalog zone lives in the default view; mark one view default")
+	}
+	return t, nil
+}
+
+// validate checks the views' DNS servers and keys without touching the
+// disk.
+func (t *viewTable) validate() error {
+	for _, name := range t.names {
+		vs, ok := t.other[name]
+		if !ok {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(vs.dnsServer); err != nil {
+			return fmt.Errorf("view %s: dns_server %q: %v", name, vs.dnsServer, err)
+		}
+		if vs.updateKeyConf != nil {
+			if err := vs.updateKeyConf.Validate("view "+name+" update key", false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// acquire takes each non-default view's references to its store
+// (<zone_dir>/views/<name>) and updater; release gives them back.
+func (t *viewTable) acquire(zoneDir string, timeout time.Duration) error {
+	for _, vs := range t.other {
+		if zoneDir != "" {
+			dir := zonestore.ViewDir(zoneDir, vs.name)
+			parent, view := zoneDir, vs.name
+			v, _, err := storePool.LoadOrNew(dir, func() (caddy.Destructor, error) {
+				return &sharedStore{dir: dir, openFn: func() (*zonestore.Store, error) { return zonestore.OpenView(parent, view) }}, nil
+			})
+			if err != nil {
+				return err
+			}
+			vs.store, vs.storeKey = v.(*sharedStore), dir
+		}
+		vs.updaterKey = updaterPoolKey(vs.dnsServer+"\x00view", vs.updateKeyConf, timeout)
+		vs.updater = sharedupdater.Acquire(vs.updaterKey, dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
+	}
+	return nil
+}
+
+func (t *viewTable) release() {
+	for _, vs := range t.other {
+		if vs.storeKey != "" {
+			_, _ = storePool.Delete(vs.storeKey)
+			vs.storeKey = ""
+		}
+		if vs.updaterKey != "" {
+			sharedupdater.Release(vs.updaterKey)
+			vs.updaterKey = ""
+		}
+	}
+}
+
+// backend builds the view's backend, as getBackend builds the
+// handler's: its store, an updater signing with the view's key, and a
+// zone service (newService) whose control commands name the view; root
+// is the handler's backend, whose control-channel client it shares.
+func (vs *viewSettings) backend(root *backend, zoneDir string, timeout time.Duration,
+	newService func(*zonestore.Store, *rndc.Client, string, *dnsupdate.Updater, string, bool) *zoneservice.Service,
+) (*backend, error) {
+	updateKey := ""
+	var err error
+	var tsigKey *rndc.Key
+	if vs.updateKeyConf != nil {
+		updateKey, tsigKey, err = resolveUpdateKey(*vs.updateKeyConf)
+		if err != nil {
+			return nil, fmt.Errorf("view %s: loading update key: %w", vs.name, err)
+		}
+	}
+	if vs.store == nil || vs.updater == nil { // a handler built without Provision (unit tests)
+		dir, parent, view := zonestore.ViewDir(zoneDir, vs.name), zoneDir, vs.name
+		vs.store = &sharedStore{dir: dir, openFn: func() (*zonestore.Store, error) { return zonestore.OpenView(parent, view) }}
+		vs.updater = sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
+	}
+	records, err := vs.updater.GetForView(vs.dnsServer, tsigKey, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("view %s: %w", vs.name, err)
+	}
+	store, err := vs.store.open()
+	if err != nil {
+		return nil, fmt.Errorf("view %s: opening its zone directory: %w", vs.name, err)
+	}
+	b := &backend{store: store, rndc: root.rndc, updateKey: updateKey, records: records, view: vs.name}
+	b.svc = newService(store, root.rndc, vs.name, records, updateKey, false)
+	return b, nil
+}
+
+// requestView reads the request's ?view= parameter: "" when it has none.
+// An empty, repeated or invalid value is an error (400).
+func requestView(r *http.Request) (string, error) {
+	if !strings.Contains(r.URL.RawQuery, "view") {
+		return "", nil
+	}
+	vs, ok := r.URL.Query()["view"]
+	switch {
+	case !ok:
+		return "", nil
+	case len(vs) != 1:
+		return "", fmt.Errorf("view is given %d times; give it once", len(vs))
+	case vs[0] == "":
+		return "", fmt.Errorf("view is empty; name a view, or leave the parameter out")
+	}
+	if err := zonemodel.CheckViewName(vs[0]); err != nil {
+		return "", err
+	}
+	return vs[0], nil
+}
+
+// takesView reports whether a route addresses zones, so that ?view=
+// applies to it: the REST zone and record routes (not the PowerDNS API's,
+// which knows no views, nor the server-wide ones).
+func takesView(rt *route) bool {
+	return rt != nil && !rt.pdns && strings.HasPrefix(rt.template, apiPrefix+"/zones")
+}
+
+// resolveView is the view a request addresses: the one it names, else
+// the default view ("" when there is none).
+func (t *viewTable) resolve(view string) string {
+	if view == "" {
+		return t.def
+	}
+	return view
+}
+
+// backendFor returns the backend of the view the request addresses
+// (p.view, else the default view), answering the request itself when the
+// view is invalid (400), not configured (404), or, with views configured
+// and none of them the default, not named (400). It runs only once the
+// request is authorised completely.
+func (a *restAPI) backendFor(w http.ResponseWriter, p params) (*backend, bool) {
+	if p.viewErr != nil {
+		writeError(w, http.StatusBadRequest, "invalid view: %v", p.viewErr)
+		return nil, false
+	}
+	t := a.views
+	if p.view != "" && !slices.Contains(t.names, p.view) {
+		if !t.configured() {
+			writeError(w, http.StatusNotFound, "view %q is not configured: zone_api addresses no views (configure them with `view <name> { … }` in the zone_api block)", p.view)
+		} else {
+			writeError(w, http.StatusNotFound, "view %q is not configured; the views are: %s", p.view, t.list())
+		}
+		return nil, false
+	}
+	if p.view == "" && t.configured() && t.def == "" {
+		writeError(w, http.StatusBadRequest, "named has views and none is the default: name the zone's view with ?view= (one of %s)", t.list())
+		return nil, false
+	}
+	b, ok := a.backendOr500(w)
+	if !ok {
+		return nil, false
+	}
+	if p.view == "" || p.view == t.def {
+		return b, true
+	}
+	vb := b.views[p.view]
+	if vb == nil {
+		writeError(w, http.StatusInternalServerError, "view %s has no backend", p.view)
+		return nil, false
+	}
+	vb.svc.ReconcileAtStart(context.Background())
+	return vb, true
+}
+
+// unmarshalViewCaddyfile reads `view <name> { … }`:
+//
+//	view <name> {
+//		update_key_file <path> [<key_name>]
+//		update_key      <name> [<algorithm> <secret>]
+//		dns_server      <host:port>
+//		default
+//	}
+func unmarshalViewCaddyfile(d *caddyfile.Dispenser) (ViewConfig, error) {
+	var v ViewConfig
+	if !d.NextArg() {
+		return v, d.ArgErr()
+	}
+	v.Name = d.Val()
+	if d.NextArg() {
+		return v, d.ArgErr()
+	}
+	if err := zonemodel.CheckViewName(v.Name); err != nil {
+		return v, d.Errf("view: %v", err)
+	}
+	for n := d.Nesting(); d.NextBlock(n); {
+		switch d.Val() {
+		case "update_key_file":
+			if v.UpdateKey == nil {
+				v.UpdateKey = new(KeyConfig)
+			}
+			if err := parseKeyFile(d, v.UpdateKey); err != nil {
+				return v, err
+			}
+		case "update_key":
+			if v.UpdateKey == nil {
+				v.UpdateKey = new(KeyConfig)
+			}
+			args := d.RemainingArgs()
+			switch len(args) {
+			case 1:
+				v.UpdateKey.Name = args[0]
+			case 3:
+				v.UpdateKey.Name, v.UpdateKey.Algorithm, v.UpdateKey.Secret = args[0], args[1], args[2]
+			default:
+				return v, d.ArgErr()
+			}
+		case "dns_server":
+			if !d.AllArgs(&v.DNSServer) {
+				return v, d.ArgErr()
+			}
+		case "default":
+			if d.NextArg() {
+				return v, d.ArgErr()
+			}
+			v.Default = true
+		default:
+			return v, d.Errf("unrecognized view subdirective %q", d.Val())
+		}
+	}
+	return v, nil
+}
+
+// viewEntry is an index entry and its view, in a list of several views.
+type viewEntry struct {
+	zonestore.Entry
+	view string
+}
+
+// cursorOf is a list cursor: the zone's name, and "@<view>" when it has
+// a view (no zone name holds '@').
+func (e viewEntry) cursor() string {
+	if e.view == "" {
+		return e.Name
+	}
+	return e.Name + "@" + e.view
+}
+
+// before orders entries by name, then view.
+func (e viewEntry) before(name, view string) bool {
+	return e.Name < name || e.Name == name && e.view < view
+}
+
+// listViews answers GET /zones with views configured: the managed zones
+// of the view named by ?view=, or of every view, each item with its view;
+// in name order, then view; paged by a cursor "<name>[@<view>]"; only the
+// zones in views the identity's scope allows.
+func (a *restAPI) listViews(w http.ResponseWriter, r *http.Request, p params, typ, cursor string, limit int) {
+	var backends []*backend
+	if p.view != "" || p.viewErr != nil {
+		b, ok := a.backendFor(w, p)
+		if !ok {
+			return
+		}
+		backends = []*backend{b}
+	} else {
+		// Every view: the handler's backend (the default view's, or
+		// the zones created without a view) and each other view's.
+		root, ok := a.backendOr500(w)
+		if !ok {
+			return
+		}
+		backends = []*backend{root}
+		for _, name := range a.views.names {
+			if vb := root.views[name]; vb != nil {
+				backends = append(backends, vb)
+			}
+		}
+	}
+	g := grantOf(r)
+	var all []viewEntry
+	for _, vb := range backends {
+		es, _, _, err := vb.store.List(typ, "", 0)
+		if err != nil {
+			indexFailed(w, err)
+			return
+		}
+		for _, e := range es {
+			if g.AllowsZoneIn(e.Name, vb.view) {
+				all = append(all, viewEntry{e, vb.view})
+			}
+		}
+	}
+	slices.SortFunc(all, func(x, y viewEntry) int {
+		switch {
+		case x.before(y.Name, y.view):
+			return -1
+		case y.before(x.Name, x.view):
+			return 1
+		}
+		return 0
+	})
+	cName, cView, _ := strings.Cut(cursor, "@")
+	page, views := []zonestore.Entry{}, []string{}
+	next := ""
+	for _, e := range all {
+		if cursor != "" && !(viewEntry{Entry: zonestore.Entry{Name: cName}, view: cView}).before(e.Name, e.view) {
+			continue
+		}
+		if len(page) == limit {
+			next = viewEntry{page[len(page)-1], views[len(views)-1]}.cursor()
+			break
+		}
+		page, views = append(page, e.Entry), append(views, e.view)
+	}
+	body := listBody{Zones: make([]string, len(page)), Count: len(page), Total: len(all), Items: zoneEntries(page, views), NextCursor: next}
+	for i, e := range page {
+		body.Zones[i] = e.Name
+	}
+	writeJSON(w, http.StatusOK, body)
+}
