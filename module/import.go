@@ -81,7 +81,7 @@ func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p par
 		sum.Write([]byte("json\x00"))
 		sum.Write(j)
 	}
-	b, ok := a.backendOr500(w)
+	b, ok := a.backendFor(w, p) // the view addressed (?view=)
 	if !ok {
 		return
 	}
