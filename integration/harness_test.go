@@ -52,6 +52,8 @@ type caddyOpts struct {
 	// bin is the caddy binary to run instead of caddyBin (a baseline
 	// build, for benchmarks that compare two builds).
 	bin string
+	// sites are extra site blocks of the Caddyfile.
+	sites string
 }
 
 // caddy is a caddy process of the shared harness (internal/testcaddy)
@@ -92,6 +94,7 @@ func newCaddy(t testing.TB, ns *testbind.Server, opts caddyOpts) *caddy {
 		Env:         opts.env,
 		Handle:      opts.handle,
 		Control:     opts.control,
+		Sites:       opts.sites,
 	})}
 }
 

@@ -2,8 +2,10 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,8 +13,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
 )
 
 // BenchmarkPowerDNSVersusPowerDNS measures the PowerDNS-compatible API
@@ -40,8 +45,13 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		fmt.Sscan(v, &rounds)
 	}
 	ns := startNamed(b)
-	c := startCaddy(b, ns, caddyOpts{handle: "/api*", extra: "powerdns"})
-	ours := &pdnsTarget{name: "zone_api (BIND)", base: c.Base, key: testToken, client: pdnsBenchClient()}
+	// A second site of the same Caddy answers 204 and does nothing else:
+	// what one HTTP request through Caddy costs, the other floor.
+	bare := testcaddy.FreePort(b)
+	c := startCaddy(b, ns, caddyOpts{handle: "/api*", extra: "powerdns",
+		sites: fmt.Sprintf("http://127.0.0.1:%d {\n\tbind 127.0.0.1\n\trespond 204\n}\n", bare)})
+	empty := newPDNSTarget("Caddy alone (respond 204)", fmt.Sprintf("http://127.0.0.1:%d", bare), "")
+	ours := newPDNSTarget("zone_api (BIND)", c.Base, testToken)
 	theirs := startPowerDNS(b, pdnsBin)
 
 	for _, t := range []*pdnsTarget{ours, theirs} {
@@ -56,7 +66,26 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		total  int
 	}
 	results := map[string][]result{}
-	run := func(t *pdnsTarget, conc, n int) {
+	patch := func(t *pdnsTarget) func(int) int {
+		return func(i int) int {
+			body := fmt.Sprintf(`{"rrsets":[{"name":"t%d.bench.test.","type":"TXT","ttl":60,"changetype":"REPLACE","records":[{"content":"\"v%d\"","disabled":false}]}]}`, i%50, i)
+			return t.req("PATCH", "/api/v1/servers/localhost/zones/bench.test.", body)
+		}
+	}
+	// The floor: the same change sent to the same named as a raw UPDATE,
+	// in zones of their own made like bench.test (so that they do not
+	// move bench.test's serial under zone_api's pin).
+	var floors []*pdnsFloor
+	for _, f := range []struct {
+		name, zone string
+		pinned     bool
+	}{{"raw UPDATE, bare change", "floor.test", false}, {"raw UPDATE, zone_api's message", "pinned.test", true}} {
+		if r := ours.req("POST", "/api/v1/servers/localhost/zones", `{"name":"`+f.zone+`.","kind":"Native","nameservers":["ns1.example.net."]}`); r != 201 {
+			b.Fatalf("create %s: %d", f.zone, r)
+		}
+		floors = append(floors, newPDNSFloor(b, ns, f.name, f.zone, f.pinned))
+	}
+	run := func(name string, do func(int) int, conc, n int) {
 		var mu sync.Mutex
 		var lat []time.Duration
 		errs := 0
@@ -75,9 +104,8 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 					if i >= n {
 						return
 					}
-					body := fmt.Sprintf(`{"rrsets":[{"name":"t%d.bench.test.","type":"TXT","ttl":60,"changetype":"REPLACE","records":[{"content":"\"v%d\"","disabled":false}]}]}`, i%50, i)
 					t0 := time.Now()
-					st := t.req("PATCH", "/api/v1/servers/localhost/zones/bench.test.", body)
+					st := do(i)
 					d := time.Since(t0)
 					mu.Lock()
 					lat = append(lat, d)
@@ -91,7 +119,7 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		wg.Wait()
 		el := time.Since(start)
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		key := fmt.Sprintf("%s c=%d", t.name, conc)
+		key := fmt.Sprintf("%s c=%d", name, conc)
 		results[key] = append(results[key], result{rps: float64(n) / el.Seconds(), p50: lat[len(lat)/2], errors: errs, total: n})
 	}
 	for round := 0; round < rounds; round++ {
@@ -100,10 +128,19 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 			if conc == 8 {
 				n = 800
 			}
-			run(theirs, conc, n)
-			run(ours, conc, n)
+			run(theirs.name, patch(theirs), conc, n)
+			run(ours.name, patch(ours), conc, n)
+			if conc == 1 {
+				for _, f := range floors {
+					run(f.name, func(i int) int { return f.send(ns.TSIGKeyName, i) }, conc, n)
+				}
+				run(empty.name, patch(empty), conc, n)
+			}
 		}
 	}
+
+	patchDials := fmt.Sprintf("connections the client opened for the PATCH rounds: %s %d, %s %d, %s %d",
+		theirs.name, theirs.dials.Load(), ours.name, ours.dials.Load(), empty.name, empty.dials.Load())
 
 	// Zone list at `zones` zones: ours through the API (the zones must
 	// be in named), PowerDNS's inserted into its database directly (its
@@ -162,9 +199,26 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		sort.Float64s(v)
 		return v[len(v)/2]
 	}
+	p50 := func(k string) time.Duration {
+		var v []time.Duration
+		for _, r := range results[k] {
+			v = append(v, r.p50)
+		}
+		sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
+		return v[len(v)/2]
+	}
 	base := median(theirs.name + " c=1")
 	fmt.Printf("\nagainst PowerDNS at c=1 (%.0f/s): zone_api c=1 %.2fx, zone_api c=8 %.2fx, PowerDNS c=8 %.2fx\n",
 		base, median(ours.name+" c=1")/base, median(ours.name+" c=8")/base, median(theirs.name+" c=8")/base)
+	for _, f := range floors {
+		fmt.Printf("%s at c=1: %.0f/s (%.2fx PowerDNS; zone_api at c=1 is %.0f%% of it)\n",
+			f.name, median(f.name+" c=1"), median(f.name+" c=1")/base, 100*median(ours.name+" c=1")/median(f.name+" c=1"))
+	}
+	fmt.Printf("%s at c=1: %.0f/s, p50 %s\n", empty.name, median(empty.name+" c=1"), ms(p50(empty.name+" c=1")))
+	fmt.Println(patchDials)
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("load average at the end of the PATCH rounds: %s", la)
+	}
 	fmt.Printf("\n| GET /zones at %d zones | p50 (best round) | body |\n|---|---|---|\n", zones)
 	lk := make([]string, 0, len(listP50))
 	for k := range listP50 {
@@ -180,9 +234,16 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 
 // pdnsBenchClient keeps a connection per worker of the c=8 runs alive
 // (net/http's default transport keeps 2 per host and dials again for
-// the other 6), so both servers are measured on reused connections.
-func pdnsBenchClient() http.Client {
-	return http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+// the other 6), so both servers are measured on reused connections;
+// dials counts the connections it opens (a server that closes its
+// connections makes the client dial again).
+func pdnsBenchClient(dials *atomic.Int64) http.Client {
+	d := &net.Dialer{}
+	return http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			return d.DialContext(ctx, network, addr)
+		}}}
 }
 
 // pdnsTarget is a PowerDNS API to measure.
@@ -190,6 +251,13 @@ type pdnsTarget struct {
 	name, base, key string
 	db              string // PowerDNS's sqlite database
 	client          http.Client
+	dials           atomic.Int64
+}
+
+func newPDNSTarget(name, base, key string) *pdnsTarget {
+	t := &pdnsTarget{name: name, base: base, key: key}
+	t.client = pdnsBenchClient(&t.dials)
+	return t
 }
 
 func (t *pdnsTarget) req(method, path, body string) int {
@@ -263,7 +331,8 @@ loglevel=3
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = p.Process.Kill(); _ = p.Wait() })
-	t := &pdnsTarget{name: "PowerDNS 4.7 (gsqlite3)", base: fmt.Sprintf("http://127.0.0.1:%d", webPort), key: "bench-key", db: db, client: pdnsBenchClient()}
+	t := newPDNSTarget("PowerDNS 4.7 (gsqlite3)", fmt.Sprintf("http://127.0.0.1:%d", webPort), "bench-key")
+	t.db = db
 	for i := 0; i < 100; i++ {
 		if st, _ := t.get("/api/v1/servers/localhost"); st == 200 {
 			return t
