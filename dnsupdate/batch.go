@@ -28,8 +28,16 @@ func (u *Updater) Batch(ctx context.Context, zone string, batch []Change, opt Wr
 	if err != nil {
 		return nil, err
 	}
-	if res, err, done := u.simpleBatch(ctx, zone, changes, opt); done {
-		return res, err
+	if isSimple(zone, changes) {
+		res, err, next := u.indexedBatch(ctx, zone, changes, opt)
+		if next == batchDone {
+			return res, err
+		}
+		if next == batchPrereqs {
+			if res, err, done := u.simpleBatch(ctx, zone, changes, opt); done {
+				return res, err
+			}
+		}
 	}
 	for attempt := 0; ; attempt++ {
 		snap, err := u.Snapshot(ctx, zone)
@@ -131,31 +139,40 @@ func touchedType(changes []change, name string, t uint16) (string, bool) {
 	return "", false
 }
 
-// simpleBatch applies a batch whose rules named can check by itself: no
-// CNAME added, no MX added, no apex NS touched. Each add of other data
-// gets the prerequisite "no CNAME at that name" unless an earlier change
-// of the batch deletes that CNAME, so the batch costs one UPDATE and no
-// zone transfer. done is false for other batches, and when named refused
-// a prerequisite: the snapshot path then finds which change conflicts.
-func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change, opt WriteOptions) (*ChangeResult, error, bool) {
+// isSimple reports whether named can check a batch's rules by itself,
+// given a "no CNAME" guard per added name: no CNAME added, no MX added,
+// no apex NS touched.
+func isSimple(zone string, changes []change) bool {
 	origin := zone + "."
 	for _, c := range changes {
 		if c.rrtype == dns.TypeCNAME && c.op == OpAdd || c.rrtype == dns.TypeMX && c.op == OpAdd ||
 			c.name == origin && c.rrtype == dns.TypeNS {
-			return nil, nil, false
+			return false
 		}
 	}
-	m := records()
-	res := &ChangeResult{Zone: zone}
-	cnameGone := map[string]bool{}
-	guarded := make(map[string]bool, len(changes))
-	body := make([]dns.RR, 0, len(changes))
+	return true
+}
+
+// simpleBody builds the UPDATE of a simple batch (isSimple): its changes
+// in order, and guarded, each name an add needs the "no CNAME there" rule
+// checked for (an add of a type that cannot sit beside a CNAME, at a name
+// whose CNAME no earlier change of the batch deletes), once. With prereqs,
+// prereq holds that rule as one prerequisite per guarded name (RFC 2136
+// §2.4.3).
+func simpleBody(changes []change, prereqs bool) (prereq, body []dns.RR, guarded []string, res *ChangeResult) {
+	res = &ChangeResult{}
+	var cnameGone map[string]bool
+	seen := make(map[string]bool, len(changes))
+	body = make([]dns.RR, 0, len(changes))
 	for _, c := range changes {
 		switch c.op {
 		case OpAdd:
-			if !cnameGone[c.name] && !guarded[c.name] && !coexistsWithCNAME[c.rrtype] {
-				guarded[c.name] = true
-				m.Answer = append(m.Answer, &dns.ANY{Hdr: dns.RR_Header{Name: c.name, Rrtype: dns.TypeCNAME, Class: dns.ClassNONE}})
+			if !cnameGone[c.name] && !seen[c.name] && !coexistsWithCNAME[c.rrtype] {
+				seen[c.name] = true
+				guarded = append(guarded, c.name)
+				if prereqs {
+					prereq = append(prereq, &dns.ANY{Hdr: dns.RR_Header{Name: c.name, Rrtype: dns.TypeCNAME, Class: dns.ClassNONE}})
+				}
 			}
 			// Nothing changes the records of an UPDATE once built (packing
 			// leaves them as they are): an add of class IN, as parsed, is
@@ -176,14 +193,27 @@ func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change
 			body = append(body, rr)
 		case OpDelete:
 			if c.rrtype == dns.TypeCNAME {
+				if cnameGone == nil {
+					cnameGone = map[string]bool{}
+				}
 				cnameGone[c.name] = true
 			}
 			body = append(body, &dns.ANY{Hdr: dns.RR_Header{Name: c.name, Rrtype: c.rrtype, Class: dns.ClassANY}})
 		}
 		res.Changes++
 	}
-	s, err := u.commit(ctx, zone, &write{prereq: m.Answer, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied})
+	return prereq, body, guarded, res
+}
+
+// simpleBatch applies a simple batch (isSimple) with a prerequisite "no
+// CNAME at that name" before each guarded add, so the batch costs one
+// UPDATE and no zone transfer. done is false when named refused a
+// prerequisite: the snapshot path then finds which change conflicts.
+func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change, opt WriteOptions) (*ChangeResult, error, bool) {
+	prereq, body, _, res := simpleBody(changes, true)
+	s, err := u.commit(ctx, zone, &write{prereq: prereq, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied})
 	if err == nil {
+		res.Zone = zone
 		return s.into(res), nil, true
 	}
 	if IsRcode(err, dns.RcodeYXRrset) {

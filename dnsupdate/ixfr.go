@@ -23,7 +23,7 @@ type Delta struct {
 func (c *Client) IXFR(ctx context.Context, zone string, from uint32) (deltas []Delta, full []dns.RR, err error) {
 	m := new(dns.Msg)
 	m.SetIxfr(zone+".", from, ".", ".")
-	rrs, err := c.transfer(ctx, zone, m)
+	rrs, err := c.transfer(ctx, zone, m, 0)
 	if err != nil {
 		return nil, nil, err
 	}

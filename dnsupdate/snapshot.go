@@ -2,6 +2,7 @@ package dnsupdate
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"sync"
@@ -148,21 +149,39 @@ func (c *snapshotCache) forget(zone string) {
 // tells whether the cached snapshot is current; only a changed zone is
 // transferred again.
 func (u *Updater) Snapshot(ctx context.Context, zone string) (*Snapshot, error) {
+	return u.snapshot(ctx, zone, 0)
+}
+
+// errTooLarge is snapshot's error for a zone of more than its max records.
+var errTooLarge = errors.New("zone larger than the transfer's bound")
+
+// snapshot is Snapshot, giving up with errTooLarge on a transfer of more
+// than max records (0: no bound). Every snapshot is offered to the zone's
+// writer as its CNAME index.
+func (u *Updater) snapshot(ctx context.Context, zone string, max int) (*Snapshot, error) {
 	soa, err := u.dns.SOA(ctx, zone)
 	if err != nil {
 		return nil, err
 	}
-	u.writer(zone).note(soa, false)
+	zw := u.writer(zone)
+	zw.note(soa, false)
 	e := u.cache.entry(zone)
 	if s := u.cache.get(e); s != nil && dns.IsDuplicate(s.SOA, soa) {
+		zw.offer(s)
 		return s, nil
 	}
 	e.fill.Lock()
 	defer e.fill.Unlock()
 	if s := u.cache.get(e); s != nil && !serialLess(s.Serial(), soa.Serial) && dns.IsDuplicate(s.SOA, soa) {
+		zw.offer(s)
 		return s, nil
 	}
-	rrs, err := u.dns.Transfer(ctx, zone)
+	rrs, err := u.dns.transferUpTo(ctx, zone, max)
+	if errors.Is(err, errTooLarge) {
+		zw.mu.Lock()
+		zw.size = max + 1
+		zw.mu.Unlock()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +191,7 @@ func (u *Updater) Snapshot(ctx context.Context, zone string) (*Snapshot, error) 
 	}
 	u.cache.set(e, s)
 	u.transfers.Add(1)
+	zw.offer(s)
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package dnsupdate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,9 +14,15 @@ import (
 // with the key when the client has one. The result starts with the SOA and
 // does not repeat it at the end.
 func (c *Client) Transfer(ctx context.Context, zone string) ([]dns.RR, error) {
+	return c.transferUpTo(ctx, zone, 0)
+}
+
+// transferUpTo is Transfer, giving up with errTooLarge once more than max
+// records came (0: no bound).
+func (c *Client) transferUpTo(ctx context.Context, zone string, max int) ([]dns.RR, error) {
 	m := new(dns.Msg)
 	m.SetAxfr(zone + ".")
-	out, err := c.transfer(ctx, zone, m)
+	out, err := c.transfer(ctx, zone, m, max)
 	if err != nil {
 		return nil, err
 	}
@@ -26,8 +33,9 @@ func (c *Client) Transfer(ctx context.Context, zone string) ([]dns.RR, error) {
 }
 
 // transfer sends the AXFR or IXFR query m over a new TCP connection and
-// returns every record of the answer, as sent.
-func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg) ([]dns.RR, error) {
+// returns every record of the answer, as sent; errTooLarge once more than
+// max records (the final SOA aside) came, when max is not 0.
+func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg, max int) ([]dns.RR, error) {
 	total := 4 * c.timeout
 	if c.transferTotal > 0 {
 		total = c.transferTotal
@@ -66,7 +74,17 @@ func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg) ([]dns.R
 			}
 			continue
 		}
+		if errors.Is(failed, errTooLarge) {
+			continue
+		}
 		out = append(out, e.RR...)
+		if max > 0 && len(out) > max+1 && failed == nil {
+			failed = errTooLarge
+			_ = conn.Close() // the loop drains what is left
+		}
+	}
+	if errors.Is(failed, errTooLarge) {
+		return nil, fmt.Errorf("transfer of %s: %w", zone, errTooLarge)
 	}
 	if failed != nil {
 		if dctx.Err() != nil {

@@ -94,6 +94,12 @@ type zoneWriter struct {
 	busy  bool       // a goroutine is leading: queued writes will be sent
 	first sync.Mutex // held while the zone's SOA is read for the first time
 
+	// index is the zone's CNAME owners at one SOA, nil when not known
+	// (see cnameindex.go); size is about how many records the zone holds
+	// (0: not known), for deciding whether to transfer it to build one.
+	index *cnameIndex
+	size  int
+
 	// Until these times, the zone's writes go unpinned (the pin never
 	// matched) or pinned without the SOA add (the SOA add was refused);
 	// then the module tries again, in case the zone's setup changed.
@@ -421,11 +427,15 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 		err := u.send(ctx, zone, m)
 		if err == nil {
 			if next != nil {
-				zw.note(next, true)
+				zw.mu.Lock()
+				zw.soa = next
+				zw.wrote(soa, next, m.Ns)
+				zw.mu.Unlock()
 				s.new, s.hasNew = next.Serial, true
 				return s, nil
 			}
 			zw.mu.Lock()
+			zw.wrote(nil, nil, nil)
 			if probe {
 				// Only the pin had failed: named checks it against
 				// another SOA than it serves (inline signing).
@@ -442,6 +452,9 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 			}
 			return s, nil
 		}
+		zw.mu.Lock()
+		zw.wrote(nil, nil, nil) // applied or not, the index is not sure to hold
+		zw.mu.Unlock()
 		if next != nil && IsRcode(err, dns.RcodeRefused) {
 			// An update-policy may grant the key the records but not the
 			// SOA: try once without setting the serial. A frozen zone or
