@@ -28,10 +28,18 @@ import (
 //     p50, and errors (any answer but 204);
 //   - GET /zones with 10,000 zones: p50 (PowerDNS also with dnssec=false).
 //
+// At c=1 the rounds also measure the floors under zone_api's PATCH: the
+// same change sent to the same named as a raw RFC 2136 UPDATE on a
+// kept-alive connection (pdnsFloor: bare, and as zone_api sends it), and
+// a request through the same Caddy to a site that answers 204 and does
+// nothing else. It prints how many connections the client opened for
+// each server, and the load average.
+//
 // The two run interleaved, round by round. PowerDNS is not needed by the
 // tests: scripts/bench-powerdns.sh installs it and runs this; without
 // pdns_server the benchmark is skipped. ZONEAPI_PDNS_ZONES sets the zone
-// count (default 10000), ZONEAPI_PDNS_ROUNDS the rounds (default 2).
+// count (default 10000), ZONEAPI_PDNS_ROUNDS the rounds (default 2),
+// ZONEAPI_PDNS_DNSSEC=1 PowerDNS's gsqlite3-dnssec (see startPowerDNS).
 func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 	pdnsBin := "/usr/sbin/pdns_server"
 	if _, err := os.Stat(pdnsBin); err != nil {
@@ -291,7 +299,11 @@ func (t *pdnsTarget) get(path string) (int, int) {
 }
 
 // startPowerDNS starts pdns_server with a fresh gsqlite3 database and
-// its API on a loopback port; it is stopped by its pid at the end.
+// its API on a loopback port; it is stopped by its pid at the end. Its
+// settings are the upstream defaults (the backend's WAL journal, SQLite's
+// own synchronous=FULL, gsqlite3-dnssec=no); ZONEAPI_PDNS_DNSSEC=1 sets
+// gsqlite3-dnssec=yes as Debian's example configuration
+// (/usr/share/doc/pdns-backend-sqlite3/examples/gsqlite3.conf) does.
 func startPowerDNS(b *testing.B, bin string) *pdnsTarget {
 	dir := b.TempDir()
 	db := filepath.Join(dir, "pdns.sqlite3")
@@ -305,6 +317,10 @@ func startPowerDNS(b *testing.B, bin string) *pdnsTarget {
 		b.Fatalf("sqlite3: %v %s", err, out)
 	}
 	webPort, dnsPort := freePort(b), freePort(b)
+	dnssec := "no"
+	if os.Getenv("ZONEAPI_PDNS_DNSSEC") == "1" {
+		dnssec = "yes"
+	}
 	conf := fmt.Sprintf(`launch=gsqlite3
 gsqlite3-database=%s
 api=yes
@@ -320,7 +336,8 @@ daemon=no
 disable-syslog=yes
 socket-dir=%s
 loglevel=3
-`, db, webPort, dnsPort, dir)
+gsqlite3-dnssec=%s
+`, db, webPort, dnsPort, dir, dnssec)
 	if err := os.WriteFile(filepath.Join(dir, "pdns.conf"), []byte(conf), 0o600); err != nil {
 		b.Fatal(err)
 	}
@@ -331,7 +348,11 @@ loglevel=3
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = p.Process.Kill(); _ = p.Wait() })
-	t := newPDNSTarget("PowerDNS 4.7 (gsqlite3)", fmt.Sprintf("http://127.0.0.1:%d", webPort), "bench-key")
+	name := "PowerDNS 4.7 (gsqlite3)"
+	if dnssec == "yes" {
+		name = "PowerDNS 4.7 (gsqlite3, dnssec)"
+	}
+	t := newPDNSTarget(name, fmt.Sprintf("http://127.0.0.1:%d", webPort), "bench-key")
 	t.db = db
 	for i := 0; i < 100; i++ {
 		if st, _ := t.get("/api/v1/servers/localhost"); st == 200 {

@@ -7,7 +7,8 @@
 # (integration/powerdns_bench_test.go), which prints the tables.
 #
 # Environment: ZONEAPI_PDNS_ZONES (zones for the list, default 10000),
-# ZONEAPI_PDNS_ROUNDS (interleaved rounds, default 2).
+# ZONEAPI_PDNS_ROUNDS (interleaved rounds, default 2), ZONEAPI_PDNS_DNSSEC=1
+# (PowerDNS with gsqlite3-dnssec=yes, as Debian's example configuration).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
