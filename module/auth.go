@@ -328,8 +328,12 @@ func (h *Handler) audit(r *http.Request, op string, status int) {
 	if status >= 400 {
 		result = "error"
 	}
-	h.authLog.Info("audit", zap.String("principal", principal), zap.String("action", op), zap.String("zone", st.zone),
-		zap.Int("status", status), zap.String("result", result))
+	fields := []zap.Field{zap.String("principal", principal), zap.String("action", op), zap.String("zone", st.zone),
+		zap.Int("status", status), zap.String("result", result)}
+	if st.view != "" {
+		fields = append(fields, zap.String("view", st.view))
+	}
+	h.authLog.Info("audit", fields...)
 }
 
 // listInScope lists zones as Store.List does, keeping only those the

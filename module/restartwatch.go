@@ -14,7 +14,8 @@ import (
 // named restarted, heals what the restart left behind (interrupted
 // operations, zones named does not load, the catalog, and secondaries
 // that cached named as unreachable). Its control commands are not logged
-// one by one (quiet); the healing is.
+// one by one (quiet); the healing is. With views, each view other than
+// the default has a watch of its own.
 func watchNamed(ctx context.Context, backend func() (*backend, error)) {
 	t := time.NewTicker(zoneservice.DefaultWatchEvery)
 	defer t.Stop()
@@ -27,6 +28,11 @@ func watchNamed(ctx context.Context, backend func() (*backend, error)) {
 		b, err := backend()
 		if err != nil {
 			continue // a request reports it; try again
+		}
+		// Each view's zones are healed by a watch of their own (their
+		// index and intents are the view's).
+		for _, vb := range b.views {
+			go vb.svc.WatchRestarts(quiet(ctx), zoneservice.DefaultWatchEvery)
 		}
 		b.svc.WatchRestarts(quiet(ctx), zoneservice.DefaultWatchEvery)
 		return

@@ -2,6 +2,11 @@ package rndc
 
 import (
 	"context"
+	"go/ast"
+	"go/parser"
+	gotoken "go/token"
+	"go/types"
+	"io/fs"
 	"strings"
 	"sync"
 	"testing"
@@ -197,4 +202,49 @@ func fileOfStatement(zs *ZoneStatement) string {
 	v, _ := zs.Get("file")
 	s, _ := v.Text()
 	return s
+}
+
+// TestViewClientCoversEveryZoneCommand: every exported method of Client
+// that names a zone (a parameter `zone string` or a *ZoneStatement) has a
+// ViewClient method of its own, so that no zone command reaches a view's
+// zone through the embedded Client without naming the view. A new zone
+// command on Client fails this test until ViewClient has it too.
+func TestViewClientCoversEveryZoneCommand(t *testing.T) {
+	fset := gotoken.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zoneMethods := map[string]bool{}
+	viewMethods := map[string]bool{}
+	for _, f := range pkgs["rndc"].Files {
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || !fn.Name.IsExported() {
+				continue
+			}
+			recv := types.ExprString(fn.Recv.List[0].Type)
+			switch recv {
+			case "*ViewClient":
+				viewMethods[fn.Name.Name] = true
+			case "*Client":
+				for _, p := range fn.Type.Params.List {
+					typ := types.ExprString(p.Type)
+					for _, n := range p.Names {
+						if n.Name == "zone" && typ == "string" || typ == "*ZoneStatement" {
+							zoneMethods[fn.Name.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(zoneMethods) < 10 {
+		t.Fatalf("found only %d zone methods: %v", len(zoneMethods), zoneMethods)
+	}
+	for m := range zoneMethods {
+		if !viewMethods[m] {
+			t.Errorf("Client.%s names a zone but ViewClient has no %s of its own: through the embedded Client it would not name the view", m, m)
+		}
+	}
 }
