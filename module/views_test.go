@@ -1,0 +1,80 @@
+package module
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestViewTable: the views option's checks, and a default view's key and
+// DNS server becoming the handler's own.
+func TestViewTable(t *testing.T) {
+	key := func(name string) *KeyConfig {
+		return &KeyConfig{Name: name, Algorithm: "hmac-sha256", Secret: "c2VjcmV0"}
+	}
+	for _, tc := range []struct {
+		name    string
+		views   []ViewConfig
+		catalog string
+		err     string
+	}{
+		{"ok", []ViewConfig{{Name: "internal", UpdateKey: key("k")}, {Name: "external", Default: true}}, "cat.test", ""},
+		{"destination only", []ViewConfig{{Name: "lan", DNSServer: "127.0.0.2:53"}}, "", ""},
+		{"bad name", []ViewConfig{{Name: "a b"}}, "", "views[0]: invalid view name"},
+		{"twice", []ViewConfig{{Name: "v", UpdateKey: key("k")}, {Name: "v", UpdateKey: key("k2")}}, "", "configured twice"},
+		{"two defaults", []ViewConfig{{Name: "a", Default: true}, {Name: "b", Default: true}}, "", "both the default"},
+		{"no key", []ViewConfig{{Name: "internal"}}, "", "view internal: give it the TSIG key"},
+		{"key without secret", []ViewConfig{{Name: "internal", UpdateKey: &KeyConfig{Name: "k"}}}, "", "give it the TSIG key"},
+		{"catalog without default", []ViewConfig{{Name: "internal", UpdateKey: key("k")}}, "cat.test", "catalog zone lives in the default view"},
+	} {
+		uk, server := key("zoneapi-update"), "127.0.0.1:53"
+		tab, err := newViewTable(tc.views, &uk, &server, tc.catalog)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+			continue
+		}
+		if err == nil {
+			if err := tab.validate(); err != nil {
+				t.Errorf("%s: validate: %v", tc.name, err)
+			}
+		}
+	}
+	uk, server := key("zoneapi-update"), "127.0.0.1:53"
+	tab, err := newViewTable([]ViewConfig{{Name: "internal", UpdateKey: key("int"), DNSServer: "127.0.0.3:53", Default: true}, {Name: "lan", DNSServer: "127.0.0.2:53"}}, &uk, &server, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.def != "internal" || uk.Name != "int" || server != "127.0.0.3:53" {
+		t.Errorf("default view's settings: def %q key %q server %q", tab.def, uk.Name, server)
+	}
+	if vs := tab.other["lan"]; vs == nil || vs.dnsServer != "127.0.0.2:53" || tab.other["internal"] != nil {
+		t.Errorf("other views: %+v", tab.other)
+	}
+	if tab.resolve("") != "internal" || tab.resolve("lan") != "lan" {
+		t.Error("resolve")
+	}
+}
+
+// TestRequestView: ?view= read strictly.
+func TestRequestView(t *testing.T) {
+	for q, want := range map[string]string{
+		"":                                "",
+		"limit=5":                         "",
+		"preview=x":                       "",
+		"view=internal":                   "internal",
+		"view=_lan-2&limit=1":             "_lan-2",
+		"view=":                           "error: view is empty",
+		"view=a&view=b":                   "error: view is given 2 times",
+		"view=a%3Bb":                      "error: invalid view name",
+		"view=" + strings.Repeat("v", 65): "error: view name too long",
+	} {
+		r := httptest.NewRequest("GET", "/api/v1/zones/x.test?"+q, nil)
+		got, err := requestView(r)
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		if !strings.HasPrefix(got, want) || want == "" && got != "" {
+			t.Errorf("?%s: %q, want %q", q, got, want)
+		}
+	}
+}
