@@ -260,3 +260,26 @@ func TestImportAXFR(t *testing.T) {
 		})
 	}
 }
+
+// TestPowerDNSCreateFromZoneFile: the PowerDNS-compatible create with
+// zone file text ("zone") imports it as the zone API's import does (the
+// zone then answers the file's records by AXFR); a broken file is 422
+// naming its line and leaves nothing behind.
+func TestPowerDNSCreateFromZoneFile(t *testing.T) {
+	c := startPDNS(t, "")
+	const zone = "pdns-import.test"
+	text := zoneFileFor(zone)
+	r := c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": zone + ".", "kind": "Native", "zone": text})
+	expect(t, r, 201, "PowerDNS create with zone text")
+	want, err := zonemodel.ParseZoneFile(zone, []byte(text), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRRsets(t, "PowerDNS-imported zone", axfr(t, c.ns, zone), want)
+
+	r = c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "pdns-broken.test.", "kind": "Native", "zone": text + "www.sub A 192.0.2.8\n"})
+	pdnsError(t, r, 422, "line ")
+	nothingLeft(t, c, c.ns, "pdns-broken.test")
+	r = c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "pdns-both.test.", "kind": "Native", "zone": text, "nameservers": []string{"ns1.pdns-both.test."}})
+	pdnsError(t, r, 422, "not both")
+}

@@ -183,26 +183,42 @@ func (a *restAPI) importAnswer(w http.ResponseWriter, name string, res *zoneserv
 }
 
 // importFailure answers a failed import: 400 with the line for a refused
-// zone file, 413 over the limits, 404 for a copy of an unknown zone, 502
-// for a source that failed and 504 for one that did not answer; the rest
-// as a create's failures.
+// zone file (apitypes.FileError), else importFailureOf's answer.
 func importFailure(w http.ResponseWriter, name string, err error) {
+	var fe *zonemodel.FileError
+	if errors.Is(err, zoneservice.ErrInvalid) && errors.As(err, &fe) {
+		writeJSON(w, http.StatusBadRequest, apitypes.FileError{Error: http.StatusText(http.StatusBadRequest),
+			Message: fileRefused(name, fe), Line: fe.Line})
+		return
+	}
+	importFailureOf(name, err).write(w)
+}
+
+// fileRefused is the message of a refused zone file.
+func fileRefused(name string, fe *zonemodel.FileError) string {
+	return "zone " + name + " was not imported, nothing was written: " + fe.Error()
+}
+
+// importFailureOf is the answer to a failed import: 400 for a refused
+// zone (its line in the message), 413 over the limits, 404 for a copy of
+// an unknown zone, 502 for a source that failed and 504 for one that did
+// not answer; the rest as a create's failures.
+func importFailureOf(name string, err error) failure {
 	var fe *zonemodel.FileError
 	switch {
 	case errors.Is(err, zoneservice.ErrInvalid) && errors.As(err, &fe):
-		writeJSON(w, http.StatusBadRequest, apitypes.FileError{Error: http.StatusText(http.StatusBadRequest),
-			Message: "zone " + name + " was not imported, nothing was written: " + fe.Error(), Line: fe.Line})
+		return fail(http.StatusBadRequest, "%s", fileRefused(name, fe))
 	case errors.Is(err, zoneservice.ErrTooLarge):
-		writeError(w, http.StatusRequestEntityTooLarge, "%v", err)
+		return fail(http.StatusRequestEntityTooLarge, "%v", err)
 	case errors.Is(err, zoneservice.ErrInvalid):
-		writeError(w, http.StatusBadRequest, "%v", err)
+		return fail(http.StatusBadRequest, "%v", err)
 	case errors.Is(err, zoneservice.ErrSource), errors.Is(err, zoneservice.ErrTransferRefused):
-		writeJSON(w, http.StatusBadGateway, errorBody{Error: http.StatusText(http.StatusBadGateway), Message: err.Error() + "; nothing was written"})
+		return fail(http.StatusBadGateway, "%v; nothing was written", err)
 	case errors.Is(err, zoneservice.ErrSourceTimeout):
-		writeError(w, http.StatusGatewayTimeout, "%v; nothing was written", err)
+		return fail(http.StatusGatewayTimeout, "%v; nothing was written", err)
 	case errors.Is(err, zoneservice.ErrNotFound):
-		writeError(w, http.StatusNotFound, "%v", err)
+		return fail(http.StatusNotFound, "%v", err)
 	default:
-		lifecycleFailure(name, err).write(w)
+		return lifecycleFailure(name, err)
 	}
 }

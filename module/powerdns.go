@@ -156,7 +156,7 @@ type pdnsService struct{ h *Handler }
 // pdnsOpError carries the operation an error came from, so that Status
 // maps it with the zone API's mapping for that operation.
 type pdnsOpError struct {
-	kind    string // "record", "life", "service", "local"
+	kind    string // "record", "life", "import", "service", "local"
 	op      string // record op
 	zone    string
 	err     error
@@ -257,6 +257,17 @@ func (s pdnsService) Create(ctx context.Context, req *zonemodel.CreateZoneReques
 		return &pdnsOpError{kind: "life", zone: zone.Name, err: err}
 	}
 	_ = res
+	return nil
+}
+
+func (s pdnsService) Import(ctx context.Context, zone string, file []byte) error {
+	b, err := s.backend()
+	if err != nil {
+		return err
+	}
+	if _, err := b.svc.Import(ctx, zone, &zoneservice.ImportSource{File: file}, ""); err != nil {
+		return &pdnsOpError{kind: "import", zone: zone, err: err}
+	}
 	return nil
 }
 
@@ -362,6 +373,8 @@ func (s pdnsService) Status(err error) frontmount.Failure {
 		s.h.rest.logFailure(f)
 	case oe.kind == "life":
 		f = lifecycleFailure(oe.zone, oe.err)
+	case oe.kind == "import":
+		f = importFailureOf(oe.zone, oe.err)
 	case oe.kind == "invalid":
 		f = fail(http.StatusBadRequest, "%v", oe.err)
 	case oe.kind == "service":

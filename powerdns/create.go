@@ -25,6 +25,10 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 	if !decode(w, r, &req) {
 		return
 	}
+	if req.Zone != nil && *req.Zone != "" {
+		a.importZone(w, r, &req, withSets)
+		return
+	}
 	cr, labels, err := CreateRequest(&req)
 	if err != nil {
 		// A zone that exists is a conflict whatever else is wrong with
@@ -60,6 +64,36 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 	a.writeZone(w, r, name, http.StatusCreated, withSets, "", "")
 }
 
+// importZone answers POST /zones with zone file text ("zone"): the zone
+// API's import of a master file, for a Native or Master zone given
+// without rrsets, nameservers or masters (PowerDNS takes "zone" instead
+// of them). A refused file is 422 with the line named-checkzone names.
+func (a *API) importZone(w http.ResponseWriter, r *http.Request, req *ZoneRequest, withSets bool) {
+	name, err := CanonicalName(req.Name)
+	if err != nil {
+		WriteError(w, http.StatusUnprocessableEntity, "%s", err.Error())
+		return
+	}
+	if typ, err := BINDType(req.Kind); err != nil || typ != BINDPrimary {
+		WriteError(w, http.StatusUnprocessableEntity, "a zone given as zone file text (\"zone\") must be of kind Native or Master")
+		return
+	}
+	if len(req.RRsets) > 0 || len(req.Nameservers) > 0 || len(req.Masters) > 0 {
+		WriteError(w, http.StatusUnprocessableEntity, "give either zone file text (\"zone\") or rrsets and nameservers, not both")
+		return
+	}
+	zone := strings.TrimSuffix(name, ".")
+	if !a.allowZones(w, r, zone) {
+		return
+	}
+	if err := a.Service.Import(r.Context(), zone, []byte(*req.Zone)); err != nil {
+		a.fail(w, err, nil, true)
+		return
+	}
+	w.Header().Set("Location", Prefix+"/zones/"+ZoneID(zone))
+	a.writeZone(w, r, zone, http.StatusCreated, withSets, "", "")
+}
+
 // allowZones checks that the identity may create the zone (the zones
 // action on it), answering 403 itself when not.
 func (a *API) allowZones(w http.ResponseWriter, r *http.Request, zone string) bool {
@@ -80,7 +114,8 @@ func (a *API) allowZones(w http.ResponseWriter, r *http.Request, zone string) bo
 // apex NS RRset) → the apex NS records, an SOA RRset or serial → the SOA
 // (PowerDNS's default SOA otherwise, with the first name server as
 // MNAME), other RRsets → records. Unknown fields are ignored as PowerDNS
-// does; a zone file ("zone") is refused. labels name, for each record of
+// does; zone file text ("zone") is not translated (createZone imports
+// it). labels name, for each record of
 // the result, the RRset it came from ("www.example.com. IN A").
 func CreateRequest(req *ZoneRequest) (out *zonemodel.CreateZoneRequest, labels []string, err error) {
 	out, labels, err = createRequest(req)
@@ -118,7 +153,7 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 		return nil, nil, &InputError{Message: err.Error()}
 	}
 	if req.Zone != nil && *req.Zone != "" {
-		return nil, nil, inputErr("creating a zone from zone file text (\"zone\") is not supported here; send \"rrsets\", or use the zone API's import")
+		return nil, nil, inputErr("zone file text (\"zone\") is imported by the create endpoint, not translated into a create request")
 	}
 	out := &zonemodel.CreateZoneRequest{ZoneName: strings.TrimSuffix(name, "."), ZoneType: typ}
 	if typ == BINDSecondary {

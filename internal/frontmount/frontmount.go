@@ -100,6 +100,10 @@ type Service interface {
 	Apply(ctx context.Context, zone string, changes []dnsupdate.Change) (old, new uint32, err error)
 	// Create creates a zone.
 	Create(ctx context.Context, req *zonemodel.CreateZoneRequest) error
+	// Import creates the primary zone from a master file, checked as
+	// named would check it and added all or nothing (the zone API's
+	// import, zoneservice.Service.Import).
+	Import(ctx context.Context, zone string, file []byte) error
 	// Delete deletes a zone.
 	Delete(ctx context.Context, zone string) error
 	// Modify changes the zone's configuration clauses the change names.
