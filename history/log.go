@@ -405,6 +405,20 @@ func (l *Log) noteSerial(e Entry) {
 	}
 }
 
+// Baseline sets the zone's last serial when the history has none (a zone
+// managed before the history was on, or whose entries retention dropped
+// before state.json kept them), so that the changes after it are
+// recorded. It is kept in memory only: the next entry of the zone makes
+// it durable.
+func (l *Log) Baseline(zone, view string, serial uint32) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := zoneKey(zone, view)
+	if _, ok := l.serials[k]; !ok {
+		l.serials[k] = serial
+	}
+}
+
 // LastSerial returns the zone's serial after its last entry appended (or
 // enqueued) that has one; ok is false when it has none, or the zone's
 // last entry is its deletion.

@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
@@ -130,6 +131,7 @@ func (s *Service) createLocked(ctx context.Context, z *zonemodel.Zone, fp string
 		}
 		return nil, newErr(ErrStorage, name, "", "recording zone "+name+" in the index", err)
 	}
+	s.recordZone(ctx, history.ZoneCreated, name, true)
 	return &Created{File: path, Details: text, Settled: settled}, nil
 }
 

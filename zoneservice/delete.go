@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -42,6 +43,7 @@ func (s *Service) Delete(ctx context.Context, name string) (*Deleted, error) {
 	if s.Updater != nil {
 		s.Updater.Forget(name)
 	}
+	s.recordZone(ctx, history.ZoneDeleted, name, false)
 	return res, nil
 }
 

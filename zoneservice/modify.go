@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
@@ -473,5 +474,6 @@ func (s *Service) Modify(ctx context.Context, name string, ch *SettingsChange) (
 		s.log().Warn("showzone after modzone failed", zap.String("zone", name), zap.Error(err))
 	}
 	s.log().Info("zone modified", zap.String("zone", name))
+	s.recordZone(ctx, history.ZoneModified, name, false)
 	return res, nil
 }

@@ -76,7 +76,12 @@ func (s *Service) ApplyUpdate(ctx context.Context, zone string, prereq, update [
 	if s.Updater == nil {
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
-	return s.Updater.Apply(ctx, zone, prereq, update, dnsupdate.WriteOptions{SerialMethod: s.SerialMethod})
+	opt, recorded := s.recording(ctx, zone, dnsupdate.WriteOptions{SerialMethod: s.SerialMethod})
+	res, err := s.Updater.Apply(ctx, zone, prereq, update, opt)
+	if err != nil {
+		return nil, err
+	}
+	return res, recorded()
 }
 
 // ListRecords lists the zone's RRsets, read by AXFR (from a serial-keyed
@@ -117,7 +122,7 @@ func (s *Service) change(ctx context.Context, zone, op string, ifSerial *uint32,
 	if s.Updater == nil {
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
-	opt := dnsupdate.WriteOptions{IfSerial: ifSerial, SerialMethod: s.SerialMethod}
+	opt, recorded := s.recording(ctx, zone, dnsupdate.WriteOptions{IfSerial: ifSerial, SerialMethod: s.SerialMethod})
 	res, err := f(opt)
 	for i := 1; i <= 4 && s.Control != nil && dnsupdate.IsRcode(err, dns.RcodeRefused); i++ {
 		st, serr := s.Control.ZoneStatus(ctx, zone)
@@ -134,7 +139,7 @@ func (s *Service) change(ctx context.Context, zone, op string, ifSerial *uint32,
 	if err != nil {
 		return nil, s.recordErr(ctx, zone, op, err)
 	}
-	return res, nil
+	return res, recorded()
 }
 
 // recordErr classifies a record operation's failure (see above).

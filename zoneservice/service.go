@@ -41,6 +41,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/catalog"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -202,6 +203,10 @@ type Service struct {
 	// DurableWait bounds how long a delete waits for named to confirm
 	// that the removal is durable. Default 5 s.
 	DurableWait time.Duration
+	// History, if set, is the change history: every operation that
+	// changed a zone appends its entry before it returns (history.go),
+	// and Noticed records the changes made elsewhere.
+	History *history.Log
 	// Logger receives one line per repair. Default: none.
 	Logger *zap.Logger
 	// Now returns the time (tests). Default time.Now.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -129,13 +130,24 @@ func Describe(err error) string {
 // lock and returns named's answer. Errors: ErrBusy, ErrNotFound,
 // ErrControl, ErrOutcomeUnknown.
 func (s *Service) Reload(ctx context.Context, name string) (string, error) {
-	return s.zoneCommand(ctx, name, "reload", s.Control.Reload)
+	text, err := s.zoneCommand(ctx, name, "reload", s.Control.Reload)
+	if err == nil {
+		// What the reload changed was made in the file, outside the
+		// API: recorded as such, then the reload.
+		s.noticedNow(ctx, name)
+		s.recordZone(ctx, history.ZoneReloaded, name, false)
+	}
+	return text, err
 }
 
 // Freeze stops the zone's dynamic updates and writes its journal into its
 // file (`rndc freeze`), under the zone's lock. Errors as Reload's.
 func (s *Service) Freeze(ctx context.Context, name string) (string, error) {
-	return s.zoneCommand(ctx, name, "freeze", s.Control.Freeze)
+	text, err := s.zoneCommand(ctx, name, "freeze", s.Control.Freeze)
+	if err == nil {
+		s.recordZone(ctx, history.ZoneFrozen, name, false)
+	}
+	return text, err
 }
 
 // Thaw enables the zone's dynamic updates again (`rndc thaw`, which
@@ -145,13 +157,18 @@ func (s *Service) Freeze(ctx context.Context, name string) (string, error) {
 // record change sent in between would be refused as if the zone were
 // still frozen. Errors as Reload's.
 func (s *Service) Thaw(ctx context.Context, name string) (string, error) {
-	return s.zoneCommand(ctx, name, "thaw", func(ctx context.Context, zone string) (string, error) {
+	text, err := s.zoneCommand(ctx, name, "thaw", func(ctx context.Context, zone string) (string, error) {
 		text, err := s.Control.Thaw(ctx, zone)
 		if err == nil {
 			s.waitThawed(ctx, zone)
 		}
 		return text, err
 	})
+	if err == nil {
+		s.noticedNow(ctx, name)
+		s.recordZone(ctx, history.ZoneThawed, name, false)
+	}
+	return text, err
 }
 
 // Retransfer makes a secondary zone transfer from its primaries now

@@ -1,0 +1,170 @@
+package zoneservice
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/miekg/dns"
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/history"
+)
+
+// Changes made outside the API (nsupdate, another tool, a zone file
+// edited and reloaded) are recorded when named tells of them: named sends
+// a NOTIFY to the API's listener on every change of a zone (also-notify;
+// see docs/history.md), the front end calls Notice, and Noticed asks
+// named's IXFR (RFC 1995) for the changes since the serial the history
+// last recorded, one entry per step, with Source "external". Noticed runs
+// as a turn of the zone's writer (dnsupdate.Updater.Exclusive), so a
+// change this process made is either recorded already (its serial is the
+// history's) or not yet sent: it is never recorded twice.
+
+// Noticed records the changes of the zone made since the history's last
+// serial of it (see above). A zone the history has no serial of gets the
+// current one as its baseline, and nothing is recorded. When named
+// answers with the whole zone (its journal does not reach back, or there
+// is none), one entry with the two serials and no records is recorded:
+// set ixfr-from-differences in named.conf to have a journal after every
+// reload.
+func (s *Service) Noticed(ctx context.Context, zone string) error {
+	if s.History == nil || s.Updater == nil {
+		return nil
+	}
+	zone = strings.TrimSuffix(strings.ToLower(zone), ".")
+	var err error
+	if xerr := s.Updater.Exclusive(ctx, zone, func() { err = s.catchUp(ctx, zone) }); xerr != nil {
+		return xerr
+	}
+	return err
+}
+
+// noticedNow runs Noticed, logging a failure (a reload's or thaw's
+// changes are then recorded at the next NOTIFY or start).
+func (s *Service) noticedNow(ctx context.Context, zone string) {
+	if err := s.Noticed(ctx, zone); err != nil {
+		s.log().Debug("recording what a reload changed failed", zap.String("zone", zone), zap.Error(err))
+	}
+}
+
+func (s *Service) catchUp(ctx context.Context, zone string) error {
+	soa, err := s.Updater.Client().SOA(ctx, zone)
+	if err != nil {
+		return err
+	}
+	last, ok := s.History.LastSerial(zone, "")
+	if !ok {
+		s.History.Baseline(zone, "", soa.Serial)
+		return nil
+	}
+	if last == soa.Serial {
+		return nil
+	}
+	deltas, full, err := s.Updater.Client().IXFR(ctx, zone, last)
+	if err != nil {
+		return err
+	}
+	var es []history.Entry
+	if full != nil {
+		s.log().Warn("named sent the whole zone for an IXFR: the change is recorded without its records (ixfr-from-differences makes named keep them)",
+			zap.String("zone", zone), zap.Uint32("from", last), zap.Uint32("to", soa.Serial))
+		es = append(es, external(zone, last, full[0].(*dns.SOA).Serial, nil, nil))
+	}
+	for _, d := range deltas {
+		es = append(es, external(zone, d.From, d.To, d.Added, d.Deleted))
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	_, err = s.History.Append(es...)
+	return err
+}
+
+// external is the entry of a change made elsewhere.
+func external(zone string, from, to uint32, added, removed []dns.RR) history.Entry {
+	return history.Entry{Zone: zone, Type: history.RecordsChanged, Source: history.SourceExternal,
+		SerialBefore: history.Serial(from), SerialAfter: history.Serial(to),
+		Added: RRsets(withoutSOA(added)), Removed: RRsets(withoutSOA(removed))}
+}
+
+func withoutSOA(rrs []dns.RR) []dns.RR {
+	out := rrs[:0:0]
+	for _, rr := range rrs {
+		if rr.Header().Rrtype != dns.TypeSOA {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+// CatchUp runs Noticed for every zone the service manages: at start, it
+// records what changed while the API was not running, including a change
+// the API made whose entry a crash kept from being written (recorded as
+// external: who asked is not known any more). Errors are logged.
+func (s *Service) CatchUp(ctx context.Context) {
+	if s.History == nil {
+		return
+	}
+	zones, _, _, err := s.Store.List("", "", 0)
+	if err != nil {
+		s.log().Warn("listing zones for the history's catch-up failed", zap.Error(err))
+		return
+	}
+	for _, z := range zones {
+		if z.Type != "" && z.Type != "primary" && z.Type != "master" {
+			continue
+		}
+		if err := s.Noticed(ctx, z.Name); err != nil {
+			s.log().Debug("history catch-up of a zone failed", zap.String("zone", z.Name), zap.Error(err))
+		}
+	}
+}
+
+// Notices runs Noticed for the zones handed to notice, one at a time on
+// one goroutine until ctx ends, merging the notices of a zone that come
+// while it waits: a burst of NOTIFYs costs one IXFR.
+func (s *Service) Notices(ctx context.Context) (notice func(zone string)) {
+	var mu sync.Mutex
+	dirty := map[string]bool{}
+	var order []string
+	kick := make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-kick:
+			}
+			for {
+				mu.Lock()
+				if len(order) == 0 {
+					mu.Unlock()
+					break
+				}
+				z := order[0]
+				order = order[1:]
+				delete(dirty, z)
+				mu.Unlock()
+				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				if err := s.Noticed(cctx, z); err != nil {
+					s.log().Debug("recording a change made elsewhere failed", zap.String("zone", z), zap.Error(err))
+				}
+				cancel()
+			}
+		}
+	}()
+	return func(zone string) {
+		mu.Lock()
+		if !dirty[zone] {
+			dirty[zone] = true
+			order = append(order, zone)
+		}
+		mu.Unlock()
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package zoneservice
+
+import (
+	"context"
+	"strings"
+
+	"github.com/miekg/dns"
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/history"
+)
+
+// The change history (Service.History): every operation that changed a
+// zone appends one entry, with the actor its context carries (WithActor),
+// before the operation returns. Record changes enqueue their entry from
+// the zone's writer (dnsupdate.WriteOptions.Applied), in the order named
+// applied them, so the entries of a zone are in serial order even when
+// the writer merged concurrent requests into one UPDATE message (they
+// then share its serials, each with its own records); the request waits
+// for the entry to be durable before it returns. Changes made elsewhere
+// are recorded by Noticed (external.go).
+
+// entry returns the history entry of an operation on zone by the actor
+// of ctx.
+func (s *Service) entry(ctx context.Context, typ, zone string) history.Entry {
+	a := ActorOf(ctx)
+	return history.Entry{Zone: strings.TrimSuffix(zone, "."), Type: typ, Source: history.SourceAPI,
+		Identity: a.Identity, Frontend: a.Frontend, RequestID: a.RequestID}
+}
+
+// recordZone appends the entry of a zone operation that succeeded; a
+// failure to record is logged (the operation was done and is not undone;
+// see docs/history.md).
+func (s *Service) recordZone(ctx context.Context, typ, zone string, withSerial bool) {
+	if s.History == nil {
+		return
+	}
+	e := s.entry(ctx, typ, zone)
+	if withSerial && s.Updater != nil {
+		if soa, err := s.Updater.Client().SOA(ctx, zone); err == nil {
+			e.SerialAfter = history.Serial(soa.Serial)
+		}
+	}
+	if _, err := s.History.Append(e); err != nil {
+		s.log().Error("recording a change in the history failed", zap.String("zone", zone), zap.String("type", typ), zap.Error(err))
+	}
+}
+
+// RecordZoneChange appends the history entry of a zone operation of
+// another kind than the service's own methods record (history.ZoneAdopted
+// and ZoneImported, for instance) once it succeeded.
+func (s *Service) RecordZoneChange(ctx context.Context, typ, zone string) {
+	s.recordZone(ctx, typ, zone, true)
+}
+
+// recording returns the write options of a record change: the Applied
+// callback enqueues the change's entry, and wait waits until it is
+// durable (nil error when there is no history or nothing was applied).
+func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.WriteOptions) (dnsupdate.WriteOptions, func() error) {
+	if s.History == nil {
+		return opt, func() error { return nil }
+	}
+	var pending []*history.Pending
+	opt.Applied = func(a dnsupdate.Applied) {
+		e := s.entry(ctx, history.RecordsChanged, zone)
+		if a.HasOldSerial {
+			e.SerialBefore = history.Serial(a.OldSerial)
+		}
+		if a.HasSerial {
+			e.SerialAfter = history.Serial(a.Serial)
+		}
+		e.Added, e.Removed = RRsets(a.Added), RRsets(a.Removed)
+		pending = append(pending, s.History.Enqueue(e))
+	}
+	return opt, func() error {
+		for _, p := range pending {
+			if _, err := p.Wait(); err != nil {
+				s.log().Error("recording a change in the history failed", zap.String("zone", zone), zap.Error(err))
+				return newErr(ErrStorage, zone, "", "the change was made, but recording it in the change history failed", err)
+			}
+		}
+		return nil
+	}
+}
+
+// RRsets groups records into history RRsets (owner and type, in the
+// order first seen), their data in master-file form. A record of class
+// ANY (an RRset deleted whose data is not known) gives an RRset without
+// records.
+func RRsets(rrs []dns.RR) []history.RRset {
+	if len(rrs) == 0 {
+		return nil
+	}
+	var out []history.RRset
+	idx := map[[2]string]int{}
+	for _, rr := range rrs {
+		h := rr.Header()
+		name := strings.ToLower(h.Name)
+		typ := dns.Type(h.Rrtype).String()
+		k := [2]string{name, typ}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, history.RRset{Name: name, Type: typ, TTL: h.Ttl})
+		}
+		if h.Class == dns.ClassANY {
+			continue
+		}
+		out[i].Records = append(out[i].Records, strings.TrimPrefix(rr.String(), h.String()))
+	}
+	return out
+}
