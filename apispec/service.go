@@ -2,6 +2,7 @@ package apispec
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -53,7 +54,11 @@ func Service(docsMode string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the service's resource file: %w", err)
 	}
-	frags := [][]byte{read("fragment.yaml"), read("fleet.yaml"), read("lifecycle.yaml"), read("import.yaml")}
+	change, err := changeSchema()
+	if err != nil {
+		return nil, err
+	}
+	frags := [][]byte{read("fragment.yaml"), read("fleet.yaml"), read("lifecycle.yaml"), read("import.yaml"), read("changes.yaml"), change}
 	switch docsMode {
 	case DocsAuth:
 		frags = append(frags, read("docs.yaml"))
@@ -117,6 +122,18 @@ func ServiceAsyncAPI() ([]byte, error) {
 		})
 	})
 	return asyncDoc, asyncErr
+}
+
+// changeSchema is a fragment holding components.schemas.Change: the item
+// schema of resources/events.yaml, so that the history reads, the events
+// and the webhooks are described by one schema.
+func changeSchema() ([]byte, error) {
+	r, err := Parse("resources/events.yaml", readService("events.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("the service's events resource file: %w", err)
+	}
+	// JSON is YAML: the fragment is written as JSON.
+	return json.Marshal(map[string]any{"components": map[string]any{"schemas": map[string]any{"Change": r.Schema.Items}}})
 }
 
 // readService reads an embedded resource file of the service.

@@ -73,13 +73,15 @@ type Entry struct {
 // RRset is a set of records of one owner name and type: the records a
 // change added to it or removed from it (not necessarily the whole RRset).
 type RRset struct {
-	// Name is the owner, absolute with its final dot ("www.example.com.").
+	// Name is the owner, absolute without its final dot
+	// ("www.example.com"), as Zone.
 	Name string `json:"name"`
 	// Type is the record type ("A", "TXT", "TYPE65534").
 	Type string `json:"type"`
 	// TTL is the records' TTL.
 	TTL uint32 `json:"ttl"`
-	// Records are the records' data in master-file form.
+	// Records are the records' data in master-file form (empty, never
+	// null, for an RRset deleted whose data is not known).
 	Records []string `json:"records"`
 }
 
@@ -103,6 +105,10 @@ type Filter struct {
 	Type string
 	// Types, if not empty, are the entry types (Entry.Type) selected.
 	Types []string
+	// Keep, if set, is applied last to each entry the other fields
+	// select, in order (it may keep state): it returns the entry as
+	// shown (e.g. with only some RRsets) and whether to show it.
+	Keep func(Entry) (Entry, bool)
 }
 
 // Match reports whether the filter selects e, and returns e as selected
@@ -138,12 +144,18 @@ func (f *Filter) Match(e Entry) (Entry, bool) {
 			return e, false
 		}
 	}
-	if f.Name == "" && f.Type == "" {
-		return e, true
+	if f.Name != "" || f.Type != "" {
+		var ok bool
+		if e, ok = e.Only(func(r RRset) bool {
+			return (f.Name == "" || sameName(f.Name, r.Name)) && (f.Type == "" || strings.EqualFold(f.Type, r.Type))
+		}); !ok {
+			return e, false
+		}
 	}
-	return e.Only(func(r RRset) bool {
-		return (f.Name == "" || sameName(f.Name, r.Name)) && (f.Type == "" || strings.EqualFold(f.Type, r.Type))
-	})
+	if f.Keep != nil {
+		return f.Keep(e)
+	}
+	return e, true
 }
 
 // Only returns e with only the RRsets keep keeps, and whether any is

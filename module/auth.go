@@ -329,7 +329,7 @@ func (h *Handler) audit(r *http.Request, op string, status int) {
 		result = "error"
 	}
 	fields := []zap.Field{zap.String("principal", principal), zap.String("action", op), zap.String("zone", st.zone),
-		zap.Int("status", status), zap.String("result", result)}
+		zap.Int("status", status), zap.String("result", result), zap.String("request_id", requestID(r))}
 	if st.view != "" {
 		fields = append(fields, zap.String("view", st.view))
 	}

@@ -50,12 +50,18 @@ func (h *Handler) getBackend() (*backend, error) {
 	}
 	rc := &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout, Trace: h.rndcTraceHook(),
 		Observe: h.observeControl, Expiry: h.rndcTimeout + commandExpiry}
+	hist, err := h.History.open(h.zoneDir, h.cell, h.logger)
+	if err != nil {
+		return nil, err
+	}
+	svc := h.newService(store, rc, h.views.def, records, updateKey, true)
+	svc.History = hist
 	b := &backend{
 		store:     store,
 		rndc:      rc,
 		updateKey: updateKey,
 		records:   records,
-		svc:       h.newService(store, rc, h.views.def, records, updateKey, true),
+		svc:       svc,
 		view:      h.views.def,
 	}
 	if len(h.views.other) > 0 {
@@ -65,6 +71,7 @@ func (h *Handler) getBackend() (*backend, error) {
 			if err != nil {
 				return nil, err
 			}
+			vb.svc.History = hist // one history; entries name the view
 			b.views[name] = vb
 		}
 	}

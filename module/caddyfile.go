@@ -60,6 +60,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			update_key      <name> [<algorithm> <secret>]
 //			dns_server      <host:port>          # for a view matched by destination
 //			default                              # requests without ?view= address it
+//		history off | {                         # the change history, on by default
+//			max_age       <duration>            # default 90d
+//			max_size      <bytes>               # default 256MiB
+//			notify_listen <loopback ip:port>    # where named's also-notify sends NOTIFYs
 //		}
 //	}
 //
@@ -218,6 +222,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			h.Views = append(h.Views, v)
+		case "history":
+			h.History = new(HistoryConfig)
+			if err := h.History.unmarshalCaddyfile(d); err != nil {
+				return err
+			}
 		case "catalog":
 			h.Catalog = new(CatalogConfig)
 			if err := h.Catalog.unmarshalCaddyfile(d); err != nil {

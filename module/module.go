@@ -150,6 +150,10 @@ type Handler struct {
 	// are addressed without one, as on a server without views.
 	Views []ViewConfig `json:"views,omitempty"`
 
+	// History configures the change history (docs/history.md), which is
+	// on by default.
+	History *HistoryConfig `json:"history,omitempty"`
+
 	authDisabled bool
 	guard        *auth.Guard
 	pdnsMount    *frontmount.Mount // the PowerDNS API, when PowerDNS
@@ -182,8 +186,11 @@ type Handler struct {
 type backendCell struct {
 	mu      sync.Mutex
 	backend *backend
-	// stopWatch ends the restart watch (watchNamed) at Cleanup.
+	// stopWatch ends the restart watch (watchNamed) and the history's
+	// watch (watchHistory) at Cleanup.
 	stopWatch context.CancelFunc
+	// releaseHistory gives back the change history, once opened.
+	releaseHistory func()
 }
 
 // RNDCConfig configures the rndc control channel.
@@ -307,6 +314,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	h.cell.stopWatch = stopWatch
 	go watchNamed(watchCtx, h.getBackend)
+	go h.History.watch(watchCtx, h.getBackend, h.logger)
 	if err := h.acquire(h.zoneDir, h.dnsServer, h.updateKeyConf, h.rndcTimeout); err != nil {
 		return err
 	}
@@ -320,6 +328,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 // Validate checks the configuration without touching the disk or BIND.
 func (h *Handler) Validate() error {
 	if err := h.validateDocs(); err != nil {
+		return err
+	}
+	if err := h.History.validate(); err != nil {
 		return err
 	}
 	if h.zoneDir == "" {
@@ -359,6 +370,10 @@ func (h *Handler) Cleanup() error {
 	h.views.release()
 	h.cell.mu.Lock()
 	b := h.cell.backend
+	if h.cell.releaseHistory != nil {
+		h.cell.releaseHistory()
+		h.cell.releaseHistory = nil
+	}
 	h.cell.mu.Unlock()
 	if b != nil {
 		b.rndc.Close()

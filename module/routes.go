@@ -116,6 +116,8 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodPatch, template: "/api/v1/zones/{name}/records", body: bodyOf[batchRequest](), handle: a.handleBatchRecords, op: "record_batch"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/export", handle: a.handleExportZone},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/import", body: bodyOf[importZoneRequest](), handle: a.handleImportZone, op: "import"},
+		{method: http.MethodGet, template: "/api/v1/zones/{name}/changes", handle: a.handleListChanges},
+		{method: http.MethodGet, template: "/api/v1/changes", handle: a.handleListChanges},
 	}
 	rs = append(rs, h.pdnsRoutes()...)
 	return append(rs, h.docsRoutes()...)
@@ -242,6 +244,9 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 	}
 	// The start-up reconciles (zones, catalog) run at the handler's
 	// backendOr500, once the request is authorised completely.
+	if auditAction(rt) != "" {
+		r = withActor(r, rt) // who changes what, for the change history
+	}
 	rt.handle(w, r, p)
 	if a := auditAction(rt); a != "" {
 		status := http.StatusOK

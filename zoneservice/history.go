@@ -84,8 +84,8 @@ func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.Writ
 	}
 }
 
-// RRsets groups records into history RRsets (owner and type, in the
-// order first seen), their data in master-file form. A record of class
+// RRsets groups records into history RRsets (owner without its final dot
+// and type, in the order first seen), their data in master-file form. A record of class
 // ANY (an RRset deleted whose data is not known) gives an RRset without
 // records.
 func RRsets(rrs []dns.RR) []history.RRset {
@@ -96,14 +96,14 @@ func RRsets(rrs []dns.RR) []history.RRset {
 	idx := map[[2]string]int{}
 	for _, rr := range rrs {
 		h := rr.Header()
-		name := strings.ToLower(h.Name)
+		name := strings.TrimSuffix(strings.ToLower(h.Name), ".")
 		typ := dns.Type(h.Rrtype).String()
 		k := [2]string{name, typ}
 		i, ok := idx[k]
 		if !ok {
 			i = len(out)
 			idx[k] = i
-			out = append(out, history.RRset{Name: name, Type: typ, TTL: h.Ttl})
+			out = append(out, history.RRset{Name: name, Type: typ, TTL: h.Ttl, Records: []string{}})
 		}
 		if h.Class == dns.ClassANY {
 			continue

@@ -1,0 +1,429 @@
+package module
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/dustin/go-humanize"
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+)
+
+// HistoryConfig configures the change history (docs/history.md): every
+// change of a zone is recorded durably in <zone_dir>/.zoneapi/history/
+// before the request that made it is answered, and read through GET
+// /api/v1/changes and /api/v1/zones/{name}/changes. It is on unless Off.
+type HistoryConfig struct {
+	// Off turns the history off: nothing is recorded and the change
+	// endpoints answer 404.
+	Off bool `json:"off,omitempty"`
+	// MaxAge drops entries older than this (whole segment files).
+	// Default 90 days.
+	MaxAge caddy.Duration `json:"max_age,omitempty"`
+	// MaxSize bounds the history's bytes on disk (the oldest segment
+	// files are dropped past it). Default 256 MiB.
+	MaxSize int64 `json:"max_size,omitempty"`
+	// NotifyListen is the address ("127.0.0.1:5399") where the module
+	// receives named's NOTIFY messages, to record the changes made
+	// outside the API (nsupdate, an edited zone file) as they happen:
+	// add it to named.conf's also-notify (docs/history.md). Without it,
+	// such changes are recorded when the API starts, reloads or thaws
+	// the zone, or at the zone's next NOTIFY.
+	NotifyListen string `json:"notify_listen,omitempty"`
+}
+
+// unmarshalCaddyfile reads `history off` or
+// `history { max_age <d>; max_size <bytes>; notify_listen <addr> }`.
+func (c *HistoryConfig) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	if d.NextArg() {
+		if d.Val() != "off" || d.NextArg() {
+			return d.Errf("history: want `history off` or a block")
+		}
+		c.Off = true
+		return nil
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "max_age":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("history max_age: want a positive duration such as 30d or 720h, got %q", v)
+			}
+			c.MaxAge = caddy.Duration(dur)
+		case "max_size":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			n, err := humanize.ParseBytes(v)
+			if err != nil || n == 0 || n > 1<<50 {
+				return d.Errf("history max_size: want a size such as 512MiB, got %q", v)
+			}
+			c.MaxSize = int64(n)
+		case "notify_listen":
+			if !d.AllArgs(&c.NotifyListen) {
+				return d.ArgErr()
+			}
+		default:
+			return d.Errf("history: unrecognized subdirective %q", d.Val())
+		}
+	}
+	return nil
+}
+
+// on reports whether the history is recorded (c may be nil: on).
+func (c *HistoryConfig) on() bool { return c == nil || !c.Off }
+
+// validate checks the history option without touching anything.
+func (c *HistoryConfig) validate() error {
+	if c == nil || c.NotifyListen == "" {
+		return nil
+	}
+	addr := c.notifyAddr()
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("history notify_listen %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("history notify_listen %q: must be a loopback address (named on this host sends the NOTIFY)", addr)
+	}
+	return nil
+}
+
+// historyDir is where the history of a zone directory is kept.
+func historyDir(zoneDir string) string { return filepath.Join(zoneDir, ".zoneapi", "history") }
+
+// open opens (or shares) the history of the zone directory; the cell
+// releases it in the handler's Cleanup. Called with cell.mu held.
+func (c *HistoryConfig) open(zoneDir string, cell *backendCell, logger *zap.Logger) (*history.Log, error) {
+	if !c.on() || zoneDir == "" {
+		return nil, nil
+	}
+	var opts history.Options
+	if c != nil {
+		opts.MaxAge, opts.MaxSize = time.Duration(c.MaxAge), c.MaxSize
+	}
+	l, release, err := history.Shared(historyDir(zoneDir), opts)
+	if errors.Is(err, history.ErrLocked) {
+		// Another process (an instance sharing the zone directory)
+		// records the history; this one serves without it.
+		logger.Warn("the change history is written by another process sharing the zone directory; this instance records none", zap.String("zone_dir", zoneDir))
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening the change history: %w", err)
+	}
+	cell.releaseHistory = release
+	return l, nil
+}
+
+// watch, started by Provision, brings the history up to date once
+// the backend resolves (changes made while the API was not running, or
+// whose entry a crash lost: zoneservice.Service.CatchUp) and receives
+// named's NOTIFYs on notify_listen until ctx ends (Cleanup). The first
+// attempt waits a little, so that `caddy validate` (Provision then
+// Cleanup) touches nothing.
+func (c *HistoryConfig) watch(ctx context.Context, getBackend func() (*backend, error), logger *zap.Logger) {
+	if !c.on() {
+		return
+	}
+	delay := 200 * time.Millisecond
+	var b *backend
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		var err error
+		if b, err = getBackend(); err == nil && b.svc.History != nil {
+			break
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+	notice := b.svc.Notices(ctx)
+	if addr := c.notifyAddr(); addr != "" {
+		for {
+			release, err := acquireNotify(addr, notice)
+			if err == nil {
+				defer release()
+				break
+			}
+			logger.Warn("history: cannot listen for named's NOTIFY; retrying", zap.String("notify_listen", addr), zap.Error(err))
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}
+	catchUpOnce(ctx, b.svc)
+	<-ctx.Done()
+}
+
+// notifyAddr is notify_listen expanded.
+func (c *HistoryConfig) notifyAddr() string {
+	if c == nil {
+		return ""
+	}
+	return caddy.NewReplacer().ReplaceKnown(c.NotifyListen, "")
+}
+
+// caughtUp holds the history logs CatchUp ran for in this process: once
+// per log, not at every config reload.
+var caughtUp sync.Map
+
+func catchUpOnce(ctx context.Context, svc *zoneservice.Service) {
+	if _, done := caughtUp.LoadOrStore(svc.History, true); done {
+		return
+	}
+	svc.CatchUp(ctx)
+}
+
+// notifyListeners are the NOTIFY listeners by address, shared by the
+// config generations (a reload hands the listener over; the newest
+// generation's service receives the notices).
+var notifyListeners = struct {
+	sync.Mutex
+	m map[string]*notifyListener
+}{m: map[string]*notifyListener{}}
+
+type notifyListener struct {
+	l      *dnsupdate.NotifyListener
+	refs   int
+	mu     sync.Mutex
+	notice func(string)
+}
+
+// acquireNotify listens on addr (or shares the listener there) and makes
+// notice the receiver of its NOTIFYs; release gives it back.
+func acquireNotify(addr string, notice func(string)) (release func(), err error) {
+	notifyListeners.Lock()
+	defer notifyListeners.Unlock()
+	nl := notifyListeners.m[addr]
+	if nl == nil {
+		nl = &notifyListener{}
+		l, err := dnsupdate.ListenNotify(addr, func(zone string, _ uint32, _ bool) {
+			nl.mu.Lock()
+			f := nl.notice
+			nl.mu.Unlock()
+			f(zone)
+		})
+		if err != nil {
+			return nil, err
+		}
+		nl.l = l
+		notifyListeners.m[addr] = nl
+	}
+	nl.refs++
+	nl.mu.Lock()
+	nl.notice = notice
+	nl.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			notifyListeners.Lock()
+			defer notifyListeners.Unlock()
+			if nl.refs--; nl.refs == 0 {
+				delete(notifyListeners.m, addr)
+				nl.l.Close()
+			}
+		})
+	}, nil
+}
+
+// withActor puts the request's actor (for the change history) in its
+// context: the identity as the audit line names it, the front end and
+// the request id (X-Request-Id when the client sent one, else Caddy's
+// {http.request.uuid}).
+func withActor(r *http.Request, rt *route) *http.Request {
+	st := authOf(r)
+	a := zoneservice.Actor{Identity: "anonymous", Frontend: "rest", RequestID: requestID(r)}
+	if st.id != nil {
+		a.Identity = st.id.ID
+		if st.id.ID == LocalPrincipal {
+			a.Frontend = "caddydns"
+		}
+	}
+	if rt.pdns {
+		a.Frontend = "powerdns"
+	}
+	return r.WithContext(zoneservice.WithActor(r.Context(), a))
+}
+
+// requestID is the request's id for the history and the audit line.
+func requestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= 128 {
+		return id
+	}
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		if v, ok := repl.GetString("http.request.uuid"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// changesBody is the answer of GET /api/v1/changes and
+// /api/v1/zones/{name}/changes.
+type changesBody struct {
+	Changes    []history.Entry `json:"changes"`
+	Count      int             `json:"count"`
+	NextCursor string          `json:"next_cursor,omitempty"`
+}
+
+// handleListChanges answers GET /api/v1/changes (every zone the identity
+// may read) and GET /api/v1/zones/{name}/changes: a page of the change
+// history, oldest first, from after `cursor` (an entry's id), or of the
+// zone's changes after `since` (a serial), filtered by `name`, `type`
+// (record type) and `kind` (entry types, comma-separated), as record
+// reads are by the identity's scope.
+func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p params) {
+	zone := ""
+	if p.route != nil && strings.Contains(p.route.template, "{name}") {
+		var ok bool
+		if zone, ok = zoneName(w, p); !ok {
+			return
+		}
+	}
+	b, ok := a.backendOr500(w)
+	if !ok {
+		return
+	}
+	if b.svc.History == nil {
+		writeError(w, http.StatusNotFound, "the change history is off (history off in the configuration)")
+		return
+	}
+	q := r.URL.Query()
+	var problems []string
+	limit := defaultListLimit
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxListLimit {
+			problems = append(problems, fmt.Sprintf("limit: must be an integer from 1 to %d, got %q", maxListLimit, v))
+		}
+		limit = n
+	}
+	var after uint64
+	if v := q.Get("cursor"); v != "" {
+		n, ok := history.ParseID(v)
+		if !ok {
+			problems = append(problems, fmt.Sprintf("cursor: not a change id: %q", v))
+		}
+		after = n
+	}
+	f := history.Filter{Zone: zone}
+	if v := q.Get("name"); v != "" {
+		if zone == "" {
+			problems = append(problems, "name: filters the changes of one zone (GET /api/v1/zones/{name}/changes)")
+		} else if n, err := zonemodel.NormalizeRecordName(v, zone); err != nil {
+			problems = append(problems, "name: "+err.Error())
+		} else {
+			f.Name = n
+		}
+	}
+	if v := q.Get("type"); v != "" {
+		t, err := dnsupdate.ParseListType(v)
+		if err != nil {
+			problems = append(problems, "type: "+err.Error())
+		}
+		f.Type = zonemodel.TypeString(t)
+	}
+	if v := q.Get("kind"); v != "" {
+		for _, k := range strings.Split(v, ",") {
+			if !validKind(k) {
+				problems = append(problems, fmt.Sprintf("kind: %q is not a change type (%s)", k, strings.Join(history.Types, ", ")))
+			}
+			f.Types = append(f.Types, k)
+		}
+	}
+	var since *uint32
+	if v := q.Get("since"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil || zone == "" {
+			problems = append(problems, fmt.Sprintf("since: a serial of the zone (GET /api/v1/zones/{name}/changes), got %q", v))
+		}
+		s := uint32(n)
+		since = &s
+	}
+	if len(problems) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid query: %s", strings.Join(problems, "; "))
+		return
+	}
+	f.Keep = changesInScope(grantOf(r), since)
+	es, err := b.svc.History.Read(after, f, limit+1)
+	if err != nil {
+		a.logger.Error("reading the change history", zap.Error(err))
+		writeError(w, http.StatusInternalServerError, "reading the change history: %v", err)
+		return
+	}
+	body := changesBody{Changes: es}
+	if len(es) > limit {
+		body.Changes = es[:limit]
+		body.NextCursor = es[limit-1].ID
+	}
+	if body.Changes == nil {
+		body.Changes = []history.Entry{}
+	}
+	body.Count = len(body.Changes)
+	writeJSON(w, http.StatusOK, body)
+}
+
+func validKind(k string) bool {
+	for _, t := range history.Types {
+		if t == k {
+			return true
+		}
+	}
+	return false
+}
+
+// changesInScope keeps what the grant may read, as record reads do: the
+// zones it allows and, when it limits record names or types, only the
+// RRsets it may read (entries without records, the zone operations, are
+// then not shown, as a record-limited token sees no zone configuration).
+// since, if set, keeps the changes made after the zone was at that
+// serial: from the first entry whose serial after is greater (RFC 1982).
+func changesInScope(g *auth.Grant, since *uint32) func(history.Entry) (history.Entry, bool) {
+	started := since == nil
+	return func(e history.Entry) (history.Entry, bool) {
+		if !started {
+			if e.SerialAfter == nil || !serialGreater(*e.SerialAfter, *since) {
+				return e, false
+			}
+			started = true
+		}
+		if g == nil {
+			return e, true
+		}
+		if !g.AllowsZoneIn(e.Zone, e.View) {
+			return e, false
+		}
+		if !g.RestrictsRecords() {
+			return e, true
+		}
+		return e.Only(func(s history.RRset) bool { return g.AllowsRecord(s.Name+".", s.Type) })
+	}
+}
+
+// serialGreater is RFC 1982 serial arithmetic: a > b.
+func serialGreater(a, b uint32) bool { return a != b && a-b < 1<<31 }
