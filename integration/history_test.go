@@ -1,0 +1,287 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+)
+
+// change is a history entry as the API answers it.
+type change struct {
+	ID           string       `json:"id"`
+	Zone         string       `json:"zone"`
+	Type         string       `json:"type"`
+	Source       string       `json:"source"`
+	Identity     string       `json:"identity"`
+	Frontend     string       `json:"frontend"`
+	RequestID    string       `json:"request_id"`
+	SerialBefore *uint32      `json:"serial_before"`
+	SerialAfter  *uint32      `json:"serial_after"`
+	Added        []changeRset `json:"added"`
+	Removed      []changeRset `json:"removed"`
+}
+
+type changeRset struct {
+	Name    string   `json:"name"`
+	Type    string   `json:"type"`
+	TTL     uint32   `json:"ttl"`
+	Records []string `json:"records"`
+}
+
+// String is the change in one line, for failure messages.
+func (c change) String() string {
+	s := func(p *uint32) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprint(*p)
+	}
+	return fmt.Sprintf("%s %s %s/%s %s->%s +%v -%v", c.ID, c.Type, c.Source, c.Identity, s(c.SerialBefore), s(c.SerialAfter), c.Added, c.Removed)
+}
+
+// changes reads every change of path (a /changes URL) as tok, following
+// next_cursor.
+func (c *caddy) changes(tok, path string) []change {
+	c.t.Helper()
+	var all []change
+	cursor := ""
+	for {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		url := path
+		if cursor != "" {
+			url += sep + "cursor=" + cursor
+		}
+		r := c.as(tok, "GET", url, nil)
+		expect(c.t, r, http.StatusOK, "GET "+url)
+		var page struct {
+			Changes    []change `json:"changes"`
+			Count      int      `json:"count"`
+			NextCursor string   `json:"next_cursor"`
+		}
+		if err := json.Unmarshal(r.raw, &page); err != nil {
+			c.t.Fatal(err)
+		}
+		if page.Count != len(page.Changes) {
+			c.t.Fatalf("count %d for %d changes", page.Count, len(page.Changes))
+		}
+		all = append(all, page.Changes...)
+		if page.NextCursor == "" {
+			return all
+		}
+		cursor = page.NextCursor
+	}
+}
+
+// historyNamed starts named sending a NOTIFY for every change to a port
+// of its own (returned, for the API's notify_listen), and keeping a
+// journal of every reload (ixfr-from-differences), as docs/history.md
+// asks of named.conf.
+func historyNamed(t testing.TB) (*testbind.Server, int) {
+	t.Helper()
+	port, _, err := testbind.FreePorts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testbind.Start(t, &testbind.Options{ExtraOptions: fmt.Sprintf("also-notify { 127.0.0.1 port %d; };\n\tixfr-from-differences yes;", port)}), port
+}
+
+// TestHistoryThroughCaddy: through the built Caddy and a real named, a
+// sequence of API changes (by two identities), one nsupdate change and one
+// zone file edited and reloaded by rndc appear in the history in order,
+// each with its identity or "external", the RRsets added and removed, and
+// serials that chain; a token scoped to _acme-challenge TXT sees only its
+// part, in the zone's history and across zones.
+func TestHistoryThroughCaddy(t *testing.T) {
+	ns, port := historyNamed(t)
+	tok, hash := tokens(t, "admin", "acme")
+	extra := fmt.Sprintf(`auth static {
+				token admin %s
+				token acme %s {
+					actions records read
+					zones hist.test
+					names _acme-challenge.*
+					types TXT
+				}
+			}
+			history {
+				notify_listen 127.0.0.1:%d
+			}`, hash["admin"], hash["acme"], port)
+	c := startCaddy(t, ns, caddyOpts{extra: extra})
+	const zone = "hist.test"
+	expect(t, c.as(tok["admin"], "POST", "/api/v1/zones", zoneBody(zone)), http.StatusCreated, "create")
+	expect(t, c.as(tok["admin"], "POST", "/api/v1/zones", zoneBody("other.test")), http.StatusCreated, "create other")
+
+	// API changes: an add with a request id of the client's, an add by
+	// the scoped token, a replace, an RRset delete.
+	r := c.send("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "www2", "type": "A", "value": "192.0.2.10", "ttl": 120},
+		map[string]string{"Authorization": "Bearer " + tok["admin"], "X-Request-Id": "req-add-www2"})
+	expect(t, r, http.StatusCreated, "add www2")
+	expect(t, c.as(tok["acme"], "POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "_acme-challenge", "type": "TXT", "value": "tok-1"}), http.StatusCreated, "acme add")
+	expect(t, c.as(tok["admin"], "PUT", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "www2", "type": "A", "currentValue": "192.0.2.10", "newValue": "192.0.2.11", "ttl": 120}), http.StatusOK, "replace www2")
+	expect(t, c.as(tok["admin"], "POST", "/api/v1/zones/other.test/records", map[string]any{"name": "x", "type": "A", "value": "192.0.2.5"}), http.StatusCreated, "add in other")
+
+	// nsupdate, behind the API's back.
+	host, dport, _ := net.SplitHostPort(ns.DNSAddr)
+	cmd := exec.Command(nsupdatePath, "-v", "-k", ns.TSIGKeyFile)
+	cmd.Stdin = strings.NewReader(fmt.Sprintf("server %s %s\nzone %s\nupdate add ext.%s. 60 IN A 192.0.2.99\nupdate delete www.%s. A\nsend\n", host, dport, zone, zone, zone))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nsupdate: %v: %s", err, out)
+	}
+	waitFor(t, "the nsupdate change in the history", func() bool {
+		cs := c.changes(tok["admin"], "/api/v1/zones/"+zone+"/changes")
+		return len(cs) > 0 && cs[len(cs)-1].Source == "external"
+	})
+
+	// The zone file edited and reloaded with rndc: a dynamic zone is
+	// frozen, edited and thawed (`rndc thaw` reloads it; named sends no
+	// NOTIFY for a reload while the zone is frozen, see docs/history.md).
+	if out, err := ns.RNDC("freeze", zone); err != nil {
+		t.Fatalf("rndc freeze: %v %s", err, out)
+	}
+	file := filepath.Join(ns.ZoneDir, zone+".zone")
+	if z := c.as(tok["admin"], "GET", "/api/v1/zones/"+zone, nil); z.str("file") != "" {
+		file = z.str("file")
+	}
+	editZoneFile(t, file, "filed."+zone+". 300 IN A 192.0.2.77")
+	if out, err := ns.RNDC("thaw", zone); err != nil {
+		t.Fatalf("rndc thaw: %v %s", err, out)
+	}
+	defer func() {
+		if t.Failed() {
+			for _, ch := range c.changes(tok["admin"], "/api/v1/zones/"+zone+"/changes") {
+				t.Log(ch)
+			}
+			t.Log(ns.LogTail(40))
+		}
+	}()
+	waitFor(t, "the file edit in the history", func() bool {
+		for _, ch := range c.changes(tok["admin"], "/api/v1/zones/"+zone+"/changes") {
+			for _, a := range ch.Added {
+				if a.Name == "filed."+zone {
+					return true
+				}
+			}
+		}
+		return false
+	})
+	// And the API again, after both.
+	waitFor(t, "the zone takes updates after thaw", func() bool {
+		return c.as(tok["admin"], "DELETE", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "www2", "type": "A"}).status == http.StatusOK
+	})
+
+	cs := c.changes(tok["admin"], "/api/v1/zones/"+zone+"/changes")
+	for _, ch := range cs {
+		t.Log(ch)
+	}
+	type want struct {
+		typ, source, identity string
+		added, removed        string // "name TYPE data" of the first RRset, "" none
+	}
+	wants := []want{
+		{"zone.created", "api", "static:admin", "", ""},
+		{"records.changed", "api", "static:admin", "www2.hist.test A 192.0.2.10", ""},
+		{"records.changed", "api", "static:acme", `_acme-challenge.hist.test TXT "tok-1"`, ""},
+		{"records.changed", "api", "static:admin", "www2.hist.test A 192.0.2.11", "www2.hist.test A 192.0.2.10"},
+		{"records.changed", "external", "", "ext.hist.test A 192.0.2.99", "www.hist.test A 192.0.2.80"},
+		{"records.changed", "external", "", "filed.hist.test A 192.0.2.77", ""},
+		{"records.changed", "api", "static:admin", "", "www2.hist.test A 192.0.2.11"},
+	}
+	if len(cs) != len(wants) {
+		t.Fatalf("%d changes, want %d", len(cs), len(wants))
+	}
+	first := func(rs []changeRset) string {
+		if len(rs) == 0 {
+			return ""
+		}
+		return rs[0].Name + " " + rs[0].Type + " " + strings.Join(rs[0].Records, ",")
+	}
+	var prev *uint32
+	for i, w := range wants {
+		ch := cs[i]
+		if ch.Type != w.typ || ch.Source != w.source || ch.Identity != w.identity || first(ch.Added) != w.added || first(ch.Removed) != w.removed {
+			t.Errorf("change %d: %s; want %+v", i, ch, w)
+		}
+		if ch.SerialAfter == nil {
+			t.Errorf("change %d has no serial after", i)
+			continue
+		}
+		if i > 0 && (ch.SerialBefore == nil || prev == nil || *ch.SerialBefore != *prev) {
+			t.Errorf("change %d: serial before does not follow the previous change's serial after: %s", i, ch)
+		}
+		if w.source == "api" && ch.Frontend != "rest" || w.source == "external" && ch.Frontend != "" {
+			t.Errorf("change %d: frontend %q", i, ch.Frontend)
+		}
+		prev = ch.SerialAfter
+	}
+	if cs[1].RequestID != "req-add-www2" || cs[2].RequestID == "" {
+		t.Errorf("request ids: %q, %q", cs[1].RequestID, cs[2].RequestID)
+	}
+	if serial, ok := soaOn(ns, zone); !ok || *prev != serial {
+		t.Errorf("last serial %d, zone at %d", *prev, serial)
+	}
+
+	// The scoped token: only its TXT change, in the zone's history and
+	// across zones; nothing of the other zone.
+	for _, path := range []string{"/api/v1/zones/" + zone + "/changes", "/api/v1/changes"} {
+		got := c.changes(tok["acme"], path)
+		if len(got) != 1 || got[0].Identity != "static:acme" || len(got[0].Added) != 1 || got[0].Added[0].Type != "TXT" || len(got[0].Removed) != 0 {
+			t.Errorf("acme's %s: %v", path, got)
+		}
+	}
+	expect(t, c.as(tok["acme"], "GET", "/api/v1/zones/other.test/changes", nil), http.StatusForbidden, "acme reads another zone's history")
+	// Filters: since a serial, name and type, kind; paging.
+	since := c.changes(tok["admin"], fmt.Sprintf("/api/v1/zones/%s/changes?since=%d", zone, *cs[3].SerialAfter))
+	if len(since) != 3 || since[0].ID != cs[4].ID {
+		t.Errorf("since %d: %v", *cs[3].SerialAfter, since)
+	}
+	byName := c.changes(tok["admin"], "/api/v1/zones/"+zone+"/changes?name=www2&type=A&limit=1")
+	if len(byName) != 3 {
+		t.Errorf("name www2 type A: %v", byName)
+	}
+	created := c.changes(tok["admin"], "/api/v1/changes?kind=zone.created")
+	if len(created) != 2 || created[0].Zone != zone || created[1].Zone != "other.test" {
+		t.Errorf("kind zone.created: %v", created)
+	}
+	expectError(t, c.as(tok["admin"], "GET", "/api/v1/zones/"+zone+"/changes?cursor=x", nil), http.StatusBadRequest, "Bad Request", "cursor")
+	expectError(t, c.as(tok["admin"], "GET", "/api/v1/changes?kind=zone.exploded", nil), http.StatusBadRequest, "Bad Request", "kind")
+}
+
+// editZoneFile adds a record line to a zone's master file and raises its
+// SOA serial by one, through miekg/dns's parser (the file is named's own
+// dump after a freeze).
+func editZoneFile(t testing.TB, path, add string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zp := dns.NewZoneParser(f, "", path)
+	var out []string
+	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
+		if soa, isSOA := rr.(*dns.SOA); isSOA {
+			soa.Serial++
+		}
+		out = append(out, rr.String())
+	}
+	f.Close()
+	if err := zp.Err(); err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, add)
+	if err := os.WriteFile(path, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
