@@ -331,7 +331,7 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 		}
 		after = n
 	}
-	f := history.Filter{Zone: zone}
+	f := history.Filter{Zone: zone, View: q.Get("view")}
 	if v := q.Get("name"); v != "" {
 		if zone == "" {
 			problems = append(problems, "name: filters the changes of one zone (GET /api/v1/zones/{name}/changes)")

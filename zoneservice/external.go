@@ -54,9 +54,9 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 	if err != nil {
 		return err
 	}
-	last, ok := s.History.LastSerial(zone, "")
+	last, ok := s.History.LastSerial(zone, s.View)
 	if !ok {
-		s.History.Baseline(zone, "", soa.Serial)
+		s.History.Baseline(zone, s.View, soa.Serial)
 		return nil
 	}
 	if last == soa.Serial {
@@ -74,6 +74,9 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 	}
 	for _, d := range deltas {
 		es = append(es, external(zone, d.From, d.To, d.Added, d.Deleted))
+	}
+	for i := range es {
+		es[i].View = s.View
 	}
 	if len(es) == 0 {
 		return nil

@@ -25,7 +25,7 @@ import (
 // of ctx.
 func (s *Service) entry(ctx context.Context, typ, zone string) history.Entry {
 	a := ActorOf(ctx)
-	return history.Entry{Zone: strings.TrimSuffix(zone, "."), Type: typ, Source: history.SourceAPI,
+	return history.Entry{Zone: strings.TrimSuffix(zone, "."), View: s.View, Type: typ, Source: history.SourceAPI,
 		Identity: a.Identity, Frontend: a.Frontend, RequestID: a.RequestID}
 }
 
