@@ -283,3 +283,28 @@ func TestPowerDNSCreateFromZoneFile(t *testing.T) {
 	r = c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "pdns-both.test.", "kind": "Native", "zone": text, "nameservers": []string{"ns1.pdns-both.test."}})
 	pdnsError(t, r, 422, "not both")
 }
+
+// TestImport100kRecords: a 100,000-record zone file imports through the
+// API (201 with its count) and named serves every record; a file over
+// 64 MiB and a $GENERATE over 1,000,000 records are 413, leaving nothing.
+func TestImport100kRecords(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{})
+	const zone = "big.test"
+	r := c.doHdr("POST", "/api/v1/zones/"+zone+"/import", "$ORIGIN "+zone+".\n"+bigZoneBody(100_000), map[string]string{"Content-Type": "text/dns"})
+	expect(t, r, 201, "import of 100,000 records")
+	if r.body["records"] != float64(100_000) {
+		t.Fatalf("records %v, want 100000", r.body["records"])
+	}
+	if n := len(axfr(t, ns, zone)); n != 100_000 {
+		t.Fatalf("named serves %d records, want 100000", n)
+	}
+
+	huge := strings.Repeat("; a comment line of a file that is too large for the import\n", (64<<20)/60+1)
+	r = c.doHdr("POST", "/api/v1/zones/huge.test/import", huge, map[string]string{"Content-Type": "text/dns"})
+	expectError(t, r, 413, "Request Entity Too Large", "64 MiB")
+	nothingLeft(t, c, ns, "huge.test")
+	r = c.doHdr("POST", "/api/v1/zones/gen.test/import", zoneFileFor("gen.test")+"$GENERATE 1-2000000 g$ A 10.0.0.1\n", map[string]string{"Content-Type": "text/dns"})
+	expectError(t, r, 413, "Request Entity Too Large", "1000000 records")
+	nothingLeft(t, c, ns, "gen.test")
+}
