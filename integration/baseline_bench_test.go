@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +16,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
 )
 
 // BenchmarkAgainstBaseline compares this tree's Caddy with another build
@@ -29,7 +34,11 @@ import (
 //   - a 1,000-change PATCH against the same 1,000 adds sent raw as one
 //     UPDATE (bodies and messages built before the clock starts, so both
 //     sides measure the server's work);
-//   - zone create p50.
+//   - zone create p50;
+//   - at concurrency 1, in the same rounds, two floors: a bare Go HTTP
+//     server that forwards each request as one UPDATE and does nothing
+//     else (testdata/floorserver: the least any Go front end of named
+//     costs), and Caddy answering with respond (HTTP through Caddy).
 //
 // Both Caddys front the same zone directory and named, as several API
 // instances may; each works on zones of its own. It prints a table and
@@ -39,12 +48,14 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 	if base == "" {
 		b.Skip("ZONEAPI_BASELINE_CADDY names no baseline caddy build")
 	}
+	loadAtStart := loadAverage()
 	ns := startNamed(b)
+	respondPort := freePort(b)
 	builds := []struct {
 		name string
 		c    *caddy
 	}{
-		{"new", startCaddy(b, ns, caddyOpts{extra: "log_filter warn"})},
+		{"new", startCaddy(b, ns, caddyOpts{extra: "log_filter warn", sites: respondSite(respondPort)})},
 		{"baseline", startCaddy(b, ns, caddyOpts{extra: "log_filter warn", bin: base})},
 	}
 	for _, bd := range builds {
@@ -54,7 +65,7 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 			}
 		}
 	}
-	for _, z := range []string{"rec-raw.test", "batch-raw.test", "batch-rawp.test"} {
+	for _, z := range []string{"rec-raw.test", "batch-raw.test", "batch-rawp.test", "rec-floor.test"} {
 		if r := builds[0].c.do("POST", "/api/v1/zones", zoneBody(z)); r.status != http.StatusCreated {
 			b.Fatalf("create %s: %d %s", z, r.status, r.raw)
 		}
@@ -67,6 +78,8 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 		runConcurrent("warm", 2, 100, leanAPIWorker(b, bd.c, "rec-"+bd.name+".test", "w"))
 	}
 	runConcurrent("warm", 2, 100, rawWorker(b, ns, "rec-raw.test", "w"))
+	floorAddr := startFloorServer(b, ns, "rec-floor.test")
+	respondAddr := fmt.Sprintf("127.0.0.1:%d", respondPort)
 
 	// What each build timed itself: its UPDATE round trips
 	// (zoneapi_dns_update_duration_seconds) and its handler's time for
@@ -111,19 +124,29 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 		for i, bd := range builds {
 			before[i] = timings(bd.c)
 		}
-		res := interleaved(10, conc, n,
-			[]string{"API, this tree", "API, baseline build", "raw RFC 2136 (Go, TSIG, persistent TCP)"},
-			[]func(int) func() func(int) error{
+		names := []string{"API, this tree", "API, baseline build", "raw RFC 2136 (Go, TSIG, persistent TCP)"}
+		workers := []func(int) func() func(int) error{
+			func(r int) func() func(int) error {
+				return leanAPIWorker(b, builds[0].c, "rec-new.test", fmt.Sprintf("a%d-%d-", conc, r))
+			},
+			func(r int) func() func(int) error {
+				return leanAPIWorker(b, builds[1].c, "rec-baseline.test", fmt.Sprintf("a%d-%d-", conc, r))
+			},
+			func(r int) func() func(int) error {
+				return rawWorker(b, ns, "rec-raw.test", fmt.Sprintf("r%d-%d-", conc, r))
+			},
+		}
+		if conc == 1 { // the floors, in the same rounds
+			names = append(names, floorServerName, respondName)
+			workers = append(workers,
 				func(r int) func() func(int) error {
-					return leanAPIWorker(b, builds[0].c, "rec-new.test", fmt.Sprintf("a%d-%d-", conc, r))
+					return leanWorkerAt(b, floorAddr, "rec-floor.test", "f", testToken)
 				},
 				func(r int) func() func(int) error {
-					return leanAPIWorker(b, builds[1].c, "rec-baseline.test", fmt.Sprintf("a%d-%d-", conc, r))
-				},
-				func(r int) func() func(int) error {
-					return rawWorker(b, ns, "rec-raw.test", fmt.Sprintf("r%d-%d-", conc, r))
-				},
-			})
+					return leanWorkerAt(b, respondAddr, "rec-new.test", "x", testToken)
+				})
+		}
+		res := interleaved(10, conc, n, names, workers)
 		raw := res[2]
 		for _, r := range res {
 			fmt.Printf("| %s | %d | %.0f | %s | %s | %d | %.0f%% | %s |\n", r.method, r.conc, r.perSec(), msf(r.p50), msf(r.p99), r.errors,
@@ -141,6 +164,11 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 				fmt.Printf("|   %s: mean %s = named's UPDATE round trip %s + the handler's own %s + HTTP, Caddy, client %s: own cost %s per add (mean) |\n",
 					bd.name, msf(res[i].mean), msf(u), msf(h-u), msf(res[i].mean-h), msf(ownMean[i]))
 			}
+			fl, rp := res[3], res[4]
+			fmt.Printf("|   floors (p50): the bare Go HTTP server costs %s over raw; Caddy's respond costs its client %s; this tree is %s over the bare server |\n",
+				msf(fl.p50-raw.p50), msf(rp.p50), msf(res[0].p50-fl.p50))
+			b.ReportMetric((fl.p50-raw.p50).Seconds()*1000, "floor-server-ms-c1")
+			b.ReportMetric(rp.p50.Seconds()*1000, "respond-p50-ms-c1")
 			b.ReportMetric((res[0].p50-raw.p50).Seconds()*1000, "own-ms-c1-new")
 			b.ReportMetric((res[1].p50-raw.p50).Seconds()*1000, "own-ms-c1-baseline")
 			b.ReportMetric(ownMean[0].Seconds()*1000, "own-mean-ms-c1-new")
@@ -239,4 +267,54 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 		fmt.Printf("| %s | %s |\n", bd.name, msf(median(create[i])))
 	}
 	fmt.Printf("\nnew/baseline: create p50 %.2fx, PATCH %.2fx\n", ratio(median(create[0]), median(create[1])), ratio(median(patch[0]), median(patch[1])))
+	fmt.Printf("load average at the start: %s; at the end: %s\n", loadAtStart, loadAverage())
+}
+
+// floorServerName and respondName are the floors' rows.
+const (
+	floorServerName = "floor: bare Go HTTP server, one UPDATE per request (testdata/floorserver)"
+	respondName     = "floor: Caddy answering 201 with respond, no work"
+)
+
+// respondSite is a site block of Caddy answering every request 201 with a
+// small JSON body and doing nothing else: the floor of HTTP through Caddy.
+func respondSite(port int) string {
+	return fmt.Sprintf("http://127.0.0.1:%d {\n\tbind 127.0.0.1\n\trespond `{\"success\":true}` 201\n}\n", port)
+}
+
+// startFloorServer builds and starts testdata/floorserver against zone of
+// ns, stopped by its pid when the benchmark ends, and returns its address.
+func startFloorServer(b *testing.B, ns *testbind.Server, zone string) string {
+	bin := filepath.Join(b.TempDir(), "floorserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/floorserver").CombinedOutput(); err != nil {
+		b.Fatalf("building the floor server: %v\n%s", err, out)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+	cmd := exec.Command(bin, addr, ns.DNSAddr, ns.TSIGKeyName, ns.TSIGSecret, zone)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return addr
+		}
+	}
+	b.Fatal("the floor server did not listen")
+	return ""
+}
+
+// loadAverage is the machine's 1-, 5- and 15-minute load averages.
+func loadAverage() string {
+	la, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(la))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }

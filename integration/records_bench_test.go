@@ -154,8 +154,13 @@ func leanAPIWorker(t testing.TB, c *caddy, zone, prefix string) func() func(int)
 
 // leanAPIWorkerAs is leanAPIWorker sending the given bearer token.
 func leanAPIWorkerAs(t testing.TB, c *caddy, zone, prefix, token string) func() func(int) error {
+	return leanWorkerAt(t, strings.TrimPrefix(c.Base, "http://"), zone, prefix, token)
+}
+
+// leanWorkerAt is leanAPIWorkerAs sending to any HTTP server at addr (a
+// floor of the API, say), which must answer 201.
+func leanWorkerAt(t testing.TB, addr, zone, prefix, token string) func() func(int) error {
 	return func() func(int) error {
-		addr := strings.TrimPrefix(c.Base, "http://")
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
