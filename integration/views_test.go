@@ -294,3 +294,41 @@ func TestViewOnServerWithoutViews(t *testing.T) {
 	expectError(t, c.do("DELETE", "/api/v1/zones/plain.test?view=x", nil), http.StatusNotFound, "Not Found", "not configured")
 	expect(t, c.do("GET", "/api/v1/zones/plain.test", nil), http.StatusOK, "zone kept")
 }
+
+// TestViewsNamedOnly: named has views that zone_api is not told of (or
+// one it is told of that named lacks): what named answers is explained as
+// a 4xx, and nothing is left behind.
+func TestViewsNamedOnly(t *testing.T) {
+	ns := startViewsNamed(t)
+	for _, view := range []string{"internal", "external"} {
+		p, err := ns.WriteViewZone(view, "twice.test", testbind.MinimalZone("twice.test", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := ns.RNDC("addzone", "twice.test", "IN", view, `{ type primary; file "`+p+`"; };`); err != nil {
+			t.Fatalf("addzone in %s: %v %s", view, err, out)
+		}
+	}
+	c := startCaddy(t, ns, caddyOpts{extra: `view ghost {
+				update_key ghost-key hmac-sha256 c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0
+			}`})
+	// No default view: a zone route without ?view= names the views.
+	expectError(t, c.do("GET", "/api/v1/zones/twice.test", nil), http.StatusBadRequest, "Bad Request", "none is the default")
+	// A view zone_api has that named lacks.
+	r := c.do("POST", "/api/v1/zones?view=ghost", zoneBody("new.test"))
+	expectError(t, r, http.StatusNotFound, "Not Found", "named has no such view")
+	if _, err := os.Stat(filepath.Join(ns.ZoneDir, "views", "ghost", "new.test.zone")); !os.IsNotExist(err) {
+		t.Errorf("zone file left after the refused create: %v", err)
+	}
+	expectError(t, c.do("GET", "/api/v1/zones/twice.test?view=ghost", nil), http.StatusNotFound, "Not Found", "named has no such view")
+
+	// Without any view configured in zone_api, on named with views.
+	c2 := startCaddy(t, ns, caddyOpts{})
+	expectError(t, c2.do("GET", "/api/v1/zones/twice.test", nil), http.StatusBadRequest, "Bad Request", "in several views of named")
+	r = c2.do("POST", "/api/v1/zones", zoneBody("new.test"))
+	expectError(t, r, http.StatusBadRequest, "Bad Request", "named has views")
+	if _, err := os.Stat(filepath.Join(ns.ZoneDir, "new.test.zone")); !os.IsNotExist(err) {
+		t.Errorf("zone file left after the refused create: %v", err)
+	}
+	expect(t, c2.do("GET", "/api/v1/zones/conf.test", nil), http.StatusOK, "a zone in one view only, found by named without a view")
+}
