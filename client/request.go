@@ -21,10 +21,14 @@ func retryable(status int) bool {
 
 // request is one API call.
 type request struct {
-	method  string
-	path    string // below APIPrefix, escaped
-	query   url.Values
-	body    any
+	method string
+	path   string // below APIPrefix, escaped
+	query  url.Values
+	body   any
+	// raw, when set, is the body as it is sent, of media type rawType
+	// (body is then nil).
+	raw     []byte
+	rawType string
 	header  http.Header
 	accept  int // extra success status accepted besides 2xx (304)
 	noRetry bool
@@ -50,6 +54,8 @@ func (c *Client) do(ctx context.Context, r request) (*answer, error) {
 			return nil, fmt.Errorf("encoding the %s %s body: %w", r.method, r.path, err)
 		}
 		body = b
+	} else if r.raw != nil {
+		body = r.raw
 	}
 	target := c.requestURL(r)
 	for attempt := 0; ; attempt++ {
@@ -126,6 +132,8 @@ func (c *Client) newRequest(ctx context.Context, r request, target string, body 
 	}
 	if body == nil {
 		req.Body, req.ContentLength = http.NoBody, 0
+	} else if r.rawType != "" {
+		req.Header.Set("Content-Type", r.rawType)
 	} else {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -69,6 +69,8 @@ func TestTypesMatchServedSpec(t *testing.T) {
 		{"DELETE", "/zones/{name}/records", "", RemoveRecord{}, nil},
 		{"PUT", "/zones/{name}/records", "", UpdateRecord{}, nil},
 		{"PATCH", "/zones/{name}/records", "", apitypes.BatchRequest{}, map[string]any{"changes": Change{}}},
+		{"POST", "/zones/{name}/import", "", ImportZone{}, map[string]any{"axfr": ImportAXFR{}, "axfr.tsig": TSIGKey{}}},
+		{"POST", "/zones/{name}/import", "201", ImportResult{}, map[string]any{"zone": ZoneInfo{}}},
 
 		{"GET", "/health", "200", Health{}, nil},
 		{"GET", "/ready", "200", Readiness{}, nil},

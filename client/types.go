@@ -36,6 +36,14 @@ type (
 	NotifiedServer = apitypes.NotifiedServer
 	// ZoneEntry is a managed zone in a list.
 	ZoneEntry = apitypes.ZoneEntry
+	// ImportZone is the JSON body of POST /zones/{name}/import.
+	ImportZone = apitypes.ImportZone
+	// ImportAXFR is a server to import a zone from by AXFR.
+	ImportAXFR = apitypes.ImportAXFR
+	// TSIGKey is a TSIG key (name, algorithm, base64 secret).
+	TSIGKey = apitypes.TSIGKey
+	// ImportResult is the answer of an import.
+	ImportResult = apitypes.ImportResult
 	// ZonePage is one page of GET /zones.
 	ZonePage = apitypes.ZonePage
 	// CreateZone is the body of POST /zones (bindcar's).
