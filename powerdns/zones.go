@@ -259,6 +259,11 @@ func (a *API) patchZone(w http.ResponseWriter, r *http.Request, zone string) {
 	w.Header().Set("X-PDNS-Old-Serial", strconv.FormatUint(uint64(old), 10))
 	w.Header().Set("X-PDNS-New-Serial", strconv.FormatUint(uint64(serial), 10))
 	w.WriteHeader(http.StatusNoContent)
+	// The change is applied and the answer has no body: it leaves now,
+	// so that the audit and request log lines and the metrics written
+	// after the handler returns are not part of the client's wait (a
+	// next request on the connection is still read only after them).
+	_ = http.NewResponseController(w).Flush()
 }
 
 // deleteZone answers DELETE /zones/{id}: 204.
