@@ -41,6 +41,7 @@ type Client struct {
 	maxBackoff time.Duration
 	maxWait    time.Duration
 	userAgent  string
+	view       string // InView: the view every zone request names
 
 	waitHook func(time.Duration) // tests: called before each backoff wait
 }
@@ -88,6 +89,18 @@ func New(endpoint, token string, opts ...Option) (*Client, error) {
 		o(c)
 	}
 	return c, nil
+}
+
+// InView returns a client whose zone and record requests (every path
+// under /zones) address the zones of a view of named (split horizon):
+// they carry ?view=<view>, so a create puts the zone in that view and
+// every other operation acts on that view's zone of the name. InView("")
+// addresses zones without a view (the default view, on a server with
+// one). The two clients share their connections. See docs/views.md.
+func (c *Client) InView(view string) *Client {
+	v := *c
+	v.view = view
+	return &v
 }
 
 // Error is an error answer of the API.

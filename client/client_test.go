@@ -272,3 +272,25 @@ func TestNonJSONErrorBody(t *testing.T) {
 		t.Fatalf("err = %#v", err)
 	}
 }
+
+// TestInView: a client InView names the view on every zone and record
+// request (keeping the other parameters), and on nothing else; the
+// client it came from names none.
+func TestInView(t *testing.T) {
+	f, c := newFake(t)
+	ctx := context.Background()
+	v := c.InView("internal")
+	_, _ = v.GetZone(ctx, "example.com")
+	_, _ = v.ListRecords(ctx, "example.com", ListRecordsOptions{Type: "A", Limit: 5})
+	_, _ = v.ServerStatus(ctx)
+	_, _ = c.GetZone(ctx, "example.com")
+	want := []string{"view=internal", "limit=5&type=A&view=internal", "", ""}
+	if len(f.got) != len(want) {
+		t.Fatalf("%d requests", len(f.got))
+	}
+	for i, w := range want {
+		if got := f.got[i].URL.RawQuery; got != w {
+			t.Errorf("request %d (%s): query %q, want %q", i, f.got[i].URL.Path, got, w)
+		}
+	}
+}

@@ -117,8 +117,16 @@ func (c *Client) requestURL(r request) string {
 		u.RawPath = u.Path
 		u.Path = unescaped
 	}
-	if len(r.query) > 0 {
-		u.RawQuery = r.query.Encode()
+	q := r.query
+	if c.view != "" && (r.path == "/zones" || strings.HasPrefix(r.path, "/zones/")) {
+		q = url.Values{}
+		for k, v := range r.query {
+			q[k] = v
+		}
+		q.Set("view", c.view)
+	}
+	if len(q) > 0 {
+		u.RawQuery = q.Encode()
 	}
 	return u.String()
 }

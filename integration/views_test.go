@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/zoneapi/caddy-zoneapi/client"
 	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
 )
 
@@ -127,6 +129,13 @@ func TestViewsEndToEnd(t *testing.T) {
 	expect(t, r, http.StatusOK, "get in the default view")
 	if r.str("view") != "external" || r.str("filePath") != filepath.Join(ns.ZoneDir, zone+".zone") {
 		t.Errorf("get in the default view: %s", r.raw)
+	}
+	gc, err := client.New(c.Base, testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zi, err := gc.InView("internal").GetZone(context.Background(), zone); err != nil || zi.View != "internal" || zi.FilePath != intFile {
+		t.Errorf("Go client InView(internal).GetZone = %+v, %v", zi, err)
 	}
 	r = c.do("GET", "/api/v1/zones/"+zone+"/records?view=internal&type=A&name=www", nil)
 	expect(t, r, http.StatusOK, "records in internal")
