@@ -52,7 +52,7 @@ func (s *Service) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Cr
 	if err != nil {
 		return nil, err
 	}
-	return s.createLocked(ctx, z, fp, data, zs, settled)
+	return s.createLocked(ctx, z, fp, data, zs, settled, history.ZoneCreated)
 }
 
 // existing returns, for a create of the zone name with the fingerprint
@@ -78,8 +78,10 @@ func (s *Service) existing(name, fp, settled string) (*Created, error) {
 // createLocked creates the zone z, whose lock the caller holds and which
 // the index does not know: it records the intent, writes the file data
 // (primary zones), runs addzone with the statement zs, runs the hook and
-// indexes the zone, undoing what it did when a step fails.
-func (s *Service) createLocked(ctx context.Context, z *zonemodel.Zone, fp string, data []byte, zs *rndc.ZoneStatement, settled string) (*Created, error) {
+// indexes the zone, undoing what it did when a step fails; once done it
+// records the history entry of type event (history.ZoneCreated, or
+// ZoneImported for Import and Copy).
+func (s *Service) createLocked(ctx context.Context, z *zonemodel.Zone, fp string, data []byte, zs *rndc.ZoneStatement, settled, event string) (*Created, error) {
 	name := z.Name
 	path := s.Store.FilePath(name)
 	in := s.newIntent(zonestore.IntentCreate, name)
@@ -131,7 +133,7 @@ func (s *Service) createLocked(ctx context.Context, z *zonemodel.Zone, fp string
 		}
 		return nil, newErr(ErrStorage, name, "", "recording zone "+name+" in the index", err)
 	}
-	s.recordZone(ctx, history.ZoneCreated, name, true)
+	s.recordZone(ctx, event, name, true)
 	return &Created{File: path, Details: text, Settled: settled}, nil
 }
 

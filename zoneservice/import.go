@@ -9,6 +9,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
@@ -157,7 +158,7 @@ func (s *Service) importZone(ctx context.Context, name, fp string, content func(
 	}
 	z := &zonemodel.Zone{Name: name, Type: zonemodel.TypePrimary, Serial: res.Serial}
 	path := s.Store.FilePath(name)
-	c, err := s.createLocked(ctx, z, fp, data, AddZoneStatement(z, path, s.UpdateKey, s.Store.Dir()), settled)
+	c, err := s.createLocked(ctx, z, fp, data, AddZoneStatement(z, path, s.UpdateKey, s.Store.Dir()), settled, history.ZoneImported)
 	if err != nil {
 		return nil, err
 	}

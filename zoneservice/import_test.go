@@ -13,6 +13,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
+	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
@@ -177,5 +178,31 @@ func TestCopy(t *testing.T) {
 		if mx, ok := rr.(*dns.MX); ok && mx.Mx != "ns1.dst.test." {
 			t.Errorf("MX %s", mx)
 		}
+	}
+}
+
+// TestImportRecordsHistory: an import is recorded in the change history
+// as zone.imported (a create as zone.created).
+func TestImportRecordsHistory(t *testing.T) {
+	r, _ := importRig(t, true)
+	log, err := history.Open(t.TempDir(), history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	r.s.History = log
+	ctx := context.Background()
+	if _, err := r.s.Import(ctx, "imp.test", &ImportSource{File: []byte(importFile)}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.create("c.test"); err != nil {
+		t.Fatal(err)
+	}
+	es, err := log.Read(0, history.Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 || es[0].Type != history.ZoneImported || es[0].Zone != "imp.test" || es[1].Type != history.ZoneCreated {
+		t.Fatalf("history %+v, want zone.imported of imp.test then zone.created", es)
 	}
 }
