@@ -63,6 +63,9 @@ func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.Writ
 	}
 	var pending []*history.Pending
 	opt.Applied = func(a dnsupdate.Applied) {
+		if a.HasOldSerial {
+			s.fillGap(ctx, zone, a.OldSerial, a.Serial)
+		}
 		e := s.entry(ctx, history.RecordsChanged, zone)
 		if a.HasOldSerial {
 			e.SerialBefore = history.Serial(a.OldSerial)
@@ -111,4 +114,38 @@ func RRsets(rrs []dns.RR) []history.RRset {
 		out[i].Records = append(out[i].Records, strings.TrimPrefix(rr.String(), h.String()))
 	}
 	return out
+}
+
+// fillGap records, before a write that moved the zone from serial old to
+// serial new, the changes between the history's last serial of the zone
+// and old that it lacks (the process that made them crashed before it
+// recorded them, or they were made elsewhere and their NOTIFY is still on
+// its way), from named's IXFR, as external. It runs inside the zone's
+// writer (the Applied callback), so the entries keep the serials' order.
+// Writes merged into one message share old and new: the first records
+// the gap, the others find the history at new.
+func (s *Service) fillGap(ctx context.Context, zone string, old, new uint32) {
+	last, ok := s.History.LastSerial(zone, s.View)
+	if !ok || last == old || last == new {
+		return
+	}
+	deltas, full, err := s.Updater.Client().IXFR(ctx, zone, last)
+	if err != nil {
+		s.log().Warn("reading the changes the history lacks failed", zap.String("zone", zone), zap.Uint32("from", last), zap.Error(err))
+		return
+	}
+	var es []history.Entry
+	if full != nil {
+		es = append(es, external(zone, last, old, nil, nil))
+	}
+	for _, d := range deltas {
+		if d.From == old {
+			break // this write's own change, and any after it
+		}
+		es = append(es, external(zone, d.From, d.To, d.Added, d.Deleted))
+	}
+	for i := range es {
+		es[i].View = s.View
+	}
+	s.History.Enqueue(es...)
 }
