@@ -232,6 +232,18 @@ func (vs *viewSettings) backend(root *backend, zoneDir string, timeout time.Dura
 	return b, nil
 }
 
+// forView returns the backend of the zones of view, called on the
+// handler's backend: itself for its own view (the default view, or ""
+// without views), a configured view's own backend, nil for a view not
+// configured. Whether a zone named serves in view is managed is
+// b.forView(view).store.Get(zone).
+func (b *backend) forView(view string) *backend {
+	if view == b.view {
+		return b
+	}
+	return b.views[view]
+}
+
 // requestView reads the request's ?view= parameter: "" when it has none.
 // An empty, repeated or invalid value is an error (400).
 func requestView(r *http.Request) (string, error) {
@@ -299,7 +311,7 @@ func (a *restAPI) backendFor(w http.ResponseWriter, p params) (*backend, bool) {
 	if p.view == "" || p.view == t.def {
 		return b, true
 	}
-	vb := b.views[p.view]
+	vb := b.forView(p.view)
 	if vb == nil {
 		writeError(w, http.StatusInternalServerError, "view %s has no backend", p.view)
 		return nil, false
