@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 )
 
 // maxLine bounds one entry's line (a record change of many RRsets).
@@ -24,11 +25,14 @@ func (l *Log) Read(after uint64, f Filter, limit int) ([]Entry, error) {
 	durable := l.durable
 	var out []Entry
 	if len(l.tail) > 0 && l.tail[0].Seq <= after+1 {
-		// All of it is in memory.
-		for _, e := range l.tail {
-			if e.Seq <= after {
-				continue
-			}
+		// All of it is in memory: from the first entry after after (the
+		// tail is in Seq order), matched outside the lock, which appends
+		// take (the tail's entries never change once in it; a flush only
+		// appends past its length or moves to a new array).
+		i := sort.Search(len(l.tail), func(i int) bool { return l.tail[i].Seq > after })
+		tail := l.tail[i:len(l.tail):len(l.tail)]
+		l.mu.Unlock()
+		for _, e := range tail {
 			if e, ok := f.Match(e); ok {
 				out = append(out, e)
 				if len(out) == limit {
@@ -36,7 +40,6 @@ func (l *Log) Read(after uint64, f Filter, limit int) ([]Entry, error) {
 				}
 			}
 		}
-		l.mu.Unlock()
 		return out, nil
 	}
 	segs := append([]segment(nil), l.segs...)
