@@ -23,7 +23,7 @@ func TestDeadLettersHoldTheirZoneAndRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release()
+	defer func() { release(); stopNow(d) }()
 	waitFor(t, "the deliverer to start", func() bool { return d.Status().State == PhaseIdle })
 	want := appendChanges(t, l, 20, "a.test", "b.test")
 	waitFor(t, "b's events", func() bool { got, _ := rc.snapshot(); return len(got) == 10 })
@@ -73,6 +73,7 @@ func TestCursorSurvivesRestart(t *testing.T) {
 	first := appendChanges(t, l, 10, "a.test", "b.test")
 	waitFor(t, "the first events", func() bool { got, _ := rc.snapshot(); return len(got) == 10 })
 	release()
+	stopNow(d)
 	if st := d.Status(); st.State != PhaseStopped {
 		t.Fatalf("state after release: %s", st.State)
 	}
@@ -81,7 +82,7 @@ func TestCursorSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release()
+	defer func() { release(); stopNow(d) }()
 	waitFor(t, "the events recorded while stopped", func() bool { got, _ := rc.snapshot(); return len(got) >= 20 })
 	got, _ := rc.snapshot()
 	checkOrder(t, append(first, second...), got)
@@ -119,6 +120,7 @@ func TestReloadHandsOver(t *testing.T) {
 		t.Errorf("Retry on a standby deliverer: %v", err)
 	}
 	release1()
+	stopNow(d1)
 	more := appendChanges(t, l, 6, "a.test")
 	waitFor(t, "the later events", func() bool { got, _ := rc.snapshot(); return len(got) >= 12 })
 	got, _ := rc.snapshot()
@@ -160,4 +162,33 @@ func TestStuckReceiverNeverSlowsAppends(t *testing.T) {
 	}
 	close(stuck)
 	release()
+	stopNow(d)
+}
+
+// TestReleasedDelivererLingers: a deliverer released and taken again
+// within Linger (a reload that keeps the webhook) is the same one, still
+// running.
+func TestReleasedDelivererLingers(t *testing.T) {
+	l := openLog(t)
+	rc, srv := newReceiver(t)
+	dir := t.TempDir()
+	w := testHook(srv.URL)
+	d1, release1, err := Start(l, dir, w, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the deliverer", func() bool { return d1.Status().State == PhaseIdle })
+	release1()
+	d2, release2, err := Start(l, dir, w, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { release2(); stopNow(d2) }()
+	if d2 != d1 {
+		t.Fatal("a webhook taken again within Linger got a new deliverer")
+	}
+	want := appendChanges(t, l, 3, "a.test")
+	waitFor(t, "the events", func() bool { got, _ := rc.snapshot(); return len(got) == 3 })
+	got, _ := rc.snapshot()
+	checkOrder(t, want, got)
 }

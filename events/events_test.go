@@ -218,7 +218,7 @@ func TestReceiverDownThenUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release()
+	defer func() { release(); stopNow(d) }()
 	waitFor(t, "the deliverer to start", func() bool { return d.Status().State == PhaseIdle })
 	want := appendChanges(t, l, 60, "a.test", "b.test", "c.test")
 	waitFor(t, "failed attempts", func() bool { return d.Status().Attempts >= 3 })

@@ -24,12 +24,19 @@ type runningDeliverer struct {
 	d      *Deliverer
 	refs   int
 	cancel context.CancelFunc
+	linger *time.Timer // set while no holder has it
 }
+
+// Linger is how long a deliverer that no one holds any more keeps
+// running: a reload provisions the new configuration and takes the
+// webhook again a moment after the old one released it, and then the
+// deliverer goes on without a break (an attempt in flight is not cut).
+var Linger = 3 * time.Second
 
 // Start runs the deliverer of the checked webhook w over src, keeping its
 // state in dir (one file per webhook name), and returns it with the
-// function that releases it: the deliverer stops when its last holder
-// released it. A deliverer of the same name with another configuration
+// function that releases it: the deliverer stops Linger after its last
+// holder released it. A deliverer of the same name with another configuration
 // (the previous generation of a reload) holds the state's lock until it
 // stops; the new one waits for it (PhaseStandby), as it does while
 // another process delivers the webhook.
@@ -49,22 +56,50 @@ func Start(src Source, dir string, w Webhook, logger *zap.Logger) (*Deliverer, f
 		go d.run(ctx)
 	}
 	r.refs++
+	if r.linger != nil {
+		r.linger.Stop()
+		r.linger = nil
+	}
 	var once sync.Once
 	return r.d, func() {
 		once.Do(func() {
 			running.Lock()
+			defer running.Unlock()
 			r.refs--
-			last := r.refs == 0
-			if last {
-				delete(running.m, key)
+			if r.refs > 0 {
+				return
 			}
-			running.Unlock()
-			if last {
+			r.linger = time.AfterFunc(Linger, func() {
+				running.Lock()
+				if r.refs > 0 || running.m[key] != r {
+					running.Unlock()
+					return
+				}
+				delete(running.m, key)
+				running.Unlock()
 				r.cancel()
 				<-r.d.done
-			}
+			})
 		})
 	}, nil
+}
+
+// stopNow stops the deliverer at once if no one holds it (tests).
+func stopNow(d *Deliverer) {
+	running.Lock()
+	var r *runningDeliverer
+	for k, x := range running.m {
+		if x.d == d && x.refs == 0 {
+			r = x
+			delete(running.m, k)
+			x.linger.Stop()
+		}
+	}
+	running.Unlock()
+	if r != nil {
+		r.cancel()
+		<-r.d.done
+	}
 }
 
 // Status is a webhook's delivery state, as GET /api/v1/events/webhooks

@@ -168,15 +168,15 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Re
 }
 
 // routeAction is the scope action a route needs: server-wide routes
-// (server status and reconcile, the catalog) are server, record changes
+// (server status and reconcile, the catalog, the webhooks) are server, record changes
 // are records, other reads are read, and every other change is zones.
 // The specification and the explorer need none.
 func routeAction(method, template string) auth.Action {
 	switch {
-	case strings.Contains(template, "/openapi.") || strings.Contains(template, "/docs"):
+	case strings.Contains(template, "/openapi.") || strings.Contains(template, "/asyncapi.") || strings.Contains(template, "/docs"):
 		return "" // the specification and explorer: any identity
-	case strings.HasPrefix(template, apiPrefix+"/server/") || strings.HasPrefix(template, apiPrefix+"/catalog"):
-		return auth.ActionServer // server-wide: status, reconcile, the catalog
+	case strings.HasPrefix(template, apiPrefix+"/server/") || strings.HasPrefix(template, apiPrefix+"/catalog") || strings.HasPrefix(template, apiPrefix+"/events/webhooks"):
+		return auth.ActionServer // server-wide: status, reconcile, the catalog, the webhooks (their dead letters name every zone)
 	case method == http.MethodGet || method == http.MethodHead:
 		return auth.ActionRead
 	case strings.HasSuffix(template, "/records"):

@@ -50,6 +50,14 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		docs            public|auth|off         # default auth
 //		powerdns                                # also serve the PowerDNS-compatible API
 //		log_filter      <RUST_LOG directives>   # default {env.RUST_LOG}
+//		events {                                # the event stream and webhooks (docs/events.md)
+//			heartbeat <duration>                # keep-alive of idle streams, default 15s
+//			webhook <url> {                     # one block per webhook
+//				secret <whsec_…>                # required; use {env.X} or {file.path}
+//				name <name>; types <type>...; zones <zone>...
+//				timeout <d>; retry_min <d>; retry_max <d>; dead_after <d>
+//			}
+//		}
 //		catalog <zone> {                        # RFC 9432 catalog of the API's zones
 //			group          <name>
 //			also_notify    <ip[:port]>...
@@ -225,6 +233,13 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "history":
 			h.History = new(HistoryConfig)
 			if err := h.History.unmarshalCaddyfile(d); err != nil {
+				return err
+			}
+		case "events":
+			if h.Events == nil {
+				h.Events = new(EventsConfig)
+			}
+			if err := h.Events.unmarshalCaddyfile(d); err != nil {
 				return err
 			}
 		case "catalog":

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneapi/caddy-zoneapi/events"
 )
 
 // metrics holds the module's collectors. They are created once per process
@@ -74,6 +76,8 @@ func init() {
 		metrics.rndcDuration, metrics.dnsUpdates, metrics.dnsDuration, metrics.authFailures,
 		metrics.buildInfo, &metrics.zones,
 	}
+	// The event stream's and the webhooks' (package events).
+	metrics.allCollectors = append(metrics.allCollectors, events.Collectors()...)
 }
 
 // registerMetrics registers the process-wide collectors in reg, the

@@ -154,12 +154,17 @@ type Handler struct {
 	// on by default.
 	History *HistoryConfig `json:"history,omitempty"`
 
+	// Events configures the change events: the event stream
+	// (GET /api/v1/events) and the outbound webhooks (docs/events.md).
+	Events *EventsConfig `json:"events,omitempty"`
+
 	authDisabled bool
 	guard        *auth.Guard
 	pdnsMount    *frontmount.Mount // the PowerDNS API, when PowerDNS
 	logs                           // the module's loggers (observe.go)
 	router       *router
-	rest         *restAPI // the REST front end (rest.go), built with the routes
+	rest         *restAPI   // the REST front end (rest.go), built with the routes
+	evts         *eventsAPI // the event stream and webhooks (events.go), built with the routes
 
 	zoneDir       string
 	rndcServer    string
@@ -315,6 +320,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.cell.stopWatch = stopWatch
 	go watchNamed(watchCtx, h.getBackend)
 	go h.History.watch(watchCtx, h.getBackend, h.logger)
+	hooks, err := h.Events.webhooks()
+	if err != nil {
+		stopWatch()
+		return err
+	}
+	h.evts.start(watchCtx, hooks)
 	if err := h.acquire(h.zoneDir, h.dnsServer, h.updateKeyConf, h.rndcTimeout); err != nil {
 		return err
 	}

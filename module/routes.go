@@ -20,7 +20,7 @@ const apiPrefix = "/api/v1"
 type route struct {
 	method   string
 	template string // e.g. /api/v1/zones/{name}/reload
-	param    int    // index of the {name} or {file} segment, or -1
+	param    int    // index of the {name}, {file} or {webhook} segment, or -1
 	public   bool   // served without authentication
 	// authOptional, on a public route, authenticates a request that
 	// carries an Authorization header (401 when it fails), so that the
@@ -68,7 +68,7 @@ func newRouter(routes []route) *router {
 		rt := &rr.routes[i]
 		rt.param = -1
 		for j, seg := range strings.Split(strings.TrimPrefix(rt.template, "/"), "/") {
-			if seg == "{name}" || seg == "{file}" {
+			if seg == "{name}" || seg == "{file}" || seg == "{webhook}" {
 				rt.param = j
 			}
 		}
@@ -119,6 +119,8 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/changes", handle: a.handleListChanges},
 		{method: http.MethodGet, template: "/api/v1/changes", handle: a.handleListChanges},
 	}
+	h.evts = newEventsAPI(h)
+	rs = append(rs, h.evts.routes()...)
 	rs = append(rs, h.pdnsRoutes()...)
 	return append(rs, h.docsRoutes()...)
 }

@@ -1,0 +1,421 @@
+package module
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/events"
+	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// EventsConfig configures the change events (docs/events.md): the event
+// stream GET /api/v1/events, always served while the change history is
+// on, and the outbound webhooks. Delivery lives in package events; this
+// is its configuration and HTTP mount.
+type EventsConfig struct {
+	// Heartbeat is how often an idle event stream sends a keep-alive
+	// comment. Default 15s.
+	Heartbeat caddy.Duration `json:"heartbeat,omitempty"`
+	// Webhooks receive every event they select, signed as the Standard
+	// Webhooks specification says.
+	Webhooks []WebhookConfig `json:"webhooks,omitempty"`
+}
+
+// WebhookConfig is one webhook receiver.
+type WebhookConfig struct {
+	// URL receives a POST of each event's JSON (http or https).
+	URL string `json:"url"`
+	// Name identifies the webhook in GET /api/v1/events/webhooks, its
+	// retry route, the metrics and its state file. Default: wh- and 8
+	// hex digits of the URL's SHA-256.
+	Name string `json:"name,omitempty"`
+	// Secret signs the deliveries: whsec_ followed by the base64 of 24
+	// to 64 random bytes. Use a placeholder ({env.X} or {file.path}).
+	Secret string `json:"secret"`
+	// Types, if set, are the event types delivered (zone.created,
+	// records.changed, …). Default: all.
+	Types []string `json:"types,omitempty"`
+	// Zones, if set, are the zones whose events are delivered: names or
+	// *.<domain>. Default: all.
+	Zones []string `json:"zones,omitempty"`
+	// Timeout bounds one delivery attempt. Default 10s.
+	Timeout caddy.Duration `json:"timeout,omitempty"`
+	// RetryMin and RetryMax bound the exponential backoff between
+	// attempts. Defaults 1s and 5m.
+	RetryMin caddy.Duration `json:"retry_min,omitempty"`
+	RetryMax caddy.Duration `json:"retry_max,omitempty"`
+	// DeadAfter is how long an event is retried before it becomes a
+	// dead letter (with the later events of its zone, until retried).
+	// Default 24h.
+	DeadAfter caddy.Duration `json:"dead_after,omitempty"`
+}
+
+// unmarshalCaddyfile reads
+//
+//	events {
+//		heartbeat <duration>
+//		webhook <url> {
+//			name       <name>
+//			secret     <whsec_…>
+//			types      <type>...
+//			zones      <zone>...
+//			timeout    <duration>
+//			retry_min  <duration>
+//			retry_max  <duration>
+//			dead_after <duration>
+//		}
+//	}
+func (c *EventsConfig) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	dur := func(what string) (caddy.Duration, error) {
+		var v string
+		if !d.AllArgs(&v) {
+			return 0, d.ArgErr()
+		}
+		t, err := caddy.ParseDuration(v)
+		if err != nil || t <= 0 {
+			return 0, d.Errf("events %s: want a positive duration, got %q", what, v)
+		}
+		return caddy.Duration(t), nil
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "heartbeat":
+			v, err := dur("heartbeat")
+			if err != nil {
+				return err
+			}
+			c.Heartbeat = v
+		case "webhook":
+			var w WebhookConfig
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			w.URL = d.Val()
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			for n := d.Nesting(); d.NextBlock(n); {
+				var err error
+				switch d.Val() {
+				case "name":
+					if !d.AllArgs(&w.Name) {
+						return d.ArgErr()
+					}
+				case "secret":
+					if !d.AllArgs(&w.Secret) {
+						return d.ArgErr()
+					}
+				case "types":
+					if w.Types = d.RemainingArgs(); len(w.Types) == 0 {
+						return d.ArgErr()
+					}
+				case "zones":
+					if w.Zones = d.RemainingArgs(); len(w.Zones) == 0 {
+						return d.ArgErr()
+					}
+				case "timeout":
+					w.Timeout, err = dur("timeout")
+				case "retry_min":
+					w.RetryMin, err = dur("retry_min")
+				case "retry_max":
+					w.RetryMax, err = dur("retry_max")
+				case "dead_after":
+					w.DeadAfter, err = dur("dead_after")
+				default:
+					return d.Errf("events webhook: unrecognized subdirective %q", d.Val())
+				}
+				if err != nil {
+					return err
+				}
+			}
+			if w.Secret == "" {
+				return d.Errf("events webhook %s: a secret is required", w.URL)
+			}
+			c.Webhooks = append(c.Webhooks, w)
+		default:
+			return d.Errf("events: unrecognized subdirective %q", d.Val())
+		}
+	}
+	return nil
+}
+
+// webhooks expands the placeholders of the configured webhooks and
+// checks them; it touches neither the disk nor the network.
+func (c *EventsConfig) webhooks() ([]events.Webhook, error) {
+	if c == nil {
+		return nil, nil
+	}
+	repl := caddy.NewReplacer()
+	var out []events.Webhook
+	names := map[string]bool{}
+	for _, wc := range c.Webhooks {
+		w := events.Webhook{
+			URL: repl.ReplaceKnown(wc.URL, ""), Name: wc.Name, Secret: repl.ReplaceKnown(wc.Secret, ""),
+			Types: append([]string(nil), wc.Types...), Zones: append([]string(nil), wc.Zones...),
+			Timeout: time.Duration(wc.Timeout), RetryMin: time.Duration(wc.RetryMin), RetryMax: time.Duration(wc.RetryMax),
+			DeadAfter: time.Duration(wc.DeadAfter),
+		}
+		if err := w.Check(); err != nil {
+			return nil, fmt.Errorf("events: %v", err)
+		}
+		if names[w.Name] {
+			return nil, fmt.Errorf("events: two webhooks are named %s; give them names", w.Name)
+		}
+		names[w.Name] = true
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// eventsAPI serves the event stream and the webhooks' state, and runs
+// the webhooks' deliverers while its configuration generation is loaded.
+type eventsAPI struct {
+	backend   func() (*backend, error)
+	logger    *zap.Logger
+	heartbeat time.Duration
+	hooks     []events.Webhook
+	zoneDir   string
+	// done is closed when the generation is unloaded (Cleanup): streams
+	// end then, and the deliverers are released.
+	done <-chan struct{}
+
+	mu         sync.Mutex
+	deliverers []*events.Deliverer
+}
+
+// newEventsAPI returns the events front of h (its routes are listed
+// before Provision too, for the specification tests).
+func newEventsAPI(h *Handler) *eventsAPI {
+	e := &eventsAPI{backend: h.getBackend, logger: h.logger, zoneDir: h.zoneDir}
+	if h.Events != nil {
+		e.heartbeat = time.Duration(h.Events.Heartbeat)
+	}
+	return e
+}
+
+// routes lists the events endpoints.
+func (e *eventsAPI) routes() []route {
+	return []route{
+		{method: http.MethodGet, template: apiPrefix + "/events", handle: e.handleStream},
+		{method: http.MethodGet, template: apiPrefix + "/events/webhooks", handle: e.handleWebhooks},
+		{method: http.MethodPost, template: apiPrefix + "/events/webhooks/{webhook}/retry", handle: e.handleRetry, op: "webhook_retry"},
+	}
+}
+
+// start runs the webhooks' deliverers until ctx ends (the handler's
+// Cleanup), once the backend and its history are up. It waits a little
+// first, so that `caddy validate` (Provision, then Cleanup) touches
+// nothing.
+func (e *eventsAPI) start(ctx context.Context, hooks []events.Webhook) {
+	e.done, e.hooks = ctx.Done(), hooks
+	if len(hooks) == 0 {
+		return
+	}
+	go func() {
+		var log *history.Log
+		for delay := 200 * time.Millisecond; log == nil; delay = time.Second {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+			b, err := e.backend()
+			if err != nil {
+				continue
+			}
+			if log = b.svc.History; log == nil {
+				e.logger.Error("the webhooks need the change history, which is off: nothing is delivered")
+				return
+			}
+		}
+		dir := filepath.Join(e.zoneDir, ".zoneapi", "events")
+		var releases []func()
+		for _, w := range hooks {
+			d, release, err := events.Start(log, dir, w, e.logger.Named("events"))
+			if err != nil {
+				e.logger.Error("starting a webhook", zap.String("webhook", w.Name), zap.Error(err))
+				continue
+			}
+			e.mu.Lock()
+			e.deliverers = append(e.deliverers, d)
+			e.mu.Unlock()
+			releases = append(releases, release)
+		}
+		<-ctx.Done()
+		for _, release := range releases {
+			release()
+		}
+	}()
+}
+
+// handleStream serves GET /api/v1/events: the change history's events
+// after Last-Event-ID (or lastEventId), then the live ones, as
+// Server-Sent Events; the token's scopes filter them as they filter
+// record reads, and the zone and type parameters (repeatable) narrow
+// them.
+func (e *eventsAPI) handleStream(w http.ResponseWriter, r *http.Request, _ params) {
+	b, err := e.backend()
+	if err != nil {
+		e.logger.Error("backend unavailable", zap.Error(err))
+		writeError(w, http.StatusServiceUnavailable, "the zone service is not available: %v", err)
+		return
+	}
+	log := b.svc.History
+	if log == nil {
+		writeError(w, http.StatusNotFound, "the change history is off (history off in the configuration), so there are no events")
+		return
+	}
+	q := r.URL.Query()
+	var problems []string
+	var f history.Filter
+	for _, v := range q["zone"] {
+		z, err := zonemodel.NormalizeZoneName(v)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("zone %q: %v", v, err))
+		}
+		f.Zones = append(f.Zones, z)
+	}
+	for _, v := range q["type"] {
+		for _, t := range strings.Split(v, ",") {
+			if !validKind(t) {
+				problems = append(problems, fmt.Sprintf("type: %q is not an event type (%s)", t, strings.Join(history.Types, ", ")))
+			}
+			f.Types = append(f.Types, t)
+		}
+	}
+	after, ok := events.AfterFromRequest(r, log)
+	if !ok {
+		problems = append(problems, "Last-Event-ID: not an event id (the id: of an event this stream sent)")
+	}
+	if len(problems) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid event stream request: %s", strings.Join(problems, "; "))
+		return
+	}
+	s := &events.Stream{
+		Source: log, After: after, Filter: f, Heartbeat: e.heartbeat,
+		Visible: changesInScope(grantOf(r), nil),
+		Stop:    anyClosed(r.Context().Done(), e.done, shutdownSignal(r)),
+	}
+	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.WriteTimeout > 0 {
+		// End cleanly before the server's write timeout cuts the
+		// stream: the client reconnects with Last-Event-ID.
+		s.Until = time.Now().Add(time.Duration(srv.WriteTimeout) * 9 / 10)
+	}
+	if err := s.Serve(w, r); err != nil {
+		e.logger.Debug("event stream ended", zap.Error(err))
+	}
+}
+
+// webhookList is the body of GET /api/v1/events/webhooks.
+type webhookList struct {
+	Webhooks []events.Status `json:"webhooks"`
+}
+
+// handleWebhooks serves GET /api/v1/events/webhooks: each webhook's
+// delivery state and dead letters.
+func (e *eventsAPI) handleWebhooks(w http.ResponseWriter, r *http.Request, _ params) {
+	body := webhookList{Webhooks: []events.Status{}}
+	for _, d := range e.current() {
+		body.Webhooks = append(body.Webhooks, d.Status())
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// retryAnswer is the body of POST /api/v1/events/webhooks/{webhook}/retry.
+type retryAnswer struct {
+	Webhook string `json:"webhook"`
+	// Zones is how many dead zones were put back in the queue.
+	Zones int `json:"zones"`
+}
+
+// handleRetry serves POST /api/v1/events/webhooks/{webhook}/retry: the
+// webhook's dead letters go back in the queue, ahead of newer events, and
+// a delivery waiting for its next attempt is tried now.
+func (e *eventsAPI) handleRetry(w http.ResponseWriter, r *http.Request, p params) {
+	for _, d := range e.current() {
+		if d.Name() != p.name {
+			continue
+		}
+		n, err := d.Retry()
+		if err != nil {
+			writeError(w, http.StatusConflict, "webhook %s: %v", p.name, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, retryAnswer{Webhook: p.name, Zones: n})
+		return
+	}
+	writeError(w, http.StatusNotFound, "no webhook named %q is configured (GET /api/v1/events/webhooks lists them)", p.name)
+}
+
+// current returns the running deliverers.
+func (e *eventsAPI) current() []*events.Deliverer {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]*events.Deliverer(nil), e.deliverers...)
+}
+
+// shutdowns maps each HTTP server that serves a stream to the channel
+// closed when it begins to shut down (a Caddy reload or stop shuts the
+// configuration's servers down and waits for their requests, so a
+// stream must end then or the shutdown waits for the grace period).
+var shutdowns = struct {
+	sync.Mutex
+	m map[*http.Server]chan struct{}
+}{m: map[*http.Server]chan struct{}{}}
+
+// shutdownSignal returns the channel closed when the request's server
+// begins to shut down (nil when unknown).
+func shutdownSignal(r *http.Request) <-chan struct{} {
+	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	if srv == nil {
+		return nil
+	}
+	shutdowns.Lock()
+	defer shutdowns.Unlock()
+	if ch, ok := shutdowns.m[srv]; ok {
+		return ch
+	}
+	ch := make(chan struct{})
+	shutdowns.m[srv] = ch
+	srv.RegisterOnShutdown(func() {
+		shutdowns.Lock()
+		delete(shutdowns.m, srv)
+		shutdowns.Unlock()
+		close(ch)
+	})
+	return ch
+}
+
+// anyClosed returns a channel closed when any of cs is (nil ones never
+// are); the first is the request's context, which bounds the goroutine.
+func anyClosed(cs ...<-chan struct{}) <-chan struct{} {
+	out := make(chan struct{})
+	go func() {
+		switch len(cs) {
+		case 3:
+			select {
+			case <-cs[0]:
+			case <-cs[1]:
+			case <-cs[2]:
+			}
+		default:
+			panic("anyClosed takes three channels")
+		}
+		close(out)
+	}()
+	return out
+}

@@ -1,0 +1,44 @@
+package module
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+)
+
+// TestEventsConfigChecked: the webhooks' settings are checked when the
+// configuration loads (caddy validate), with a message naming the fault.
+func TestEventsConfigChecked(t *testing.T) {
+	secret := "whsec_" + base64.StdEncoding.EncodeToString(make([]byte, 32))
+	t.Setenv("ZONEAPI_TEST_HOOK_SECRET", secret)
+	for _, c := range []struct {
+		name  string
+		hooks []WebhookConfig
+		want  string // "" = accepted
+	}{
+		{"ok", []WebhookConfig{{URL: "https://h.example/x", Secret: secret}}, ""},
+		{"placeholder secret", []WebhookConfig{{URL: "https://h.example/x", Secret: "{env.ZONEAPI_TEST_HOOK_SECRET}"}}, ""},
+		{"unset placeholder", []WebhookConfig{{URL: "https://h.example/x", Secret: "{env.ZONEAPI_TEST_NO_SUCH_VAR}"}}, "secret"},
+		{"not whsec", []WebhookConfig{{URL: "https://h.example/x", Secret: "hunter2"}}, "whsec_"},
+		{"short key", []WebhookConfig{{URL: "https://h.example/x", Secret: "whsec_" + base64.StdEncoding.EncodeToString([]byte("short"))}}, "24 to 64"},
+		{"bad url", []WebhookConfig{{URL: "ftp://h.example/x", Secret: secret}}, "http or https"},
+		{"unknown type", []WebhookConfig{{URL: "https://h.example/x", Secret: secret, Types: []string{"zone.renamed"}}}, "unknown event type"},
+		{"bad zone", []WebhookConfig{{URL: "https://h.example/x", Secret: secret, Zones: []string{"a*.example"}}}, "zone"},
+		{"bad name", []WebhookConfig{{URL: "https://h.example/x", Secret: secret, Name: "a/b"}}, "name"},
+		{"same name", []WebhookConfig{{URL: "https://h.example/x", Secret: secret, Name: "a"}, {URL: "https://h.example/y", Secret: secret, Name: "a"}}, "two webhooks"},
+		{"same url", []WebhookConfig{{URL: "https://h.example/x", Secret: secret}, {URL: "https://h.example/x", Secret: secret}}, "two webhooks"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := (&EventsConfig{Webhooks: c.hooks}).webhooks()
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+			if err != nil && strings.Contains(err.Error(), secret[8:]) {
+				t.Errorf("the error shows the secret: %v", err)
+			}
+		})
+	}
+}
