@@ -32,8 +32,9 @@ import (
 // same change sent to the same named as a raw RFC 2136 UPDATE on a
 // kept-alive connection (pdnsFloor: bare, and as zone_api sends it), and
 // a request through the same Caddy to a site that answers 204 and does
-// nothing else. It prints how many connections the client opened for
-// each server, and the load average.
+// nothing else. It prints each server's CPU time per request (from
+// /proc), how many connections the client opened for each server, and the
+// load average.
 //
 // The two run interleaved, round by round. PowerDNS is not needed by the
 // tests: scripts/bench-powerdns.sh installs it and runs this; without
@@ -70,6 +71,7 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 	type result struct {
 		rps    float64
 		p50    time.Duration
+		cpu    []time.Duration // each server process's CPU time per request
 		errors int
 		total  int
 	}
@@ -93,7 +95,11 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		}
 		floors = append(floors, newPDNSFloor(b, ns, f.name, f.zone, f.pinned))
 	}
-	run := func(name string, do func(int) int, conc, n int) {
+	run := func(name string, do func(int) int, pids []int, conc, n int) {
+		cpu0 := make([]time.Duration, len(pids))
+		for i, p := range pids {
+			cpu0[i] = procCPU(p)
+		}
 		var mu sync.Mutex
 		var lat []time.Duration
 		errs := 0
@@ -128,7 +134,11 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		el := time.Since(start)
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 		key := fmt.Sprintf("%s c=%d", name, conc)
-		results[key] = append(results[key], result{rps: float64(n) / el.Seconds(), p50: lat[len(lat)/2], errors: errs, total: n})
+		cpu := make([]time.Duration, len(pids))
+		for i, p := range pids {
+			cpu[i] = (procCPU(p) - cpu0[i]) / time.Duration(n)
+		}
+		results[key] = append(results[key], result{rps: float64(n) / el.Seconds(), p50: lat[len(lat)/2], errors: errs, total: n, cpu: cpu})
 	}
 	for round := 0; round < rounds; round++ {
 		for _, conc := range []int{1, 8} {
@@ -136,13 +146,13 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 			if conc == 8 {
 				n = 800
 			}
-			run(theirs.name, patch(theirs), conc, n)
-			run(ours.name, patch(ours), conc, n)
+			run(theirs.name, patch(theirs), []int{theirs.pid}, conc, n)
+			run(ours.name, patch(ours), []int{c.Process().Pid, ns.Pid()}, conc, n)
 			if conc == 1 {
 				for _, f := range floors {
-					run(f.name, func(i int) int { return f.send(ns.TSIGKeyName, i) }, conc, n)
+					run(f.name, func(i int) int { return f.send(ns.TSIGKeyName, i) }, []int{ns.Pid()}, conc, n)
 				}
-				run(empty.name, patch(empty), conc, n)
+				run(empty.name, patch(empty), []int{c.Process().Pid}, conc, n)
 			}
 		}
 	}
@@ -188,7 +198,7 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 	}
 
 	fmt.Printf("\nPowerDNS API, side by side (same run, same machine, loopback), %d round(s):\n\n", rounds)
-	fmt.Printf("| one-RRset PATCH | round | requests/s | p50 | errors |\n|---|---|---|---|---|\n")
+	fmt.Printf("| one-RRset PATCH | round | requests/s | p50 | errors | server CPU per request (zone_api: Caddy + named) |\n|---|---|---|---|---|---|\n")
 	keys := make([]string, 0, len(results))
 	for k := range results {
 		keys = append(keys, k)
@@ -196,7 +206,11 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		for i, r := range results[k] {
-			fmt.Printf("| %s | %d | %.0f | %s | %d of %d |\n", k, i+1, r.rps, ms(r.p50), r.errors, r.total)
+			cpu := make([]string, len(r.cpu))
+			for j, d := range r.cpu {
+				cpu[j] = ms(d)
+			}
+			fmt.Printf("| %s | %d | %.0f | %s | %d of %d | %s |\n", k, i+1, r.rps, ms(r.p50), r.errors, r.total, strings.Join(cpu, " + "))
 		}
 	}
 	median := func(k string) float64 {
@@ -223,6 +237,17 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 			f.name, median(f.name+" c=1"), median(f.name+" c=1")/base, 100*median(ours.name+" c=1")/median(f.name+" c=1"))
 	}
 	fmt.Printf("%s at c=1: %.0f/s, p50 %s\n", empty.name, median(empty.name+" c=1"), ms(p50(empty.name+" c=1")))
+	cpu := func(k string, i int) string {
+		var v []time.Duration
+		for _, r := range results[k] {
+			v = append(v, r.cpu[i])
+		}
+		sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
+		return ms(v[len(v)/2])
+	}
+	fmt.Printf("server CPU per request at c=1 (median of the rounds): %s %s; %s Caddy %s + named %s; %s (named) %s; %s (named) %s; %s %s\n",
+		theirs.name, cpu(theirs.name+" c=1", 0), ours.name, cpu(ours.name+" c=1", 0), cpu(ours.name+" c=1", 1),
+		floors[0].name, cpu(floors[0].name+" c=1", 0), floors[1].name, cpu(floors[1].name+" c=1", 0), empty.name, cpu(empty.name+" c=1", 0))
 	fmt.Println(patchDials)
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average at the end of the PATCH rounds: %s", la)
@@ -258,6 +283,7 @@ func pdnsBenchClient(dials *atomic.Int64) http.Client {
 type pdnsTarget struct {
 	name, base, key string
 	db              string // PowerDNS's sqlite database
+	pid             int    // pdns_server's
 	client          http.Client
 	dials           atomic.Int64
 }
@@ -353,7 +379,7 @@ gsqlite3-dnssec=%s
 		name = "PowerDNS 4.7 (gsqlite3, dnssec)"
 	}
 	t := newPDNSTarget(name, fmt.Sprintf("http://127.0.0.1:%d", webPort), "bench-key")
-	t.db = db
+	t.db, t.pid = db, p.Process.Pid
 	for i := 0; i < 100; i++ {
 		if st, _ := t.get("/api/v1/servers/localhost"); st == 200 {
 			return t

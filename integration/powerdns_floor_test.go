@@ -3,6 +3,8 @@ package integration
 import (
 	"fmt"
 	"net"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,4 +85,27 @@ func (f *pdnsFloor) send(keyName string, i int) int {
 		f.soa = next
 	}
 	return 204
+}
+
+// procCPU returns the CPU time (user and system) the process pid has used
+// so far, its ended threads included (/proc/<pid>/stat, in clock ticks of
+// 10 ms: a round of 300 requests reads it to about 0.03 ms per request),
+// or 0 when it cannot be read.
+func procCPU(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	var utime, stime int64
+	fmt.Sscan(f[11], &utime)
+	fmt.Sscan(f[12], &stime)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
