@@ -145,6 +145,7 @@ func TestBearerToken(t *testing.T) {
 func FuzzParseScope(f *testing.F) {
 	f.Add("actions=records zones=example.com names=_acme-challenge.* types=TXT")
 	f.Add("zones=*.a.b,* names=a.*.*.b")
+	f.Add("zones=example.com@internal,*@lan views=internal,lan")
 	f.Fuzz(func(t *testing.T, text string) {
 		s, err := ParseScope(text)
 		if err != nil {
@@ -161,6 +162,12 @@ func FuzzParseScope(f *testing.F) {
 		}
 		g.AllowsRecord("a.b.c.example.com.", "TXT")
 		g.AllowsZone("x.example.com")
+		// A scope that names views never allows a zone addressed
+		// without one.
+		if g.RestrictsViews() && g.AllowsZone("x.example.com") {
+			t.Fatalf("%q names views but allows a zone without one", text)
+		}
+		g.AllowsZoneIn("x.example.com", "internal")
 	})
 }
 

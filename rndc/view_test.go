@@ -248,3 +248,30 @@ func TestViewClientCoversEveryZoneCommand(t *testing.T) {
 		}
 	}
 }
+
+// FuzzZoneArg: whatever the names, an accepted zone argument is "zone" or
+// "zone IN view" of plain words: nothing can end the command's argument,
+// add one, or open a block.
+func FuzzZoneArg(f *testing.F) {
+	f.Add("example.com", "internal")
+	f.Add("example.com", "")
+	f.Add("a.b", "in view")
+	f.Add("x", "a;b{")
+	f.Fuzz(func(t *testing.T, zone, view string) {
+		arg, err := ZoneArg(zone, view)
+		if err != nil {
+			return
+		}
+		fields := strings.Fields(arg)
+		want := 1
+		if view != "" {
+			want = 3
+		}
+		if len(fields) != want || strings.Join(fields, " ") != arg || strings.ContainsAny(arg, "{};\\\"'#/\n\t") {
+			t.Fatalf("ZoneArg(%q, %q) = %q", zone, view, arg)
+		}
+		if view != "" && (fields[1] != "IN" || fields[2] != view) {
+			t.Fatalf("ZoneArg(%q, %q) = %q", zone, view, arg)
+		}
+	})
+}
