@@ -3,6 +3,7 @@ package events
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -126,5 +127,35 @@ func TestStreamResumesFromLastEventID(t *testing.T) {
 	req.Header.Set("Last-Event-ID", "x1")
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 400 {
 		t.Errorf("a bad Last-Event-ID: %v %v", resp.StatusCode, err)
+	}
+}
+
+// TestStreamEndsBeforeUntil: a stream given Until (the server's write
+// timeout ahead) ends cleanly by then, with a whole response, instead of
+// being cut by the timeout; the client resumes.
+func TestStreamEndsBeforeUntil(t *testing.T) {
+	l := openLog(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s := &Stream{Source: l, After: l.Last(), Until: time.Now().Add(300 * time.Millisecond), Heartbeat: time.Hour}
+		_ = s.Serve(w, r)
+	}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, resp.Body)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the stream ended with %v, want a clean end", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the stream did not end at Until")
 	}
 }

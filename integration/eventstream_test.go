@@ -76,10 +76,12 @@ func TestEventStreamThroughCaddy(t *testing.T) {
 	admin.waitEvents("the events after the reload", func(evs []sseEvent) bool { return len(evs) >= want })
 
 	// A stop with a 60 s grace period: the streams end at once, so Caddy
-	// exits without waiting for it.
+	// exits without waiting for it. (Stop sends SIGTERM and SIGKILLs
+	// after 10 s: a Caddy held by its streams takes those 10 s; checked
+	// by disabling the shutdown signal, 11.6 s.)
 	start := time.Now()
 	c.Stop()
-	if d := time.Since(start); d > 30*time.Second {
+	if d := time.Since(start); d > 8*time.Second {
 		t.Errorf("caddy took %v to stop with event streams open (its grace period is 60s)", d)
 	}
 	c.Start()
