@@ -8,11 +8,13 @@
 // <zone_dir>/.zoneapi/history/, one file per range of sequence numbers
 // (named after the first, zero-padded). Every entry carries a global
 // sequence number (Seq, its ID in decimal) that strictly increases and is
-// never reused, across restarts and retention. Append returns only after
-// the entry is on disk (written and fsynced); concurrent appends share
-// one fsync (group commit), so that many concurrent record changes cost
-// one disk flush, not one each. A crash leaves at most a torn last line,
-// which Open truncates: an entry whose Append returned is never lost.
+// never reused, across restarts and retention. Append returns once the
+// entry is written to the file, so it survives a crash of the process
+// (SIGKILL, a panic); the Log fsyncs it at once on a goroutine of its
+// own, one fsync for all the writes made meanwhile, or, with
+// Options.SyncEach, before Append returns (concurrent appends then share
+// one fsync: group commit). A crash leaves at most a torn last line,
+// which Open truncates.
 //
 // Retention (Options.MaxAge, Options.MaxSize) drops whole segments, oldest
 // first; the active segment is never dropped, so the sequence survives.

@@ -43,6 +43,15 @@ type Options struct {
 	// SegmentSize is the size at which a new segment is begun. Zero:
 	// MaxSize/16, between 64 KiB and 16 MiB.
 	SegmentSize int64
+	// SyncEach makes Append return only once its entries are fsynced
+	// (concurrent appends share one fsync). Without it, Append returns
+	// once its entries are written to the file (they survive a crash of
+	// the process, such as SIGKILL), and a goroutine of the Log fsyncs
+	// them at once, concurrently with the next appends: an operating
+	// system crash or a power loss may then lose the entries of the last
+	// moments, which the zone service records again from named's journal
+	// (IXFR) at start, as external changes.
+	SyncEach bool
 	// Now returns the time (tests). Default time.Now.
 	Now func() time.Time
 }
@@ -85,6 +94,11 @@ type Log struct {
 	kick chan struct{}
 	stop chan struct{}
 	done chan struct{}
+
+	// syncKick wakes the syncer (without SyncEach); syncDone is closed
+	// when it stopped.
+	syncKick chan struct{}
+	syncDone chan struct{}
 }
 
 // Open opens (creating it if needed) the history in dir, repairs a torn
@@ -126,7 +140,9 @@ func Open(dir string, opts Options) (*Log, error) {
 		return nil, err
 	}
 	l.prune()
+	l.syncKick, l.syncDone = make(chan struct{}, 1), make(chan struct{})
 	go l.writer()
+	go l.syncer()
 	return l, nil
 }
 
@@ -288,6 +304,7 @@ func (l *Log) newSegment(first uint64) error {
 		return err
 	}
 	if l.f != nil {
+		_ = l.f.Sync()
 		l.f.Close()
 	}
 	l.f = f
@@ -307,9 +324,10 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// Append records the entries durably, in order, and returns them as
-// recorded (Seq, ID and, where it was zero, Time set). It returns once
-// they are written and synced; concurrent appends share one fsync.
+// Append records the entries, in order, and returns them as recorded
+// (Seq, ID and, where it was zero, Time set). It returns once they are
+// written to the file (and fsynced, with Options.SyncEach); concurrent
+// appends share one write and one fsync.
 func (l *Log) Append(es ...Entry) ([]Entry, error) {
 	return l.Enqueue(es...).Wait()
 }
@@ -321,8 +339,8 @@ type Pending struct {
 	err     error
 }
 
-// Wait returns once the entries are written and synced, with the entries
-// as recorded.
+// Wait returns once the entries are written (and fsynced, with
+// Options.SyncEach), with the entries as recorded.
 func (p *Pending) Wait() ([]Entry, error) {
 	if p.err != nil {
 		return nil, p.err
@@ -472,7 +490,7 @@ func (l *Log) flush() {
 	l.mu.Unlock()
 
 	_, err := f.Write(b.buf)
-	if err == nil {
+	if err == nil && l.opts.SyncEach {
 		err = f.Sync()
 	}
 
@@ -497,6 +515,29 @@ func (l *Log) flush() {
 	}
 	l.mu.Unlock()
 	close(b.done)
+	if !l.opts.SyncEach && err == nil {
+		select {
+		case l.syncKick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// syncer fsyncs the active segment after writes (without SyncEach), one
+// fsync for all the writes made while the previous one ran, until Close.
+func (l *Log) syncer() {
+	defer close(l.syncDone)
+	for {
+		select {
+		case <-l.syncKick:
+		case <-l.stop:
+			return
+		}
+		l.mu.Lock()
+		f := l.f
+		l.mu.Unlock()
+		_ = f.Sync() // a rotated file was synced before it was closed
+	}
 }
 
 // prune drops the segments the retention no longer keeps (never the
@@ -604,9 +645,13 @@ func (l *Log) Close() error {
 	l.mu.Unlock()
 	close(l.stop)
 	<-l.done
+	<-l.syncDone
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	err := l.f.Close()
+	err := l.f.Sync()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
 	l.lock.Close() // drops the flock
 	return err
 }

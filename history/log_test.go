@@ -268,3 +268,39 @@ func TestSharedAndLocked(t *testing.T) {
 	}
 	l.Close()
 }
+
+// BenchmarkAppend is one durable append at a time (c=1: one fsync each).
+func BenchmarkAppend(b *testing.B) {
+	l, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	e := rec("a.example", 1)
+	b.ResetTimer()
+	for range b.N {
+		if _, err := l.Append(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendParallel is 8 appenders at once (group commit).
+func BenchmarkAppendParallel(b *testing.B) {
+	l, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	e := rec("a.example", 1)
+	b.SetParallelism(4)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := l.Append(e); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

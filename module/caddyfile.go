@@ -71,6 +71,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		history off | {                         # the change history, on by default
 //			max_age       <duration>            # default 90d
 //			max_size      <bytes>               # default 256MiB
+//			sync_each                           # fsync each entry before answering
 //			notify_listen <loopback ip:port>    # where named's also-notify sends NOTIFYs
 //		}
 //	}

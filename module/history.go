@@ -38,6 +38,14 @@ type HistoryConfig struct {
 	// MaxSize bounds the history's bytes on disk (the oldest segment
 	// files are dropped past it). Default 256 MiB.
 	MaxSize int64 `json:"max_size,omitempty"`
+	// SyncEach makes every request that changed a zone wait until its
+	// entry is fsynced (concurrent requests share one fsync). By default
+	// a request waits until the entry is written to the file, which
+	// survives any crash of Caddy, and the fsync follows at once in the
+	// background: an operating system crash may lose the last entries,
+	// which are then recorded again from named's journal at start, as
+	// external changes (docs/history.md).
+	SyncEach bool `json:"sync_each,omitempty"`
 	// NotifyListen is the address ("127.0.0.1:5399") where the module
 	// receives named's NOTIFY messages, to record the changes made
 	// outside the API (nsupdate, an edited zone file) as they happen:
@@ -48,7 +56,7 @@ type HistoryConfig struct {
 }
 
 // unmarshalCaddyfile reads `history off` or
-// `history { max_age <d>; max_size <bytes>; notify_listen <addr> }`.
+// `history { max_age <d>; max_size <bytes>; sync_each; notify_listen <addr> }`.
 func (c *HistoryConfig) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		if d.Val() != "off" || d.NextArg() {
@@ -79,6 +87,11 @@ func (c *HistoryConfig) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("history max_size: want a size such as 512MiB, got %q", v)
 			}
 			c.MaxSize = int64(n)
+		case "sync_each":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			c.SyncEach = true
 		case "notify_listen":
 			if !d.AllArgs(&c.NotifyListen) {
 				return d.ArgErr()
@@ -120,7 +133,7 @@ func (c *HistoryConfig) open(zoneDir string, cell *backendCell, logger *zap.Logg
 	}
 	var opts history.Options
 	if c != nil {
-		opts.MaxAge, opts.MaxSize = time.Duration(c.MaxAge), c.MaxSize
+		opts.MaxAge, opts.MaxSize, opts.SyncEach = time.Duration(c.MaxAge), c.MaxSize, c.SyncEach
 	}
 	l, release, err := history.Shared(historyDir(zoneDir), opts)
 	if errors.Is(err, history.ErrLocked) {
