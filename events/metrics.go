@@ -2,6 +2,8 @@ package events
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneapi/caddy-zoneapi/history"
 )
 
 // metrics holds the package's collectors, created once per process; the
@@ -69,11 +71,53 @@ func (deadLettersCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
+// The history's metrics, read from the open Logs at scrape time.
+var (
+	recordedDesc = prometheus.NewDesc("zoneapi_events_recorded_total", "Events (change history entries) ever recorded: the history's last id, kept across restarts.", nil, nil)
+	sizeDesc     = prometheus.NewDesc("zoneapi_history_size_bytes", "Bytes of the change history on disk (retention bounds it).", nil, nil)
+	segmentsDesc = prometheus.NewDesc("zoneapi_history_segments", "Segment files of the change history.", nil, nil)
+	firstDesc    = prometheus.NewDesc("zoneapi_history_first_id", "The oldest event id the change history still holds (retention drops older ones).", nil, nil)
+)
+
+// historyCollector reports the history's size and the events recorded,
+// summed over the zone directories whose history is open.
+type historyCollector struct{}
+
+// Describe implements prometheus.Collector.
+func (historyCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- recordedDesc
+	ch <- sizeDesc
+	ch <- segmentsDesc
+	ch <- firstDesc
+}
+
+// Collect implements prometheus.Collector.
+func (historyCollector) Collect(ch chan<- prometheus.Metric) {
+	logs := history.OpenLogs()
+	if len(logs) == 0 {
+		return
+	}
+	var recorded, bytes, segments, first float64
+	for i, l := range logs {
+		recorded += float64(l.Last())
+		b, n := l.Size()
+		bytes += float64(b)
+		segments += float64(n)
+		if f := float64(l.First()); i == 0 || f < first {
+			first = f
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(recordedDesc, prometheus.CounterValue, recorded)
+	ch <- prometheus.MustNewConstMetric(sizeDesc, prometheus.GaugeValue, bytes)
+	ch <- prometheus.MustNewConstMetric(segmentsDesc, prometheus.GaugeValue, segments)
+	ch <- prometheus.MustNewConstMetric(firstDesc, prometheus.GaugeValue, first)
+}
+
 // Collectors returns the package's collectors, to register in a
 // configuration's metrics registry.
 func Collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		metrics.delivered, metrics.retried, metrics.deadLettered, metrics.lost,
-		metrics.streamClients, metrics.streamed, deadLettersCollector{},
+		metrics.streamClients, metrics.streamed, deadLettersCollector{}, historyCollector{},
 	}
 }

@@ -51,3 +51,15 @@ func Shared(dir string, opts Options) (*Log, func(), error) {
 		})
 	}, nil
 }
+
+// OpenLogs returns the Logs that Shared holds open in this process (for
+// metrics read at scrape time), in no particular order.
+func OpenLogs() []*Log {
+	shared.Lock()
+	defer shared.Unlock()
+	out := make([]*Log, 0, len(shared.m))
+	for _, s := range shared.m {
+		out = append(out, s.log)
+	}
+	return out
+}

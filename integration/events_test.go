@@ -304,6 +304,9 @@ func TestWebhooksThroughCaddy(t *testing.T) {
 	if m[`zoneapi_events_dead_letters{webhook="picky"}`] != 0 || m[`zoneapi_events_delivered_total{webhook="picky"}`] < 8 || m[`zoneapi_events_delivered_total{webhook="main"}`] < float64(want) {
 		t.Errorf("metrics after the retry: %v %v %v", m[`zoneapi_events_dead_letters{webhook="picky"}`], m[`zoneapi_events_delivered_total{webhook="picky"}`], m[`zoneapi_events_delivered_total{webhook="main"}`])
 	}
+	if m[`zoneapi_events_recorded_total{}`] < float64(want) || m[`zoneapi_history_size_bytes{}`] <= 0 {
+		t.Errorf("history metrics: recorded %v, size %v", m[`zoneapi_events_recorded_total{}`], m[`zoneapi_history_size_bytes{}`])
+	}
 	expect(t, c.do("POST", "/api/v1/events/webhooks/nosuch/retry", nil), 404, "retry an unknown webhook")
 }
 
