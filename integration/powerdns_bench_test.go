@@ -32,7 +32,8 @@ import (
 // same change sent to the same named as a raw RFC 2136 UPDATE on a
 // kept-alive connection (pdnsFloor: bare, and as zone_api sends it), and
 // a request through the same Caddy to a site that answers 204 and does
-// nothing else. It prints each server's CPU time per request (from
+// nothing else, and the same API with its change history off (a second
+// Caddy). It prints each server's CPU time per request (from
 // /proc), how many connections the client opened for each server, and the
 // load average.
 //
@@ -61,11 +62,17 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		sites: fmt.Sprintf("http://127.0.0.1:%d {\n\tbind 127.0.0.1\n\trespond 204\n}\n", bare)})
 	empty := newPDNSTarget("Caddy alone (respond 204)", fmt.Sprintf("http://127.0.0.1:%d", bare), "")
 	ours := newPDNSTarget("zone_api (BIND)", c.Base, testToken)
+	// The same API with the change history off (it is on by default),
+	// a second Caddy on the same named and zone directory, for its own
+	// zone: what recording each change costs.
+	cOff := startCaddy(b, ns, caddyOpts{handle: "/api*", extra: "powerdns\n\t\t\thistory off"})
+	noHistory := newPDNSTarget("zone_api (BIND), history off", cOff.Base, testToken)
+	noHistory.zone = "nohistory.test"
 	theirs := startPowerDNS(b, pdnsBin)
 
-	for _, t := range []*pdnsTarget{ours, theirs} {
-		if r := t.req("POST", "/api/v1/servers/localhost/zones", `{"name":"bench.test.","kind":"Native","nameservers":["ns1.example.net."]}`); r != 201 {
-			b.Fatalf("%s: create bench.test: %d", t.name, r)
+	for _, t := range []*pdnsTarget{ours, noHistory, theirs} {
+		if r := t.req("POST", "/api/v1/servers/localhost/zones", `{"name":"`+t.zoneName()+`.","kind":"Native","nameservers":["ns1.example.net."]}`); r != 201 {
+			b.Fatalf("%s: create %s: %d", t.name, t.zoneName(), r)
 		}
 	}
 	type result struct {
@@ -78,8 +85,8 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 	results := map[string][]result{}
 	patch := func(t *pdnsTarget) func(int) int {
 		return func(i int) int {
-			body := fmt.Sprintf(`{"rrsets":[{"name":"t%d.bench.test.","type":"TXT","ttl":60,"changetype":"REPLACE","records":[{"content":"\"v%d\"","disabled":false}]}]}`, i%50, i)
-			return t.req("PATCH", "/api/v1/servers/localhost/zones/bench.test.", body)
+			body := fmt.Sprintf(`{"rrsets":[{"name":"t%d.%s.","type":"TXT","ttl":60,"changetype":"REPLACE","records":[{"content":"\"v%d\"","disabled":false}]}]}`, i%50, t.zoneName(), i)
+			return t.req("PATCH", "/api/v1/servers/localhost/zones/"+t.zoneName()+".", body)
 		}
 	}
 	// The floor: the same change sent to the same named as a raw UPDATE,
@@ -149,6 +156,7 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 			run(theirs.name, patch(theirs), []int{theirs.pid}, conc, n)
 			run(ours.name, patch(ours), []int{c.Process().Pid, ns.Pid()}, conc, n)
 			if conc == 1 {
+				run(noHistory.name, patch(noHistory), []int{cOff.Process().Pid, ns.Pid()}, conc, n)
 				for _, f := range floors {
 					run(f.name, func(i int) int { return f.send(ns.TSIGKeyName, i) }, []int{ns.Pid()}, conc, n)
 				}
@@ -245,8 +253,10 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
 		return ms(v[len(v)/2])
 	}
-	fmt.Printf("server CPU per request at c=1 (median of the rounds): %s %s; %s Caddy %s + named %s; %s (named) %s; %s (named) %s; %s %s\n",
+	fmt.Printf("%s at c=1: %.0f/s (%.2fx PowerDNS)\n", noHistory.name, median(noHistory.name+" c=1"), median(noHistory.name+" c=1")/base)
+	fmt.Printf("server CPU per request at c=1 (median of the rounds): %s %s; %s Caddy %s + named %s; %s Caddy %s + named %s; %s (named) %s; %s (named) %s; %s %s\n",
 		theirs.name, cpu(theirs.name+" c=1", 0), ours.name, cpu(ours.name+" c=1", 0), cpu(ours.name+" c=1", 1),
+		noHistory.name, cpu(noHistory.name+" c=1", 0), cpu(noHistory.name+" c=1", 1),
 		floors[0].name, cpu(floors[0].name+" c=1", 0), floors[1].name, cpu(floors[1].name+" c=1", 0), empty.name, cpu(empty.name+" c=1", 0))
 	fmt.Println(patchDials)
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
@@ -284,8 +294,16 @@ type pdnsTarget struct {
 	name, base, key string
 	db              string // PowerDNS's sqlite database
 	pid             int    // pdns_server's
+	zone            string // the zone the PATCHes change (default bench.test)
 	client          http.Client
 	dials           atomic.Int64
+}
+
+func (t *pdnsTarget) zoneName() string {
+	if t.zone == "" {
+		return "bench.test"
+	}
+	return t.zone
 }
 
 func newPDNSTarget(name, base, key string) *pdnsTarget {
