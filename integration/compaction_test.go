@@ -81,17 +81,25 @@ func TestCompactionNoSpace(t *testing.T) {
 			}
 		}
 	}
-	mount := func(t *testing.T, r *crashRig) {
-		out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m,nr_inodes=400", "tmpfs", r.ns.ZoneDir).CombinedOutput()
+	// rig starts named, mounts a small tmpfs on its zone directory, then
+	// starts caddy. The tmpfs goes in before caddy starts: caddy opens
+	// the zone directory's state (<zone_dir>/.zoneapi: the index log, the
+	// locks, the change history) at start, for the history's catch-up,
+	// and a file system mounted over the directory afterwards would hide
+	// that state from it (503 "open …/.zoneapi/zones.lock: no such file
+	// or directory" on the first create).
+	rig := func(t *testing.T) *crashRig {
+		ns := startNamed(t)
+		out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m,nr_inodes=400", "tmpfs", ns.ZoneDir).CombinedOutput()
 		if err != nil {
 			t.Skipf("cannot mount a tmpfs here (%v: %s)", err, strings.TrimSpace(string(out)))
 		}
-		t.Cleanup(func() { _ = exec.Command("umount", "-l", r.ns.ZoneDir).Run() })
+		t.Cleanup(func() { _ = exec.Command("umount", "-l", ns.ZoneDir).Run() })
+		return newCrashRigOn(t, ns, "5s", caddyOpts{})
 	}
 
 	t.Run("create", func(t *testing.T) {
-		r := newCrashRig(t, "5s")
-		mount(t, r)
+		r := rig(t)
 		// The create appends its intent (1 line), then the entry and the
 		// end of the intent (2 lines): compaction is due at the second
 		// append when the log has 254 lines before (more than 256 and
@@ -117,8 +125,7 @@ func TestCompactionNoSpace(t *testing.T) {
 	})
 
 	t.Run("delete", func(t *testing.T) {
-		r := newCrashRig(t, "5s")
-		mount(t, r)
+		r := rig(t)
 		const zone = "compactdel.test"
 		r.must("POST", "/api/v1/zones", zoneBody(zone), 201)
 		// The delete's intent is the append at which compaction is due.
