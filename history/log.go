@@ -81,13 +81,14 @@ type Log struct {
 	lock *os.File
 
 	mu      sync.Mutex
-	segs    []segment         // oldest first; the last is the active one
-	f       *os.File          // the active segment, open for appending
-	last    uint64            // the highest Seq assigned
-	durable uint64            // the highest Seq written and synced
-	cur     *batch            // the appends waiting for the next fsync
-	tail    []Entry           // the newest durable entries, oldest first
-	serials map[string]uint32 // by zoneKey: the serial after the zone's last entry
+	segs    []segment            // oldest first; the last is the active one
+	f       *os.File             // the active segment, open for appending
+	last    uint64               // the highest Seq assigned
+	durable uint64               // the highest Seq written and synced
+	cur     *batch               // the appends waiting for the next fsync
+	tail    []Entry              // the newest durable entries, oldest first
+	serials map[string]uint32    // by zoneKey: the serial after the zone's last entry
+	counts  map[[2]string]uint64 // entries written by this Log, by type and source
 	changed chan struct{}
 	closed  bool
 
@@ -134,7 +135,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		}
 		return nil, fmt.Errorf("history: locking %s: %w", dir, err)
 	}
-	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, counts: map[[2]string]uint64{}, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := l.load(); err != nil {
 		lf.Close()
 		return nil, err
@@ -506,6 +507,9 @@ func (l *Log) flush() {
 		last := b.entries[len(b.entries)-1]
 		a.last, a.newest = last.Seq, last.Time
 		l.durable = last.Seq
+		for _, e := range b.entries {
+			l.counts[[2]string{e.Type, e.Source}]++
+		}
 		l.tail = append(l.tail, b.entries...)
 		if len(l.tail) > 2*tailEntries {
 			l.tail = append(l.tail[:0:0], l.tail[len(l.tail)-tailEntries:]...)
@@ -624,6 +628,28 @@ func (l *Log) Size() (bytes int64, segments int) {
 	}
 	return bytes, len(l.segs)
 }
+
+// Count is how many entries of a type and source a Log wrote since it
+// was opened.
+type Count struct {
+	Type, Source string
+	N            uint64
+}
+
+// Counts returns how many entries the Log wrote since it was opened, by
+// type and source (for metrics).
+func (l *Log) Counts() []Count {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]Count, 0, len(l.counts))
+	for k, n := range l.counts {
+		out = append(out, Count{Type: k[0], Source: k[1], N: n})
+	}
+	return out
+}
+
+// Dir returns the directory of the Log.
+func (l *Log) Dir() string { return l.dir }
 
 // Changed returns a channel closed at the next Append that made entries
 // durable: take it, Read, and wait on it for more.

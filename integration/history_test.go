@@ -257,6 +257,30 @@ func TestHistoryThroughCaddy(t *testing.T) {
 	}
 	expectError(t, c.as(tok["admin"], "GET", "/api/v1/zones/"+zone+"/changes?cursor=x", nil), http.StatusBadRequest, "Bad Request", "cursor")
 	expectError(t, c.as(tok["admin"], "GET", "/api/v1/changes?kind=zone.exploded", nil), http.StatusBadRequest, "Bad Request", "kind")
+
+	// The history's metrics.
+	m := scrape(t, c)
+	count := func(typ, source string) float64 {
+		n := 0.0
+		for k, v := range m {
+			if strings.HasPrefix(k, "zoneapi_history_entries_total{") && strings.Contains(k, `source="`+source+`"`) && strings.Contains(k, `type="`+typ+`"`) {
+				n += v
+			}
+		}
+		return n
+	}
+	if a, e, z := count("records.changed", "api"), count("records.changed", "external"), count("zone.created", "api"); a != 5 || e != 2 || z != 2 {
+		t.Errorf("zoneapi_history_entries_total: records.changed api %v external %v, zone.created %v; want 5, 2, 2", a, e, z)
+	}
+	bytes := 0.0
+	for k, v := range m {
+		if strings.HasPrefix(k, "zoneapi_history_size_bytes{") {
+			bytes += v
+		}
+	}
+	if bytes <= 0 {
+		t.Errorf("zoneapi_history_bytes: %v", bytes)
+	}
 }
 
 // editZoneFile adds a record line to a zone's master file and raises its

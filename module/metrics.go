@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneapi/caddy-zoneapi/events"
+	"github.com/zoneapi/caddy-zoneapi/history"
 )
 
 // metrics holds the module's collectors. They are created once per process
@@ -76,6 +77,7 @@ func init() {
 		metrics.rndcDuration, metrics.dnsUpdates, metrics.dnsDuration, metrics.authFailures,
 		metrics.buildInfo, &metrics.zones,
 	}
+	metrics.allCollectors = append(metrics.allCollectors, historyEntriesCollector{})
 	// The event stream's and the webhooks' (package events).
 	metrics.allCollectors = append(metrics.allCollectors, events.Collectors()...)
 }
@@ -157,5 +159,30 @@ func (c *zonesCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for typ, n := range counts {
 		ch <- prometheus.MustNewConstMetric(zonesDesc, prometheus.GaugeValue, float64(n), typ)
+	}
+}
+
+// historyEntriesCollector reports zoneapi_history_entries_total{type,
+// source}: the change history entries the process wrote since it opened
+// the histories (package history's open Logs, summed), by entry type and
+// source (api or external), at scrape time. The history's size, segments
+// and the events recorded are package events' metrics.
+type historyEntriesCollector struct{}
+
+var historyEntriesDesc = prometheus.NewDesc("zoneapi_history_entries_total", "Change history entries written since the process opened the history, by entry type and source (api, or external: found in named).", []string{"type", "source"}, nil)
+
+// Describe implements prometheus.Collector.
+func (historyEntriesCollector) Describe(ch chan<- *prometheus.Desc) { ch <- historyEntriesDesc }
+
+// Collect implements prometheus.Collector.
+func (historyEntriesCollector) Collect(ch chan<- prometheus.Metric) {
+	sum := map[[2]string]uint64{}
+	for _, l := range history.OpenLogs() {
+		for _, c := range l.Counts() {
+			sum[[2]string{c.Type, c.Source}] += c.N
+		}
+	}
+	for k, n := range sum {
+		ch <- prometheus.MustNewConstMetric(historyEntriesDesc, prometheus.CounterValue, float64(n), k[0], k[1])
 	}
 }
