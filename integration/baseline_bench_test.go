@@ -43,6 +43,9 @@ import (
 // Both Caddys front the same zone directory and named, as several API
 // instances may; each works on zones of its own. It prints a table and
 // asserts nothing about time. Without $ZONEAPI_BASELINE_CADDY it skips.
+// $ZONEAPI_BENCH_EXTRA adds lines to this tree's zone_api block (such as
+// "history off", to measure the request path without the change
+// history's append).
 func BenchmarkAgainstBaseline(b *testing.B) {
 	base := os.Getenv("ZONEAPI_BASELINE_CADDY")
 	if base == "" {
@@ -55,7 +58,7 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 		name string
 		c    *caddy
 	}{
-		{"new", startCaddy(b, ns, caddyOpts{extra: "log_filter warn", sites: respondSite(respondPort)})},
+		{"new", startCaddy(b, ns, caddyOpts{extra: "log_filter warn\n" + os.Getenv("ZONEAPI_BENCH_EXTRA"), sites: respondSite(respondPort)})},
 		{"baseline", startCaddy(b, ns, caddyOpts{extra: "log_filter warn", bin: base})},
 	}
 	for _, bd := range builds {
