@@ -285,8 +285,9 @@ func TestPowerDNSCreateFromZoneFile(t *testing.T) {
 }
 
 // TestImport100kRecords: a 100,000-record zone file imports through the
-// API (201 with its count) and named serves every record; a file over
-// 64 MiB and a $GENERATE over 1,000,000 records are 413, leaving nothing.
+// API (201 with its count) and named serves every record; the same file
+// in a JSON body (over 1 MiB), a file over 64 MiB and a $GENERATE over
+// 1,000,000 records are 413, leaving nothing.
 func TestImport100kRecords(t *testing.T) {
 	ns := startNamed(t)
 	c := startCaddy(t, ns, caddyOpts{})
@@ -299,6 +300,10 @@ func TestImport100kRecords(t *testing.T) {
 	if n := len(axfr(t, ns, zone)); n != 100_000 {
 		t.Fatalf("named serves %d records, want 100000", n)
 	}
+
+	r = c.do("POST", "/api/v1/zones/json-big.test/import", map[string]any{"zoneFile": "$ORIGIN json-big.test.\n" + bigZoneBody(100_000)})
+	expectError(t, r, 413, "Request Entity Too Large", "Content-Type: text/dns")
+	nothingLeft(t, c, ns, "json-big.test")
 
 	huge := strings.Repeat("; a comment line of a file that is too large for the import\n", (64<<20)/60+1)
 	r = c.doHdr("POST", "/api/v1/zones/huge.test/import", huge, map[string]string{"Content-Type": "text/dns"})

@@ -70,6 +70,10 @@ func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p par
 		sum.Write([]byte("file\x00"))
 		sum.Write(raw)
 	} else {
+		if r.ContentLength > MaxBodyBytes {
+			writeError(w, http.StatusRequestEntityTooLarge, "a JSON body is limited to %d bytes; send a larger zone file as the body itself, with Content-Type: text/dns (up to 64 MiB)", MaxBodyBytes)
+			return
+		}
 		var body importZoneRequest
 		if !a.decode(w, r, p, &body) {
 			return
