@@ -127,21 +127,28 @@ const (
 // indexedBatch sends a batch simpleBatch could send, checked against the
 // zone's CNAME index instead of with prerequisites, pinned to the index's
 // SOA. It builds the index (one transfer, bounded by indexSizeFactor) for
-// a batch of at least indexMinAdds guarded adds when the zone has none.
+// a batch of at least indexMinAdds guarded adds when the zone has none; a
+// transfer that fails (named may refuse them) leaves the batch to the
+// prerequisites, and the zone without an index for relearnAfter.
 func (u *Updater) indexedBatch(ctx context.Context, zone string, changes []change, opt WriteOptions) (*ChangeResult, error, batchPath) {
 	_, body, guarded, res := simpleBody(changes, false)
 	zw := u.writer(zone)
+	now := time.Now()
 	zw.mu.Lock()
-	ix, size, unpinned := zw.index, zw.size, time.Now().Before(zw.unpinnedUntil)
+	ix, size, unpinned, noIndex := zw.index, zw.size, now.Before(zw.unpinnedUntil), now.Before(zw.noIndexUntil)
 	zw.mu.Unlock()
 	if unpinned {
 		return nil, nil, batchPrereqs // the pin never holds here (inline signing)
 	}
-	if ix == nil && len(guarded) >= indexMinAdds && (size == 0 || size <= indexSizeFactor*len(guarded)) {
-		if _, err := u.snapshot(ctx, zone, indexSizeFactor*len(guarded)); err != nil && !errors.Is(err, errTooLarge) {
-			return nil, err, batchDone
-		}
+	if ix == nil && !noIndex && len(guarded) >= indexMinAdds && (size == 0 || size <= indexSizeFactor*len(guarded)) {
+		_, err := u.snapshot(ctx, zone, indexSizeFactor*len(guarded))
 		zw.mu.Lock()
+		if err != nil && !errors.Is(err, errTooLarge) {
+			// Transfers refused (allow-transfer) or failing: the
+			// prerequisites do without, and no batch tries again for a
+			// while.
+			zw.noIndexUntil = now.Add(relearnAfter)
+		}
 		ix = zw.index
 		zw.mu.Unlock()
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
@@ -183,5 +184,32 @@ func TestBatchCNAMEIndexBoundedTransfer(t *testing.T) {
 	}
 	if fresh.Transfers() != 0 || n.Load() != 2*indexMinAdds {
 		t.Fatalf("%d transfers, %d prerequisites; want 0 and %d", fresh.Transfers(), n.Load(), 2*indexMinAdds)
+	}
+}
+
+// TestBatchCNAMEIndexTransferRefused: a zone named will not transfer
+// takes its large batches with prerequisites, as before the index, and
+// the updater does not ask for a transfer on every batch.
+func TestBatchCNAMEIndexTransferRefused(t *testing.T) {
+	const zone = "cnamenoxfr.test"
+	_, u := startUpdaterWith(t, zone, fmt.Sprintf(`allow-update { key %q; }; allow-transfer { none; };`, testbind.TSIGKeyName))
+	ctx := context.Background()
+	n := guards(u)
+	var soaQueries atomic.Int64
+	u.Client().SetHooks(Hooks{Message: func(_ context.Context, dir string, m Message) {
+		if dir == "send" && m.Opcode() == "QUERY" {
+			soaQueries.Add(1)
+		}
+	}})
+	for i := range 2 {
+		if _, err := u.Batch(ctx, zone, adds(fmt.Sprint("r", i), indexMinAdds), WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n.Load() != 2*indexMinAdds {
+		t.Fatalf("%d prerequisites, want %d", n.Load(), 2*indexMinAdds)
+	}
+	if q := soaQueries.Load(); q > 2 {
+		t.Fatalf("%d queries for two batches: the second tried to transfer again", q)
 	}
 }

@@ -81,7 +81,7 @@ func (u *Updater) Forget(zone string) {
 	}
 	// A write is in flight: its leader keeps this writer, which forgets.
 	zw.soa, zw.unpinnedUntil, zw.noSOAUntil = nil, time.Time{}, time.Time{}
-	zw.index, zw.size = nil, 0
+	zw.index, zw.size, zw.noIndexUntil = nil, 0, time.Time{}
 }
 
 // WriteOptions tunes a change.

@@ -99,6 +99,9 @@ type zoneWriter struct {
 	// (0: not known), for deciding whether to transfer it to build one.
 	index *cnameIndex
 	size  int
+	// noIndexUntil: a transfer to build the index failed; until then no
+	// batch tries again.
+	noIndexUntil time.Time
 
 	// Until these times, the zone's writes go unpinned (the pin never
 	// matched) or pinned without the SOA add (the SOA add was refused);
