@@ -118,8 +118,9 @@ func nothingLeft(t *testing.T, c *caddy, ns *testbind.Server, zone string) {
 // sent as text/dns and as zoneFile in JSON: 201 with the record count
 // and serial, and named serves exactly the records the file holds
 // (compared by AXFR). A retry with the Idempotency-Key answers the same
-// 201; the same import without it 409; bad files are refused with their
-// line and leave nothing behind.
+// 201; the same import without it 409, as is an import of a zone added to
+// named outside the API; bad files are refused with their line and leave
+// nothing behind.
 func TestImportZoneFile(t *testing.T) {
 	ns := startNamed(t)
 	c := startCaddy(t, ns, caddyOpts{})
@@ -186,6 +187,20 @@ func TestImportZoneFile(t *testing.T) {
 	// A zone that exists: 409, and nothing of it changed.
 	r := c.doHdr("POST", "/api/v1/zones/file-json.test/import", zoneFileFor("file-json.test"), map[string]string{"Content-Type": "text/dns"})
 	expectError(t, r, 409, "Conflict", "already exists")
+	// A zone added to named outside the API: 409 before any check, and
+	// named's zone keeps its file.
+	outside := filepath.Join(ns.ZoneDir, "outside.test.db")
+	if err := os.WriteFile(outside, []byte(zoneFileFor("outside.test")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := ns.RNDC("addzone", "outside.test", fmt.Sprintf(`{ type primary; file %q; };`, outside)); err != nil {
+		t.Fatalf("rndc addzone: %v %s", err, out)
+	}
+	r = c.doHdr("POST", "/api/v1/zones/outside.test/import", zoneFileFor("outside.test"), map[string]string{"Content-Type": "text/dns"})
+	expectError(t, r, 409, "Conflict", "already exists in named")
+	if _, err := os.Stat(outside); err != nil {
+		t.Errorf("named's own file of outside.test: %v", err)
+	}
 	// Neither JSON nor a zone file.
 	expect(t, c.doHdr("POST", "/api/v1/zones/x.test/import", "x", map[string]string{"Content-Type": "text/plain"}), 415, "text/plain")
 	expect(t, c.do("POST", "/api/v1/zones/x.test/import", map[string]any{"zoneFile": "x", "copyOf": "y.test"}), 400, "two sources")

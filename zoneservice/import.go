@@ -140,13 +140,14 @@ func (s *Service) importZone(ctx context.Context, name, fp string, content func(
 	}
 	// A zone named has (from named.conf, say) is refused before the
 	// transfer and the checks, which may take seconds.
-	if _, err := s.Control.ZoneStatus(ctx, name); err == nil {
+	// (showzone answers for a zone named has but did not load, too.)
+	if _, err := s.Control.ShowZoneStatement(ctx, name); err == nil {
 		return nil, newErr(ErrExists, name, "", "zone "+name+" already exists in named (not created through this API)", nil)
 	} else if !rndc.IsNotFound(err) {
 		if rndc.OutcomeUnknown(err) {
-			return nil, newErr(ErrOutcomeUnknown, name, "zonestatus", "asking named whether zone "+name+" exists", err)
+			return nil, newErr(ErrOutcomeUnknown, name, "showzone", "asking named whether zone "+name+" exists", err)
 		}
-		return nil, newErr(ErrControl, name, "zonestatus", "", err)
+		return nil, newErr(ErrControl, name, "showzone", "", err)
 	}
 	text, rrs, err := content(ctx)
 	if err != nil {
