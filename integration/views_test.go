@@ -262,6 +262,25 @@ func TestViewsEndToEnd(t *testing.T) {
 		t.Errorf("external's zone after the refused delete: www = %v", got)
 	}
 
+	// The reconcile covers every view: a file no zone of view internal
+	// uses is moved aside, and the report names the view.
+	orphan := filepath.Join(ns.ZoneDir, "views", "internal", "orphan.test.zone")
+	if err := os.WriteFile(orphan, []byte(testbind.MinimalZone("orphan.test", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = c.do("POST", "/api/v1/server/reconcile", nil)
+	expect(t, r, http.StatusOK, "reconcile")
+	found := false
+	for _, f := range r.body["fixed"].([]any) {
+		m := f.(map[string]any)
+		if m["zone"] == "orphan.test" && m["action"] == "moved-aside" && m["view"] == "internal" {
+			found = true
+		}
+	}
+	if _, err := os.Stat(orphan); !found || !os.IsNotExist(err) {
+		t.Errorf("reconcile of view internal's stray file: %s (file: %v)", r.raw, err)
+	}
+
 	// Delete in one view: the other view's zone stays.
 	expect(t, sc("DELETE", "/api/v1/zones/"+zone+"?view=internal", nil), http.StatusOK, "delete in internal")
 	if _, err := ns.RNDC("zonestatus", zone, "IN", "internal"); err == nil {

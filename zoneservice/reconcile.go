@@ -49,6 +49,9 @@ type Fix struct {
 	Action string `json:"action"`
 	// Detail says more, e.g. the file moved aside or why it is pending.
 	Detail string `json:"detail,omitempty"`
+	// View is the view of the zone concerned (a front end that
+	// reconciles several views' services sets it); "" without views.
+	View string `json:"view,omitempty"`
 }
 
 // Report is what a reconcile found and fixed.
