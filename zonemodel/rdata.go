@@ -22,10 +22,25 @@ func TypeString(t uint16) string {
 
 // RDataText is the record's data in master-file form, e.g.
 // "10 mail.example.com." or `\# 3 abcdef` for a type miekg/dns does not
-// know.
+// know. A and AAAA records, most of a large zone or batch, are written
+// without formatting their header twice, as rr.String() writes their data.
 func RDataText(rr dns.RR) string {
-	if u, ok := rr.(*dns.RFC3597); ok {
-		return `\# ` + itoa(uint32(len(u.Rdata)/2)) + " " + u.Rdata
+	switch r := rr.(type) {
+	case *dns.RFC3597:
+		return `\# ` + itoa(uint32(len(r.Rdata)/2)) + " " + r.Rdata
+	case *dns.A:
+		if r.A == nil {
+			return ""
+		}
+		return r.A.String()
+	case *dns.AAAA:
+		if r.AAAA == nil {
+			return ""
+		}
+		if r.AAAA.To4() != nil {
+			return "::ffff:" + r.AAAA.String() // as miekg/dns writes it
+		}
+		return r.AAAA.String()
 	}
 	return strings.TrimPrefix(rr.String(), rr.Header().String())
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // The change history (Service.History): every operation that changed a
@@ -111,7 +112,7 @@ func RRsets(rrs []dns.RR) []history.RRset {
 		if h.Class == dns.ClassANY {
 			continue
 		}
-		out[i].Records = append(out[i].Records, strings.TrimPrefix(rr.String(), h.String()))
+		out[i].Records = append(out[i].Records, zonemodel.RDataText(rr))
 	}
 	return out
 }
