@@ -130,14 +130,33 @@ func (d *Deliverer) run(ctx context.Context) {
 		if full {
 			continue
 		}
+		// Idle: the cursor is written at most every saveEvery (under
+		// a steady stream of changes the deliverer idles after every
+		// batch, and a write per batch would cost an fsync each).
 		d.mu.Lock()
-		d.saveLocked()
 		d.phase = PhaseIdle
+		var flush *time.Timer
+		var flushC <-chan time.Time
+		if d.dirty {
+			if wait := saveEvery - time.Since(d.lastSave); wait <= 0 {
+				d.saveLocked()
+			} else {
+				flush = time.NewTimer(wait)
+				flushC = flush.C
+			}
+		}
 		d.mu.Unlock()
 		select {
 		case <-changed:
 		case <-d.kick:
+		case <-flushC:
+			d.mu.Lock()
+			d.saveLocked()
+			d.mu.Unlock()
 		case <-ctx.Done():
+		}
+		if flush != nil {
+			flush.Stop()
 		}
 	}
 }
@@ -226,6 +245,9 @@ func (d *Deliverer) advance(seq uint64) {
 func (d *Deliverer) hold(e history.Entry) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if len(d.st.Dead) == 0 {
+		return false
+	}
 	k := zoneKey(e.Zone, e.View)
 	for i := range d.st.Dead {
 		if zoneKey(d.st.Dead[i].Zone, d.st.Dead[i].View) == k {

@@ -156,6 +156,7 @@ type webhookStatus struct {
 	Attempts    int    `json:"attempts"`
 	LastError   string `json:"lastError"`
 	Delivered   int    `json:"delivered"`
+	Behind      int    `json:"behind"`
 	DeadLetters []struct {
 		Zone string `json:"zone"`
 		ID   string `json:"id"`

@@ -1,9 +1,12 @@
 package module
 
 import (
+	"context"
 	"encoding/base64"
 	"strings"
 	"testing"
+
+	"github.com/caddyserver/caddy/v2"
 )
 
 // TestEventsConfigChecked: the webhooks' settings are checked when the
@@ -41,4 +44,24 @@ func TestEventsConfigChecked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWebhooksNeedTheHistory: webhooks with `history off` fail the
+// configuration's load (caddy validate), and a bad webhook fails it
+// with its reason.
+func TestWebhooksNeedTheHistory(t *testing.T) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	secret := "whsec_" + base64.StdEncoding.EncodeToString(make([]byte, 32))
+	h := &Handler{ZoneDir: "/nonexistent/zones", History: &HistoryConfig{Off: true},
+		Events: &EventsConfig{Webhooks: []WebhookConfig{{URL: "https://h.example/x", Secret: secret}}}}
+	if err := h.Provision(ctx); err == nil || !strings.Contains(err.Error(), "need the history on") {
+		t.Errorf("webhooks with history off: %v", err)
+	}
+	h.Cleanup()
+	h = &Handler{ZoneDir: "/nonexistent/zones", Events: &EventsConfig{Webhooks: []WebhookConfig{{URL: "https://h.example/x", Secret: "plain"}}}}
+	if err := h.Provision(ctx); err == nil || !strings.Contains(err.Error(), "whsec_") {
+		t.Errorf("a webhook with a bad secret: %v", err)
+	}
+	h.Cleanup()
 }

@@ -321,6 +321,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	go watchNamed(watchCtx, h.getBackend)
 	go h.History.watch(watchCtx, h.getBackend, h.logger)
 	hooks, err := h.Events.webhooks()
+	if err == nil && len(hooks) > 0 && !h.History.on() {
+		err = fmt.Errorf("events: webhooks deliver the change history's entries; they need the history on (remove history off)")
+	}
 	if err != nil {
 		stopWatch()
 		return err
