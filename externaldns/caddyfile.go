@@ -27,6 +27,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		update_key      <name> <algorithm> <secret>
 //		timeout         <duration>
 //		serial_update_method increment|unixtime|date
+//		zone_dir        <path>                 # record changes in zone_api's history there
 //	}
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive's name
@@ -41,6 +42,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			h.Zones = append(h.Zones, args...)
+		case "zone_dir":
+			if !d.Args(&h.ZoneDir) || d.NextArg() {
+				return d.ArgErr()
+			}
 		case "dns_server", "serial_update_method":
 			var v string
 			if !d.Args(&v) || d.NextArg() {

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +41,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/externaldns/provider"
+	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -84,6 +86,13 @@ type Handler struct {
 	// serial-update-method.
 	SerialUpdateMethod string `json:"serial_update_method,omitempty"`
 
+	// ZoneDir, if set, is the zone_dir of the zone_api handler that
+	// manages these zones: the webhook's changes are then recorded in
+	// its change history (docs/history.md) with frontend externaldns and
+	// identity external-dns. Without it they are recorded as external
+	// changes, found in named.
+	ZoneDir string `json:"zone_dir,omitempty"`
+
 	zones   []string // canonical: lower case, no trailing dot
 	server  string
 	timeout time.Duration
@@ -102,6 +111,8 @@ type Handler struct {
 type state struct {
 	mu  sync.Mutex
 	svc *zoneservice.Service
+	// releaseHistory gives back the change history, once opened.
+	releaseHistory func()
 }
 
 // KeyConfig is a TSIG key: a BIND key file or an inline name, algorithm
@@ -168,6 +179,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 // Cleanup releases the handler's reference to the shared DNS updater,
 // whose connections close when no config generation uses it any more.
 func (h *Handler) Cleanup() error {
+	if h.st != nil {
+		h.st.mu.Lock()
+		if h.st.releaseHistory != nil {
+			h.st.releaseHistory()
+			h.st.releaseHistory = nil
+		}
+		h.st.mu.Unlock()
+	}
 	if h.sharedKey != "" {
 		sharedupdater.Release(h.sharedKey)
 		h.sharedKey, h.shared = "", nil
@@ -209,7 +228,19 @@ func (h *Handler) service() (*zoneservice.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.st.svc = &zoneservice.Service{Updater: u, SerialMethod: h.method}
+	svc := &zoneservice.Service{Updater: u, SerialMethod: h.method}
+	if dir := caddy.NewReplacer().ReplaceKnown(h.ZoneDir, ""); dir != "" {
+		l, release, err := history.Shared(filepath.Join(dir, ".zoneapi", "history"), history.Options{})
+		switch {
+		case errors.Is(err, history.ErrLocked):
+			h.logger.Warn("the change history is written by another process; the webhook's changes are recorded there as external", zap.String("zone_dir", dir))
+		case err != nil:
+			return nil, fmt.Errorf("opening the change history: %w", err)
+		default:
+			svc.History, h.st.releaseHistory = l, release
+		}
+	}
+	h.st.svc = svc
 	return h.st.svc, nil
 }
 

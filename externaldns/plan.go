@@ -6,10 +6,12 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/externaldns/provider"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // applyChanges applies plan.Changes: every endpoint is checked and turned
@@ -26,6 +28,9 @@ func (h *Handler) applyChanges(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pr := &provider.Provider{Zones: h.zones, Service: svc}
+	// Who asked, for the change history: external-dns sends no
+	// credentials, so the identity is the webhook's.
+	r = r.WithContext(zoneservice.WithActor(r.Context(), zoneservice.Actor{Identity: "external-dns", Frontend: "externaldns", RequestID: requestID(r)}))
 	plan, err := pr.Plan(r.Context(), &ch)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "%v; nothing was changed", err)
@@ -59,4 +64,18 @@ func (h *Handler) applyChanges(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// requestID is the request's id for the change history: the client's
+// X-Request-Id, else Caddy's request UUID.
+func requestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= 128 {
+		return id
+	}
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		if v, ok := repl.GetString("http.request.uuid"); ok {
+			return v
+		}
+	}
+	return ""
 }

@@ -89,6 +89,7 @@ type Log struct {
 	tail    []Entry              // the newest durable entries, oldest first
 	serials map[string]uint32    // by zoneKey: the serial after the zone's last entry
 	counts  map[[2]string]uint64 // entries written by this Log, by type and source
+	extLast map[string]bool      // by zoneKey: the zone's last serial came from an external entry
 	changed chan struct{}
 	closed  bool
 
@@ -135,7 +136,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		}
 		return nil, fmt.Errorf("history: locking %s: %w", dir, err)
 	}
-	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, counts: map[[2]string]uint64{}, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, counts: map[[2]string]uint64{}, extLast: map[string]bool{}, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := l.load(); err != nil {
 		lf.Close()
 		return nil, err
@@ -419,8 +420,10 @@ func (l *Log) noteSerial(e Entry) {
 	switch {
 	case e.Type == ZoneDeleted:
 		delete(l.serials, k)
+		delete(l.extLast, k)
 	case e.SerialAfter != nil:
 		l.serials[k] = *e.SerialAfter
+		l.extLast[k] = e.Source == SourceExternal
 	}
 }
 
@@ -436,6 +439,18 @@ func (l *Log) Baseline(zone, view string, serial uint32) {
 	if _, ok := l.serials[k]; !ok {
 		l.serials[k] = serial
 	}
+}
+
+// RecordedExternally reports whether the zone's last serial is serial and
+// came from an external entry: a change made through another updater of
+// the process (the external-dns webhook's) whose NOTIFY was handled before
+// its own entry was enqueued. That entry is then not enqueued again.
+func (l *Log) RecordedExternally(zone, view string, serial uint32) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := zoneKey(zone, view)
+	s, ok := l.serials[k]
+	return ok && s == serial && l.extLast[k]
 }
 
 // LastSerial returns the zone's serial after its last entry appended (or

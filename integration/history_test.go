@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
 )
 
 // change is a history entry as the API answers it.
@@ -307,5 +309,76 @@ func editZoneFile(t testing.TB, path, add string) {
 	out = append(out, add)
 	if err := os.WriteFile(path, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHistoryExternalDNS: the external-dns webhook, given zone_api's
+// zone_dir, records its changes in the same history with frontend
+// externaldns, each once (not again as external when named's NOTIFY
+// comes back), in serial order with the REST API's.
+func TestHistoryExternalDNS(t *testing.T) {
+	ns, port := historyNamed(t)
+	wport := testcaddy.FreePort(t)
+	c := startCaddy(t, ns, caddyOpts{
+		extra: fmt.Sprintf("history {\n\t\t\t\tnotify_listen 127.0.0.1:%d\n\t\t\t}", port),
+		sites: fmt.Sprintf(`
+http://127.0.0.1:%d {
+	bind 127.0.0.1
+	zone_api_external_dns {
+		zones edns.test
+		dns_server %s
+		update_key_file %s
+		zone_dir %s
+	}
+}
+`, wport, ns.DNSAddr, ns.TSIGKeyFile, ns.ZoneDir)})
+	const zone = "edns.test"
+	expect(t, c.do("POST", "/api/v1/zones", zoneBody(zone)), http.StatusCreated, "create")
+	webhook := func(i int) {
+		body := fmt.Sprintf(`{"create":[{"dnsName":"app%d.%s","targets":["192.0.2.%d"],"recordType":"A","recordTTL":60}]}`, i, zone, i+1)
+		req, _ := http.NewRequest("POST", fmt.Sprintf("http://127.0.0.1:%d/records", wport), strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/external.dns.webhook+json;version=1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("webhook create: %d", resp.StatusCode)
+		}
+	}
+	for i := range 5 {
+		webhook(i)
+		expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": fmt.Sprintf("rest%d", i), "type": "A", "value": "192.0.2.200"}), http.StatusCreated, "rest add")
+	}
+	serial, _ := soaOn(ns, zone)
+	var cs []change
+	waitFor(t, "the history at the zone's serial", func() bool {
+		cs = c.changes(testToken, "/api/v1/zones/"+zone+"/changes")
+		last := cs[len(cs)-1]
+		return last.SerialAfter != nil && *last.SerialAfter == serial
+	})
+	time.Sleep(time.Second) // NOTIFYs still on their way would show as duplicates
+	cs = c.changes(testToken, "/api/v1/zones/"+zone+"/changes")
+	if len(cs) != 11 {
+		for _, ch := range cs {
+			t.Log(ch)
+		}
+		t.Fatalf("%d changes, want 11 (create, 5 webhook, 5 REST)", len(cs))
+	}
+	for i, ch := range cs[1:] {
+		want := "externaldns"
+		if i%2 == 1 {
+			want = "rest"
+		}
+		if ch.Frontend != want || ch.Source != "api" || len(ch.Added) != 1 {
+			t.Errorf("change %d: %s (frontend %q), want frontend %s", i+1, ch, ch.Frontend, want)
+		}
+		if ch.SerialBefore == nil || *ch.SerialBefore != *cs[i].SerialAfter {
+			t.Errorf("change %d: %s does not follow %s", i+1, ch, cs[i])
+		}
+	}
+	if cs[1].Identity != "external-dns" {
+		t.Errorf("webhook identity %q", cs[1].Identity)
 	}
 }

@@ -64,6 +64,11 @@ func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.Writ
 	}
 	var pending []*history.Pending
 	opt.Applied = func(a dnsupdate.Applied) {
+		if a.HasSerial && a.HasOldSerial && a.Serial != a.OldSerial && s.History.RecordedExternally(zone, s.View, a.Serial) {
+			// Found in named first (its NOTIFY was handled by a service
+			// whose writer is not this one): recorded once, as external.
+			return
+		}
 		if a.HasOldSerial {
 			s.fillGap(ctx, zone, a.OldSerial, a.Serial)
 		}
