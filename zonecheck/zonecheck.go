@@ -104,13 +104,13 @@ func (c *Checker) Check(ctx context.Context, zone string, text []byte, maxRecord
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Stdin = bytes.NewReader(text)
 	out := &lineCounter{max: maxRecords}
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = out, &stderr
+	stderr := &capped{max: 1 << 20}
+	cmd.Stdout, cmd.Stderr = out, stderr
 	runErr := cmd.Run()
 	if out.over {
 		return nil, &zonemodel.LimitError{Message: fmt.Sprintf("the zone has more than %d records", maxRecords)}
 	}
-	msgs := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	msgs := strings.Split(strings.TrimSpace(stderr.buf.String()), "\n")
 	if runErr != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("named-checkzone did not finish in %s: %w", timeout, ctx.Err())
@@ -130,7 +130,27 @@ func (c *Checker) Check(ctx context.Context, zone string, text []byte, maxRecord
 			res.Warnings = append(res.Warnings, m)
 		}
 	}
+	if n := len(res.Warnings); n > MaxWarnings {
+		res.Warnings = append(res.Warnings[:MaxWarnings], fmt.Sprintf("… and %d more warnings", n-MaxWarnings))
+	}
 	return res, nil
+}
+
+// MaxWarnings bounds the warnings a Result carries; the rest are counted.
+const MaxWarnings = 100
+
+// capped keeps the first max bytes written to it and drops the rest
+// (named-checkzone's messages: one a line, a warning per record at most).
+type capped struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }
 
 // lineAt is a message of named-checkzone about one line:

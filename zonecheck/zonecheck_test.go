@@ -3,6 +3,7 @@ package zonecheck
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,4 +92,21 @@ func FuzzRefusal(f *testing.F) {
 			t.Fatalf("Refusal = %#v", fe)
 		}
 	})
+}
+
+// TestCheckWarningsBounded: a zone with a warning per record comes back
+// with MaxWarnings of them and a count of the rest.
+func TestCheckWarningsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(good)
+	for i := range 300 {
+		fmt.Fprintf(&b, "mx%d MX 10 nothere%d\n", i, i) // check-mx-integrity: warn
+	}
+	res, err := checker(t).Check(context.Background(), "check.test", []byte(b.String()), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != MaxWarnings+1 || !strings.Contains(res.Warnings[MaxWarnings], "and 200 more") {
+		t.Fatalf("%d warnings, last %q", len(res.Warnings), res.Warnings[len(res.Warnings)-1])
+	}
 }
