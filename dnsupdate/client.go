@@ -63,7 +63,9 @@ type Client struct {
 	timeout time.Duration
 	// transferTotal bounds a whole transfer (default 4 × timeout).
 	transferTotal time.Duration
-	dialer        net.Dialer
+	// transferMaxBytes, if set, bounds the records of a transfer.
+	transferMaxBytes int
+	dialer           net.Dialer
 
 	idle connpool.Pool[net.Conn] // Discard: discard (gives the token back)
 	mu   sync.Mutex              // guards freed

@@ -67,6 +67,7 @@ func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg, max int)
 	}
 	var out []dns.RR
 	var failed error
+	size := 0 // wire bytes of the records, when c.transferMaxBytes bounds them
 	for e := range env {
 		if e.Error != nil {
 			if failed == nil {
@@ -78,7 +79,12 @@ func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg, max int)
 			continue
 		}
 		out = append(out, e.RR...)
-		if max > 0 && len(out) > max+1 && failed == nil {
+		if c.transferMaxBytes > 0 {
+			for _, rr := range e.RR {
+				size += dns.Len(rr)
+			}
+		}
+		if (max > 0 && len(out) > max+1 || c.transferMaxBytes > 0 && size > c.transferMaxBytes) && failed == nil {
 			failed = errTooLarge
 			_ = conn.Close() // the loop drains what is left
 		}
@@ -124,11 +130,22 @@ func (e *DialError) Unwrap() error { return e.Err }
 // server that cannot be reached is a *DialError; an error rcode is a
 // *ServerError; a transfer that took too long wraps
 // context.DeadlineExceeded.
-func TransferFrom(ctx context.Context, server string, key *TSIGKey, zone string, timeout time.Duration) ([]dns.RR, error) {
+//
+// At most maxRecords records (0: no bound) and MaxTransferBytes of them
+// are taken: a server that sends more is cut off, with an error for
+// which TooLarge is true.
+func TransferFrom(ctx context.Context, server string, key *TSIGKey, zone string, timeout time.Duration, maxRecords int) ([]dns.RR, error) {
 	c, err := NewClient(server, key, timeout)
 	if err != nil {
 		return nil, err
 	}
-	c.transferTotal = MaxTransferTime
-	return c.Transfer(ctx, zone)
+	c.transferTotal, c.transferMaxBytes = MaxTransferTime, MaxTransferBytes
+	return c.transferUpTo(ctx, zone, maxRecords)
 }
+
+// MaxTransferBytes bounds the records of a transfer of TransferFrom, in
+// wire bytes (uncompressed).
+const MaxTransferBytes = 512 << 20
+
+// TooLarge reports whether err is a transfer cut off for its size.
+func TooLarge(err error) bool { return errors.Is(err, errTooLarge) }

@@ -235,9 +235,12 @@ func (s *Service) transferIn(ctx context.Context, name string, src *AXFRSource) 
 	if _, err := dnsupdate.NewClient(src.Address, src.Key, timeout); err != nil {
 		return nil, newErr(ErrInvalid, name, "", "the transfer's TSIG key", err)
 	}
-	rrs, err := dnsupdate.TransferFrom(ctx, src.Address, src.Key, name, timeout)
+	rrs, err := dnsupdate.TransferFrom(ctx, src.Address, src.Key, name, timeout, zonemodel.MaxImportRecords)
 	if err == nil {
 		return rrs, nil
+	}
+	if dnsupdate.TooLarge(err) {
+		return nil, newErr(ErrTooLarge, name, "", "the transfer of zone "+name+" from "+src.Address+" was cut off: more than 1,000,000 records or 512 MiB", err)
 	}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
