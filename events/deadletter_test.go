@@ -192,3 +192,43 @@ func TestReleasedDelivererLingers(t *testing.T) {
 	got, _ := rc.snapshot()
 	checkOrder(t, want, got)
 }
+
+// TestReopenedHistoryKeepsTheDeliverer: a reload that closes the history
+// and opens it again (a new Log of the same directory) within Linger
+// keeps the deliverer, which goes on reading the new Log.
+func TestReopenedHistoryKeepsTheDeliverer(t *testing.T) {
+	hdir := t.TempDir()
+	l1, err := history.Open(hdir, history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, srv := newReceiver(t)
+	dir := t.TempDir()
+	w := testHook(srv.URL)
+	d1, release1, err := Start(l1, dir, w, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the deliverer", func() bool { return d1.Status().State == PhaseIdle })
+	want := appendChanges(t, l1, 3, "a.test")
+	waitFor(t, "the first events", func() bool { got, _ := rc.snapshot(); return len(got) == 3 })
+	release1()
+	l1.Close()
+	l2, err := history.Open(hdir, history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	d2, release2, err := Start(l2, dir, w, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { release2(); stopNow(d2) }()
+	if d2 != d1 {
+		t.Fatal("a reopened history got a new deliverer")
+	}
+	more := appendChanges(t, l2, 3, "a.test")
+	waitFor(t, "the events of the reopened history", func() bool { got, _ := rc.snapshot(); return len(got) == 6 })
+	got, _ := rc.snapshot()
+	checkOrder(t, append(want, more...), got)
+}

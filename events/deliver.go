@@ -39,7 +39,6 @@ const saveEvery = 200 * time.Millisecond
 type Deliverer struct {
 	hook   Webhook
 	signer *Signer
-	src    Source
 	dir    string
 	client *http.Client
 	logger *zap.Logger
@@ -47,6 +46,7 @@ type Deliverer struct {
 	done   chan struct{}
 
 	mu        sync.Mutex
+	src       Source     // the history; Start swaps it when a reload reopened it
 	file      *stateFile // nil until the lock is held
 	st        state
 	phase     string
@@ -120,7 +120,7 @@ func (d *Deliverer) run(ctx context.Context) {
 			d.redeliver(ctx)
 			continue
 		}
-		changed := d.src.Changed()
+		changed := d.source().Changed()
 		full, err := d.forward(ctx)
 		if err != nil {
 			d.logger.Error("reading the change history for a webhook", zap.String("webhook", d.hook.Name), zap.Error(err))
@@ -173,7 +173,7 @@ func (d *Deliverer) acquire(ctx context.Context) bool {
 			}
 			if !ok || st.URL != d.hook.URL {
 				// A new webhook gets the events from now on.
-				st = state{URL: d.hook.URL, Cursor: d.src.Last()}
+				st = state{URL: d.hook.URL, Cursor: d.source().Last()}
 			}
 			d.mu.Lock()
 			d.file, d.st, d.dirty = f, st, true
@@ -195,16 +195,16 @@ func (d *Deliverer) acquire(ctx context.Context) bool {
 // the batch was full (more may follow at once).
 func (d *Deliverer) forward(ctx context.Context) (full bool, err error) {
 	d.mu.Lock()
-	cursor := d.st.Cursor
+	cursor, src := d.st.Cursor, d.src
 	d.mu.Unlock()
-	if first := d.src.First(); cursor+1 < first {
+	if first := src.First(); cursor+1 < first {
 		d.logger.Warn("events were dropped by the history's retention before this webhook got them", zap.String("webhook", d.hook.Name), zap.Uint64("from", cursor+1), zap.Uint64("to", first-1))
 		metrics.lost.WithLabelValues(d.hook.Name).Add(float64(first - 1 - cursor))
 		cursor = first - 1
 		d.advance(cursor)
 	}
-	last := d.src.Last()
-	batch, err := d.src.Read(cursor, history.Filter{Types: d.hook.Types}, batchSize)
+	last := src.Last()
+	batch, err := src.Read(cursor, history.Filter{Types: d.hook.Types}, batchSize)
 	if err != nil {
 		return false, err
 	}
@@ -380,12 +380,12 @@ func (d *Deliverer) deadLetter(e history.Entry, attempts int, err error, retried
 // events after its After up to the cursor, one batch.
 func (d *Deliverer) redeliver(ctx context.Context) {
 	d.mu.Lock()
-	r, cursor := d.st.Retry[0], d.st.Cursor
+	r, cursor, src := d.st.Retry[0], d.st.Cursor, d.src
 	d.mu.Unlock()
-	if first := d.src.First(); r.After+1 < first {
+	if first := src.First(); r.After+1 < first {
 		d.logger.Warn("dead letters were dropped by the history's retention before they were retried", zap.String("webhook", d.hook.Name), zap.String("zone", r.Zone))
 	}
-	batch, err := d.src.Read(r.After, history.Filter{Zone: r.Zone, Types: d.hook.Types}, batchSize)
+	batch, err := src.Read(r.After, history.Filter{Zone: r.Zone, Types: d.hook.Types}, batchSize)
 	if err != nil {
 		d.logger.Error("reading the change history for a webhook", zap.String("webhook", d.hook.Name), zap.Error(err))
 		sleep(ctx, time.Second, nil)
@@ -443,6 +443,28 @@ func (d *Deliverer) saveLocked() {
 		return
 	}
 	d.dirty, d.lastSave = false, time.Now()
+}
+
+// source returns the history the deliverer reads.
+func (d *Deliverer) source() Source {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.src
+}
+
+// setSource makes the deliverer read src from now on (a reload closed
+// the history and opened it again) and wakes it.
+func (d *Deliverer) setSource(src Source) {
+	d.mu.Lock()
+	changed := d.src != src
+	d.src = src
+	d.mu.Unlock()
+	if changed {
+		select {
+		case d.kick <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // setPhase records what the deliverer does.

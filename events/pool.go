@@ -41,7 +41,10 @@ var Linger = 3 * time.Second
 // stops; the new one waits for it (PhaseStandby), as it does while
 // another process delivers the webhook.
 func Start(src Source, dir string, w Webhook, logger *zap.Logger) (*Deliverer, func(), error) {
-	key := fmt.Sprintf("%s\x00%p\x00%s", dir, src, w.fingerprint())
+	// Not keyed by src: a reload may close the history and open it again
+	// (a new Log of the same directory), and the deliverer goes on with
+	// the new one.
+	key := dir + "\x00" + w.fingerprint()
 	running.Lock()
 	defer running.Unlock()
 	r := running.m[key]
@@ -55,6 +58,7 @@ func Start(src Source, dir string, w Webhook, logger *zap.Logger) (*Deliverer, f
 		running.m[key] = r
 		go d.run(ctx)
 	}
+	r.d.setSource(src)
 	r.refs++
 	if r.linger != nil {
 		r.linger.Stop()

@@ -62,9 +62,15 @@ func BenchmarkEvents(b *testing.B) {
 		res := interleaved(10, conc, n,
 			[]string{"history + 1 webhook + 1 stream on", "history off (no events)", "history on, no webhook or stream (another named)"},
 			[]func(int) func() func(int) error{
-				func(r int) func() func(int) error { return leanAPIWorker(b, on, zoneOn, fmt.Sprintf("e%d-%d-", conc, r)) },
-				func(r int) func() func(int) error { return leanAPIWorker(b, off, zoneOff, fmt.Sprintf("o%d-%d-", conc, r)) },
-				func(r int) func() func(int) error { return leanAPIWorker(b, hist, zoneHist, fmt.Sprintf("h%d-%d-", conc, r)) },
+				func(r int) func() func(int) error {
+					return leanAPIWorker(b, on, zoneOn, fmt.Sprintf("e%d-%d-", conc, r))
+				},
+				func(r int) func() func(int) error {
+					return leanAPIWorker(b, off, zoneOff, fmt.Sprintf("o%d-%d-", conc, r))
+				},
+				func(r int) func() func(int) error {
+					return leanAPIWorker(b, hist, zoneHist, fmt.Sprintf("h%d-%d-", conc, r))
+				},
 			})
 		rows = append(rows, res...)
 	}

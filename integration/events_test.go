@@ -285,6 +285,19 @@ func TestWebhooksThroughCaddy(t *testing.T) {
 	}
 	checkAsyncAPIDrift(t, c, got)
 
+	// A reload (the history is closed and opened again) keeps the
+	// deliverer: later changes arrive, once each.
+	reload(t, c, "11s")
+	more := addRecords(t, c, zones[:1], 2)
+	got = main.waitDeliveries(want + more)
+	ids, zs = nil, nil
+	for _, d := range got {
+		ids, zs = append(ids, d.entry.ID), append(zs, d.entry.Zone)
+	}
+	if seen := inOrderPerZone(t, ids, zs); len(seen) != want+more {
+		t.Errorf("%d distinct events after the reload, want %d", len(seen), want+more)
+	}
+
 	picky.up()
 	r := c.do("POST", "/api/v1/events/webhooks/picky/retry", nil)
 	expect(t, r, 200, "retry picky")
