@@ -482,23 +482,19 @@ func (g *Grant) CheckActionIn(who string, a Action, zone, view string) error {
 
 // viewList lists the views of the grant and of each grant it is
 // intersected with, for messages.
-func (g *Grant) viewList() []string {
-	var out []string
-	for ; g != nil; g = g.and {
-		if len(g.scope.Views) > 0 {
-			out = append(out, strings.Join(g.scope.Views, ", "))
-		}
-	}
-	return out
-}
+func (g *Grant) viewList() []string { return g.lists(func(s Scope) []string { return s.Views }) }
 
 // zoneList lists the zone patterns of the grant and of each grant it is
 // intersected with, for messages.
-func (g *Grant) zoneList() []string {
+func (g *Grant) zoneList() []string { return g.lists(func(s Scope) []string { return s.Zones }) }
+
+// lists joins one field of the scope of the grant and of each grant it is
+// intersected with, one item per grant that sets it.
+func (g *Grant) lists(field func(Scope) []string) []string {
 	var out []string
 	for ; g != nil; g = g.and {
-		if len(g.scope.Zones) > 0 {
-			out = append(out, strings.Join(g.scope.Zones, ", "))
+		if v := field(g.scope); len(v) > 0 {
+			out = append(out, strings.Join(v, ", "))
 		}
 	}
 	return out

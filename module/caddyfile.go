@@ -134,25 +134,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 					return d.Errf("unrecognized rndc subdirective %q", d.Val())
 				}
 			}
-		case "update_key_file":
-			if h.UpdateKey == nil {
-				h.UpdateKey = new(KeyConfig)
-			}
-			if err := parseKeyFile(d, h.UpdateKey); err != nil {
+		case "update_key_file", "update_key":
+			if err := parseUpdateKey(d, &h.UpdateKey); err != nil {
 				return err
-			}
-		case "update_key":
-			if h.UpdateKey == nil {
-				h.UpdateKey = new(KeyConfig)
-			}
-			args := d.RemainingArgs()
-			switch len(args) {
-			case 1:
-				h.UpdateKey.Name = args[0]
-			case 3:
-				h.UpdateKey.Name, h.UpdateKey.Algorithm, h.UpdateKey.Secret = args[0], args[1], args[2]
-			default:
-				return d.ArgErr()
 			}
 		case "key_directory":
 			if !d.AllArgs(&h.KeyDirectory) {
@@ -287,6 +271,28 @@ func parseRateLimit(d *caddyfile.Dispenser) (*auth.RateLimit, error) {
 		l.Burst = b
 	}
 	return l, nil
+}
+
+// parseUpdateKey reads update_key_file's `<path> [<key_name>]` or
+// update_key's `<name> [<algorithm> <secret>]` (the subdirective d is at)
+// into *k, which it makes on first use.
+func parseUpdateKey(d *caddyfile.Dispenser, k **KeyConfig) error {
+	if *k == nil {
+		*k = new(KeyConfig)
+	}
+	if d.Val() == "update_key_file" {
+		return parseKeyFile(d, *k)
+	}
+	args := d.RemainingArgs()
+	switch len(args) {
+	case 1:
+		(*k).Name = args[0]
+	case 3:
+		(*k).Name, (*k).Algorithm, (*k).Secret = args[0], args[1], args[2]
+	default:
+		return d.ArgErr()
+	}
+	return nil
 }
 
 // parseKeyFile reads `<path> [<key_name>]` into k.

@@ -82,14 +82,30 @@ type sharedRefs struct {
 // server, key and timeout; release gives back those it took. Neither
 // touches the disk or the network.
 func (s *sharedRefs) acquire(zoneDir, server string, key *KeyConfig, timeout time.Duration) error {
+	return s.acquireView(zoneDir, "", server, key, timeout)
+}
+
+// acquireView is acquire for the zones of a view (views.go): the store of
+// zonestore.ViewDir(zoneDir, view), and an updater of the view's own (its
+// messages are all signed; see sharedupdater.GetForView). View "" is
+// acquire's.
+func (s *sharedRefs) acquireView(zoneDir, view, server string, key *KeyConfig, timeout time.Duration) error {
 	if zoneDir != "" {
-		v, _, err := storePool.LoadOrNew(zoneDir, func() (caddy.Destructor, error) {
-			return &sharedStore{dir: zoneDir}, nil
+		dir, open := zoneDir, (func() (*zonestore.Store, error))(nil)
+		if view != "" {
+			dir = zonestore.ViewDir(zoneDir, view)
+			open = func() (*zonestore.Store, error) { return zonestore.OpenView(zoneDir, view) }
+		}
+		v, _, err := storePool.LoadOrNew(dir, func() (caddy.Destructor, error) {
+			return &sharedStore{dir: dir, openFn: open}, nil
 		})
 		if err != nil {
 			return err
 		}
-		s.store, s.storeKey = v.(*sharedStore), zoneDir
+		s.store, s.storeKey = v.(*sharedStore), dir
+	}
+	if view != "" {
+		server += "\x00view"
 	}
 	s.updaterKey = updaterPoolKey(server, key, timeout)
 	s.updater = sharedupdater.Acquire(s.updaterKey, dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})

@@ -80,10 +80,7 @@ type viewSettings struct {
 	updateKeyConf *KeyConfig
 	dnsServer     string
 
-	store      *sharedStore
-	storeKey   string
-	updater    *sharedupdater.Updater
-	updaterKey string
+	sharedRefs
 }
 
 // configured reports whether any view is configured.
@@ -168,33 +165,16 @@ func (t *viewTable) validate() error {
 // (<zone_dir>/views/<name>) and updater; release gives them back.
 func (t *viewTable) acquire(zoneDir string, timeout time.Duration) error {
 	for _, vs := range t.other {
-		if zoneDir != "" {
-			dir := zonestore.ViewDir(zoneDir, vs.name)
-			parent, view := zoneDir, vs.name
-			v, _, err := storePool.LoadOrNew(dir, func() (caddy.Destructor, error) {
-				return &sharedStore{dir: dir, openFn: func() (*zonestore.Store, error) { return zonestore.OpenView(parent, view) }}, nil
-			})
-			if err != nil {
-				return err
-			}
-			vs.store, vs.storeKey = v.(*sharedStore), dir
+		if err := vs.acquireView(zoneDir, vs.name, vs.dnsServer, vs.updateKeyConf, timeout); err != nil {
+			return err
 		}
-		vs.updaterKey = updaterPoolKey(vs.dnsServer+"\x00view", vs.updateKeyConf, timeout)
-		vs.updater = sharedupdater.Acquire(vs.updaterKey, dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
 	}
 	return nil
 }
 
 func (t *viewTable) release() {
 	for _, vs := range t.other {
-		if vs.storeKey != "" {
-			_, _ = storePool.Delete(vs.storeKey)
-			vs.storeKey = ""
-		}
-		if vs.updaterKey != "" {
-			sharedupdater.Release(vs.updaterKey)
-			vs.updaterKey = ""
-		}
+		vs.sharedRefs.release()
 	}
 }
 
@@ -342,25 +322,9 @@ func unmarshalViewCaddyfile(d *caddyfile.Dispenser) (ViewConfig, error) {
 	}
 	for n := d.Nesting(); d.NextBlock(n); {
 		switch d.Val() {
-		case "update_key_file":
-			if v.UpdateKey == nil {
-				v.UpdateKey = new(KeyConfig)
-			}
-			if err := parseKeyFile(d, v.UpdateKey); err != nil {
+		case "update_key_file", "update_key":
+			if err := parseUpdateKey(d, &v.UpdateKey); err != nil {
 				return v, err
-			}
-		case "update_key":
-			if v.UpdateKey == nil {
-				v.UpdateKey = new(KeyConfig)
-			}
-			args := d.RemainingArgs()
-			switch len(args) {
-			case 1:
-				v.UpdateKey.Name = args[0]
-			case 3:
-				v.UpdateKey.Name, v.UpdateKey.Algorithm, v.UpdateKey.Secret = args[0], args[1], args[2]
-			default:
-				return v, d.ArgErr()
 			}
 		case "dns_server":
 			if !d.AllArgs(&v.DNSServer) {
