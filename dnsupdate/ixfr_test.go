@@ -83,3 +83,12 @@ func TestNotifyListener(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestDiff(t *testing.T) {
+	before := []dns.RR{mustRR(t, "z. 300 IN SOA ns.z. h.z. 1 1 1 1 1"), mustRR(t, "a.z. 300 IN A 192.0.2.1"), mustRR(t, "B.z. 300 IN TXT x")}
+	after := []dns.RR{mustRR(t, "z. 300 IN SOA ns.z. h.z. 2 1 1 1 1"), mustRR(t, "b.z. 300 IN TXT x"), mustRR(t, "a.z. 60 IN A 192.0.2.1"), mustRR(t, "c.z. 300 IN A 192.0.2.3")}
+	added, removed := Diff(before, after)
+	if len(added) != 2 || len(removed) != 1 || added[0].Header().Ttl != 60 || removed[0].Header().Ttl != 300 {
+		t.Fatalf("added %v removed %v", added, removed)
+	}
+}

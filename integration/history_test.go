@@ -382,3 +382,40 @@ http://127.0.0.1:%d {
 		t.Errorf("webhook identity %q", cs[1].Identity)
 	}
 }
+
+// TestHistoryFileEditWithoutJournal: with a named that keeps no journal of
+// reloads (no ixfr-from-differences), a zone file edited and thawed is
+// answered by IXFR with the whole zone; the history then records the
+// difference from the zone's content as the API last read it.
+func TestHistoryFileEditWithoutJournal(t *testing.T) {
+	port, _, err := testbind.FreePorts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := testbind.Start(t, &testbind.Options{ExtraOptions: fmt.Sprintf("also-notify { 127.0.0.1 port %d; };", port)})
+	c := startCaddy(t, ns, caddyOpts{extra: fmt.Sprintf("history {\n\t\t\t\tnotify_listen 127.0.0.1:%d\n\t\t\t}", port)})
+	const zone = "nojnl.test"
+	expect(t, c.do("POST", "/api/v1/zones", zoneBody(zone)), http.StatusCreated, "create")
+	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "a", "type": "A", "value": "192.0.2.1"}), http.StatusCreated, "add")
+	expect(t, c.do("GET", "/api/v1/zones/"+zone+"/records", nil), http.StatusOK, "read")
+	if out, err := ns.RNDC("freeze", zone); err != nil {
+		t.Fatalf("rndc freeze: %v %s", err, out)
+	}
+	file := filepath.Join(ns.ZoneDir, zone+".zone")
+	if z := c.do("GET", "/api/v1/zones/"+zone, nil); z.str("file") != "" {
+		file = z.str("file")
+	}
+	editZoneFile(t, file, "filed."+zone+". 300 IN A 192.0.2.77")
+	if out, err := ns.RNDC("thaw", zone); err != nil {
+		t.Fatalf("rndc thaw: %v %s", err, out)
+	}
+	var last change
+	waitFor(t, "the file edit in the history", func() bool {
+		cs := c.changes(testToken, "/api/v1/zones/"+zone+"/changes")
+		last = cs[len(cs)-1]
+		return last.Source == "external"
+	})
+	if len(last.Added) != 1 || last.Added[0].Name != "filed."+zone || len(last.Removed) != 0 {
+		t.Errorf("the file edit: %s", last)
+	}
+}

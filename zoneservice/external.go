@@ -9,6 +9,7 @@ import (
 	"github.com/miekg/dns"
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/history"
 )
 
@@ -68,9 +69,7 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 	}
 	var es []history.Entry
 	if full != nil {
-		s.log().Warn("named sent the whole zone for an IXFR: the change is recorded without its records (ixfr-from-differences makes named keep them)",
-			zap.String("zone", zone), zap.Uint32("from", last), zap.Uint32("to", soa.Serial))
-		es = append(es, external(zone, last, full[0].(*dns.SOA).Serial, nil, nil))
+		es = append(es, s.fullDiff(zone, last, full))
 	}
 	for _, d := range deltas {
 		es = append(es, external(zone, d.From, d.To, d.Added, d.Deleted))
@@ -83,6 +82,21 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 	}
 	_, err = s.History.Append(es...)
 	return err
+}
+
+// fullDiff is the entry of a change named answered an IXFR with the whole
+// zone for: the difference from the zone's content at serial from, when
+// the updater holds it (a recent read); otherwise the two serials alone,
+// with a warning.
+func (s *Service) fullDiff(zone string, from uint32, full []dns.RR) history.Entry {
+	to := full[0].(*dns.SOA).Serial
+	if old := s.Updater.Cached(zone, from); old != nil {
+		added, removed := dnsupdate.Diff(old.RRs, full)
+		return external(zone, from, to, added, removed)
+	}
+	s.log().Warn("named sent the whole zone for an IXFR and its content before is not known: the change is recorded without its records (ixfr-from-differences makes named keep them)",
+		zap.String("zone", zone), zap.Uint32("from", from), zap.Uint32("to", to))
+	return external(zone, from, to, nil, nil)
 }
 
 // external is the entry of a change made elsewhere.

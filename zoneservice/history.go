@@ -142,7 +142,11 @@ func (s *Service) fillGap(ctx context.Context, zone string, old, new uint32) {
 	}
 	var es []history.Entry
 	if full != nil {
-		es = append(es, external(zone, last, old, nil, nil))
+		e := s.fullDiff(zone, last, full)
+		if *e.SerialAfter != old {
+			e = external(zone, last, old, nil, nil) // named is past this write already
+		}
+		es = append(es, e)
 	}
 	for _, d := range deltas {
 		if d.From == old {
