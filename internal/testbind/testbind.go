@@ -53,6 +53,11 @@ type Server struct {
 	ConfFile    string // path of the generated named.conf
 	LogFile     string // path of named's log (its stderr with -g)
 
+	// StatsAddr is "127.0.0.1:<port>", named's statistics channel
+	// (statistics-channels; /json/v1/zones lists every zone of every
+	// view).
+	StatsAddr string
+
 	// RNDCKeyFile is the path of rndc.key:
 	// key "rndc-key" { algorithm hmac-sha256; secret "..."; };
 	RNDCKeyFile string
@@ -80,7 +85,9 @@ type Server struct {
 	logf    *os.File
 	dnsPort int
 	ctlPort int
-	opts    Options
+
+	statsPort int // named's statistics channel
+	opts      Options
 }
 
 // Options tunes the generated configuration.
@@ -173,6 +180,9 @@ func Start(tb testing.TB, opts *Options) *Server {
 			tb.Fatalf("testbind: BeforeStart: %v", err)
 		}
 	}
+
+	s.statsPort = ReservedPort(tb)
+	s.StatsAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(s.statsPort))
 
 	// Ports are picked by the kernel, then released and handed to named; a
 	// concurrent process could grab one in between, so retry a few times.
@@ -433,6 +443,10 @@ controls {
 	inet 127.0.0.1 port %[12]d allow { 127.0.0.1; } keys { %[13]q; };
 };
 
+statistics-channels {
+	inet 127.0.0.1 port %[16]d allow { 127.0.0.1; };
+};
+
 %[14]s
 %[15]s`,
 		s.Dir,
@@ -450,6 +464,7 @@ controls {
 		s.RNDCKeyName,
 		s.opts.ExtraConfig,
 		s.viewsConfig(),
+		s.statsPort,
 	)
 	if err := os.WriteFile(s.ConfFile, []byte(conf), 0o644); err != nil {
 		return err

@@ -2,7 +2,9 @@ package testbind
 
 import (
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -69,5 +71,26 @@ func TestPortCollisionRetry(t *testing.T) {
 	s := Start(t, nil)
 	if calls < 2 || strings.HasSuffix(s.DNSAddr, fmt.Sprintf(":%d", port)) {
 		t.Fatalf("calls = %d, DNSAddr = %s", calls, s.DNSAddr)
+	}
+}
+
+// The statistics channel lists the zones named serves.
+func TestStatisticsChannel(t *testing.T) {
+	s := Start(t, nil)
+	p, err := s.WriteZone("stats.test", MinimalZone("stats.test", 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.RNDC("addzone", "stats.test", fmt.Sprintf(`{ type primary; file %q; };`, p)); err != nil {
+		t.Fatal(out, err)
+	}
+	resp, err := http.Get("http://" + s.StatsAddr + "/json/v1/zones")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"name":"stats.test"`) {
+		t.Fatalf("GET /json/v1/zones: %d %.300s", resp.StatusCode, body)
 	}
 }
