@@ -56,8 +56,8 @@ var layering = []layer{
 	},
 	{
 		name:    "storage and control",
-		rule:    "zone files, locks, index and intents (zonestore); named's control channel and its zone statement model (rndc); the change history's durable log (history); BIND's zone checker, named-checkzone (zonecheck)",
-		pkgs:    []string{"history", "rndc", "zonecheck", "zonestore"},
+		rule:    "zone files, locks, index and intents (zonestore); named's control channel and its zone statement model (rndc); the change history's durable log (history); BIND's zone checker, named-checkzone (zonecheck); every zone named serves, read from its statistics channel through a fetch it is given (inventory)",
+		pkgs:    []string{"history", "inventory", "rndc", "zonecheck", "zonestore"},
 		imports: []string{"base", "zone model", "storage and control"},
 		miekg:   true,
 	},
@@ -115,8 +115,8 @@ var layering = []layer{
 	},
 	{
 		name:    "front ends",
-		rule:    "HTTP or Caddy glue over the zone service: translate, authorise, map errors; no zone logic, no other front end",
-		pkgs:    []string{"client/caddydns", "externaldns", "module", "powerdns"},
+		rule:    "HTTP or Caddy glue over the zone service: translate, authorise, map errors; no zone logic, no other front end (client/adoptcmd is a Caddy command over the API, through the Go client)",
+		pkgs:    []string{"client/adoptcmd", "client/caddydns", "externaldns", "module", "powerdns"},
 		imports: []string{"base", "api types", "zone model", "storage and control", "dns", "zone service", "providers", "spec", "client", "client adapters", "front-end support"},
 		http:    true,
 		caddy:   true,

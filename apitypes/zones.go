@@ -88,13 +88,83 @@ type ZoneInfo struct {
 	Nodes *int `json:"nodes,omitempty"`
 	// LastLoaded is when named last loaded it, as named prints it.
 	LastLoaded string `json:"lastLoaded,omitempty"`
-	// Managed tells whether the zone was created through the API.
+	// Managed tells whether the zone was created or adopted through the
+	// API.
 	Managed *bool `json:"managed,omitempty"`
 	// View is the view of named the zone is in; absent on a server
 	// without views configured.
 	View string `json:"view,omitempty"`
+	// Source is where the zone's configuration comes from: "named.conf",
+	// "nzd" (the new-zone database: `rndc addzone` outside the API) or
+	// "api" (created or adopted through the API) (GET only).
+	Source string `json:"source,omitempty"`
 	// Config is the zone's configuration from showzone (GET only).
 	Config *ZoneSettings `json:"config,omitempty"`
+	// Capabilities say what the API can do with the zone, and why not
+	// (GET only).
+	Capabilities *ZoneCapabilities `json:"capabilities,omitempty"`
+}
+
+// ZoneCapabilities say what the API can do with a zone, each worked out
+// as the operation itself would decide it.
+type ZoneCapabilities struct {
+	// Records: changing its records (POST, PUT, DELETE, PATCH
+	// /records): a primary zone whose allow-update or update-policy
+	// grants the API's update key, not frozen.
+	Records Capability `json:"records"`
+	// Modify: changing its configuration (PATCH, modzone): not a zone of
+	// named.conf.
+	Modify Capability `json:"modify"`
+	// Delete: deleting it (DELETE, delzone): not a zone of named.conf;
+	// a zone the API does not manage needs confirm=unmanaged.
+	Delete Capability `json:"delete"`
+	// Adopt: bringing it under management (POST /adopt): a zone of the
+	// new-zone database the API does not manage.
+	Adopt Capability `json:"adopt"`
+	// Retransfer: transferring it again (POST /retransfer): secondary,
+	// mirror and stub zones.
+	Retransfer Capability `json:"retransfer"`
+}
+
+// Capability says whether the API can do one thing with a zone.
+type Capability struct {
+	// Allowed is true when the operation can succeed on the zone as it
+	// is.
+	Allowed bool `json:"allowed"`
+	// Reason says why not, or what the operation needs.
+	Reason string `json:"reason,omitempty"`
+}
+
+// AdoptResponse is the answer of POST /zones/{name}/adopt.
+type AdoptResponse struct {
+	// Success is true.
+	Success bool `json:"success"`
+	// Message says what was done.
+	Message string `json:"message"`
+	// Details is named's answer to the modzone that granted the update
+	// key, if one was sent.
+	Details string `json:"details"`
+	// AlreadyManaged is true when the API managed the zone already
+	// (nothing was done).
+	AlreadyManaged bool `json:"alreadyManaged"`
+	// Granted is the clause the adoption added to the zone (by
+	// modzone), when grantUpdateKey asked for it and the zone lacked it.
+	Granted string `json:"granted,omitempty"`
+}
+
+// AdoptRefusal is the 409 of an adoption of a zone configured in
+// named.conf: the error body plus what to add to named.conf.
+type AdoptRefusal struct {
+	// Error is the HTTP reason phrase: Conflict.
+	Error string `json:"error"`
+	// Message says why, and what to do.
+	Message string `json:"message"`
+	// Clause is the clause to add to the zone's statement in named.conf
+	// so that the API's update key may change its records (empty when
+	// it has one, or the zone is not a primary).
+	Clause string `json:"clause,omitempty"`
+	// Statement is the zone's statement with that clause.
+	Statement string `json:"statement,omitempty"`
 }
 
 // ZoneResponse is the bindcar-compatible answer of zone commands (create,
@@ -113,17 +183,30 @@ type ZoneResponse struct {
 	Location string `json:"-"`
 }
 
-// ZoneEntry is a managed zone in a list.
+// ZoneEntry is a zone in a list: a managed zone (name, type, created),
+// and with all=true any zone named serves (view, managed, source,
+// serial too).
 type ZoneEntry struct {
 	// Name is the zone's name.
 	Name string `json:"name"`
-	// Type is primary or secondary.
+	// Type is primary or secondary (with all=true, any type of named's).
 	Type string `json:"type"`
-	// Created is when the API created it.
-	Created time.Time `json:"created"`
-	// View is the view of named the zone is in; absent on a server
-	// without views configured.
+	// Created is when the API created or adopted it (absent for a zone
+	// it does not manage).
+	Created time.Time `json:"created,omitzero"`
+	// View is the view of named the zone is in: absent on a server
+	// without views configured, except with all=true (then "_default"
+	// on a server without views).
 	View string `json:"view,omitempty"`
+	// Managed tells whether the zone was created or adopted through the
+	// API (all=true).
+	Managed *bool `json:"managed,omitempty"`
+	// Source is where its configuration comes from: named.conf, nzd or
+	// api (all=true; absent while named could not be asked).
+	Source string `json:"source,omitempty"`
+	// Serial is its SOA serial as of the inventory's last refresh
+	// (all=true; absent when named has not loaded it).
+	Serial *uint32 `json:"serial,omitempty"`
 }
 
 // ZonePage is one page of GET /zones. Zones and Count keep bindcar's shape;
@@ -133,7 +216,8 @@ type ZonePage struct {
 	Zones []string `json:"zones"`
 	// Count is the number of zones on the page.
 	Count int `json:"count"`
-	// Total is the number of managed zones (of the type asked for).
+	// Total is the number of zones the request selects (managed ones,
+	// or with all=true every zone named serves, after the filters).
 	Total int `json:"total"`
 	// Items are the page's zones with their type and creation time.
 	Items []ZoneEntry `json:"items"`

@@ -262,6 +262,33 @@ func (c *Client) DeleteZone(ctx context.Context, zone string) (*ZoneResponse, er
 	return c.zoneCommand(ctx, http.MethodDelete, zonePath(zone))
 }
 
+// DeleteUnmanagedZone deletes a zone the API does not manage (added with
+// rndc addzone outside it): DELETE /zones/{name}?confirm=unmanaged.
+func (c *Client) DeleteUnmanagedZone(ctx context.Context, zone string) (*ZoneResponse, error) {
+	var v ZoneResponse
+	q := url.Values{"confirm": {"unmanaged"}}
+	if _, err := c.call(ctx, request{method: http.MethodDelete, path: zonePath(zone), query: q}, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// AdoptZone brings a zone named serves under management: POST
+// /zones/{name}/adopt, with grantUpdateKey=true when grant is set. A zone
+// of named.conf gives an *Error with status 409 whose message names the
+// clause to add there.
+func (c *Client) AdoptZone(ctx context.Context, zone string, grant bool) (*AdoptResponse, error) {
+	var v AdoptResponse
+	q := url.Values{}
+	if grant {
+		q.Set("grantUpdateKey", "true")
+	}
+	if _, err := c.call(ctx, request{method: http.MethodPost, path: zonePath(zone) + "/adopt", query: q}, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
 // ZoneStatus answers GET /zones/{name}/status.
 func (c *Client) ZoneStatus(ctx context.Context, zone string) (*ZoneResponse, error) {
 	return c.zoneCommand(ctx, http.MethodGet, zonePath(zone)+"/status")
@@ -312,6 +339,18 @@ func (c *Client) ListZones(ctx context.Context, opt ListZonesOptions) (*ZonePage
 	if opt.Type != "" {
 		q.Set("type", opt.Type)
 	}
+	if opt.All {
+		q.Set("all", "true")
+		if opt.Managed != nil {
+			q.Set("managed", strconv.FormatBool(*opt.Managed))
+		}
+		if opt.Source != "" {
+			q.Set("source", opt.Source)
+		}
+		if opt.View != "" {
+			q.Set("view", opt.View)
+		}
+	}
 	var v ZonePage
 	if _, err := c.call(ctx, request{method: http.MethodGet, path: "/zones", query: q}, &v); err != nil {
 		return nil, err
@@ -319,7 +358,8 @@ func (c *Client) ListZones(ctx context.Context, opt ListZonesOptions) (*ZonePage
 	return &v, nil
 }
 
-// AllZones iterates over every managed zone, reading pages of opt.Limit
+// AllZones iterates over every managed zone (with opt.All, every zone
+// named serves), reading pages of opt.Limit
 // as it goes (opt.Cursor is where it starts). It stops at the first error,
 // which it yields.
 func (c *Client) AllZones(ctx context.Context, opt ListZonesOptions) iter.Seq2[ZoneEntry, error] {

@@ -46,6 +46,10 @@ type (
 	ImportResult = apitypes.ImportResult
 	// ZonePage is one page of GET /zones.
 	ZonePage = apitypes.ZonePage
+	// AdoptResponse is the answer of an adoption (AdoptZone).
+	AdoptResponse = apitypes.AdoptResponse
+	// ZoneCapabilities are what the API can do with a zone (ZoneInfo).
+	ZoneCapabilities = apitypes.ZoneCapabilities
 	// CreateZone is the body of POST /zones (bindcar's).
 	CreateZone = apitypes.CreateZone
 	// ZoneConfig is a zone's content and options.
@@ -101,4 +105,15 @@ type ListZonesOptions struct {
 	Cursor string
 	// Type keeps only primary or secondary zones.
 	Type string
+	// All lists every zone named serves (all=true), not only the API's;
+	// Managed, Source and View filter that list.
+	All bool
+	// Managed, with All, keeps the managed (true) or unmanaged (false)
+	// zones only.
+	Managed *bool
+	// Source, with All, keeps the zones whose configuration comes from
+	// there: named.conf, nzd or api.
+	Source string
+	// View, with All, keeps the zones of one view.
+	View string
 }

@@ -446,9 +446,11 @@ func TestAllowTransferAdmitsModuleKey(t *testing.T) {
 	}
 }
 
-// TestDeleteUnmanagedZoneKeepsFiles: deleting a zone from named.conf whose
-// file happens to sit in the zone directory under the API's naming removes
-// it from named (as BIND allows) but leaves its file alone.
+// TestDeleteUnmanagedZoneKeepsFiles: a zone the API does not manage is
+// deleted only with ?confirm=unmanaged (409 and nothing changed without
+// it), from named only: its file, though it sits in the zone directory
+// under the API's naming, is left alone. A zone of named.conf is never
+// deleted (409 even when confirmed): delzone cannot make it stay deleted.
 func TestDeleteUnmanagedZoneKeepsFiles(t *testing.T) {
 	// named.conf names the file relative to named's directory; it is
 	// written, and the zone loaded, once named runs.
@@ -460,13 +462,33 @@ func TestDeleteUnmanagedZoneKeepsFiles(t *testing.T) {
 	if out, err := ns.RNDC("reload", "own.test"); err != nil {
 		t.Fatalf("loading named's zone: %v %s", err, out)
 	}
+	added := filepath.Join(ns.ZoneDir, "added.test.zone")
+	if err := os.WriteFile(added, []byte(testbind.MinimalZone("added.test", 4)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := ns.RNDC("addzone", "added.test", `{ type primary; file "zones/added.test.zone"; };`); err != nil {
+		t.Fatalf("rndc addzone: %v %s", err, out)
+	}
 	c := startCaddy(t, ns, caddyOpts{})
-	r := c.do("DELETE", "/api/v1/zones/own.test", nil)
-	expect(t, r, 200, "delete")
-	if !strings.Contains(r.str("details"), "named.conf") {
-		t.Errorf("BIND's advice is not passed on: %s", r.raw)
+	for _, path := range []string{"/api/v1/zones/own.test", "/api/v1/zones/own.test?confirm=unmanaged"} {
+		r := c.do("DELETE", path, nil)
+		expectError(t, r, http.StatusConflict, "Conflict", "configured in named.conf")
+	}
+	if soa := query(t, ns, "own.test", dns.TypeSOA); len(soa.Answer) != 1 {
+		t.Errorf("named's own zone is gone after a refused delete: %v", soa)
+	}
+	r := c.do("DELETE", "/api/v1/zones/added.test", nil)
+	expectError(t, r, http.StatusConflict, "Conflict", "confirm=unmanaged")
+	if soa := query(t, ns, "added.test", dns.TypeSOA); len(soa.Answer) != 1 {
+		t.Errorf("the zone is gone after an unconfirmed delete: %v", soa)
+	}
+	r = c.do("DELETE", "/api/v1/zones/added.test?confirm=unmanaged", nil)
+	expect(t, r, 200, "confirmed delete")
+	if _, err := os.Stat(added); err != nil {
+		t.Errorf("the file of a zone not created through the API was removed: %v", err)
 	}
 	if _, err := os.Stat(file); err != nil {
 		t.Errorf("the file of named's own zone was removed: %v", err)
 	}
+	expect(t, c.do("GET", "/api/v1/zones/added.test", nil), 404, "deleted zone")
 }

@@ -2,6 +2,7 @@ package module
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 
@@ -75,6 +76,7 @@ func (h *Handler) getBackend() (*backend, error) {
 			b.views[name] = vb
 		}
 	}
+	withInventory(b, h.statsURL, h.rndcTimeout, time.Duration(h.InventoryRefresh), h.logger)
 	h.cell.backend = b
 	return b, nil
 }

@@ -42,6 +42,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		dns_server      <host:port>            # named's DNS port, default 127.0.0.1:53
 //		serial_update_method increment|unixtime|date  # default increment
 //		key_directory   <dir>                   # named's key-directory, if not zone_dir
+//		statistics_channel <host:port|url>      # named's statistics-channels: ?all=true lists every zone
+//		inventory_refresh  <duration>           # how often that list is read again, default 30s
 //		disable_auth
 //		auth <mode> [{ <mode options> }]       # basic (default), static, jwt, k8s_token_review
 //		rate_limit <requests> [<interval>] [burst <n>]          # per identity
@@ -146,6 +148,20 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if !d.AllArgs(&h.DNSServer) {
 				return d.ArgErr()
 			}
+		case "statistics_channel":
+			if !d.AllArgs(&h.StatisticsChannel) {
+				return d.ArgErr()
+			}
+		case "inventory_refresh":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("inventory_refresh: want a positive duration, got %q", v)
+			}
+			h.InventoryRefresh = caddy.Duration(dur)
 		case "serial_update_method":
 			if !d.AllArgs(&h.SerialUpdateMethod) {
 				return d.ArgErr()

@@ -244,6 +244,9 @@ func lifecycleFailure(zone string, err error) failure {
 	if le.Zone != "" {
 		zone = le.Zone
 	}
+	if f, ok := originFailure(le); ok {
+		return f
+	}
 	switch {
 	case errors.Is(err, zoneservice.ErrExists):
 		return fail(http.StatusConflict, "%s", le.Msg)
@@ -269,6 +272,24 @@ func lifecycleFailure(zone string, err error) failure {
 	}
 }
 
+// originFailure answers the refusals that depend on where a zone comes
+// from and on the inventory: 409 for a zone of named.conf, an unmanaged
+// zone's unconfirmed delete and a type that cannot do what was asked;
+// 503 when the list of every zone cannot be read (no statistics channel,
+// or named's does not answer).
+func originFailure(le *zoneservice.Error) (failure, bool) {
+	switch {
+	case errors.Is(le, zoneservice.ErrNamedConf), errors.Is(le, zoneservice.ErrUnmanaged),
+		errors.Is(le, zoneservice.ErrWrongType) && le.Command == "":
+		return fail(http.StatusConflict, "%s", le.Msg), true
+	case errors.Is(le, zoneservice.ErrNoInventory):
+		return fail(http.StatusServiceUnavailable, "%s: configure named's statistics-channels and the statistics_channel option", le.Msg), true
+	case le.Command == "statistics":
+		return fail(http.StatusServiceUnavailable, "%v", le), true
+	}
+	return failure{}, false
+}
+
 // serviceFailed answers a failed zone operation (serviceFailure).
 func (a *restAPI) serviceFailed(w http.ResponseWriter, zone string, err error) {
 	serviceFailure(zone, err).write(w)
@@ -283,12 +304,17 @@ func serviceFailure(zone string, err error) failure {
 	switch {
 	case !errors.As(err, &le):
 		return fail(http.StatusInternalServerError, "%v", err)
-	case le.Command != "":
+	case le.Command != "" && le.Command != "statistics":
 		return commandFailure(le.Command, zone, le.Err)
 	case errors.Is(err, zoneservice.ErrBusy):
 		return fail(http.StatusServiceUnavailable, "%v", le)
 	case errors.Is(err, zoneservice.ErrInvalid):
 		return fail(http.StatusBadRequest, "invalid change: %v", le.Err)
+	}
+	if f, ok := originFailure(le); ok {
+		return f
+	}
+	switch {
 	case errors.Is(err, zoneservice.ErrControl):
 		return badGateway("%v", le)
 	default:

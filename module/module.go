@@ -140,6 +140,19 @@ type Handler struct {
 	// token. Default: off.
 	PowerDNS bool `json:"powerdns,omitempty"`
 
+	// StatisticsChannel is named's statistics channel (its
+	// statistics-channels statement), "host:port" or an http:// URL,
+	// from which `GET /api/v1/zones?all=true` lists every zone named
+	// serves in every view (/json/v1/zones). Default: none, and that
+	// list answers 503.
+	StatisticsChannel string `json:"statistics_channel,omitempty"`
+
+	// InventoryRefresh is how often the list of every zone named serves
+	// is read again from the statistics channel while it is being used
+	// (an answer is at most twice this old; the API's own creates,
+	// deletes and adoptions show at once). Default: 30s.
+	InventoryRefresh caddy.Duration `json:"inventory_refresh,omitempty"`
+
 	// Catalog, if set, keeps a catalog zone (RFC 9432) of the zones
 	// created through the API, for secondaries that consume it. With
 	// views, it lives in the default view and holds that view's zones.
@@ -173,6 +186,7 @@ type Handler struct {
 	updateKeyConf *KeyConfig
 	dnsServer     string
 	serialMethod  dnsupdate.SerialMethod
+	statsURL      string
 
 	// sharedRefs are this handler's references to the state shared
 	// across config generations (shared.go).
@@ -293,6 +307,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if v := repl.ReplaceKnown(h.DNSServer, ""); v != "" {
 		h.dnsServer = v
 	}
+	if h.statsURL, err = statsURL(repl.ReplaceKnown(h.StatisticsChannel, "")); err != nil {
+		return err
+	}
 	m, err := dnsupdate.ParseSerialMethod(h.SerialUpdateMethod)
 	if err != nil {
 		return fmt.Errorf("serial_update_method: %v", err)
@@ -390,6 +407,7 @@ func (h *Handler) Cleanup() error {
 	}
 	h.cell.mu.Unlock()
 	if b != nil {
+		stopInventory(b)
 		b.rndc.Close()
 	}
 	return nil

@@ -54,7 +54,7 @@ func TestCommandNotSentAnswers504NothingChanged(t *testing.T) {
 	h.rndcServer = hungNamed(t)
 	h.rndcTimeout = 300 * time.Millisecond
 	for _, tc := range []struct{ method, path string }{
-		{"DELETE", "/api/v1/zones/hung.test"},
+		{"DELETE", "/api/v1/zones/hung.test?confirm=unmanaged"},
 		{"POST", "/api/v1/zones/hung.test/freeze"},
 		{"POST", "/api/v1/zones/hung.test/reload"},
 	} {

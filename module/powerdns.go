@@ -276,7 +276,9 @@ func (s pdnsService) Delete(ctx context.Context, zone string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := b.svc.Delete(ctx, zone); err != nil {
+	// PowerDNS's clients cannot confirm the delete of a zone the API does
+	// not manage: such a delete is refused (409).
+	if _, err := b.svc.Delete(ctx, zone, zoneservice.DeleteOptions{}); err != nil {
 		return &pdnsOpError{kind: "life", zone: zone, err: err}
 	}
 	return nil

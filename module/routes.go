@@ -102,6 +102,7 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodDelete, template: "/api/v1/zones/{name}", handle: a.handleDeleteZone, op: "delete"},
 		{method: http.MethodPatch, template: "/api/v1/zones/{name}", body: bodyOf[ModifyZoneRequest](), handle: a.handleModifyZone, op: "modify"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/retransfer", handle: a.handleRetransfer, op: "retransfer"},
+		{method: http.MethodPost, template: "/api/v1/zones/{name}/adopt", handle: a.handleAdoptZone, op: "adopt"},
 		{method: http.MethodGet, template: "/api/v1/catalog", handle: a.handleGetCatalog},
 		{method: http.MethodPost, template: "/api/v1/catalog/reconcile", handle: a.handleReconcileCatalog},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/status", handle: a.handleZoneStatus},

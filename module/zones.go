@@ -160,7 +160,8 @@ type conflictBody struct {
 }
 
 // handleListZones lists managed zones from the index, in name order, one
-// page at a time (limit, cursor), optionally only one type.
+// page at a time (limit, cursor), optionally only one type; with
+// all=true, every zone named serves (handleListAllZones).
 func (a *restAPI) handleListZones(w http.ResponseWriter, r *http.Request, p params) {
 	q := r.URL.Query()
 	limit := defaultListLimit
@@ -178,6 +179,24 @@ func (a *restAPI) handleListZones(w http.ResponseWriter, r *http.Request, p para
 		return
 	}
 	cursor := q.Get("cursor")
+	all := false
+	if v := q.Get("all"); v != "" {
+		var err error
+		if all, err = strconv.ParseBool(v); err != nil {
+			writeError(w, http.StatusBadRequest, "all must be true or false, got %q", v)
+			return
+		}
+	}
+	if all {
+		a.handleListAllZones(w, r, typ, cursor, limit)
+		return
+	}
+	for _, p := range listAllParams {
+		if q.Has(p) {
+			writeError(w, http.StatusBadRequest, "%s filters the list of every zone named serves: add all=true", p)
+			return
+		}
+	}
 	if a.views.configured() {
 		a.listViews(w, r, p, typ, cursor, limit)
 		return
@@ -204,19 +223,26 @@ func (a *restAPI) handleGetZone(w http.ResponseWriter, r *http.Request, p params
 	if !ok {
 		return
 	}
-	info, _, ok := a.zoneState(w, r, b, name)
-	if !ok {
+	zs, err := b.svc.Zone(r.Context(), name)
+	if err != nil {
+		a.serviceFailed(w, name, err)
 		return
 	}
+	info := infoOfState(zs, name, b.view)
 	if grantOf(r).RestrictsRecords() {
 		// A token limited to some record names or types reads the zone's
 		// state (type, serial, loaded, frozen), not its configuration
-		// (key names, notify and transfer targets) or its file's path.
+		// (key names, notify and transfer targets), its file's path or
+		// what the API could do with it.
 		info.FilePath = ""
 		writeJSON(w, http.StatusOK, info)
 		return
 	}
-	info.Config = a.settingsFor(r.Context(), b, name)
+	zc, err := b.svc.ZoneStatement(r.Context(), name)
+	if err == nil {
+		info.Config = (*zoneSettings)(zoneservice.SettingsOf(zc))
+	}
+	withCapabilities(b, info, name, zs.Status, zc, zs.Managed)
 	writeJSON(w, http.StatusOK, info)
 }
 
@@ -230,14 +256,20 @@ func (a *restAPI) zoneState(w http.ResponseWriter, r *http.Request, b *backend, 
 		a.serviceFailed(w, name, err)
 		return nil, "", false
 	}
+	return infoOfState(zs, name, b.view), zs.Details, true
+}
+
+// infoOfState is the zone's state as answered: from zonestatus, or, for
+// a zone named has not loaded, from the index with loaded false; view is
+// the backend's ("" without views).
+func infoOfState(zs *zoneservice.ZoneState, name, view string) *zoneInfo {
 	if zs.Status == nil {
 		loaded, managed := false, zs.Managed
-		return &zoneInfo{Name: name, ZoneType: zs.Entry.Type, State: "active", Loaded: &loaded, Managed: &managed,
-			FilePath: zs.File, View: b.view}, zs.Details, true
+		return &zoneInfo{Name: name, ZoneType: zs.Entry.Type, State: "active", Loaded: &loaded, Managed: &managed, FilePath: zs.File, View: view}
 	}
 	info := infoFromStatus(zs.Status, zs.Managed)
-	info.View = b.view
-	return info, zs.Details, true
+	info.View = view
+	return info
 }
 
 // handleZoneStatus answers `rndc zonestatus`: BIND's text in details
@@ -266,12 +298,25 @@ func (a *restAPI) handleZoneStatus(w http.ResponseWriter, r *http.Request, p par
 // keys and index entry, once named's removal is durable. It answers 200
 // then, and 202 when named has removed the zone but not yet confirmed that
 // the removal survives its restart (the delete is completed later).
+//
+// A zone the API does not manage (added with `rndc addzone` outside it)
+// is deleted only with ?confirm=unmanaged (409 otherwise); a zone of
+// named.conf is never (409: delzone cannot delete it durably).
 func (a *restAPI) handleDeleteZone(w http.ResponseWriter, r *http.Request, p params) {
+	var opts zoneservice.DeleteOptions
+	switch c := r.URL.Query().Get("confirm"); c {
+	case "":
+	case "unmanaged":
+		opts.Unmanaged = true
+	default:
+		writeError(w, http.StatusBadRequest, "confirm must be unmanaged (to delete a zone the API does not manage), got %q", c)
+		return
+	}
 	b, name, ok := a.zoneTarget(w, p)
 	if !ok {
 		return
 	}
-	res, err := b.svc.Delete(r.Context(), name)
+	res, err := b.svc.Delete(r.Context(), name, opts)
 	if err != nil {
 		a.lifecycleFailed(w, name, err)
 		return

@@ -175,6 +175,19 @@ func (z *ZoneStatement) Remove(name string) {
 	z.Clauses = out
 }
 
+// String renders the clause as it stands inside a zone statement's block,
+// e.g. `allow-update { key "k"; };`.
+func (c Clause) String() string {
+	var b strings.Builder
+	renderWord(&b, c.Name)
+	if len(c.Value) > 0 {
+		b.WriteByte(' ')
+		c.Value.render(&b)
+	}
+	b.WriteByte(';')
+	return b.String()
+}
+
 // Block renders the statement's block on one line, e.g.
 // `{ type primary; file "x"; };`, the form addzone and modzone take.
 func (z *ZoneStatement) Block() string {

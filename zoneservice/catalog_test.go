@@ -69,7 +69,7 @@ func TestCatalog(t *testing.T) {
 	if !r.svc.IsCatalogZone("CAT.test.") || r.svc.IsCatalogZone("a.test") {
 		t.Error("IsCatalogZone")
 	}
-	kind(t, func() error { _, err := r.svc.Delete(ctx, "cat.test"); return err }(), ErrCatalogZone)
+	kind(t, func() error { _, err := r.svc.Delete(ctx, "cat.test", DeleteOptions{}); return err }(), ErrCatalogZone)
 
 	// The catalog's step of a create and a delete (the service's hook).
 	if err := r.svc.zoneCreated(ctx, "b.test", "primary"); err != nil {

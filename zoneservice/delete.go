@@ -28,27 +28,38 @@ type Deleted struct {
 	Settled string
 }
 
+// DeleteOptions are the choices of a delete.
+type DeleteOptions struct {
+	// Unmanaged confirms the delete of a zone the API does not manage
+	// (one added with `rndc addzone` outside it): without it such a
+	// delete is refused with ErrUnmanaged.
+	Unmanaged bool
+}
+
 // Delete deletes the zone: see the package comment. A zone not created
-// through the API is only deleted from named (`delzone` without -clean;
-// its files are left alone). The catalog zone cannot be deleted
-// (ErrCatalogZone).
-func (s *Service) Delete(ctx context.Context, name string) (*Deleted, error) {
+// through the API is deleted only when opts.Unmanaged confirms it
+// (ErrUnmanaged otherwise), and only from named (`delzone` without
+// -clean; its files are left alone); a zone of named.conf, which delzone
+// cannot delete durably, is refused (ErrNamedConf). The catalog zone
+// cannot be deleted (ErrCatalogZone).
+func (s *Service) Delete(ctx context.Context, name string, opts DeleteOptions) (*Deleted, error) {
 	if s.IsCatalogZone(name) {
 		return nil, newErr(ErrCatalogZone, name, "", "zone "+name+" is the catalog zone", nil)
 	}
-	res, err := s.deleteZone(ctx, name)
+	res, err := s.deleteZone(ctx, name, opts)
 	if err != nil {
 		return nil, err
 	}
 	if s.Updater != nil {
 		s.Updater.Forget(name)
 	}
+	s.inventoryForget(name)
 	s.recordZone(ctx, history.ZoneDeleted, name, false)
 	return res, nil
 }
 
 // deleteZone is Delete's work.
-func (s *Service) deleteZone(ctx context.Context, name string) (*Deleted, error) {
+func (s *Service) deleteZone(ctx context.Context, name string, opts DeleteOptions) (*Deleted, error) {
 	unlock, err := s.lock(ctx, name)
 	if err != nil {
 		return nil, err
@@ -68,7 +79,7 @@ func (s *Service) deleteZone(ctx context.Context, name string) (*Deleted, error)
 		return nil, newErr(ErrStorage, name, "", "reading the zone index", err)
 	}
 	if !managed {
-		return s.deleteUnmanaged(ctx, name, settled)
+		return s.deleteUnmanaged(ctx, name, settled, opts)
 	}
 
 	// Where named keeps the zone's keys: only named knows, and only
@@ -123,8 +134,19 @@ func (s *Service) deleteZone(ctx context.Context, name string) (*Deleted, error)
 }
 
 // deleteUnmanaged deletes a zone not created through the API from named
-// only (`delzone` without -clean: its files are left alone).
-func (s *Service) deleteUnmanaged(ctx context.Context, name, settled string) (*Deleted, error) {
+// only (`delzone` without -clean: its files are left alone), when opts
+// confirm it and the zone is not one of named.conf.
+func (s *Service) deleteUnmanaged(ctx context.Context, name, settled string, opts DeleteOptions) (*Deleted, error) {
+	st, err := s.Control.ZoneStatus(ctx, name)
+	switch {
+	case err == nil && !st.Reconfigurable:
+		return nil, newErr(ErrNamedConf, name, "", "zone "+name+" is configured in named.conf, which delzone cannot change durably (named adds it again at its next reconfig or restart): remove its statement from named.conf and run rndc reconfig", nil)
+	case err != nil && !notLoaded(err):
+		return nil, s.commandErr(name, "zonestatus", err)
+	}
+	if !opts.Unmanaged {
+		return nil, newErr(ErrUnmanaged, name, "", "zone "+name+" is not managed by the API (it was added to named outside it); confirm its delete with confirm=unmanaged", nil)
+	}
 	text, err := s.Control.DelZone(ctx, name, false)
 	if err != nil {
 		return nil, s.commandErr(name, "delzone", err)

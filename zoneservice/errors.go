@@ -94,6 +94,11 @@ type Error struct {
 	// SameConfig, for ErrExists, is true when the existing zone was made
 	// through this API by a request with the same body (see SameBody).
 	SameConfig bool
+	// Clause and Statement, for ErrNamedConf of an adopt, are the clause
+	// to add to the zone's statement in named.conf so that the API's
+	// update key may change its records, and the whole statement with it
+	// ("" when the zone needs none).
+	Clause, Statement string
 }
 
 // Error returns Msg and the cause.

@@ -445,6 +445,9 @@ func (s *Service) Modify(ctx context.Context, name string, ch *SettingsChange) (
 	if err != nil {
 		return nil, s.commandErr(name, "showzone", err)
 	}
+	if _, managed, _ := s.Store.Get(name); !managed && s.fromNamedConf(ctx, name) {
+		return nil, newErr(ErrNamedConf, name, "", "zone "+name+" is configured in named.conf, which modzone cannot change durably (named takes named.conf's statement back at its next reconfig or restart): change named.conf and run rndc reconfig", nil)
+	}
 	wasSigned := signed(zc)
 	if err := zch.apply(zc); err != nil {
 		return nil, newErr(ErrInvalid, name, "", "invalid change", err)

@@ -75,7 +75,7 @@ func zonestatus(name, typ string, dynamic, frozen bool) rndc.Response {
 		return "no"
 	}
 	return rndc.Response{Text: "name: " + name + "\ntype: " + typ + "\nfiles: /z/" + name + ".zone\nserial: 2024010101\nnodes: 3\n" +
-		"dynamic: " + yn(dynamic) + "\nfrozen: " + yn(frozen) + "\n"}
+		"dynamic: " + yn(dynamic) + "\nfrozen: " + yn(frozen) + "\nreconfigurable via modzone: yes\n"}
 }
 
 type opsRig struct {

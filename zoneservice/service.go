@@ -42,6 +42,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/catalog"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -179,6 +180,15 @@ type Service struct {
 	// Hook, if set, runs in create and delete after the catalog's step
 	// (see Hook).
 	Hook Hook
+	// Inventory, if set, lists every zone named serves (AllZones); the
+	// service drops the zones it deletes from it at once and has it
+	// refreshed after its creates and adoptions.
+	Inventory *inventory.Inventory
+	// ViewIndex, if set, returns the index of a view's zones (nil when
+	// the view has none), so that AllZones marks the zones of views
+	// managed; Store's index is that of the zones addressed without a
+	// view.
+	ViewIndex func(view string) (Index, error)
 	// Timeout is the control channel's timeout; the start-up reconciles
 	// are bounded by four times it. Default 10 s.
 	Timeout time.Duration

@@ -39,10 +39,15 @@ type fakeNamed struct {
 	calls    []string
 	// notLoaded are zones named has but does not load.
 	notLoaded map[string]bool
+	// fromConf are zones of named.conf (zonestatus: not reconfigurable
+	// via modzone); the others are of the new-zone database.
+	fromConf map[string]bool
+	// deleted holds the zones delzone removed.
+	deleted sync.Map
 }
 
 func newFakeNamed() *fakeNamed {
-	return &fakeNamed{zones: map[string]string{}, notLoaded: map[string]bool{}}
+	return &fakeNamed{zones: map[string]string{}, notLoaded: map[string]bool{}, fromConf: map[string]bool{}}
 }
 
 var errUnknown = fmt.Errorf("rndc: i/o timeout (%w)", rndc.ErrOutcomeUnknown)
@@ -90,6 +95,7 @@ func (f *fakeNamed) DelZone(ctx context.Context, zone string, clean bool) (strin
 		return "", errUnknown
 	}
 	delete(f.zones, zone)
+	f.deleted.Store(zone, true)
 	if clean && !f.keepFile {
 		os.Remove(file)
 	}
@@ -126,7 +132,7 @@ func (f *fakeNamed) ZoneStatus(ctx context.Context, zone string) (*rndc.ZoneStat
 	if f.notLoaded[zone] {
 		return nil, &rndc.Error{Command: "zonestatus", Err: "zone not loaded", Result: 1}
 	}
-	return &rndc.ZoneStatus{Name: zone, Type: "primary", Loaded: true}, nil
+	return &rndc.ZoneStatus{Name: zone, Type: "primary", Loaded: true, Reconfigurable: !f.fromConf[zone]}, nil
 }
 
 // Reload loads the zone unless its journal is still there.
@@ -423,7 +429,7 @@ func TestCreateHookFails(t *testing.T) {
 	if len(h.created) != 2 {
 		t.Errorf("hook calls: %v", h.created)
 	}
-	if _, err := r.s.Delete(context.Background(), "a.test"); err != nil {
+	if _, err := r.s.Delete(context.Background(), "a.test", DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.deleted) != 2 {
@@ -454,7 +460,7 @@ func TestStaleFiles(t *testing.T) {
 	if _, ok, _ := r.store.Get("b.test"); !ok {
 		t.Fatal("not adopted")
 	}
-	d, err := r.s.Delete(context.Background(), "b.test")
+	d, err := r.s.Delete(context.Background(), "b.test", DeleteOptions{})
 	if err != nil || !d.Durable {
 		t.Fatalf("delete = %+v, %v", d, err)
 	}
@@ -477,7 +483,7 @@ func TestDelete(t *testing.T) {
 	for _, k := range append(keys, other) {
 		os.WriteFile(k, nil, 0o600)
 	}
-	d, err := r.s.Delete(context.Background(), "a.test")
+	d, err := r.s.Delete(context.Background(), "a.test", DeleteOptions{})
 	if err != nil || !d.Durable || !d.Managed {
 		t.Fatalf("delete = %+v, %v", d, err)
 	}
@@ -493,7 +499,7 @@ func TestDelete(t *testing.T) {
 	if r.named.calls[len(r.named.calls)-1] != "delzone a.test clean=true" {
 		t.Errorf("calls %v", r.named.calls)
 	}
-	_, err = r.s.Delete(context.Background(), "a.test")
+	_, err = r.s.Delete(context.Background(), "a.test", DeleteOptions{})
 	is(t, err, ErrNotFound)
 }
 
@@ -501,7 +507,12 @@ func TestDeleteNotManaged(t *testing.T) {
 	r := newRig(t)
 	r.named.zones["conf.test"] = r.file("conf.test")
 	os.WriteFile(r.file("conf.test"), []byte("x"), 0o644)
-	d, err := r.s.Delete(context.Background(), "conf.test")
+	_, err := r.s.Delete(context.Background(), "conf.test", DeleteOptions{})
+	kind(t, err, ErrUnmanaged)
+	if len(r.named.calls) != 0 || !r.named.has("conf.test") {
+		t.Fatalf("an unconfirmed delete of an unmanaged zone did %v", r.named.calls)
+	}
+	d, err := r.s.Delete(context.Background(), "conf.test", DeleteOptions{Unmanaged: true})
 	if err != nil || d.Managed {
 		t.Fatalf("delete = %+v, %v", d, err)
 	}
@@ -513,11 +524,24 @@ func TestDeleteNotManaged(t *testing.T) {
 	}
 }
 
+// A zone of named.conf is never deleted: delzone cannot make it stay
+// deleted.
+func TestDeleteNamedConfRefused(t *testing.T) {
+	r := newRig(t)
+	r.named.zones["conf.test"] = r.file("conf.test")
+	r.named.fromConf["conf.test"] = true
+	_, err := r.s.Delete(context.Background(), "conf.test", DeleteOptions{Unmanaged: true})
+	kind(t, err, ErrNamedConf)
+	if len(r.named.calls) != 0 || !r.named.has("conf.test") {
+		t.Fatalf("a delete of a named.conf zone did %v", r.named.calls)
+	}
+}
+
 func TestDeleteRefused(t *testing.T) {
 	r := newRig(t)
 	r.create("a.test")
 	r.named.delErr = &rndc.Error{Command: "delzone", Err: "permission denied"}
-	_, err := r.s.Delete(context.Background(), "a.test")
+	_, err := r.s.Delete(context.Background(), "a.test", DeleteOptions{})
 	is(t, err, ErrControl)
 	r.state("a.test", true, false)
 }
@@ -528,10 +552,10 @@ func TestDeleteUnknown(t *testing.T) {
 	r := newRig(t)
 	r.create("a.test")
 	r.named.delUnknown, r.named.delExecutes = true, true
-	_, err := r.s.Delete(context.Background(), "a.test")
+	_, err := r.s.Delete(context.Background(), "a.test", DeleteOptions{})
 	is(t, err, ErrOutcomeUnknown)
 	r.named.delUnknown, r.named.delExecutes = false, false
-	d, err := r.s.Delete(context.Background(), "a.test")
+	d, err := r.s.Delete(context.Background(), "a.test", DeleteOptions{})
 	if err != nil || d.Settled != ActionCompletedDelete {
 		t.Fatalf("retry = %+v, %v", d, err)
 	}
@@ -540,10 +564,10 @@ func TestDeleteUnknown(t *testing.T) {
 	// Not executed: the retry deletes it.
 	r.create("b.test")
 	r.named.delUnknown = true
-	_, err = r.s.Delete(context.Background(), "b.test")
+	_, err = r.s.Delete(context.Background(), "b.test", DeleteOptions{})
 	is(t, err, ErrOutcomeUnknown)
 	r.named.delUnknown = false
-	if _, err := r.s.Delete(context.Background(), "b.test"); err != nil {
+	if _, err := r.s.Delete(context.Background(), "b.test", DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r.state("b.test", false, false)
@@ -556,7 +580,7 @@ func TestDeleteNotDurable(t *testing.T) {
 	r := newRig(t)
 	r.create("a.test")
 	r.named.keepFile = true
-	d, err := r.s.Delete(context.Background(), "a.test")
+	d, err := r.s.Delete(context.Background(), "a.test", DeleteOptions{})
 	if err != nil || d.Durable {
 		t.Fatalf("delete = %+v, %v", d, err)
 	}

@@ -1,0 +1,139 @@
+package module
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/inventory"
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+)
+
+// The list of every zone named serves, capabilities and adoption: the
+// zone service does the work (AllZones, CapabilitiesOf, Adopt); this file
+// reads the parameters and writes the answers.
+
+// listAllParams are the filters only the list of every zone takes (view
+// filters it too, and addresses a view in the list of the API's zones).
+var listAllParams = []string{"managed", "source"}
+
+// handleListAllZones answers GET /zones?all=true: every zone named serves
+// in every view, with managed, source, view and serial, filtered (type,
+// managed, source, view), scoped to the identity's zones and paged like
+// the managed list (cursor "name@view").
+func (a *restAPI) handleListAllZones(w http.ResponseWriter, r *http.Request, typ, cursor string, limit int) {
+	q := r.URL.Query()
+	f := zoneservice.ListFilter{Type: typ, View: q.Get("view"), Source: q.Get("source")}
+	switch f.Source {
+	case "", inventory.SourceNamedConf, inventory.SourceNZD, inventory.SourceAPI:
+	default:
+		writeError(w, http.StatusBadRequest, "source must be named.conf, nzd or api, got %q", f.Source)
+		return
+	}
+	if v := q.Get("managed"); v != "" {
+		m, err := strconv.ParseBool(v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "managed must be true or false, got %q", v)
+			return
+		}
+		f.Managed = &m
+	}
+	if g := grantOf(r); g.RestrictsZones() {
+		f.Allow = func(name, view string) bool { return g.AllowsZoneIn(name, scopeView(view)) }
+	}
+	b, ok := a.backendOr500(w)
+	if !ok {
+		return
+	}
+	zones, next, total, err := b.svc.AllZones(r.Context(), f, cursor, limit)
+	if err != nil {
+		a.serviceFailed(w, "", err)
+		return
+	}
+	body := listBody{Zones: make([]string, len(zones)), Count: len(zones), Total: total, Items: make([]apitypes.ZoneEntry, len(zones)), NextCursor: next}
+	for i := range zones {
+		z := &zones[i]
+		body.Zones[i] = z.Name
+		managed := z.Managed
+		it := apitypes.ZoneEntry{Name: z.Name, Type: z.Type, Created: z.Created, View: z.View, Managed: &managed, Source: z.Source}
+		if z.HasSerial {
+			s := z.Serial
+			it.Serial = &s
+		}
+		body.Items[i] = it
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// scopeView is the view a scope sees a zone of the inventory in: the
+// default view's zones are those addressed without a view.
+func scopeView(view string) string {
+	if view == inventory.DefaultView {
+		return ""
+	}
+	return view
+}
+
+// withCapabilities adds the zone's source and capabilities to info (GET
+// /zones/{name}), from its zonestatus and statement.
+func withCapabilities(b *backend, info *zoneInfo, name string, st *rndc.ZoneStatus, zc *rndc.ZoneStatement, managed bool) {
+	switch {
+	case managed:
+		info.Source = inventory.SourceAPI
+	case st == nil:
+	case st.Reconfigurable:
+		info.Source = inventory.SourceNZD
+	default:
+		info.Source = inventory.SourceNamedConf
+	}
+	c := b.svc.CapabilitiesOf(name, st, zc, managed)
+	info.Capabilities = &apitypes.ZoneCapabilities{
+		Records: apitypes.Capability(c.Records), Modify: apitypes.Capability(c.Modify), Delete: apitypes.Capability(c.Delete),
+		Adopt: apitypes.Capability(c.Adopt), Retransfer: apitypes.Capability(c.Retransfer),
+	}
+}
+
+// handleAdoptZone brings a zone named serves under management (POST
+// /zones/{name}/adopt[?grantUpdateKey=true]): 200 with what was done; 409
+// for a zone of named.conf, with the clause to add there.
+func (a *restAPI) handleAdoptZone(w http.ResponseWriter, r *http.Request, p params) {
+	var opts zoneservice.AdoptOptions
+	if v := r.URL.Query().Get("grantUpdateKey"); v != "" {
+		g, err := strconv.ParseBool(v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "grantUpdateKey must be true or false, got %q", v)
+			return
+		}
+		opts.GrantUpdateKey = g
+	}
+	b, name, ok := a.zoneTarget(w, p)
+	if !ok {
+		return
+	}
+	res, err := b.svc.Adopt(r.Context(), name, opts)
+	if err != nil {
+		var le *zoneservice.Error
+		if errors.As(err, &le) && le.Kind == zoneservice.ErrNamedConf {
+			msg := le.Msg
+			if le.Clause != "" {
+				msg += "; for the API to change its records, add " + le.Clause + " to its statement in named.conf and run rndc reconfig (the statement with it is in statement)"
+			}
+			msg += "; to manage it fully, move its statement from named.conf to the new-zone database (docs/migration.md)"
+			writeJSON(w, http.StatusConflict, apitypes.AdoptRefusal{Error: http.StatusText(http.StatusConflict), Message: msg, Clause: le.Clause, Statement: le.Statement})
+			return
+		}
+		a.lifecycleFailed(w, name, err)
+		return
+	}
+	msg := "Zone " + name + " adopted"
+	if res.AlreadyManaged {
+		msg = "Zone " + name + " is managed by the API already"
+	} else {
+		a.logger.Info("zone adopted", zap.String("zone", name), zap.String("granted", res.Granted))
+	}
+	writeJSON(w, http.StatusOK, apitypes.AdoptResponse{Success: true, Message: msg, Details: res.Details, AlreadyManaged: res.AlreadyManaged, Granted: res.Granted})
+}

@@ -1,0 +1,110 @@
+package module
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/inventory"
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+)
+
+// maxStatsBytes bounds the statistics channel's answer read (about 170
+// bytes a zone: 64 MiB is some 390,000 zones).
+const maxStatsBytes = 64 << 20
+
+// statsURL returns the URL of the statistics channel's zone list for the
+// statistics_channel option: "host:port" or an http:// URL of the
+// channel.
+func statsURL(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	if !strings.Contains(v, "://") {
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return "", fmt.Errorf("statistics_channel %q: %v (want host:port, e.g. 127.0.0.1:8053)", v, err)
+		}
+		v = "http://" + v
+	}
+	if !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+		return "", fmt.Errorf("statistics_channel %q: want host:port or an http:// URL", v)
+	}
+	return strings.TrimSuffix(v, "/") + "/json/v1/zones", nil
+}
+
+// newInventory returns the inventory of named's zones read from the
+// statistics channel at url (nil when url is ""), classifying zones with
+// zonestatus over c. Only the HTTP GET is the module's: the inventory's
+// logic is package inventory's.
+func newInventory(url string, timeout, refresh time.Duration, logger *zap.Logger, c *rndc.Client) *inventory.Inventory {
+	if url == "" {
+		return nil
+	}
+	client := &http.Client{Timeout: timeout}
+	return &inventory.Inventory{
+		Refresh: refresh,
+		Logger:  logger,
+		Fetch: func(ctx context.Context) ([]byte, error) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			if err != nil {
+				return nil, err
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				return nil, err
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+			}
+			return io.ReadAll(io.LimitReader(resp.Body, maxStatsBytes))
+		},
+		Status: func(ctx context.Context, name, view string) (bool, error) {
+			if view == inventory.DefaultView {
+				view = ""
+			}
+			st, err := c.InView(view).ZoneStatus(ctx, name)
+			if err != nil {
+				return false, err
+			}
+			return st.Reconfigurable, nil
+		},
+	}
+}
+
+// withInventory gives b's zone services (the default view's and every
+// other view's) one inventory of named's zones, when the
+// statistics_channel option is set: it is of named, not of a view. The
+// default service lists every zone (AllZones) with each view's index.
+func withInventory(b *backend, url string, timeout, refresh time.Duration, logger *zap.Logger) {
+	inv := newInventory(url, timeout, refresh, logger, b.rndc)
+	if inv == nil {
+		return
+	}
+	b.svc.Inventory = inv
+	for _, vb := range b.views {
+		vb.svc.Inventory = inv
+	}
+	if len(b.views) > 0 {
+		b.svc.ViewIndex = func(view string) (zoneservice.Index, error) {
+			if vb, ok := b.views[view]; ok {
+				return vb.store, nil
+			}
+			return nil, nil
+		}
+	}
+}
+
+// stopInventory ends the inventory's background refresh (Cleanup).
+func stopInventory(b *backend) {
+	if b != nil && b.svc != nil {
+		b.svc.Inventory.Stop()
+	}
+}

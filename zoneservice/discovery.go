@@ -1,0 +1,241 @@
+package zoneservice
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/inventory"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// ListedZone is one zone of the list of every zone named serves
+// (AllZones).
+type ListedZone struct {
+	// Name is the zone's name.
+	Name string
+	// View is the view that serves it (inventory.DefaultView without
+	// views).
+	View string
+	// Type is named's type of the zone (primary, secondary, ...).
+	Type string
+	// Serial is the SOA serial as of the inventory's snapshot;
+	// HasSerial is false when named has not loaded the zone, or has not
+	// reported it yet (a zone the API created since the snapshot).
+	Serial    uint32
+	HasSerial bool
+	// Managed is true for a zone created or adopted through the API.
+	Managed bool
+	// Source is where the zone's configuration comes from:
+	// inventory.SourceNamedConf, SourceNZD or SourceAPI, or "" when named
+	// could not be asked yet.
+	Source string
+	// Created is when the API created or adopted it (managed zones).
+	Created time.Time
+}
+
+// Key is the zone's place in the list's order, "name@view": the cursor
+// of the page that ends with it.
+func (z *ListedZone) Key() string { return z.Name + "@" + z.View }
+
+// ListFilter selects zones of AllZones; an empty field selects all.
+type ListFilter struct {
+	// Type is a zone type (primary, secondary).
+	Type string
+	// Source is inventory.SourceNamedConf, SourceNZD or SourceAPI.
+	Source string
+	// View is a view's name.
+	View string
+	// Managed, when set, keeps the managed (true) or unmanaged (false)
+	// zones only.
+	Managed *bool
+	// Allow, when set, keeps the zones it allows (the identity's scope).
+	Allow func(name, view string) bool
+}
+
+func (f *ListFilter) keeps(z *ListedZone) bool {
+	switch {
+	case f.Type != "" && z.Type != f.Type,
+		f.Source != "" && z.Source != f.Source,
+		f.View != "" && z.View != f.View,
+		f.Managed != nil && z.Managed != *f.Managed,
+		f.Allow != nil && !f.Allow(z.Name, z.View):
+		return false
+	}
+	return true
+}
+
+// ErrNoInventory means the service has no Inventory (no statistics
+// channel is configured), so it cannot list the zones it does not manage.
+var ErrNoInventory = errors.New("no zone inventory")
+
+// AllZones lists every zone named serves (the Inventory's snapshot, see
+// package inventory for how fresh it is) together with the managed zones
+// of the index, in order of name then view, one page at a time: at most
+// limit zones (0: all) after cursor (a ListedZone.Key), those f keeps.
+// Store's index is the zones of the service's View ("": addressed
+// without a view), ViewIndex the other views'. It
+// returns the cursor of the next page ("" after the last) and how many
+// zones f keeps in all. A zone of the index is managed, and its source is
+// "api" unless named reports it from named.conf; an indexed zone named
+// has not reported yet is listed from the index. Errors: ErrNoInventory,
+// ErrControl (named's statistics could not be read), ErrStorage.
+func (s *Service) AllZones(ctx context.Context, f ListFilter, cursor string, limit int) ([]ListedZone, string, int, error) {
+	if s.Inventory == nil {
+		return nil, "", 0, newErr(ErrNoInventory, "", "", "listing the zones named serves needs its statistics channel (see docs/migration.md)", nil)
+	}
+	snap, err := s.Inventory.Zones(ctx)
+	if err != nil {
+		return nil, "", 0, newErr(ErrControl, "", "statistics", "reading the zones named serves", err)
+	}
+	indexed := map[string][]zonestore.Entry{}
+	entries, _, _, err := s.Store.List("", "", 0)
+	if err != nil {
+		return nil, "", 0, newErr(ErrStorage, "", "", "reading the zone index", err)
+	}
+	indexed[s.View] = entries
+	if s.ViewIndex != nil {
+		for _, view := range snap.Views {
+			idx, err := s.ViewIndex(view)
+			if err != nil {
+				return nil, "", 0, newErr(ErrStorage, "", "", "reading the zone index of view "+view, err)
+			}
+			if idx == nil {
+				continue
+			}
+			es, _, _, err := idx.List("", "", 0)
+			if err != nil {
+				return nil, "", 0, newErr(ErrStorage, "", "", "reading the zone index of view "+view, err)
+			}
+			indexed[view] = es
+		}
+	}
+	all := mergeInventory(snap, indexed)
+	page := []ListedZone{}
+	next, total := "", 0
+	for i := range all {
+		z := &all[i]
+		if !f.keeps(z) {
+			continue
+		}
+		total++
+		if cursor != "" && !z.after(cursor) {
+			continue
+		}
+		if limit > 0 && len(page) == limit {
+			if next == "" {
+				next = page[len(page)-1].Key()
+			}
+			continue
+		}
+		page = append(page, *z)
+	}
+	return page, next, total, nil
+}
+
+// mergeInventory joins named's zones and the indexes' entries (by view;
+// "" is the index of the zones addressed without a view), in order of
+// name then view. An entry of a view's index marks that view's zone of
+// its name managed; an entry of the index without a view marks the zone
+// of its name in the default view, else in the first view that has one.
+// An entry named has not reported is added.
+func mergeInventory(snap *inventory.Snapshot, indexed map[string][]zonestore.Entry) []ListedZone {
+	type key struct{ name, view string }
+	byKey := map[key]*zonestore.Entry{}
+	n := 0
+	for view, es := range indexed {
+		for i := range es {
+			byKey[key{es[i].Name, view}] = &es[i]
+			n++
+		}
+	}
+	used := map[*zonestore.Entry]bool{}
+	out := make([]ListedZone, 0, len(snap.Zones)+n)
+	for i, z := range snap.Zones {
+		lz := ListedZone{Name: z.Name, View: z.View, Type: z.Type, Serial: z.Serial, HasSerial: z.HasSerial, Source: z.Source}
+		e := byKey[key{z.Name, z.View}]
+		if e == nil && indexedHere(snap.Zones, i) {
+			e = byKey[key{z.Name, ""}]
+		}
+		if e != nil && !used[e] {
+			used[e] = true
+			lz.Managed, lz.Created = true, e.Created
+			if lz.Source != inventory.SourceNamedConf {
+				lz.Source = inventory.SourceAPI
+			}
+		}
+		out = append(out, lz)
+	}
+	defaultView := inventory.DefaultView
+	if len(snap.Views) == 1 {
+		defaultView = snap.Views[0]
+	}
+	added := false
+	for view, es := range indexed {
+		for i := range es {
+			if used[&es[i]] {
+				continue
+			}
+			v := view
+			if v == "" {
+				v = defaultView
+			}
+			e := &es[i]
+			out = append(out, ListedZone{Name: e.Name, View: v, Type: e.Type, Managed: true, Source: inventory.SourceAPI, Created: e.Created})
+			added = true
+		}
+	}
+	if added {
+		sortListed(out)
+	}
+	return out
+}
+
+// indexedHere reports whether zones[i] is the zone of its name that an
+// entry of the index without a view stands for: the default view's, else
+// the first view's.
+func indexedHere(zones []inventory.Zone, i int) bool {
+	name := zones[i].Name
+	first := i
+	for first > 0 && zones[first-1].Name == name {
+		first--
+	}
+	for k := first; k < len(zones) && zones[k].Name == name; k++ {
+		if zones[k].View == inventory.DefaultView {
+			return k == i
+		}
+	}
+	return first == i
+}
+
+// sortListed sorts by name, then view.
+func sortListed(zs []ListedZone) {
+	slices.SortFunc(zs, func(a, b ListedZone) int {
+		return compareKey(a.Name, a.View, b.Name, b.View)
+	})
+}
+
+// compareKey orders zones by name, then view.
+func compareKey(name1, view1, name2, view2 string) int {
+	if c := strings.Compare(name1, name2); c != 0 {
+		return c
+	}
+	return strings.Compare(view1, view2)
+}
+
+// after reports whether z comes after the cursor "name@view" (a zone name
+// has no "@", so the first one ends it).
+func (z *ListedZone) after(cursor string) bool {
+	name, view, _ := strings.Cut(cursor, "@")
+	return compareKey(z.Name, z.View, name, view) > 0
+}
+
+// inventoryForget drops a deleted zone from the inventory at once (in
+// the service's view; in every view for a service of no view).
+func (s *Service) inventoryForget(name string) {
+	if s.Inventory != nil {
+		s.Inventory.Forget(strings.TrimSuffix(name, "."), s.View)
+	}
+}
