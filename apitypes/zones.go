@@ -144,9 +144,6 @@ type AdoptResponse struct {
 	// Details is named's answer to the modzone that granted the update
 	// key, if one was sent.
 	Details string `json:"details"`
-	// AlreadyManaged is true when the API managed the zone already
-	// (nothing was done).
-	AlreadyManaged bool `json:"alreadyManaged"`
 	// Granted is the clause the adoption added to the zone (by
 	// modzone), when grantUpdateKey asked for it and the zone lacked it.
 	Granted string `json:"granted,omitempty"`

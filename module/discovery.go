@@ -99,7 +99,8 @@ func withCapabilities(b *backend, info *zoneInfo, name string, st *rndc.ZoneStat
 
 // handleAdoptZone brings a zone named serves under management (POST
 // /zones/{name}/adopt[?grantUpdateKey=true]): 200 with what was done; 409
-// for a zone of named.conf, with the clause to add there.
+// for a zone of named.conf, with the clause to add there, and for a zone
+// managed already.
 func (a *restAPI) handleAdoptZone(w http.ResponseWriter, r *http.Request, p params) {
 	var opts zoneservice.AdoptOptions
 	if v := r.URL.Query().Get("grantUpdateKey"); v != "" {
@@ -129,11 +130,6 @@ func (a *restAPI) handleAdoptZone(w http.ResponseWriter, r *http.Request, p para
 		a.lifecycleFailed(w, name, err)
 		return
 	}
-	msg := "Zone " + name + " adopted"
-	if res.AlreadyManaged {
-		msg = "Zone " + name + " is managed by the API already"
-	} else {
-		a.logger.Info("zone adopted", zap.String("zone", name), zap.String("granted", res.Granted))
-	}
-	writeJSON(w, http.StatusOK, apitypes.AdoptResponse{Success: true, Message: msg, Details: res.Details, AlreadyManaged: res.AlreadyManaged, Granted: res.Granted})
+	a.logger.Info("zone adopted", zap.String("zone", name), zap.String("granted", res.Granted))
+	writeJSON(w, http.StatusOK, apitypes.AdoptResponse{Success: true, Message: "Zone " + name + " adopted", Details: res.Details, Granted: res.Granted})
 }

@@ -39,9 +39,6 @@ type AdoptOptions struct {
 type Adopted struct {
 	// Type is the zone's type.
 	Type string
-	// AlreadyManaged is true when the index knew the zone already:
-	// nothing was done.
-	AlreadyManaged bool
 	// Granted is the clause added by modzone ("" when none was).
 	Granted string
 	// Details is named's answer to the modzone, if one was sent.
@@ -57,8 +54,8 @@ type Adopted struct {
 // serial). Only a zone of the new-zone database can be adopted: a zone of
 // named.conf is refused with ErrNamedConf, whose Clause is what to add to
 // its statement in named.conf for the record operations to work. A zone
-// the index knows already answers AlreadyManaged. Errors: ErrCatalogZone,
-// ErrBusy, ErrNotFound, ErrNamedConf, ErrControl, ErrOutcomeUnknown
+// the index knows already is refused with ErrExists. Errors:
+// ErrCatalogZone, ErrExists, ErrBusy, ErrNotFound, ErrNamedConf, ErrControl, ErrOutcomeUnknown
 // (modzone), ErrInvalid (no update key to grant), ErrHook, ErrStorage.
 func (s *Service) Adopt(ctx context.Context, name string, opts AdoptOptions) (*Adopted, error) {
 	if s.IsCatalogZone(name) {
@@ -75,7 +72,7 @@ func (s *Service) Adopt(ctx context.Context, name string, opts AdoptOptions) (*A
 	if e, managed, err := s.Store.Get(name); err != nil {
 		return nil, newErr(ErrStorage, name, "", "reading the zone index", err)
 	} else if managed {
-		return &Adopted{Type: e.Type, AlreadyManaged: true}, nil
+		return nil, newErr(ErrExists, name, "", "zone "+name+" is managed by the API already (a "+e.Type+" zone)", nil)
 	}
 	st, err := s.Control.ZoneStatus(ctx, name)
 	if err != nil && !notLoaded(err) {

@@ -133,7 +133,7 @@ func TestAdopt(t *testing.T) {
 	r.ans.set("modzone pol.test", rndc.Response{Text: ""})
 
 	res, err := r.svc.Adopt(ctx, "nzd.test", AdoptOptions{})
-	if err != nil || res.AlreadyManaged || res.Granted != "" || res.Type != "primary" {
+	if err != nil || res.Granted != "" || res.Type != "primary" {
 		t.Fatalf("Adopt = %+v, %v", res, err)
 	}
 	for _, c := range r.named.Commands() {
@@ -144,9 +144,7 @@ func TestAdopt(t *testing.T) {
 	if _, ok, _ := r.store.Get("nzd.test"); !ok {
 		t.Error("the adopted zone is not in the index")
 	}
-	if res, err := r.svc.Adopt(ctx, "nzd.test", AdoptOptions{}); err != nil || !res.AlreadyManaged {
-		t.Errorf("adopting again = %+v, %v", res, err)
-	}
+	kind(t, func() error { _, err := r.svc.Adopt(ctx, "nzd.test", AdoptOptions{}); return err }(), ErrExists)
 
 	e := kind(t, func() error { _, err := r.svc.Adopt(ctx, "conf.test", AdoptOptions{}); return err }(), ErrNamedConf)
 	if e.Clause != `allow-update { 192.0.2.1; key "zoneapi-update"; };` ||

@@ -159,7 +159,7 @@ func Run(ctx context.Context, c *client.Client, o Options, out io.Writer) (*Repo
 				var ce *client.Error
 				mu.Lock()
 				switch {
-				case err == nil && res.AlreadyManaged:
+				case errors.As(err, &ce) && ce.StatusCode == 409 && strings.Contains(ce.Message, "managed by the API already"):
 					rep.AlreadyManaged++
 					lines[i] = z.Name + ": managed already"
 				case err == nil:
