@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -324,5 +327,63 @@ func checkCapabilities(t *testing.T, c *caddy, tok, zone, view string) {
 	try("delete", c.as(tok, "DELETE", path, nil))
 	if ok, _ := allowed("delete"); ok {
 		expect(t, c.as(tok, "GET", at(""), nil), 404, zone+" after its delete")
+	}
+}
+
+// TestAdoptCommand: `caddy zoneapi-adopt` against a server with three
+// zones added with the rndc program and one of named.conf: the dry run
+// lists the four and adopts nothing; the run adopts the three (granting
+// the update key, so their records change through the API) and reports
+// the named.conf one with its clause; a second run finds nothing left
+// to adopt but the named.conf zone, and exits 0.
+func TestAdoptCommand(t *testing.T) {
+	ns := testbind.Start(t, &testbind.Options{
+		ExtraConfig: testbind.ZoneStatement("conf.test", "conf/conf.test.zone", ""),
+		BeforeStart: func(s *testbind.Server) error {
+			if err := os.MkdirAll(filepath.Join(s.Dir, "conf"), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(s.Dir, "conf", "conf.test.zone"), []byte(testbind.MinimalZone("conf.test", 3)), 0o644)
+		},
+	})
+	for _, z := range []string{"a.test", "b.test", "c.test"} {
+		p, err := ns.WriteViewZone("added", z, testbind.MinimalZone(z, 5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := ns.RNDC("addzone", z, fmt.Sprintf(`{ type primary; file %q; };`, p)); err != nil {
+			t.Fatalf("rndc addzone %s: %v %s", z, err, out)
+		}
+	}
+	c := startCaddy(t, ns, caddyOpts{extra: "statistics_channel " + ns.StatsAddr})
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(caddyBin, append([]string{"zoneapi-adopt", "--url", c.Base}, args...)...)
+		cmd.Env = append(os.Environ(), "ZONEAPI_TOKEN="+testToken)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("--dry-run")
+	if err != nil || strings.Count(out, "would adopt") != 4 || !strings.Contains(out, "4 zones not managed") {
+		t.Fatalf("dry run: %v\n%s", err, out)
+	}
+	if r := c.do("GET", "/api/v1/zones", nil); fmt.Sprint(r.body["zones"]) != "[]" {
+		t.Fatalf("the dry run adopted: %s", r.raw)
+	}
+	out, err = run("--grant-update-key")
+	if err != nil || !strings.Contains(out, "4 zones: 3 adopted, 0 managed already, 1 of named.conf not adopted, 0 failed") ||
+		!strings.Contains(out, `conf.test: not adopted: zone conf.test is configured in named.conf`) ||
+		!strings.Contains(out, `add allow-update { key "zoneapi-update"; };`) {
+		t.Fatalf("adopt: %v\n%s", err, out)
+	}
+	if r := c.do("GET", "/api/v1/zones", nil); fmt.Sprint(r.body["zones"]) != "[a.test b.test c.test]" {
+		t.Errorf("managed after the command: %s", r.raw)
+	}
+	expect(t, c.do("POST", "/api/v1/zones/b.test/records", map[string]any{"name": "adopted", "type": "TXT", "value": "yes"}), http.StatusCreated, "a record in an adopted zone")
+	if got := answers(query(t, ns, "adopted.b.test", dns.TypeTXT), dns.TypeTXT); len(got) != 1 {
+		t.Errorf("the record added to the adopted zone is not served: %v", got)
+	}
+	out, err = run()
+	if err != nil || !strings.Contains(out, "1 zones: 0 adopted, 0 managed already, 1 of named.conf not adopted, 0 failed") {
+		t.Errorf("second run: %v\n%s", err, out)
 	}
 }

@@ -6,7 +6,8 @@
 # named.
 #
 # Environment: ZONEAPI_STATE (state folder, default ./state), DNS_PORT
-# (default 5354), RNDC_PORT (default 9953), RUST_LOG (default info).
+# (default 5354), RNDC_PORT (default 9953), STATS_PORT (named's statistics
+# channel, default 9980), RUST_LOG (default info).
 #
 # ZONEAPI_FLEET=1 (or the option --fleet) also starts a secondary named
 # (SEC_DNS_PORT, default 5355; SEC_RNDC_PORT, default 9954; state in
@@ -32,6 +33,7 @@ caddy_bin=$(bash scripts/build.sh)
 state=$(mkdir -p "${ZONEAPI_STATE:-state}" && cd "${ZONEAPI_STATE:-state}" && pwd)
 dns_port=${DNS_PORT:-5354}
 rndc_port=${RNDC_PORT:-9953}
+stats_port=${STATS_PORT:-9980}
 mkdir -p "$state/zones" "$state/caddy"
 chmod 700 "$state"
 
@@ -46,7 +48,7 @@ catalog=${ZONEAPI_CATALOG:-catalog.zoneapi.invalid}
 primary_conf=examples/named.conf.dev
 [ "$fleet" = 1 ] && primary_conf=examples/named.conf.primary
 sed -e "s|@STATE@|$state|g" -e "s|@DNS_PORT@|$dns_port|g" -e "s|@RNDC_PORT@|$rndc_port|g" \
-	-e "s|@SEC_DNS_PORT@|$sec_dns_port|g" "$primary_conf" >"$state/named.conf"
+	-e "s|@STATS_PORT@|$stats_port|g" -e "s|@SEC_DNS_PORT@|$sec_dns_port|g" "$primary_conf" >"$state/named.conf"
 named-checkconf "$state/named.conf"
 if [ "$fleet" = 1 ]; then
 	sec="$state/secondary"
@@ -91,6 +93,7 @@ export ZONEAPI_RNDC_SERVER="127.0.0.1:$rndc_port"
 export ZONEAPI_RNDC_KEY_FILE="$state/rndc.key"
 export ZONEAPI_UPDATE_KEY_FILE="$state/update.key"
 export ZONEAPI_DNS_SERVER="127.0.0.1:$dns_port"
+export ZONEAPI_STATS="127.0.0.1:$stats_port"
 export XDG_DATA_HOME="$state/caddy" XDG_CONFIG_HOME="$state/caddy"
 export RUST_LOG=${RUST_LOG:-info}
 
