@@ -360,3 +360,31 @@ func TestViewsNamedOnly(t *testing.T) {
 	}
 	expect(t, c2.do("GET", "/api/v1/zones/conf.test", nil), http.StatusOK, "a zone in one view only, found by named without a view")
 }
+
+// TestViewsCatalog: with views, the catalog zone lives in the default
+// view and lists that view's zones only: a zone created in another view
+// is no member.
+func TestViewsCatalog(t *testing.T) {
+	ns := startViewsNamed(t)
+	c := startCaddy(t, ns, caddyOpts{extra: viewsCaddyfile(ns) + `
+			catalog catalog.views.test`})
+	expect(t, c.do("POST", "/api/v1/zones", zoneBody("ext.test")), http.StatusCreated, "create in the default view")
+	expect(t, c.do("POST", "/api/v1/zones?view=internal", zoneBody("int.test")), http.StatusCreated, "create in internal")
+	r := c.do("GET", "/api/v1/catalog", nil)
+	expect(t, r, http.StatusOK, "catalog")
+	if r.body["count"] != float64(1) || !strings.Contains(string(r.raw), `"zone":"ext.test"`) || strings.Contains(string(r.raw), "int.test") {
+		t.Errorf("catalog = %s", r.raw)
+	}
+	if _, err := ns.RNDC("zonestatus", "catalog.views.test", "IN", "external"); err != nil {
+		t.Errorf("the catalog zone in the default view: %v", err)
+	}
+	if _, err := ns.RNDC("zonestatus", "catalog.views.test", "IN", "internal"); err == nil {
+		t.Error("the catalog zone is in view internal too")
+	}
+	// A zone of view internal named like the catalog zone is no catalog.
+	expect(t, c.do("DELETE", "/api/v1/zones/int.test?view=internal", nil), http.StatusOK, "delete in internal")
+	r = c.do("GET", "/api/v1/catalog", nil)
+	if r.body["count"] != float64(1) {
+		t.Errorf("catalog after internal's delete = %s", r.raw)
+	}
+}
