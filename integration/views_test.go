@@ -381,7 +381,7 @@ func TestViewsCatalog(t *testing.T) {
 	if _, err := ns.RNDC("zonestatus", "catalog.views.test", "IN", "internal"); err == nil {
 		t.Error("the catalog zone is in view internal too")
 	}
-	// A zone of view internal named like the catalog zone is no catalog.
+	// Deleting a zone of another view leaves the catalog alone.
 	expect(t, c.do("DELETE", "/api/v1/zones/int.test?view=internal", nil), http.StatusOK, "delete in internal")
 	r = c.do("GET", "/api/v1/catalog", nil)
 	if r.body["count"] != float64(1) {
