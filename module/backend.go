@@ -51,7 +51,7 @@ func (h *Handler) getBackend() (*backend, error) {
 	}
 	rc := &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout, Trace: h.rndcTraceHook(),
 		Observe: h.observeControl, Expiry: h.rndcTimeout + commandExpiry}
-	hist, err := h.History.open(h.zoneDir, h.cell, h.logger)
+	hist, err := h.History.open(&h.sharedRefs, h.logger)
 	if err != nil {
 		return nil, err
 	}

@@ -125,27 +125,27 @@ func (c *HistoryConfig) validate() error {
 // historyDir is where the history of a zone directory is kept.
 func historyDir(zoneDir string) string { return filepath.Join(zoneDir, ".zoneapi", "history") }
 
-// open opens (or shares) the history of the zone directory; the cell
-// releases it in the handler's Cleanup. Called with cell.mu held.
-func (c *HistoryConfig) open(zoneDir string, cell *backendCell, logger *zap.Logger) (*history.Log, error) {
-	if !c.on() || zoneDir == "" {
+// open opens (or shares) the history that refs holds (acquireHistory in
+// Provision); Cleanup gives it back once the generation's last request
+// has finished.
+func (c *HistoryConfig) open(refs *sharedRefs, logger *zap.Logger) (*history.Log, error) {
+	if !c.on() || refs.history == nil {
 		return nil, nil
 	}
 	var opts history.Options
 	if c != nil {
 		opts.MaxAge, opts.MaxSize, opts.SyncEach = time.Duration(c.MaxAge), c.MaxSize, c.SyncEach
 	}
-	l, release, err := history.Shared(historyDir(zoneDir), opts)
+	l, err := refs.history.open(opts)
 	if errors.Is(err, history.ErrLocked) {
 		// Another process (an instance sharing the zone directory)
 		// records the history; this one serves without it.
-		logger.Warn("the change history is written by another process sharing the zone directory; this instance records none", zap.String("zone_dir", zoneDir))
+		logger.Warn("the change history is written by another process sharing the zone directory; this instance records none", zap.String("zone_dir", filepath.Dir(filepath.Dir(refs.history.dir))))
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening the change history: %w", err)
 	}
-	cell.releaseHistory = release
 	return l, nil
 }
 

@@ -199,6 +199,10 @@ type Handler struct {
 	// because Provision must not touch the disk or BIND (`caddy validate`
 	// runs it).
 	cell *backendCell
+
+	// gen holds the shared state until Cleanup and the last request in
+	// flight (shared.go); nil in a handler built without Provision.
+	gen *generation
 }
 
 // backendCell guards the lazily resolved backend.
@@ -208,8 +212,6 @@ type backendCell struct {
 	// stopWatch ends the restart watch (watchNamed) and the history's
 	// watch (watchHistory) at Cleanup.
 	stopWatch context.CancelFunc
-	// releaseHistory gives back the change history, once opened.
-	releaseHistory func()
 }
 
 // RNDCConfig configures the rndc control channel.
@@ -333,6 +335,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.router = newRouter(h.buildRoutes())
 	h.cell = new(backendCell)
+	h.gen = newGeneration(func() { releaseShared(h) })
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	h.cell.stopWatch = stopWatch
 	go watchNamed(watchCtx, h.getBackend)
@@ -351,6 +354,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	if err := h.views.acquire(h.zoneDir, h.rndcTimeout); err != nil {
 		return err
+	}
+	if h.History.on() && h.zoneDir != "" {
+		if err := h.acquireHistory(h.zoneDir); err != nil {
+			return err
+		}
 	}
 	registerLocal(h) // for LocalTransport (local.go)
 	return nil
@@ -384,11 +392,14 @@ func (h *Handler) Validate() error {
 	return h.views.validate()
 }
 
-// Cleanup releases the handler: it closes the idle control-channel
-// connections of this config generation and gives back its references to
-// the zone store and the DNS updater (shared.go), which close when no
-// handler of any config generation uses them any more; zoneapi_zones then
-// stops counting the directory.
+// Cleanup releases the handler: it stops its background work, and gives
+// back its references to the zone store, the DNS updater and the change
+// history (shared.go), which close when no handler of any config
+// generation uses them any more, and closes the idle control-channel
+// connections of this config generation; zoneapi_zones then stops
+// counting the directory. Caddy calls it while the generation's last
+// requests may still be in flight (a reload does not wait for them): the
+// references are given back when the last of them has finished.
 func (h *Handler) Cleanup() error {
 	unregisterLocal(h)
 	if h.cell == nil {
@@ -397,26 +408,36 @@ func (h *Handler) Cleanup() error {
 	if h.cell.stopWatch != nil {
 		h.cell.stopWatch()
 	}
+	if h.gen != nil {
+		h.gen.leave()
+	} else {
+		releaseShared(h)
+	}
+	return nil
+}
+
+// releaseShared gives back the shared state (Cleanup, once the last
+// request of the generation has finished).
+func releaseShared(h *Handler) {
 	h.release()
 	h.views.release()
 	h.cell.mu.Lock()
 	b := h.cell.backend
-	if h.cell.releaseHistory != nil {
-		h.cell.releaseHistory()
-		h.cell.releaseHistory = nil
-	}
 	h.cell.mu.Unlock()
 	if b != nil {
 		stopInventory(b)
 		b.rndc.Close()
 	}
-	return nil
 }
 
 // ServeHTTP serves requests under /api/v1/ and passes the rest to next.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if r.URL.Path != apiPrefix && !strings.HasPrefix(r.URL.Path, apiPrefix+"/") && !h.isPDNS(r) {
 		return next.ServeHTTP(w, r)
+	}
+	if h.gen != nil {
+		h.gen.enter()
+		defer h.gen.leave()
 	}
 	start := time.Now()
 	if ce := h.httpLog.Check(zap.DebugLevel, "request received"); ce != nil {

@@ -2,11 +2,13 @@ package module
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -24,7 +26,80 @@ import (
 var (
 	// storePool maps a zone directory to its *sharedStore.
 	storePool = caddy.NewUsagePool()
+	// historyPool maps a history directory to its *sharedHistory.
+	historyPool = caddy.NewUsagePool()
 )
+
+// sharedHistory is the change history of one directory, opened on first
+// use (getBackend) and closed when no config generation holds it any
+// more: a reload hands the same open Log to the new generation, whose
+// Provision took its reference before the old generation's Cleanup gave
+// back its own.
+type sharedHistory struct {
+	dir string
+
+	mu      sync.Mutex
+	log     *history.Log
+	release func()
+}
+
+// open returns the Log, opening it on first use with opts; later calls
+// apply opts' retention. A failure is not remembered.
+func (s *sharedHistory) open(opts history.Options) (*history.Log, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.log != nil {
+		s.log.SetRetention(opts.MaxAge, opts.MaxSize)
+		return s.log, nil
+	}
+	l, release, err := history.Shared(s.dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.log, s.release = l, release
+	return l, nil
+}
+
+// Destruct closes the Log; no generation holds it any more.
+func (s *sharedHistory) Destruct() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.release != nil {
+		s.release()
+		s.log, s.release = nil, nil
+	}
+	return nil
+}
+
+// generation counts the holders of a config generation's shared state
+// (store, updater, history, control connections): Provision's own
+// reference, which Cleanup gives back, and one per request being served.
+// Caddy cleans the old generation up while its requests are still in
+// flight (its servers' graceful shutdown runs on after the reload), so the
+// state is given back (done) only when the last of them has finished: a
+// reload never fails a request nor loses its history entry.
+type generation struct {
+	refs atomic.Int64
+	once sync.Once
+	done func()
+}
+
+// newGeneration returns a generation held by its Provision.
+func newGeneration(done func()) *generation {
+	g := &generation{done: done}
+	g.refs.Store(1)
+	return g
+}
+
+// enter takes a reference for a request.
+func (g *generation) enter() { g.refs.Add(1) }
+
+// leave gives back a reference; the last one runs done, once.
+func (g *generation) leave() {
+	if g.refs.Add(-1) == 0 {
+		g.once.Do(g.done)
+	}
+}
 
 // sharedStore is the zone store of one directory, opened on first use.
 type sharedStore struct {
@@ -74,8 +149,24 @@ func (s *sharedStore) Destruct() error {
 type sharedRefs struct {
 	store      *sharedStore
 	updater    *sharedupdater.Updater
+	history    *sharedHistory
 	storeKey   string
 	updaterKey string
+	historyKey string
+}
+
+// acquireHistory takes the reference to the change history of zoneDir
+// (touching nothing: the Log opens at the first getBackend).
+func (s *sharedRefs) acquireHistory(zoneDir string) error {
+	dir := historyDir(zoneDir)
+	v, _, err := historyPool.LoadOrNew(dir, func() (caddy.Destructor, error) {
+		return &sharedHistory{dir: dir}, nil
+	})
+	if err != nil {
+		return err
+	}
+	s.history, s.historyKey = v.(*sharedHistory), dir
+	return nil
 }
 
 // acquire takes the references to the store of zoneDir and the updater of
@@ -125,5 +216,9 @@ func (s *sharedRefs) release() {
 	if s.updaterKey != "" {
 		sharedupdater.Release(s.updaterKey)
 		s.updaterKey = ""
+	}
+	if s.historyKey != "" {
+		_, _ = historyPool.Delete(s.historyKey)
+		s.historyKey = ""
 	}
 }

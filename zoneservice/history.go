@@ -86,7 +86,7 @@ func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.Writ
 		for _, p := range pending {
 			if _, err := p.Wait(); err != nil {
 				s.log().Error("recording a change in the history failed", zap.String("zone", zone), zap.Error(err))
-				return newErr(ErrStorage, zone, "", "the change was made, but recording it in the change history failed", err)
+				return newErr(ErrNotRecorded, zone, "", "the change was made, but recording it in the change history failed", err)
 			}
 		}
 		return nil
