@@ -388,3 +388,35 @@ func TestViewsCatalog(t *testing.T) {
 		t.Errorf("catalog after internal's delete = %s", r.raw)
 	}
 }
+
+// TestViewsPowerDNS: the PowerDNS-compatible API names no view: it reads
+// the default view's zone of a name held in two views, and a token whose
+// scope names views gets 403 on a zone and an empty zone list there.
+func TestViewsPowerDNS(t *testing.T) {
+	ns := startViewsNamed(t)
+	const scoped = "views-pdns-token-51a0"
+	c := startCaddy(t, ns, caddyOpts{handle: "/api*", extra: "powerdns\n" + viewsCaddyfile(ns) + `
+			auth static {
+				token admin ` + sha256Hex(testToken) + `
+				token ext ` + sha256Hex(scoped) + ` {
+					views external
+				}
+			}`})
+	internal := zoneBody("two.test")
+	internal["zoneConfig"].(map[string]any)["records"] = []map[string]any{{"name": "www", "type": "A", "value": "10.0.0.80"}}
+	expect(t, c.do("POST", "/api/v1/zones?view=internal", internal), http.StatusCreated, "create in internal")
+	expect(t, c.do("POST", "/api/v1/zones", zoneBody("two.test")), http.StatusCreated, "create in the default view")
+	r := c.pdns(testToken, "GET", zonesPath+"/two.test.", nil)
+	expect(t, r, http.StatusOK, "PowerDNS GET zone")
+	if !strings.Contains(string(r.raw), "192.0.2.80") || strings.Contains(string(r.raw), "10.0.0.80") {
+		t.Errorf("PowerDNS zone = %s, want the default view's", r.raw)
+	}
+	expect(t, c.pdns(scoped, "GET", zonesPath+"/two.test.", nil), http.StatusForbidden, "view-scoped token on PowerDNS")
+	r = c.pdns(scoped, "GET", zonesPath, nil)
+	expect(t, r, http.StatusOK, "view-scoped token's PowerDNS zone list")
+	if strings.TrimSpace(string(r.raw)) != "[]" {
+		t.Errorf("view-scoped token's PowerDNS zone list = %s, want []", r.raw)
+	}
+	// The same token through the REST API, in its view.
+	expect(t, c.doAuth("GET", "/api/v1/zones/two.test", nil, "Bearer "+scoped), http.StatusOK, "view-scoped token in its (default) view")
+}
