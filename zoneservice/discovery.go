@@ -112,85 +112,95 @@ func (s *Service) AllZones(ctx context.Context, f ListFilter, cursor string, lim
 			indexed[view] = es
 		}
 	}
-	all := mergeInventory(snap, indexed)
 	page := []ListedZone{}
 	next, total := "", 0
-	for i := range all {
-		z := &all[i]
+	walkInventory(snap, indexed, func(z *ListedZone) {
 		if !f.keeps(z) {
-			continue
+			return
 		}
 		total++
 		if cursor != "" && !z.after(cursor) {
-			continue
+			return
 		}
 		if limit > 0 && len(page) == limit {
 			if next == "" {
 				next = page[len(page)-1].Key()
 			}
-			continue
+			return
 		}
 		page = append(page, *z)
-	}
+	})
 	return page, next, total, nil
 }
 
-// mergeInventory joins named's zones and the indexes' entries (by view;
-// "" is the index of the zones addressed without a view), in order of
-// name then view. An entry of a view's index marks that view's zone of
-// its name managed; an entry of the index without a view marks the zone
-// of its name in the default view, else in the first view that has one.
-// An entry named has not reported is added.
-func mergeInventory(snap *inventory.Snapshot, indexed map[string][]zonestore.Entry) []ListedZone {
+// walkInventory calls fn for each zone of named's and of the indexes
+// (by view; "" is the index of the zones addressed without a view), in
+// order of name then view, without building the list (a page of it is
+// all a request keeps). An entry of a view's index marks that view's zone
+// of its name managed; an entry of the index without a view marks the
+// zone of its name in the default view, else in the first view that has
+// one. An entry named has not reported (a zone created since the
+// snapshot) is listed from the index, in its view (the default view, or
+// named's only view, for one of no view).
+func walkInventory(snap *inventory.Snapshot, indexed map[string][]zonestore.Entry, fn func(*ListedZone)) {
 	type key struct{ name, view string }
 	byKey := map[key]*zonestore.Entry{}
-	n := 0
 	for view, es := range indexed {
 		for i := range es {
 			byKey[key{es[i].Name, view}] = &es[i]
-			n++
 		}
-	}
-	used := map[*zonestore.Entry]bool{}
-	out := make([]ListedZone, 0, len(snap.Zones)+n)
-	for i, z := range snap.Zones {
-		lz := ListedZone{Name: z.Name, View: z.View, Type: z.Type, Serial: z.Serial, HasSerial: z.HasSerial, Source: z.Source}
-		e := byKey[key{z.Name, z.View}]
-		if e == nil && indexedHere(snap.Zones, i) {
-			e = byKey[key{z.Name, ""}]
-		}
-		if e != nil && !used[e] {
-			used[e] = true
-			lz.Managed, lz.Created = true, e.Created
-			if lz.Source != inventory.SourceNamedConf {
-				lz.Source = inventory.SourceAPI
-			}
-		}
-		out = append(out, lz)
 	}
 	defaultView := inventory.DefaultView
 	if len(snap.Views) == 1 {
 		defaultView = snap.Views[0]
 	}
-	added := false
+	// The entries no zone of the snapshot stands for, sorted.
+	zones := snap.Zones
+	var extra []ListedZone
 	for view, es := range indexed {
 		for i := range es {
-			if used[&es[i]] {
-				continue
-			}
-			v := view
-			if v == "" {
-				v = defaultView
-			}
 			e := &es[i]
-			out = append(out, ListedZone{Name: e.Name, View: v, Type: e.Type, Managed: true, Source: inventory.SourceAPI, Created: e.Created})
-			added = true
+			first, _ := slices.BinarySearchFunc(zones, e.Name, func(z inventory.Zone, name string) int { return strings.Compare(z.Name, name) })
+			found := false
+			for k := first; k < len(zones) && zones[k].Name == e.Name; k++ {
+				if zones[k].View == view || view == "" && indexedHere(zones, k) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				v := view
+				if v == "" {
+					v = defaultView
+				}
+				extra = append(extra, ListedZone{Name: e.Name, View: v, Type: e.Type, Managed: true, Source: inventory.SourceAPI, Created: e.Created})
+			}
 		}
 	}
-	if added {
-		sortListed(out)
+	sortListed(extra)
+	var lz ListedZone
+	for i := range zones {
+		z := &zones[i]
+		for len(extra) > 0 && compareKey(extra[0].Name, extra[0].View, z.Name, z.View) < 0 {
+			fn(&extra[0])
+			extra = extra[1:]
+		}
+		lz = ListedZone{Name: z.Name, View: z.View, Type: z.Type, Serial: z.Serial, HasSerial: z.HasSerial, Source: z.Source}
+		e := byKey[key{z.Name, z.View}]
+		if e == nil && indexedHere(zones, i) {
+			e = byKey[key{z.Name, ""}]
+		}
+		if e != nil {
+			lz.Managed, lz.Created = true, e.Created
+			if lz.Source != inventory.SourceNamedConf {
+				lz.Source = inventory.SourceAPI
+			}
+		}
+		fn(&lz)
 	}
-	return out
+	for i := range extra {
+		fn(&extra[i])
+	}
 }
 
 // indexedHere reports whether zones[i] is the zone of its name that an
