@@ -158,6 +158,10 @@ func TestImportZoneFile(t *testing.T) {
 
 	good := zoneFileFor("bad.test")
 	lines := strings.Split(good, "\n")
+	secretFile := filepath.Join(t.TempDir(), "secret.txt") // a file of the server, records that would load
+	if err := os.WriteFile(secretFile, []byte("leaked TXT \"server secret\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, bad := range []struct {
 		name   string
 		text   string
@@ -169,6 +173,10 @@ func TestImportZoneFile(t *testing.T) {
 		{"CNAME and other data", good + "www.sub TXT \"beside a CNAME\"\n", float64(len(lines)), 400, "CNAME and other data"},
 		{"check-names", good + "bad_host A 192.0.2.7\n", float64(len(lines)), 400, "bad owner name"},
 		{"$INCLUDE", good + "$INCLUDE /etc/passwd\n", float64(len(lines)), 400, "$INCLUDE is not allowed"},
+		// named-checkzone ends a line at a lone CR: the $INCLUDE after it
+		// read a file of the server into the zone (201, its records
+		// served) before ScanDirectives split lines there too.
+		{"$INCLUDE after a lone CR", good + "cr TXT \"x\"\r$INCLUDE " + secretFile + "\n", float64(len(lines)), 400, "$INCLUDE is not allowed"},
 		{"unbalanced parenthesis", strings.Replace(good, "300 )      ; negative TTL", "300        ; negative TTL", 1), 0, 400, ""},
 		{"out-of-zone SOA only", "$TTL 300\nother.test. SOA ns h 1 2 3 4 5\n", 0, 400, ""},
 	} {

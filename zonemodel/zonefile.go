@@ -53,7 +53,7 @@ func (e *LimitError) Error() string { return e.Message }
 // the API must not read files of the server), and the records the
 // $GENERATE lines would make are counted against maxRecords (the other
 // records are counted as they are parsed). It reads directives as named
-// does: a line whose first byte is '$'.
+// does: a line (ended by LF, CR or both) whose first byte is '$'.
 func ScanDirectives(text []byte, maxRecords int) error {
 	generated := 0
 	for n := 1; len(text) > 0; n++ {
@@ -63,21 +63,25 @@ func ScanDirectives(text []byte, maxRecords int) error {
 		} else {
 			text = nil
 		}
-		if len(line) == 0 || line[0] != '$' {
-			continue
-		}
-		word, args := directive(line)
-		switch word {
-		case "$INCLUDE":
-			return &FileError{Line: n, Message: "$INCLUDE is not allowed in a zone file sent to the API: send the included records in the file itself"}
-		case "$GENERATE":
-			count, err := generateCount(args)
-			if err != nil {
-				return &FileError{Line: n, Message: "$GENERATE: " + err.Error()}
+		// named's reader ends a line at a lone CR as well: what follows
+		// one is a line of its own, a directive if it begins with '$'.
+		for part := range bytes.SplitSeq(line, []byte{'\r'}) {
+			if len(part) == 0 || part[0] != '$' {
+				continue
 			}
-			generated += count
-			if generated > maxRecords {
-				return &LimitError{Message: fmt.Sprintf("the $GENERATE lines up to line %d make more than %d records", n, maxRecords)}
+			word, args := directive(part)
+			switch word {
+			case "$INCLUDE":
+				return &FileError{Line: n, Message: "$INCLUDE is not allowed in a zone file sent to the API: send the included records in the file itself"}
+			case "$GENERATE":
+				count, err := generateCount(args)
+				if err != nil {
+					return &FileError{Line: n, Message: "$GENERATE: " + err.Error()}
+				}
+				generated += count
+				if generated > maxRecords {
+					return &LimitError{Message: fmt.Sprintf("the $GENERATE lines up to line %d make more than %d records", n, maxRecords)}
+				}
 			}
 		}
 	}

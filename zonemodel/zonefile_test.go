@@ -244,3 +244,35 @@ func TestCopyRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestScanDirectivesCarriageReturn: named's master file reader ends a
+// line at a lone carriage return too, so a directive after one is a
+// directive to named-checkzone and named ("x TXT a\r$INCLUDE /etc/passwd"
+// includes the file: its first words come back in the checker's error,
+// or its records into the zone). ScanDirectives, which guards the file
+// before named-checkzone reads it, must see it. (Before: only '\n' ended
+// a line, and both lines below passed.)
+func TestScanDirectivesCarriageReturn(t *testing.T) {
+	head := "$TTL 300\n@ SOA ns h 1 2 3 4 5\n"
+	for _, c := range []struct {
+		name, text string
+		line       int
+	}{
+		{"include after CR", head + "x TXT \"a\"\r$INCLUDE /etc/passwd\n", 3},
+		{"include after CR CR", head + "x TXT \"a\"\r\r$include /etc/passwd\n", 3},
+		{"include after CRLF", head + "x TXT \"a\"\r\n$INCLUDE /etc/passwd\r\n", 4},
+	} {
+		err := ScanDirectives([]byte(c.text), MaxImportRecords)
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.Line != c.line || !strings.Contains(fe.Message, "$INCLUDE is not allowed") {
+			t.Errorf("%s: %v, want the $INCLUDE refused at line %d", c.name, err, c.line)
+		}
+	}
+	var le *LimitError
+	if err := ScanDirectives([]byte(head+"x TXT \"a\"\r$GENERATE 1-2000000 h$ A 10.0.0.1\n"), MaxImportRecords); !errors.As(err, &le) {
+		t.Errorf("a $GENERATE over the limit after a CR: %v, want a *LimitError", err)
+	}
+	if err := ScanDirectives([]byte(head+"x TXT \"a\\r$INCLUDE\"\n y TXT \"b\"\r $INCLUDE x\n"), MaxImportRecords); err != nil {
+		t.Errorf("no directive at a line's first byte: %v", err)
+	}
+}
