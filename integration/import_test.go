@@ -355,3 +355,31 @@ func TestExportImportRoundTrip(t *testing.T) {
 	expect(t, r, 201, "import of the export")
 	sameRRsets(t, "zone after export, delete and import", axfr(t, ns, zone), before)
 }
+
+// TestImportWithoutNamedCheckzone: with named_checkzone off, the API's
+// own checks pass a zone file to named, and what only named refuses
+// (check-names) is refused by addzone: 400 with named's reason, and
+// nothing left behind.
+func TestImportWithoutNamedCheckzone(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{extra: "named_checkzone off"})
+	const zone = "own-checks.test"
+	text := zoneFileFor(zone)
+	r := c.doHdr("POST", "/api/v1/zones/"+zone+"/import", text, map[string]string{"Content-Type": "text/dns"})
+	expect(t, r, 201, "import checked by the API")
+	if r.body["checkedBy"] != "zoneapi" {
+		t.Errorf("checkedBy %v, want zoneapi", r.body["checkedBy"])
+	}
+	want, err := zonemodel.ParseZoneFile(zone, []byte(text), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRRsets(t, "zone checked by the API", axfr(t, ns, zone), want)
+
+	r = c.doHdr("POST", "/api/v1/zones/names.test/import", zoneFileFor("names.test")+"bad_host A 192.0.2.7\n", map[string]string{"Content-Type": "text/dns"})
+	expectError(t, r, 400, "Bad Request", "bad owner name")
+	nothingLeft(t, c, ns, "names.test")
+	r = c.doHdr("POST", "/api/v1/zones/cname.test/import", zoneFileFor("cname.test")+"www.sub TXT x\n", map[string]string{"Content-Type": "text/dns"})
+	expectError(t, r, 400, "Bad Request", "CNAME and other data")
+	nothingLeft(t, c, ns, "cname.test")
+}

@@ -44,6 +44,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		key_directory   <dir>                   # named's key-directory, if not zone_dir
 //		statistics_channel <host:port|url>      # named's statistics-channels: ?all=true lists every zone
 //		inventory_refresh  <duration>           # how often that list is read again, default 30s
+//		named_checkzone <path>|off              # the checker of imports (docs/import.md), default from PATH
 //		disable_auth
 //		auth <mode> [{ <mode options> }]       # basic (default), static, jwt, k8s_token_review
 //		rate_limit <requests> [<interval>] [burst <n>]          # per identity
@@ -162,6 +163,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("inventory_refresh: want a positive duration, got %q", v)
 			}
 			h.InventoryRefresh = caddy.Duration(dur)
+		case "named_checkzone":
+			if !d.AllArgs(&h.NamedCheckzone) {
+				return d.ArgErr()
+			}
 		case "serial_update_method":
 			if !d.AllArgs(&h.SerialUpdateMethod) {
 				return d.ArgErr()

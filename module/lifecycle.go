@@ -28,6 +28,12 @@ func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, view string
 	if d := caddy.NewReplacer().ReplaceKnown(h.KeyDirectory, ""); d != "" {
 		keyDirs = []string{d}
 	}
+	// named-checkzone checks imports unless it is off (the service's own
+	// checks then).
+	var checker *zonecheck.Checker
+	if h.NamedCheckzone != "off" {
+		checker = &zonecheck.Checker{Path: caddy.NewReplacer().ReplaceKnown(h.NamedCheckzone, "")}
+	}
 	// A ViewClient of view "" names no view: exactly the client's own
 	// commands.
 	control := c.InView(view)
@@ -38,7 +44,7 @@ func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, view string
 		Updater:      records,
 		SerialMethod: h.serialMethod,
 		UpdateKey:    updateKey,
-		Checker:      &zonecheck.Checker{},
+		Checker:      checker,
 		Timeout:      h.rndcTimeout,
 		SendWithin:   h.rndcTimeout,
 		Expiry:       c.Expiry,

@@ -89,6 +89,13 @@ type Handler struct {
 	// key-directory set to ZoneDir, so they need no setting.
 	KeyDirectory string `json:"key_directory,omitempty"`
 
+	// NamedCheckzone is the named-checkzone program that checks the
+	// zones of an import as named would (see docs/import.md): a path, or
+	// "off" to check them with the API's own rules only (named's own
+	// refusal at addzone then undoes the import). Default: looked up in
+	// PATH, then /usr/sbin, /usr/bin and /usr/local/sbin.
+	NamedCheckzone string `json:"named_checkzone,omitempty"`
+
 	// DisableAuth turns bearer authentication off. The environment variable
 	// DISABLE_AUTH=true does the same. Use it only behind an authenticating
 	// gateway or for local development.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/miekg/dns"
@@ -161,7 +162,7 @@ func (s *Service) importZone(ctx context.Context, name, fp string, content func(
 	path := s.Store.FilePath(name)
 	c, err := s.createLocked(ctx, z, fp, data, AddZoneStatement(z, path, s.UpdateKey, s.Store.Dir()), settled, history.ZoneImported)
 	if err != nil {
-		return nil, err
+		return nil, loadRefused(name, err)
 	}
 	res.Created = *c
 	return res, nil
@@ -251,4 +252,24 @@ func (s *Service) transferIn(ctx context.Context, name string, src *AXFRSource) 
 		return nil, newErr(ErrSource, name, "", "cannot reach "+src.Address+" to transfer zone "+name, err)
 	}
 	return nil, newErr(ErrSource, name, "", src.Address+" did not transfer zone "+name, err)
+}
+
+// loadRefused turns an addzone that named refused because the zone does
+// not load ("dns_zone_loadnew failed: CNAME and other data") into the
+// refusal of the zone, ErrInvalid with a *zonemodel.FileError: the checks
+// named makes and the service's own did not (without named-checkzone).
+// createLocked has undone the import. Other errors are returned as they
+// are.
+func loadRefused(name string, err error) error {
+	var le *Error
+	var re *rndc.Error
+	if !errors.As(err, &le) || le.Kind != ErrControl || le.Command != "addzone" || !errors.As(err, &re) {
+		return err
+	}
+	_, why, ok := strings.Cut(re.Text, "dns_zone_loadnew failed: ")
+	if !ok {
+		return err
+	}
+	return newErr(ErrInvalid, name, "addzone", "zone "+name+" was not imported",
+		&zonemodel.FileError{Message: "named refused to load the zone: " + strings.TrimSpace(why)})
 }

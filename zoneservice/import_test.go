@@ -14,6 +14,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
 	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
@@ -104,6 +105,15 @@ func TestImportRefusedLeavesNothing(t *testing.T) {
 	r.named.addErr = errors.New("addzone: failure")
 	_, err = r.s.Import(ctx, "imp.test", &ImportSource{File: []byte(importFile)}, "")
 	is(t, err, ErrControl)
+	r.state("imp.test", false, false)
+	// named refuses to load the zone (a check named-checkzone would have
+	// made): the zone is refused, as a bad file is.
+	r.named.addErr = &rndc.Error{Command: "addzone", Err: "bad owner name (check-names)", Text: "dns_zone_loadnew failed: bad owner name (check-names)"}
+	_, err = r.s.Import(ctx, "imp.test", &ImportSource{File: []byte(importFile)}, "")
+	is(t, err, ErrInvalid)
+	if !errors.As(err, &fe) || !strings.Contains(fe.Message, "named refused to load the zone: bad owner name") {
+		t.Fatalf("err = %v", err)
+	}
 	r.state("imp.test", false, false)
 	r.named.addErr = nil
 
