@@ -95,7 +95,11 @@ func (s *Service) Adopt(ctx context.Context, name string, opts AdoptOptions) (*A
 	if err := s.zoneCreated(ctx, name, typ); err != nil {
 		return nil, newErr(ErrHook, name, "", "adding zone "+name+" to the catalog", err)
 	}
-	if err := s.Store.Put(zonestore.Entry{Name: name, Type: typ, Created: s.now()}); err != nil {
+	e := zonestore.Entry{Name: name, Type: typ, Created: s.now()}
+	if f := fileOf(zc); f != "" && f != s.Store.FilePath(name) {
+		e.File = f
+	}
+	if err := s.Store.Put(e); err != nil {
 		return nil, newErr(ErrStorage, name, "", "adding zone "+name+" to the index", err)
 	}
 	s.recordZone(ctx, history.ZoneAdopted, name, true)

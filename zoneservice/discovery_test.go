@@ -215,3 +215,28 @@ func TestCapabilitiesOf(t *testing.T) {
 // dnsupdateStub is an Updater that is never used: CapabilitiesOf only
 // asks whether there is one.
 var dnsupdateStub = dnsupdate.NewUpdater(nil)
+
+// An adopted zone keeps its file where it was: the index records it, and
+// a full reconcile does not report it as a zone served with another file
+// than the API's.
+func TestAdoptedZoneReconciles(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	r.named.zones["nzd.test"] = "/elsewhere/nzd.test.zone"
+	if _, err := r.s.Adopt(ctx, "nzd.test", AdoptOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, _ := r.store.Get("nzd.test"); !ok || e.File != "/elsewhere/nzd.test.zone" {
+		t.Fatalf("index entry %+v, %v", e, ok)
+	}
+	rep, err := r.s.Reconcile(ctx, true)
+	if err != nil || len(rep.Problems) != 0 {
+		t.Errorf("reconcile after adoption: %+v, %v", rep, err)
+	}
+	// A zone served with another file than its entry's still is one.
+	r.named.zones["nzd.test"] = "/moved/nzd.test.zone"
+	rep, _ = r.s.Reconcile(ctx, true)
+	if len(rep.Problems) != 1 || rep.Problems[0].Action != "indexed-zone-other-file" {
+		t.Errorf("reconcile with the file moved: %+v", rep.Problems)
+	}
+}

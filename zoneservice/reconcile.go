@@ -120,9 +120,13 @@ func (s *Service) Reconcile(ctx context.Context, full bool) (*Report, error) {
 			zc, err := s.Control.ShowZoneStatement(ctx, e.Name)
 			switch {
 			case err == nil:
-				if f := fileOf(zc); f != s.Store.FilePath(e.Name) {
+				f, t := fileOf(zc), zc.Type()
+				switch {
+				case e.File != "" && f == e.File:
+					// An adopted zone, its file where it was.
+				case f != s.Store.FilePath(e.Name):
 					rep.Problems = append(rep.Problems, Fix{Zone: e.Name, Action: "indexed-zone-other-file", Detail: "named serves it with file " + f})
-				} else if t := zc.Type(); t == "primary" || t == "master" {
+				case t == "primary" || t == "master":
 					s.checkLoaded(ctx, e.Name, rep)
 				}
 			case rndc.IsNotFound(err):

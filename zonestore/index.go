@@ -32,6 +32,9 @@ type Entry struct {
 	// that a retry of the same request is recognised; empty for zones
 	// indexed otherwise. It is not part of the API's answers.
 	Fingerprint string `json:"-"`
+	// File is the zone's file when it is not the zone directory's: a zone
+	// adopted with its file elsewhere ("" for the zones the API created).
+	File string `json:"-"`
 }
 
 // logRecord is one line of <dir>/.zoneapi/index.log.
@@ -41,6 +44,7 @@ type logRecord struct {
 	Type    string    `json:"type,omitempty"`
 	Created time.Time `json:"created,omitzero"`
 	FP      string    `json:"fp,omitempty"`
+	File    string    `json:"file,omitempty"`
 	// Intent is set on "intent" lines (see intent.go).
 	Intent *Intent `json:"intent,omitempty"`
 }
@@ -145,7 +149,7 @@ func (x *index) applyLine(line []byte) {
 	}
 	switch r.Op {
 	case "put":
-		x.apply(Entry{Name: r.Name, Type: r.Type, Created: r.Created, Fingerprint: r.FP}, false)
+		x.apply(Entry{Name: r.Name, Type: r.Type, Created: r.Created, Fingerprint: r.FP, File: r.File}, false)
 	case "del":
 		x.apply(Entry{Name: r.Name}, true)
 	case "intent":
@@ -290,7 +294,7 @@ func (x *index) compact() error {
 	var encErr error
 	x.all.ascend("", func(name string) bool {
 		e := x.live[name]
-		encErr = enc.Encode(logRecord{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created, FP: e.Fingerprint})
+		encErr = enc.Encode(logRecord{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created, FP: e.Fingerprint, File: e.File})
 		return encErr == nil
 	})
 	for _, name := range slices.Sorted(maps.Keys(x.pending)) {
@@ -334,7 +338,7 @@ func (s *Store) Put(e Entry) error {
 	x := &s.idx
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.write([]logRecord{{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created, FP: e.Fingerprint}})
+	return x.write([]logRecord{{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created, FP: e.Fingerprint, File: e.File}})
 }
 
 // Remove deletes the index entry of a zone; removing an absent zone is not

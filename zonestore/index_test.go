@@ -336,3 +336,26 @@ func BenchmarkIndexListPage(b *testing.B) {
 		}
 	}
 }
+
+// An entry's File (an adopted zone's file elsewhere) survives a replay
+// of the log by another instance and a compaction.
+func TestIndexEntryFile(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := Open(dir)
+	a.idx.compactMin = 4
+	if err := a.Put(Entry{Name: "adopted.example", Type: zonemodel.TypePrimary, File: "/etc/bind/db.adopted"}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Open(dir)
+	if e, ok, _ := b.Get("adopted.example"); !ok || e.File != "/etc/bind/db.adopted" {
+		t.Fatalf("replayed entry %+v, %v", e, ok)
+	}
+	for i := range 10 {
+		a.Put(Entry{Name: zname(i), Type: zonemodel.TypePrimary})
+		a.Remove(zname(i))
+	}
+	c, _ := Open(dir)
+	if e, ok, _ := c.Get("adopted.example"); !ok || e.File != "/etc/bind/db.adopted" {
+		t.Fatalf("entry after compaction %+v, %v", e, ok)
+	}
+}
