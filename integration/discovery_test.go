@@ -324,8 +324,11 @@ func checkCapabilities(t *testing.T, c *caddy, tok, zone, view string) {
 	if _, reason := allowed("delete"); strings.Contains(reason, "confirm=unmanaged") {
 		path = at("", "confirm=unmanaged")
 	}
-	try("delete", c.as(tok, "DELETE", path, nil))
+	r = c.as(tok, "DELETE", path, nil)
+	try("delete", r)
 	if ok, _ := allowed("delete"); ok {
+		// Durable at once, an adopted zone's file elsewhere included.
+		expect(t, r, 200, zone+"'s delete")
 		expect(t, c.as(tok, "GET", at(""), nil), 404, zone+" after its delete")
 	}
 }

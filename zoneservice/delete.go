@@ -74,7 +74,7 @@ func (s *Service) deleteZone(ctx context.Context, name string, opts DeleteOption
 		// A retry of a delete whose outcome was unknown: now done.
 		return &Deleted{Managed: true, Durable: true, Settled: settled}, nil
 	}
-	_, managed, err := s.Store.Get(name)
+	entry, managed, err := s.Store.Get(name)
 	if err != nil {
 		return nil, newErr(ErrStorage, name, "", "reading the zone index", err)
 	}
@@ -95,7 +95,13 @@ func (s *Service) deleteZone(ctx context.Context, name string, opts DeleteOption
 	}
 	cctx, cancel := s.commandContext(ctx, in)
 	defer cancel()
-	hadFile, _ := s.Store.HasFile(name)
+	// The file whose disappearance tells that named's removal is
+	// durable: the zone directory's, or an adopted zone's own.
+	exists := func() (bool, error) { return s.Store.HasFile(name) }
+	if entry.File != "" {
+		exists = func() (bool, error) { return s.Store.Exists(entry.File) }
+	}
+	hadFile, _ := exists()
 	text, err := s.Control.DelZone(cctx, name, true)
 	switch {
 	case err == nil:
@@ -110,7 +116,7 @@ func (s *Service) deleteZone(ctx context.Context, name string, opts DeleteOption
 	}
 	durable := true
 	if hadFile {
-		durable = s.waitGone(ctx, name)
+		durable = s.waitFor(ctx, exists)
 	} else if err == nil {
 		// A secondary never transferred has no file whose removal would
 		// tell: named's removal cannot be confirmed.

@@ -3,6 +3,8 @@ package zoneservice
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -238,5 +240,31 @@ func TestAdoptedZoneReconciles(t *testing.T) {
 	rep, _ = r.s.Reconcile(ctx, true)
 	if len(rep.Problems) != 1 || rep.Problems[0].Action != "indexed-zone-other-file" {
 		t.Errorf("reconcile with the file moved: %+v", rep.Problems)
+	}
+}
+
+// The delete of an adopted zone whose file is outside the zone directory
+// waits for named to remove that file, so it is durable at once (before:
+// 202, completed later).
+func TestAdoptedZoneDelete(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "nzd.test.zone")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.named.zones["nzd.test"] = file
+	if _, err := r.s.Adopt(ctx, "nzd.test", AdoptOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := r.s.Delete(ctx, "nzd.test", DeleteOptions{})
+	if err != nil || !d.Durable || !d.Managed {
+		t.Fatalf("delete of the adopted zone = %+v, %v; want durable", d, err)
+	}
+	if r.exists(file) {
+		t.Error("named's -clean did not remove the adopted zone's file")
+	}
+	if _, ok, _ := r.store.Get("nzd.test"); ok {
+		t.Error("the deleted zone is still indexed")
 	}
 }

@@ -110,13 +110,15 @@ type Intents interface {
 // every file: Dir and FilePath name it and a zone's master file; HasFile
 // reports whether that file exists; CreateFile writes it atomically and
 // exclusively (zonestore.ErrExists); DiscardFile removes it and its
-// journal; RemoveZoneFiles removes everything a deleted zone left;
+// journal; Exists reports whether a file elsewhere (an adopted zone's)
+// exists; RemoveZoneFiles removes everything a deleted zone left;
 // MoveAside keeps a file no zone uses for the operator; ZoneFiles lists
 // the zones that have a master file.
 type Files interface {
 	Dir() string
 	FilePath(zone string) string
 	HasFile(zone string) (bool, error)
+	Exists(path string) (bool, error)
 	CreateFile(zone string, data []byte) (string, error)
 	DiscardFile(zone string) error
 	RemoveZoneFiles(zone string) ([]string, error)
@@ -351,10 +353,16 @@ func (s *Service) givenUp(in zonestore.Intent) bool {
 // waitGone waits until the zone's file does not exist (named removed it)
 // or DurableWait passes, and reports whether it is gone.
 func (s *Service) waitGone(ctx context.Context, zone string) bool {
+	return s.waitFor(ctx, func() (bool, error) { return s.Store.HasFile(zone) })
+}
+
+// waitFor waits until exists reports false (named removed the file it
+// looks for) or DurableWait passes, and reports whether it did.
+func (s *Service) waitFor(ctx context.Context, exists func() (bool, error)) bool {
 	deadline := time.Now().Add(orDefault(s.DurableWait, 5*time.Second))
 	delay := 500 * time.Microsecond
 	for {
-		if ok, err := s.Store.HasFile(zone); !ok && err == nil {
+		if ok, err := exists(); !ok && err == nil {
 			return true
 		}
 		if time.Now().After(deadline) {

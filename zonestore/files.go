@@ -66,6 +66,20 @@ func (s *Store) HasFile(zone string) (bool, error) {
 	}
 }
 
+// Exists reports whether the file at path exists (an adopted zone's file
+// outside the zone directory, which named removes when the zone is
+// deleted with -clean).
+func (s *Store) Exists(path string) (bool, error) {
+	switch _, err := os.Lstat(path); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	default:
+		return false, fmt.Errorf("looking for %s: %w", path, err)
+	}
+}
+
 // DiscardFile removes the zone's master file and its journal, written for a
 // create that did not happen, and fsyncs the directory. A file already
 // gone is fine; other failures are returned.
