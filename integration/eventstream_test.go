@@ -273,3 +273,58 @@ func firstLabel(name string) string {
 	}
 	return name
 }
+
+// assertStreamSawHistory waits until the event stream client has seen
+// every entry of the zone's history (at least once: a resume after a
+// crash may repeat the events after the client's last id) and checks
+// that it saw them in the history's order.
+func assertStreamSawHistory(t *testing.T, stream *sseClient, c *caddy, zone string) {
+	t.Helper()
+	var ids []string
+	cursor := ""
+	for {
+		r := c.do("GET", "/api/v1/zones/"+zone+"/changes?limit=1000"+cursor, nil)
+		expect(t, r, 200, "GET changes")
+		list, _ := r.body["changes"].([]any)
+		for _, x := range list {
+			ids = append(ids, x.(map[string]any)["id"].(string))
+		}
+		next, _ := r.body["next_cursor"].(string)
+		if next == "" {
+			break
+		}
+		cursor = "&cursor=" + next
+	}
+	evs := stream.waitEvents("every history entry on the stream", func(evs []sseEvent) bool {
+		seen := map[string]bool{}
+		for _, e := range evs {
+			seen[e.ID] = true
+		}
+		for _, id := range ids {
+			if !seen[id] {
+				return false
+			}
+		}
+		return true
+	})
+	var last uint64
+	first, repeats := map[string]bool{}, 0
+	for _, e := range evs {
+		if first[e.ID] {
+			repeats++
+			continue
+		}
+		first[e.ID] = true
+		n, _ := strconv.ParseUint(e.ID, 10, 64)
+		if e.Entry.Zone == zone && n <= last {
+			t.Errorf("the stream showed event %d after %d", n, last)
+		}
+		if e.Entry.Zone == zone {
+			last = n
+		}
+	}
+	stream.mu.Lock()
+	conns := stream.connections
+	stream.mu.Unlock()
+	t.Logf("the event stream: %d history entries seen over %d connections (each restart resumed with Last-Event-ID), %d events repeated", len(ids), conns, repeats)
+}

@@ -38,7 +38,9 @@ type historyCrash struct {
 // at start records from named's IXFR what a crash kept from being
 // recorded), the history has every acknowledged change exactly once, no
 // change twice, serials that chain with no gap up to the zone's serial,
-// and replaying it gives the zone's records.
+// and replaying it gives the zone's records; and an event stream client
+// that resumed with Last-Event-ID after every restart saw every entry of
+// the history at least once, in order.
 func TestHistoryCrashSafety(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test skipped in -short")
@@ -55,8 +57,13 @@ func TestHistoryCrashSafety(t *testing.T) {
 	hc := &historyCrash{zone: "crashhist.test", addsAcked: map[string]bool{}, rmsAcked: map[string]bool{}}
 	hc.r = newCrashRigOn(t, ns, "3s", caddyOpts{extra: fmt.Sprintf("history {\n\t\t\t\tnotify_listen 127.0.0.1:%d\n\t\t\t}", port)})
 	hc.r.must("POST", "/api/v1/zones", zoneBody(hc.zone), http.StatusCreated)
+	// An event stream client from the first event on, resuming with
+	// Last-Event-ID after every kill: it sees each entry of the history
+	// at least once and in order.
+	stream := followEvents(t, func() string { return hc.r.c.Base }, testToken, "0")
 	hc.run(t, rng, kills)
 	hc.assertExactlyOnce(t)
+	assertStreamSawHistory(t, stream, hc.r.c, hc.zone)
 }
 
 // run streams changes and kills caddy kills times.
