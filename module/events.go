@@ -195,6 +195,9 @@ type eventsAPI struct {
 
 	mu         sync.Mutex
 	deliverers []*events.Deliverer
+	releases   []func()
+	started    bool // ensure ran (the deliverers started, or cannot)
+	stopped    bool // the generation was unloaded: never start
 }
 
 // newEventsAPI returns the events front of h (its routes are listed
@@ -219,47 +222,62 @@ func (e *eventsAPI) routes() []route {
 // start runs the webhooks' deliverers until ctx ends (the handler's
 // Cleanup), once the backend and its history are up. It waits a little
 // first, so that `caddy validate` (Provision, then Cleanup) touches
-// nothing.
+// nothing; a request for the webhooks' state starts them at once.
 func (e *eventsAPI) start(ctx context.Context, hooks []events.Webhook) {
 	e.done, e.hooks = ctx.Done(), hooks
 	if len(hooks) == 0 {
 		return
 	}
 	go func() {
-		var log *history.Log
-		for delay := 200 * time.Millisecond; log == nil; delay = time.Second {
+		for delay := 200 * time.Millisecond; ; delay = time.Second {
 			select {
 			case <-ctx.Done():
+				e.mu.Lock()
+				releases := e.releases
+				e.releases, e.stopped = nil, true
+				e.mu.Unlock()
+				for _, release := range releases {
+					release()
+				}
 				return
 			case <-time.After(delay):
 			}
-			b, err := e.backend()
-			if err != nil {
-				continue
+			if e.ensure() == nil {
+				delay = time.Hour // started (or cannot be): wait for ctx
 			}
-			if log = b.svc.History; log == nil {
-				e.logger.Error("the webhooks need the change history, which is off: nothing is delivered")
-				return
-			}
-		}
-		dir := filepath.Join(e.zoneDir, ".zoneapi", "events")
-		var releases []func()
-		for _, w := range hooks {
-			d, release, err := events.Start(log, dir, w, e.logger.Named("events"))
-			if err != nil {
-				e.logger.Error("starting a webhook", zap.String("webhook", w.Name), zap.Error(err))
-				continue
-			}
-			e.mu.Lock()
-			e.deliverers = append(e.deliverers, d)
-			e.mu.Unlock()
-			releases = append(releases, release)
-		}
-		<-ctx.Done()
-		for _, release := range releases {
-			release()
 		}
 	}()
+}
+
+// ensure starts the deliverers if they are not running yet; an error
+// means the backend is not up (tried again later).
+func (e *eventsAPI) ensure() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.started || e.stopped || len(e.hooks) == 0 {
+		return nil
+	}
+	b, err := e.backend()
+	if err != nil {
+		return err
+	}
+	e.started = true
+	log := b.svc.History
+	if log == nil {
+		e.logger.Error("the webhooks need the change history, which is off: nothing is delivered")
+		return nil
+	}
+	dir := filepath.Join(e.zoneDir, ".zoneapi", "events")
+	for _, w := range e.hooks {
+		d, release, err := events.Start(log, dir, w, e.logger.Named("events"))
+		if err != nil {
+			e.logger.Error("starting a webhook", zap.String("webhook", w.Name), zap.Error(err))
+			continue
+		}
+		e.deliverers = append(e.deliverers, d)
+		e.releases = append(e.releases, release)
+	}
+	return nil
 }
 
 // handleStream serves GET /api/v1/events: the change history's events
@@ -361,8 +379,12 @@ func (e *eventsAPI) handleRetry(w http.ResponseWriter, r *http.Request, p params
 	writeError(w, http.StatusNotFound, "no webhook named %q is configured (GET /api/v1/events/webhooks lists them)", p.name)
 }
 
-// current returns the running deliverers.
+// current returns the running deliverers, starting them if a request
+// comes before start did.
 func (e *eventsAPI) current() []*events.Deliverer {
+	if err := e.ensure(); err != nil {
+		e.logger.Error("backend unavailable", zap.Error(err))
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]*events.Deliverer(nil), e.deliverers...)
