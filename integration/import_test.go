@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -382,4 +383,34 @@ func TestImportWithoutNamedCheckzone(t *testing.T) {
 	r = c.doHdr("POST", "/api/v1/zones/cname.test/import", zoneFileFor("cname.test")+"www.sub TXT x\n", map[string]string{"Content-Type": "text/dns"})
 	expectError(t, r, 400, "Bad Request", "CNAME and other data")
 	nothingLeft(t, c, ns, "cname.test")
+}
+
+// TestImportAXFRNeedsServerAction: an import by AXFR makes this server
+// open a TCP connection to whatever address the client names and read
+// what answers there, so it needs the server action (an identity that may
+// reconcile the server), not only the zones action on the zone made: a
+// token limited to its own zones could otherwise scan the internal
+// network through the import's answers (unreachable, refused, not DNS,
+// timeout) and copy the zones of any server that allows transfers to this
+// host (named itself, its other views, internal servers). Zone-file
+// imports stay with the zones action. (Before: the tenant's transfer from
+// 127.0.0.1:1 was tried and answered 502 "cannot reach".)
+func TestImportAXFRNeedsServerAction(t *testing.T) {
+	ns := startNamed(t)
+	tok, hash := tokens(t, "admin", "tenant")
+	c := startCaddy(t, ns, caddyOpts{extra: fmt.Sprintf(`auth static {
+				token admin %s
+				token tenant %s {
+					actions zones records read
+					zones tenant.test *.tenant.test
+				}
+			}`, hash["admin"], hash["tenant"])})
+	for _, addr := range []string{"127.0.0.1:1", ns.DNSAddr} {
+		r := c.as(tok["tenant"], "POST", "/api/v1/zones/tenant.test/import", map[string]any{"axfr": map[string]any{"address": addr}})
+		expectError(t, r, http.StatusForbidden, "Forbidden", "")
+		expect(t, c.as(tok["admin"], "GET", "/api/v1/zones/tenant.test", nil), http.StatusNotFound, "the zone after a refused transfer")
+	}
+	expect(t, c.as(tok["tenant"], "POST", "/api/v1/zones/tenant.test/import", map[string]any{"zoneFile": zoneFileFor("tenant.test")}), http.StatusCreated, "the tenant's zone-file import")
+	r := c.as(tok["admin"], "POST", "/api/v1/zones/admin.test/import", map[string]any{"axfr": map[string]any{"address": "127.0.0.1:1"}})
+	expect(t, r, http.StatusBadGateway, "the admin's transfer from a closed port")
 }

@@ -31,7 +31,8 @@ const textDNS = "text/dns"
 // as text/dns, up to zonemodel.MaxImportBytes; or zoneFile in a JSON
 // body), by AXFR from another server (axfr) or as a copy of a zone
 // managed here (copyOf), through the zone service's Import and Copy. A
-// copy needs the read action on the zone copied as well. An
+// copy needs the read action on the zone copied as well; a transfer, the
+// server action. An
 // Idempotency-Key is taken as on create.
 func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p params) {
 	name, ok := zoneName(w, p)
@@ -134,6 +135,16 @@ func (a *restAPI) importSource(w http.ResponseWriter, r *http.Request, body *imp
 		}
 		*copyOf = from
 	default:
+		// A transfer makes this server connect to any address the client
+		// names and read what answers: a scanner of the internal network
+		// (unreachable, refused, not DNS, timeout) and a copier of the
+		// zones of every server that allows transfers to this host (named
+		// itself, its other views). Only an identity that may act on the
+		// whole server (the server action, as reconcile) may ask for one
+		// (docs/import.md).
+		if !a.scopes.allow(w, r, auth.ActionServer, "") {
+			return false
+		}
 		addr := body.AXFR.Address
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			addr = net.JoinHostPort(strings.Trim(addr, "[]"), "53")
