@@ -149,29 +149,27 @@ func (c *HistoryConfig) open(refs *sharedRefs, logger *zap.Logger) (*history.Log
 	return l, nil
 }
 
-// watch, started by Provision, brings the history up to date once
-// the backend resolves (changes made while the API was not running, or
-// whose entry a crash lost: zoneservice.Service.CatchUp) and receives
-// named's NOTIFYs on notify_listen until ctx ends (Cleanup). The first
-// attempt waits a little, so that `caddy validate` (Provision then
-// Cleanup) touches nothing.
-func (c *HistoryConfig) watch(ctx context.Context, getBackend func() (*backend, error), logger *zap.Logger) {
+// watch, started by Provision, brings the history up to date once the
+// backend is resolved (by the first request, or the restart watch a
+// couple of seconds after start; the watch never resolves it itself, so
+// nothing touches the disk before that, and `caddy validate` touches
+// nothing): changes made while the API was not running, or whose entry a
+// crash lost (zoneservice.Service.CatchUp), and receives named's NOTIFYs
+// on notify_listen until ctx ends (Cleanup).
+func (c *HistoryConfig) watch(ctx context.Context, resolved func() *backend, logger *zap.Logger) {
 	if !c.on() {
 		return
 	}
-	delay := 200 * time.Millisecond
 	var b *backend
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(delay):
+		case <-time.After(200 * time.Millisecond):
 		}
-		var err error
-		if b, err = getBackend(); err == nil && b.svc.History != nil {
+		if b = resolved(); b != nil && b.svc.History != nil {
 			break
 		}
-		delay = min(2*delay, 5*time.Second)
 	}
 	notice := b.svc.Notices(ctx)
 	if addr := c.notifyAddr(); addr != "" {
@@ -440,3 +438,11 @@ func changesInScope(g *auth.Grant, since *uint32) func(history.Entry) (history.E
 
 // serialGreater is RFC 1982 serial arithmetic: a > b.
 func serialGreater(a, b uint32) bool { return a != b && a-b < 1<<31 }
+
+// resolved returns the backend once a request (or the restart watch)
+// resolved it, else nil; it never resolves it.
+func (c *backendCell) resolved() *backend {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.backend
+}
