@@ -47,7 +47,12 @@ func (u *Updater) applied(ctx context.Context, zone string, ws []*write, s seria
 // changed, by IXFR; when named cannot say, the update section's intent.
 func (u *Updater) diff(ctx context.Context, zone string, s serials, update []dns.RR) (added, removed []dns.RR) {
 	if s.hasOld && s.hasNew {
-		deltas, _, err := u.dns.IXFR(ctx, zone, s.old)
+		// On a pooled connection first (no TCP connect per change);
+		// IXFR on a connection of its own when that fails.
+		deltas, _, err := u.dns.ixfrPooled(ctx, zone, s.old)
+		if err != nil {
+			deltas, _, err = u.dns.IXFR(ctx, zone, s.old)
+		}
 		if err == nil && len(deltas) > 0 && deltas[0].From == s.old && deltas[0].To == s.new {
 			return withoutSOA(deltas[0].Added), withoutSOA(deltas[0].Deleted)
 		}
