@@ -9,8 +9,7 @@ import (
 )
 
 // mountZoneDir mounts a small tmpfs on named's zone directory (before
-// caddy's first request), or skips the test where mounting is not
-// allowed.
+// caddy starts), or skips the test where mounting is not allowed.
 func mountZoneDir(t *testing.T, dir, size string) {
 	t.Helper()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
@@ -31,8 +30,13 @@ func mountZoneDir(t *testing.T, dir, size string) {
 // or the directory writable, the same create succeeds. The index never
 // keeps a partial line.
 func TestDiskFullAndReadOnly(t *testing.T) {
-	r := newCrashRig(t, "5s")
-	mountZoneDir(t, r.ns.ZoneDir, "256k")
+	// The tmpfs goes in before caddy starts: caddy opens the zone
+	// directory's state (<zone_dir>/.zoneapi) at start, for the change
+	// history's catch-up, and a mount over it afterwards would hide that
+	// state (as TestCompactionNoSpace found).
+	ns := startNamed(t)
+	mountZoneDir(t, ns.ZoneDir, "256k")
+	r := newCrashRigOn(t, ns, "5s", caddyOpts{})
 	r.must("POST", "/api/v1/zones", zoneBody("before.test"), 201)
 
 	filler := filepath.Join(r.ns.ZoneDir, "filler")
