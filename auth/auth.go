@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Namespace is the Caddy module namespace of the authentication modes.
@@ -30,6 +31,11 @@ type Identity struct {
 	Mode string
 	// Grant is what the principal may do; nil means everything.
 	Grant *Grant
+	// Expires, if set, is when the credential stops being accepted (a
+	// JWT's exp with the leeway): a request that outlives its check,
+	// such as the event stream, ends then, and the client has to present
+	// a valid credential again.
+	Expires time.Time
 }
 
 // Error is an authentication failure with the HTTP status to answer it

@@ -388,6 +388,7 @@ func (j *JWT) Authenticate(ctx context.Context, token string) (*Identity, error)
 		id.Grant = j.deflt
 	}
 	until := idt.Expiry.Add(j.leeway)
+	id.Expires = until
 	if limit := now.Add(maxCacheAge); limit.Before(until) {
 		until = limit
 	}

@@ -343,3 +343,25 @@ func TestJWTCAFile(t *testing.T) {
 		t.Fatalf("without ca_file: %v, want 503", err)
 	}
 }
+
+// TestJWTIdentityExpires: the identity of a JWT carries the token's
+// expiry with the leeway, so that a long-lived request (the event stream)
+// ends when the token does. (Before: no expiry on the identity, and a
+// stream opened with a token an hour from expiry ran on after it.)
+func TestJWTIdentityExpires(t *testing.T) {
+	ec := newECKey(t, "k1")
+	file := filepath.Join(t.TempDir(), "jwks.json")
+	if err := os.WriteFile(file, jwks(ec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j := &JWT{Issuer: testIssuer, JWKSFile: file, Audiences: []string{"zoneapi"}, Algorithms: []string{"ES256"}, Leeway: caddy.Duration(time.Minute)}
+	provisionJWT(t, j)
+	exp := time.Now().Add(10 * time.Minute).Truncate(time.Second)
+	id, err := j.Authenticate(context.Background(), sign(t, ec, claims("erin", map[string]any{"exp": exp.Unix()})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := exp.Add(time.Minute); !id.Expires.Equal(want) {
+		t.Errorf("Expires %v, want %v (exp + leeway)", id.Expires, want)
+	}
+}

@@ -328,14 +328,26 @@ func (e *eventsAPI) handleStream(w http.ResponseWriter, r *http.Request, _ param
 		Visible: changesInScope(grantOf(r), nil),
 		Stop:    anyClosed(r.Context().Done(), e.done, shutdownSignal(r)),
 	}
-	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.WriteTimeout > 0 {
-		// End cleanly before the server's write timeout cuts the
-		// stream: the client reconnects with Last-Event-ID.
-		s.Until = time.Now().Add(time.Duration(srv.WriteTimeout) * 9 / 10)
-	}
+	s.Until = streamUntil(r, time.Now())
 	if err := s.Serve(w, r); err != nil {
 		e.logger.Debug("event stream ended", zap.Error(err))
 	}
+}
+
+// streamUntil is when the event stream of r ends cleanly (zero: not
+// before the client goes or the server stops): before the server's write
+// timeout would cut it, and when the identity's credential expires (a
+// JWT's exp), so that an expired token does not go on reading changes;
+// the client reconnects with Last-Event-ID and a valid credential.
+func streamUntil(r *http.Request, now time.Time) time.Time {
+	var until time.Time
+	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.WriteTimeout > 0 {
+		until = now.Add(time.Duration(srv.WriteTimeout) * 9 / 10)
+	}
+	if id := authOf(r).id; id != nil && !id.Expires.IsZero() && (until.IsZero() || id.Expires.Before(until)) {
+		until = id.Expires
+	}
+	return until
 }
 
 // webhookList is the body of GET /api/v1/events/webhooks.
