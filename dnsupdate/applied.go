@@ -24,11 +24,19 @@ type Applied struct {
 }
 
 // applied calls the Applied callbacks of a message's writes, in order,
-// once named accepted it.
+// once named accepted it. What each write changed is worked out first
+// (an IXFR for writes other than single adds); the callbacks then run
+// back to back between the writes' Hold and its release, so that a
+// consumer can keep the message's records together.
 func (u *Updater) applied(ctx context.Context, zone string, ws []*write, s serials, err error) {
 	if err != nil {
 		return
 	}
+	type call struct {
+		w *write
+		a Applied
+	}
+	calls := make([]call, 0, len(ws))
 	for _, w := range ws {
 		if w.applied == nil {
 			continue
@@ -39,7 +47,19 @@ func (u *Updater) applied(ctx context.Context, zone string, ws []*write, s seria
 		} else {
 			a.Added, a.Removed = u.diff(ctx, zone, s, w.update)
 		}
-		w.applied(a)
+		calls = append(calls, call{w, a})
+	}
+	var releases []func()
+	for _, c := range calls {
+		if c.w.hold != nil {
+			releases = append(releases, c.w.hold())
+		}
+	}
+	for _, c := range calls {
+		c.w.applied(c.a)
+	}
+	for _, r := range releases {
+		r()
 	}
 }
 

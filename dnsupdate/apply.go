@@ -16,7 +16,7 @@ import (
 // a *ServerError (IsRcode), and nothing changed. The caller checks the
 // records' content; Apply adds no rule of its own.
 func (u *Updater) Apply(ctx context.Context, zone string, prereq, update []dns.RR, opt WriteOptions) (*ChangeResult, error) {
-	s, err := u.commit(ctx, zone, &write{prereq: prereq, update: update, ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied})
+	s, err := u.commit(ctx, zone, &write{prereq: prereq, update: update, ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
 	if err != nil {
 		return nil, err
 	}

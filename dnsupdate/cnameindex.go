@@ -160,7 +160,7 @@ func (u *Updater) indexedBatch(ctx context.Context, zone string, changes []chang
 			return nil, nil, batchSnapshots
 		}
 	}
-	s, err := u.commit(ctx, zone, &write{update: body, exact: ix.soa, method: opt.SerialMethod, applied: opt.Applied})
+	s, err := u.commit(ctx, zone, &write{update: body, exact: ix.soa, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
 	switch {
 	case err == nil:
 		res.Zone = zone

@@ -99,6 +99,13 @@ type WriteOptions struct {
 	// on the zone's writes (it runs inside the zone's writer); the
 	// history enqueues its entry there.
 	Applied func(Applied)
+	// Hold, if set, is called before the Applied callbacks of the
+	// message that carried the change, and the function it returns after
+	// the last of them: writes merged into one message are then recorded
+	// together (the history writes none of them until all are enqueued,
+	// so that a crash cannot keep some of one message's entries and lose
+	// the others, which would hide the loss behind the message's serial).
+	Hold func() (release func())
 }
 
 // ChangeResult describes an applied change.

@@ -59,6 +59,8 @@ type write struct {
 	// applied, if set, is called by the leader once named accepted the
 	// write, in the order named applied the writes (WriteOptions.Applied).
 	applied func(Applied)
+	// hold is WriteOptions.Hold.
+	hold func() (release func())
 	// run, if set, makes the write a turn of the zone's writer: the
 	// leader calls it instead of sending anything (Exclusive).
 	run func()

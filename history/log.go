@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -86,6 +85,7 @@ type Log struct {
 	last    uint64               // the highest Seq assigned
 	durable uint64               // the highest Seq written and synced
 	cur     *batch               // the appends waiting for the next fsync
+	holds   int                  // Holds not yet released: cur is not written meanwhile
 	tail    []Entry              // the newest durable entries, oldest first
 	serials map[string]uint32    // by zoneKey: the serial after the zone's last entry
 	counts  map[[2]string]uint64 // entries written by this Log, by type and source
@@ -148,190 +148,39 @@ func Open(dir string, opts Options) (*Log, error) {
 	return l, nil
 }
 
-// load reads the segments, repairs the active one's torn tail and fills
-// the in-memory tail.
-func (l *Log) load() error {
-	names, err := os.ReadDir(l.dir)
-	if err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	for _, de := range names {
-		first, ok := segmentFirst(de.Name())
-		if !ok {
-			continue
-		}
-		l.segs = append(l.segs, segment{first: first, last: first - 1, path: filepath.Join(l.dir, de.Name())})
-	}
-	// ReadDir sorts by name and names are zero-padded: oldest first.
-	if len(l.segs) == 0 {
-		return l.newSegment(1)
-	}
-	upto := l.loadState()
-	for i := range l.segs {
-		s := &l.segs[i]
-		active := i == len(l.segs)-1
-		var recent []Entry
-		end, err := scan(s.path, 0, func(e Entry, _ int64) bool {
-			s.last, s.newest = e.Seq, e.Time
-			if e.Seq > upto {
-				l.noteSerial(e)
-			}
-			if active {
-				recent = append(recent, e)
-				if len(recent) > 2*tailEntries {
-					recent = append(recent[:0], recent[len(recent)-tailEntries:]...)
-				}
-			}
-			return true
-		})
-		if err != nil {
-			return err
-		}
-		s.size = end
-		if active {
-			if len(recent) > tailEntries {
-				recent = recent[len(recent)-tailEntries:]
-			}
-			l.tail = recent
-		}
-	}
-	a := &l.segs[len(l.segs)-1]
-	f, err := os.OpenFile(a.path, os.O_RDWR, 0o640)
-	if err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	// A torn or garbled last line is what a crash during a write leaves:
-	// no append of it returned, so it is cut off.
-	if fi, err := f.Stat(); err == nil && fi.Size() != a.size {
-		if err := f.Truncate(a.size); err != nil {
-			f.Close()
-			return fmt.Errorf("history: repairing %s: %w", a.path, err)
-		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return fmt.Errorf("history: repairing %s: %w", a.path, err)
-		}
-	}
-	if _, err := f.Seek(a.size, 0); err != nil {
-		f.Close()
-		return fmt.Errorf("history: %w", err)
-	}
-	l.f = f
-	l.last, l.durable = a.last, a.last
-	return nil
-}
-
-// state is what the log remembers of the entries before a segment, so
-// that retention can drop them: each zone's last serial.
-type state struct {
-	// Upto is the last Seq the state covers.
-	Upto uint64 `json:"upto"`
-	// Serials are the zones' serials (by zoneKey) after their last
-	// entry up to Upto.
-	Serials map[string]uint32 `json:"serials"`
-}
-
-const stateFile = "state.json"
-
-// loadState reads the state file into l.serials and returns its Upto.
-func (l *Log) loadState() uint64 {
-	b, err := os.ReadFile(filepath.Join(l.dir, stateFile))
-	if err != nil {
-		return 0
-	}
-	var st state
-	if json.Unmarshal(b, &st) != nil {
-		return 0
-	}
-	for k, v := range st.Serials {
-		l.serials[k] = v
-	}
-	return st.Upto
-}
-
-// saveState writes the state, covering the entries up to upto,
-// atomically. l.mu is held. The serials may include later entries (those
-// enqueued): Open notes the entries after upto again, in order, which
-// gives the same result.
-func (l *Log) saveState(upto uint64) error {
-	b, err := json.Marshal(state{Upto: upto, Serials: l.serials})
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(l.dir, stateFile+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(l.dir, stateFile))
-	}
-	return err
-}
-
-// segmentFirst parses a segment's file name.
-func segmentFirst(name string) (uint64, bool) {
-	base, ok := cutSuffix(name, ".jsonl")
-	if !ok || len(base) != 20 {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(base, 10, 64)
-	return n, err == nil && n > 0
-}
-
-func cutSuffix(s, suf string) (string, bool) {
-	if len(s) < len(suf) || s[len(s)-len(suf):] != suf {
-		return s, false
-	}
-	return s[:len(s)-len(suf)], true
-}
-
-// newSegment begins a segment whose first entry will be first, and makes
-// it the active one.
-func (l *Log) newSegment(first uint64) error {
-	path := filepath.Join(l.dir, fmt.Sprintf("%020d.jsonl", first))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o640)
-	if err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	if err := syncDir(l.dir); err != nil {
-		f.Close()
-		return err
-	}
-	if l.f != nil {
-		_ = l.f.Sync()
-		l.f.Close()
-	}
-	l.f = f
-	l.segs = append(l.segs, segment{first: first, last: first - 1, path: path})
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("history: syncing %s: %w", dir, err)
-	}
-	return nil
-}
-
 // Append records the entries, in order, and returns them as recorded
 // (Seq, ID and, where it was zero, Time set). It returns once they are
 // written to the file (and fsynced, with Options.SyncEach); concurrent
 // appends share one write and one fsync.
 func (l *Log) Append(es ...Entry) ([]Entry, error) {
 	return l.Enqueue(es...).Wait()
+}
+
+// Hold keeps what is enqueued from now on from being written until the
+// returned function is called (once; later calls do nothing): entries
+// that belong together (one UPDATE message's, which share its serials)
+// then reach the file in one write, and a crash keeps all or none of
+// them. Holds nest; the pending entries are written when the last is
+// released. A holder must not Wait before releasing.
+func (l *Log) Hold() (release func()) {
+	l.mu.Lock()
+	l.holds++
+	l.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			l.holds--
+			kick := l.holds == 0 && l.cur != nil
+			l.mu.Unlock()
+			if kick {
+				select {
+				case l.kick <- struct{}{}:
+				default:
+				}
+			}
+		})
+	}
 }
 
 // Pending is an Enqueue's entries on their way to the disk.
@@ -409,60 +258,6 @@ func (l *Log) Enqueue(es ...Entry) *Pending {
 	return &Pending{entries: out, b: b}
 }
 
-// zoneKey is a zone's key in the serial map.
-func zoneKey(zone, view string) string {
-	return strings.ToLower(strings.TrimSuffix(zone, ".")) + "/" + view
-}
-
-// noteSerial remembers the zone's serial after e. l.mu is held.
-func (l *Log) noteSerial(e Entry) {
-	k := zoneKey(e.Zone, e.View)
-	switch {
-	case e.Type == ZoneDeleted:
-		delete(l.serials, k)
-		delete(l.extLast, k)
-	case e.SerialAfter != nil:
-		l.serials[k] = *e.SerialAfter
-		l.extLast[k] = e.Source == SourceExternal
-	}
-}
-
-// Baseline sets the zone's last serial when the history has none (a zone
-// managed before the history was on, or whose entries retention dropped
-// before state.json kept them), so that the changes after it are
-// recorded. It is kept in memory only: the next entry of the zone makes
-// it durable.
-func (l *Log) Baseline(zone, view string, serial uint32) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	k := zoneKey(zone, view)
-	if _, ok := l.serials[k]; !ok {
-		l.serials[k] = serial
-	}
-}
-
-// RecordedExternally reports whether the zone's last serial is serial and
-// came from an external entry: a change made through another updater of
-// the process (the external-dns webhook's) whose NOTIFY was handled before
-// its own entry was enqueued. That entry is then not enqueued again.
-func (l *Log) RecordedExternally(zone, view string, serial uint32) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	k := zoneKey(zone, view)
-	s, ok := l.serials[k]
-	return ok && s == serial && l.extLast[k]
-}
-
-// LastSerial returns the zone's serial after its last entry appended (or
-// enqueued) that has one; ok is false when it has none, or the zone's
-// last entry is its deletion.
-func (l *Log) LastSerial(zone, view string) (serial uint32, ok bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	serial, ok = l.serials[zoneKey(zone, view)]
-	return serial, ok
-}
-
 // writer writes and syncs the batches, one at a time, in order.
 func (l *Log) writer() {
 	defer close(l.done)
@@ -477,22 +272,23 @@ func (l *Log) writer() {
 			l.mu.Unlock()
 			continue
 		case <-l.stop:
-			l.flush() // what came before Close
+			l.flush(true) // what came before Close, held or not
 			return
 		}
-		l.flush()
+		l.flush(false)
 	}
 }
 
-// flush writes the pending batch, if any.
-func (l *Log) flush() {
+// flush writes the pending batch, if any; while a Hold is not released,
+// only when forced (at Close).
+func (l *Log) flush(force bool) {
 	l.mu.Lock()
 	b := l.cur
-	l.cur = nil
-	if b == nil {
+	if b == nil || (l.holds > 0 && !force) {
 		l.mu.Unlock()
 		return
 	}
+	l.cur = nil
 	if a := l.segs[len(l.segs)-1]; a.size >= l.opts.SegmentSize && a.last >= a.first {
 		// Rotate: the batch begins the next segment.
 		first := b.entries[0].Seq

@@ -304,3 +304,33 @@ func BenchmarkAppendParallel(b *testing.B) {
 		}
 	})
 }
+
+// TestHoldKeepsEntriesTogether checks that nothing enqueued under a Hold
+// is written before its release, and that it is written then.
+func TestHoldKeepsEntriesTogether(t *testing.T) {
+	l, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	release := l.Hold()
+	p1 := l.Enqueue(Entry{Zone: "example.com", Type: RecordsChanged, Source: SourceAPI})
+	l.flush(false) // as the writer would at the Enqueue's kick
+	l.mu.Lock()
+	durable := l.durable
+	l.mu.Unlock()
+	if durable != 0 {
+		t.Fatalf("an entry enqueued under a Hold was written before its release (durable %d)", durable)
+	}
+	p2 := l.Enqueue(Entry{Zone: "example.com", Type: RecordsChanged, Source: SourceAPI})
+	release()
+	release() // a second call does nothing
+	for _, p := range []*Pending{p1, p2} {
+		if _, err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := l.Read(0, Filter{}, 10); err != nil || len(got) != 2 {
+		t.Fatalf("after the release: %d entries, %v; want 2", len(got), err)
+	}
+}

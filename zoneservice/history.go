@@ -63,6 +63,10 @@ func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.Writ
 		return opt, func() error { return nil }
 	}
 	var pending []*history.Pending
+	// The writes merged into one UPDATE are written to the history
+	// together: a crash keeps all of the message's entries or none (then
+	// the start-up catch-up records them from named's IXFR), never some.
+	opt.Hold = s.History.Hold
 	opt.Applied = func(a dnsupdate.Applied) {
 		if a.HasSerial && a.HasOldSerial && a.Serial != a.OldSerial && s.History.RecordedExternally(zone, s.View, a.Serial) {
 			// Found in named first (its NOTIFY was handled by a service
