@@ -181,39 +181,18 @@ func (u *Updater) commit(ctx context.Context, zone string, w *write) (serials, e
 	}
 	zw := u.writer(zone)
 	w.wake = make(chan struct{})
-	zw.mu.Lock()
-	zw.queue = append(zw.queue, w)
-	lead := !zw.busy
-	zw.busy = true
-	zw.mu.Unlock()
-	if !lead {
-		select {
-		case <-w.wake:
-		case <-ctx.Done():
-			zw.mu.Lock()
-			if !w.lead && !w.finished {
-				for i, q := range zw.queue {
-					if q == w {
-						zw.queue = append(zw.queue[:i], zw.queue[i+1:]...)
-						zw.mu.Unlock()
-						return serials{}, ctx.Err()
-					}
-				}
-			}
-			zw.mu.Unlock()
-			<-w.wake // in flight: its outcome is known soon
-		}
+	lead, err := zw.enqueue(ctx, w)
+	if err != nil {
+		return serials{}, err
+	}
+	if lead && w.lead && ctx.Err() != nil {
+		// Promoted, but its client has left: it is not sent.
 		zw.mu.Lock()
-		lead = !w.finished
-		if lead && ctx.Err() != nil {
-			// Promoted, but its client has left: it is not sent.
-			zw.queue = slices.DeleteFunc(zw.queue, func(q *write) bool { return q == w })
-			w.finished = true
-			zw.mu.Unlock()
-			zw.handOff()
-			return serials{}, ctx.Err()
-		}
+		zw.queue = slices.DeleteFunc(zw.queue, func(q *write) bool { return q == w })
+		w.finished = true
 		zw.mu.Unlock()
+		zw.handOff()
+		return serials{}, ctx.Err()
 	}
 	if lead {
 		// The leader's client may leave; the writes it carries must not
@@ -327,32 +306,45 @@ func (u *Updater) run(ctx context.Context, zone string, zw *zoneWriter, batch []
 func (u *Updater) Exclusive(ctx context.Context, zone string, fn func()) error {
 	zw := u.writer(zone)
 	w := &write{run: fn, wake: make(chan struct{})}
-	zw.mu.Lock()
-	zw.queue = append(zw.queue, w)
-	lead := !zw.busy
-	zw.busy = true
-	zw.mu.Unlock()
-	if !lead {
-		select {
-		case <-w.wake:
-		case <-ctx.Done():
-			zw.mu.Lock()
-			if !w.lead && !w.finished {
-				zw.queue = slices.DeleteFunc(zw.queue, func(q *write) bool { return q == w })
-				zw.mu.Unlock()
-				return ctx.Err()
-			}
-			zw.mu.Unlock()
-			<-w.wake
-		}
-		zw.mu.Lock()
-		lead = !w.finished
-		zw.mu.Unlock()
+	lead, err := zw.enqueue(ctx, w)
+	if err != nil {
+		return err
 	}
 	if lead {
 		u.lead(context.WithoutCancel(ctx), zone, zw, w)
 	}
 	return nil
+}
+
+// enqueue queues w behind the zone's other writes and waits for its
+// turn. lead reports whether w must lead: the queue was idle, or the
+// leader before it promoted it (w.lead) without finishing it. When ctx
+// ends while w still waits in the queue, w is withdrawn and ctx's error
+// returned; once it is in flight, enqueue waits for its outcome.
+func (zw *zoneWriter) enqueue(ctx context.Context, w *write) (lead bool, err error) {
+	zw.mu.Lock()
+	zw.queue = append(zw.queue, w)
+	lead = !zw.busy
+	zw.busy = true
+	zw.mu.Unlock()
+	if lead {
+		return true, nil
+	}
+	select {
+	case <-w.wake:
+	case <-ctx.Done():
+		zw.mu.Lock()
+		if !w.lead && !w.finished {
+			zw.queue = slices.DeleteFunc(zw.queue, func(q *write) bool { return q == w })
+			zw.mu.Unlock()
+			return false, ctx.Err()
+		}
+		zw.mu.Unlock()
+		<-w.wake // in flight: its outcome is known soon
+	}
+	zw.mu.Lock()
+	defer zw.mu.Unlock()
+	return !w.finished, nil
 }
 
 func (zw *zoneWriter) finish(w *write, s serials, err error) {
