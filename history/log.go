@@ -79,19 +79,19 @@ type Log struct {
 	opts Options
 	lock *os.File
 
-	mu      sync.Mutex
-	segs    []segment            // oldest first; the last is the active one
-	f       *os.File             // the active segment, open for appending
-	last    uint64               // the highest Seq assigned
-	durable uint64               // the highest Seq written and synced
-	cur     *batch               // the appends waiting for the next fsync
-	holds   int                  // Holds not yet released: cur is not written meanwhile
-	tail    []Entry              // the newest durable entries, oldest first
-	serials map[string]uint32    // by zoneKey: the serial after the zone's last entry
-	counts  map[[2]string]uint64 // entries written by this Log, by type and source
-	extLast map[string]bool      // by zoneKey: the zone's last serial came from an external entry
-	changed chan struct{}
-	closed  bool
+	mu        sync.Mutex
+	segs      []segment            // oldest first; the last is the active one
+	f         *os.File             // the active segment, open for appending
+	last      uint64               // the highest Seq assigned
+	durable   uint64               // the highest Seq written and synced
+	cur       *batch               // the appends waiting for the next fsync
+	holds     int                  // Holds not yet released: cur is not written meanwhile
+	tail      []Entry              // the newest durable entries, oldest first
+	serials   map[string]uint32    // by zoneKey: the serial after the zone's last entry
+	counts    map[[2]string]uint64 // entries written by this Log, by type and source
+	extRecent map[string][]uint32  // by zoneKey: the serials after the zone's latest external entries, newest last
+	changed   chan struct{}
+	closed    bool
 
 	kick chan struct{}
 	stop chan struct{}
@@ -136,7 +136,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		}
 		return nil, fmt.Errorf("history: locking %s: %w", dir, err)
 	}
-	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, counts: map[[2]string]uint64{}, extLast: map[string]bool{}, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, counts: map[[2]string]uint64{}, extRecent: map[string][]uint32{}, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := l.load(); err != nil {
 		lf.Close()
 		return nil, err
@@ -212,15 +212,44 @@ func (p *Pending) Wait() ([]Entry, error) {
 // of package dnsupdate orders them as named applied the changes) enqueues
 // in that order and waits outside.
 func (l *Log) Enqueue(es ...Entry) *Pending {
+	return l.enqueue(es, false)
+}
+
+// EnqueueChanges is Enqueue for change entries that two recorders of the
+// process may both find: the writer that made a change through the API,
+// and the catch-up that reads named's IXFR when named's NOTIFY of the
+// change comes (a zone has a writer per front end module, so the two need
+// not take turns). Whether each entry is recorded is decided under the
+// lock of the enqueue, from the zone's last serial, so a change is
+// recorded once, by whichever comes first:
+//   - an external entry with both serials only when the zone's last serial
+//     is its SerialBefore (or the history has none of the zone): otherwise
+//     the API recorded that change already;
+//   - an API entry with both serials (and a change of serial) unless its
+//     SerialAfter is that of one of the zone's latest external entries:
+//     the catch-up recorded the change first.
+//
+// The Pending holds the entries recorded.
+func (l *Log) EnqueueChanges(es ...Entry) *Pending {
+	return l.enqueue(es, true)
+}
+
+func (l *Log) enqueue(es []Entry, once bool) *Pending {
 	if len(es) == 0 {
 		return &Pending{}
 	}
-	out := make([]Entry, len(es))
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
 		return &Pending{err: ErrClosed}
 	}
+	if once {
+		if es = l.unrecorded(es); len(es) == 0 {
+			l.mu.Unlock()
+			return &Pending{}
+		}
+	}
+	out := make([]Entry, len(es))
 	b := l.cur
 	if b == nil {
 		b = &batch{done: make(chan struct{})}
@@ -248,7 +277,7 @@ func (l *Log) Enqueue(es ...Entry) *Pending {
 	b.buf = append(b.buf, buf...)
 	b.entries = append(b.entries, out...)
 	for _, e := range out {
-		l.noteSerial(e)
+		noteSerial(l.serials, l.extRecent, e)
 	}
 	l.mu.Unlock()
 	select {

@@ -34,7 +34,7 @@ func (l *Log) load() error {
 		end, err := scan(s.path, 0, func(e Entry, _ int64) bool {
 			s.last, s.newest = e.Seq, e.Time
 			if e.Seq > upto {
-				l.noteSerial(e)
+				noteSerial(l.serials, l.extRecent, e)
 			}
 			if active {
 				recent = append(recent, e)

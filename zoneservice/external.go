@@ -20,8 +20,11 @@ import (
 // named's IXFR (RFC 1995) for the changes since the serial the history
 // last recorded, one entry per step, with Source "external". Noticed runs
 // as a turn of the zone's writer (dnsupdate.Updater.Exclusive), so a
-// change this process made is either recorded already (its serial is the
-// history's) or not yet sent: it is never recorded twice.
+// change this service made is either recorded already (its serial is the
+// history's) or not yet sent; a change another service of the process
+// made (the external-dns webhook has writers of its own) is recorded by
+// whichever of the two enqueues it first (history.Log.EnqueueChanges):
+// it is never recorded twice.
 
 // Noticed records the changes of the zone made since the history's last
 // serial of it (see above). A zone the history has no serial of gets the
@@ -80,7 +83,9 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 	if len(es) == 0 {
 		return nil
 	}
-	_, err = s.History.Append(es...)
+	// Another service's writer may have recorded some of these changes
+	// since LastSerial was read: EnqueueChanges records each once.
+	_, err = s.History.EnqueueChanges(es...).Wait()
 	return err
 }
 

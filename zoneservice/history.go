@@ -68,11 +68,6 @@ func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.Writ
 	// the start-up catch-up records them from named's IXFR), never some.
 	opt.Hold = s.History.Hold
 	opt.Applied = func(a dnsupdate.Applied) {
-		if a.HasSerial && a.HasOldSerial && a.Serial != a.OldSerial && s.History.RecordedExternally(zone, s.View, a.Serial) {
-			// Found in named first (its NOTIFY was handled by a service
-			// whose writer is not this one): recorded once, as external.
-			return
-		}
 		if a.HasOldSerial {
 			s.fillGap(ctx, zone, a.OldSerial, a.Serial)
 		}
@@ -84,7 +79,10 @@ func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.Writ
 			e.SerialAfter = history.Serial(a.Serial)
 		}
 		e.Added, e.Removed = RRsets(a.Added), RRsets(a.Removed)
-		pending = append(pending, s.History.Enqueue(e))
+		// EnqueueChanges: when named's NOTIFY of the change was handled
+		// first, by a service whose writer is not this one, the change
+		// is recorded once, as external.
+		pending = append(pending, s.History.EnqueueChanges(e))
 	}
 	return opt, func() error {
 		for _, p := range pending {
@@ -161,5 +159,5 @@ func (s *Service) fillGap(ctx context.Context, zone string, old, new uint32) {
 	for i := range es {
 		es[i].View = s.View
 	}
-	s.History.Enqueue(es...)
+	s.History.EnqueueChanges(es...)
 }
