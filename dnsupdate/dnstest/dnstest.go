@@ -1,7 +1,8 @@
 // Package dnstest runs a fake of named's DNS port on loopback, for unit
 // tests of code that sends named RFC 2136 updates, zone transfers and
 // NOTIFY messages, as rndc/rndctest fakes its control channel. It serves
-// the zones it holds (queries and AXFR over TCP), applies UPDATE messages
+// the zones it holds (queries, AXFR over TCP, and IXFR from the changes
+// its UPDATEs made that set a new SOA), applies UPDATE messages
 // without checking their prerequisites, answers the UPDATEs of a zone
 // told to refuse with that zone's rcode, and acknowledges NOTIFY messages
 // (over UDP, on the same port number), remembering them. Answers to
@@ -31,8 +32,27 @@ type Server struct {
 
 	mu       sync.Mutex
 	zones    map[string][]dns.RR // zone (no trailing dot) -> records, SOA first
+	journal  map[string][]delta  // zone -> the changes UPDATEs made, oldest first
 	refuse   map[string]int      // zone -> rcode of its UPDATEs
 	notifies []string            // zones notified
+	hook     func(kind, zone string)
+}
+
+// delta is one change of a zone's journal: the SOA before and after, and
+// the records (SOA aside) it deleted and added.
+type delta struct {
+	from, to   *dns.SOA
+	del, added []dns.RR
+}
+
+// SetHook makes the server call hook, outside its lock, with kind
+// "UPDATE" once an UPDATE is applied and before it is answered, and with
+// kind "IXFR" before an IXFR query is answered; nil removes it. A test
+// uses it to order what concurrent clients see.
+func (s *Server) SetHook(hook func(kind, zone string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hook = hook
 }
 
 // NewServer serves zones (master-file text by zone name, SOA first) on a
@@ -40,7 +60,7 @@ type Server struct {
 // are answered REFUSED.
 func NewServer(tb testing.TB, zones map[string]string, refuse ...string) *Server {
 	tb.Helper()
-	s := &Server{zones: map[string][]dns.RR{}, refuse: map[string]int{}}
+	s := &Server{zones: map[string][]dns.RR{}, journal: map[string][]delta{}, refuse: map[string]int{}}
 	for _, z := range refuse {
 		s.refuse[z] = dns.RcodeRefused
 	}
@@ -115,6 +135,13 @@ func (s *Server) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 	q := r.Question[0]
 	zone := strings.TrimSuffix(strings.ToLower(q.Name), ".")
 	s.mu.Lock()
+	hook := s.hook
+	s.mu.Unlock()
+	if hook != nil && r.Opcode == dns.OpcodeQuery && q.Qtype == dns.TypeIXFR {
+		hook("IXFR", zone)
+	}
+	s.mu.Lock()
+	updated := false
 	switch {
 	case r.Opcode == dns.OpcodeNotify:
 		s.notifies = append(s.notifies, zone)
@@ -122,6 +149,9 @@ func (s *Server) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 		m.Rcode = s.refuse[zone]
 	case r.Opcode == dns.OpcodeUpdate:
 		s.update(zone, r.Ns)
+		updated = true
+	case q.Qtype == dns.TypeIXFR:
+		s.ixfr(m, zone, r.Ns)
 	case q.Qtype == dns.TypeAXFR:
 		rrs := s.zones[zone]
 		if len(rrs) == 0 {
@@ -133,6 +163,9 @@ func (s *Server) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 		s.query(m, q)
 	}
 	s.mu.Unlock()
+	if hook != nil && updated {
+		hook("UPDATE", zone)
+	}
 	if t := r.IsTsig(); t != nil {
 		m.SetTsig(t.Hdr.Name, t.Algorithm, 300, time.Now().Unix())
 	}
@@ -160,9 +193,52 @@ func (s *Server) query(m *dns.Msg, q dns.Question) {
 	m.Rcode = dns.RcodeRefused
 }
 
-// update applies an UPDATE's changes (RFC 2136 section 2.5) to zone.
+// ixfr answers an IXFR query (RFC 1995 section 4) whose authority
+// section holds the client's SOA: the changes since its serial from the
+// journal, the SOA alone when the client is up to date, or the whole zone
+// as in AXFR when the journal does not reach back.
+func (s *Server) ixfr(m *dns.Msg, zone string, auth []dns.RR) {
+	rrs := s.zones[zone]
+	if len(rrs) == 0 {
+		m.Rcode = dns.RcodeNotAuth
+		return
+	}
+	cur := rrs[0].(*dns.SOA)
+	var from uint32
+	if len(auth) > 0 {
+		if soa, ok := auth[0].(*dns.SOA); ok {
+			from = soa.Serial
+		}
+	}
+	if from == cur.Serial {
+		m.Answer = []dns.RR{cur}
+		return
+	}
+	j := s.journal[zone]
+	for i, d := range j {
+		if d.from.Serial != from {
+			continue
+		}
+		m.Answer = []dns.RR{cur}
+		for _, d := range j[i:] {
+			m.Answer = append(m.Answer, d.from)
+			m.Answer = append(m.Answer, d.del...)
+			m.Answer = append(m.Answer, d.to)
+			m.Answer = append(m.Answer, d.added...)
+		}
+		m.Answer = append(m.Answer, cur)
+		return
+	}
+	m.Answer = append(append([]dns.RR{}, rrs...), cur)
+}
+
+// update applies an UPDATE's changes (RFC 2136 section 2.5) to zone and,
+// when they set a new SOA, journals what they changed.
 func (s *Server) update(zone string, changes []dns.RR) {
 	rrs := s.zones[zone]
+	before := append([]dns.RR(nil), rrs...)
+	defer func() { s.journalChange(zone, before, s.zones[zone]) }()
+	rrs = append([]dns.RR(nil), rrs...)
 	for _, c := range changes {
 		h := c.Header()
 		switch h.Class {
@@ -189,4 +265,37 @@ func (s *Server) update(zone string, changes []dns.RR) {
 		}
 	}
 	s.zones[zone] = rrs
+}
+
+// journalChange appends the change from the records before to those
+// after (SOA first in both) to the zone's journal, when the SOA's serial
+// moved.
+func (s *Server) journalChange(zone string, before, after []dns.RR) {
+	if len(before) == 0 || len(after) == 0 {
+		return
+	}
+	from, to := before[0].(*dns.SOA), after[0].(*dns.SOA)
+	if from.Serial == to.Serial {
+		return
+	}
+	d := delta{from: from, to: to, del: missing(before[1:], after[1:]), added: missing(after[1:], before[1:])}
+	s.journal[zone] = append(s.journal[zone], d)
+}
+
+// missing returns the records of a that b does not hold.
+func missing(a, b []dns.RR) []dns.RR {
+	var out []dns.RR
+	for _, rr := range a {
+		found := false
+		for _, o := range b {
+			if dns.IsDuplicate(rr, o) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, rr)
+		}
+	}
+	return out
 }

@@ -1,0 +1,96 @@
+package zoneservice
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
+	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// TestChangeRecordedOnceAcrossWriters: the external-dns webhook has zone
+// writers of its own, so its change and the catch-up that named's NOTIFY
+// of that change starts in the REST service do not take turns. When the
+// catch-up has read the history's last serial and asks named's IXFR
+// while the webhook's write enqueues its entry, the change is still
+// recorded once (the webhook's entry, with its actor), not again as
+// external.
+func TestChangeRecordedOnceAcrossWriters(t *testing.T) {
+	r := newOpsRig(t)
+	l, err := history.Open(t.TempDir(), history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	r.svc.History = l
+	key := &dnsupdate.TSIGKey{Name: dnstest.TSIGKey, Algorithm: dns.HmacSHA256, Secret: dnstest.TSIGSecret}
+	c, err := dnsupdate.NewClient(r.dns.Addr, key, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := dnsupdate.NewUpdater(c)
+	t.Cleanup(u.Close)
+	webhook := &Service{Store: r.store, Control: r.svc.Control, Updater: u, UpdateKey: "zoneapi-update", Timeout: 5 * time.Second, History: l}
+
+	ctx := context.Background()
+	if err := r.svc.Noticed(ctx, "rec.test"); err != nil { // the baseline
+		t.Fatal(err)
+	}
+	applied, answer, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	r.dns.SetHook(func(kind, zone string) {
+		switch kind {
+		case "UPDATE": // the webhook's change is in the zone, not yet answered
+			close(applied)
+			<-answer
+		case "IXFR": // the catch-up read the last serial; the webhook goes on
+			close(answer)
+			<-done
+		}
+	})
+	go func() {
+		defer close(done)
+		wctx := WithActor(ctx, Actor{Identity: "external-dns", Frontend: "externaldns"})
+		if _, err := webhook.AddRecord(wctx, "rec.test", zonemodel.Record{Name: "hook", Type: "A", Value: "192.0.2.7"}, nil); err != nil {
+			t.Error(err)
+		}
+	}()
+	<-applied
+	if err := r.svc.Noticed(ctx, "rec.test"); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	r.dns.SetHook(nil)
+
+	es, err := l.Read(0, history.Filter{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 || es[0].Source != history.SourceAPI || es[0].Frontend != "externaldns" {
+		for _, e := range es {
+			t.Logf("%s %s/%s %d->%d %+v", e.Type, e.Source, e.Frontend, *e.SerialBefore, *e.SerialAfter, e.Added)
+		}
+		t.Fatalf("%d entries, want the webhook's alone", len(es))
+	}
+	// A change made elsewhere after it is still found, as external.
+	soa := dns.Copy(r.dns.Records("rec.test")[0]).(*dns.SOA)
+	soa.Serial++
+	a, _ := dns.NewRR("elsewhere.rec.test. 300 IN A 192.0.2.8")
+	m := new(dns.Msg)
+	m.SetUpdate("rec.test.")
+	m.Insert([]dns.RR{soa, a})
+	if err := u.Client().Update(ctx, "rec.test", m); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.svc.Noticed(ctx, "rec.test"); err != nil {
+		t.Fatal(err)
+	}
+	es, _ = l.Read(0, history.Filter{}, 0)
+	if len(es) != 2 || es[1].Source != history.SourceExternal || len(es[1].Added) != 1 || es[1].Added[0].Name != "elsewhere.rec.test" {
+		t.Fatalf("after a change made elsewhere: %+v", es)
+	}
+}
