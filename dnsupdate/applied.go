@@ -2,6 +2,8 @@ package dnsupdate
 
 import (
 	"context"
+	"strings"
+	"time"
 
 	"github.com/miekg/dns"
 )
@@ -42,10 +44,18 @@ func (u *Updater) applied(ctx context.Context, zone string, ws []*write, s seria
 			continue
 		}
 		a := Applied{Zone: zone, OldSerial: s.old, Serial: s.new, HasOldSerial: s.hasOld, HasSerial: s.hasNew}
-		if w.added != nil {
+		switch {
+		case w.added != nil:
 			a.Added = w.added
-		} else {
+		case w.local != nil:
+			a.Added, a.Removed = w.local.added, w.local.removed
+			u.modelledDiffs.Add(1)
+			if u.checkModel != nil {
+				u.checkModel(zone, s, a, w.update)
+			}
+		default:
 			a.Added, a.Removed = u.diff(ctx, zone, s, w.update)
+			u.readDiffs.Add(1)
 		}
 		calls = append(calls, call{w, a})
 	}
@@ -74,10 +84,49 @@ func (u *Updater) diff(ctx context.Context, zone string, s serials, update []dns
 			deltas, _, err = u.dns.IXFR(ctx, zone, s.old)
 		}
 		if err == nil && len(deltas) > 0 && deltas[0].From == s.old && deltas[0].To == s.new {
-			return withoutSOA(deltas[0].Added), withoutSOA(deltas[0].Deleted)
+			added, removed = withoutSOA(deltas[0].Added), withoutSOA(deltas[0].Deleted)
+			u.unpredicted(zone, update, added, removed, true)
+			return added, removed
 		}
 	}
+	u.unpredicted(zone, update, nil, nil, false)
 	return intent(update)
+}
+
+// unpredicted stops modelling the zone (known.go) for relearnAfter when
+// a write's IXFR (read) holds records the model would not predict: a
+// signed zone's, or of an RRset the write does not touch. When the IXFR
+// failed (not read), what the writer knows is dropped: nothing showed
+// whether the zone is modelled well.
+func (u *Updater) unpredicted(zone string, update, added, removed []dns.RR, read bool) {
+	if read {
+		touched := make(map[setKey]bool, len(update))
+		for _, rr := range update {
+			h := rr.Header()
+			touched[setKey{strings.ToLower(h.Name), h.Rrtype}] = true
+		}
+		surprise := false
+		for _, rrs := range [][]dns.RR{added, removed} {
+			for _, rr := range rrs {
+				h := rr.Header()
+				if signedType(h.Rrtype) || !touched[setKey{strings.ToLower(h.Name), h.Rrtype}] {
+					surprise = true
+				}
+			}
+		}
+		if !surprise {
+			return
+		}
+
+	}
+	zw := u.writer(zone)
+	zw.mu.Lock()
+	zw.known.drop(zw.total)
+	zw.known = nil
+	if read {
+		zw.noModelUntil = time.Now().Add(relearnAfter)
+	}
+	zw.mu.Unlock()
 }
 
 // intent reads an update section (RFC 2136 section 2.5): class IN adds a

@@ -51,7 +51,7 @@ func (u *Updater) Batch(ctx context.Context, zone string, batch []Change, opt Wr
 		if err != nil {
 			return nil, err
 		}
-		s, err := u.commit(ctx, zone, &write{update: m.Ns, exact: snap.SOA, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
+		s, err := u.commit(ctx, zone, &write{guarded: true, update: m.Ns, exact: snap.SOA, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
 		if err == nil {
 			return s.into(res), nil
 		}
@@ -211,7 +211,7 @@ func simpleBody(changes []change, prereqs bool) (prereq, body []dns.RR, guarded 
 // prerequisite: the snapshot path then finds which change conflicts.
 func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change, opt WriteOptions) (*ChangeResult, error, bool) {
 	prereq, body, _, res := simpleBody(changes, true)
-	s, err := u.commit(ctx, zone, &write{prereq: prereq, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
+	s, err := u.commit(ctx, zone, &write{guarded: true, prereq: prereq, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
 	if err == nil {
 		res.Zone = zone
 		return s.into(res), nil, true

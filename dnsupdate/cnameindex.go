@@ -92,6 +92,8 @@ func (ix *cnameIndex) after(soa, next *dns.SOA, update []dns.RR) *cnameIndex {
 func (zw *zoneWriter) wrote(soa, next *dns.SOA, update []dns.RR) {
 	if soa == nil || next == nil {
 		zw.index = nil
+		zw.known.drop(zw.total)
+		zw.known = nil
 		return
 	}
 	zw.index = zw.index.after(soa, next, update)
@@ -113,6 +115,7 @@ func (zw *zoneWriter) offer(s *Snapshot) {
 		zw.index = indexOf(s)
 		zw.size = len(s.RRs)
 	}
+	zw.learn(s)
 }
 
 // batchPath says how Batch goes on after indexedBatch.
@@ -160,7 +163,7 @@ func (u *Updater) indexedBatch(ctx context.Context, zone string, changes []chang
 			return nil, nil, batchSnapshots
 		}
 	}
-	s, err := u.commit(ctx, zone, &write{update: body, exact: ix.soa, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
+	s, err := u.commit(ctx, zone, &write{guarded: true, update: body, exact: ix.soa, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
 	switch {
 	case err == nil:
 		res.Zone = zone

@@ -43,7 +43,7 @@ func (u *Updater) Add(ctx context.Context, zone string, rec zonemodel.Record, op
 	r.Insert([]dns.RR{dns.Copy(rr)})
 	// A CNAME add must not share a message: its prerequisite ("name not
 	// in use") holds only before the other adds.
-	w := &write{prereq: r.Answer, update: r.Ns, ifSerial: opt.IfSerial, method: opt.SerialMethod, merge: opt.IfSerial == nil && h.Rrtype != dns.TypeCNAME, applied: opt.Applied, hold: opt.Hold, added: []dns.RR{rr}}
+	w := &write{guarded: true, prereq: r.Answer, update: r.Ns, ifSerial: opt.IfSerial, method: opt.SerialMethod, merge: opt.IfSerial == nil && h.Rrtype != dns.TypeCNAME, applied: opt.Applied, hold: opt.Hold, added: []dns.RR{rr}}
 	s, err := u.commit(ctx, zone, w)
 	if err == nil {
 		return s.into(res), nil
@@ -155,7 +155,7 @@ func (u *Updater) Remove(ctx context.Context, zone string, req Removal, opt Writ
 	res := &ChangeResult{Zone: zone, Changes: 1}
 	for attempt := 0; ; attempt++ {
 		r := records()
-		w := &write{ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold}
+		w := &write{guarded: true, ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold}
 		if rr == nil {
 			r.RemoveRRset([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: name, Rrtype: t}}})
 		} else {
@@ -249,7 +249,7 @@ func (u *Updater) Replace(ctx context.Context, zone string, req Replacement, opt
 		r.Used(copyRRs(set))
 		r.Remove([]dns.RR{dns.Copy(cur)})
 		r.Insert([]dns.RR{dns.Copy(next)})
-		s, err := u.commit(ctx, zone, &write{prereq: r.Answer, update: r.Ns, ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
+		s, err := u.commit(ctx, zone, &write{guarded: true, prereq: r.Answer, update: r.Ns, ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
 		if err == nil {
 			return s.into(res), nil
 		}

@@ -41,11 +41,19 @@ type Updater struct {
 	writers map[string]*zoneWriter // zone -> its writer and last SOA
 
 	transfers atomic.Int64
+	// known counts the records the zone writers know (known.go);
+	// modelled and read count the changes worked out by the model and
+	// read back by IXFR.
+	known         knownCount
+	modelledDiffs atomic.Int64
+	readDiffs     atomic.Int64
 
 	cursorOnce sync.Once
 	cursorGCM  cipher.AEAD // see cursorAEAD
 
 	beforeSend func(*dns.Msg) // tests only: sees each UPDATE before it is sent
+	// checkModel, tests only, sees each change the model worked out.
+	checkModel func(zone string, s serials, a Applied, update []dns.RR)
 }
 
 // NewUpdater returns an Updater using the client.
@@ -76,12 +84,15 @@ func (u *Updater) Forget(zone string) {
 	zw.mu.Lock()
 	defer zw.mu.Unlock()
 	if !zw.busy {
+		zw.known.drop(zw.total)
 		delete(u.writers, zone)
 		return
 	}
 	// A write is in flight: its leader keeps this writer, which forgets.
 	zw.soa, zw.unpinnedUntil, zw.noSOAUntil = nil, time.Time{}, time.Time{}
 	zw.index, zw.size, zw.noIndexUntil = nil, 0, time.Time{}
+	zw.known.drop(zw.total)
+	zw.known, zw.noModelUntil = nil, time.Time{}
 }
 
 // WriteOptions tunes a change.

@@ -59,6 +59,14 @@ type write struct {
 	// applied, if set, is called by the leader once named accepted the
 	// write, in the order named applied the writes (WriteOptions.Applied).
 	applied func(Applied)
+	// guarded: every add of the write that cannot sit beside a CNAME is
+	// known not to be beside one when named applies it (a prerequisite,
+	// the CNAME index or a snapshot's check), so named does not ignore
+	// it (see known.go).
+	guarded bool
+	// local is what the write changed, worked out from what the writer
+	// knows of the zone (known.go); nil: not known, read by IXFR.
+	local *modelled
 	// hold is WriteOptions.Hold.
 	hold func() (release func())
 	// run, if set, makes the write a turn of the zone's writer: the
@@ -105,6 +113,14 @@ type zoneWriter struct {
 	// batch tries again.
 	noIndexUntil time.Time
 
+	// known is the content of some of the zone's RRsets at one SOA
+	// (known.go); total counts the records known over all zones.
+	known *knownZone
+	total *knownCount
+	// noModelUntil: an IXFR showed changes the model does not predict
+	// (a signed zone); until then the zone is not modelled.
+	noModelUntil time.Time
+
 	// Until these times, the zone's writes go unpinned (the pin never
 	// matched) or pinned without the SOA add (the SOA add was refused);
 	// then the module tries again, in case the zone's setup changed.
@@ -131,7 +147,7 @@ func (u *Updater) writer(zone string) *zoneWriter {
 	defer u.wmu.Unlock()
 	w, ok := u.writers[zone]
 	if !ok {
-		w = &zoneWriter{}
+		w = &zoneWriter{total: &u.known}
 		u.writers[zone] = w
 	}
 	return w
@@ -427,6 +443,7 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 				zw.mu.Lock()
 				zw.soa = next
 				zw.wrote(soa, next, m.Ns)
+				zw.model(soa, next, ws)
 				zw.mu.Unlock()
 				s.new, s.hasNew = next.Serial, true
 				return s, nil

@@ -1,0 +1,385 @@
+package dnsupdate
+
+import (
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// What a write changed (WriteOptions.Applied) is worked out in this
+// process where it can be known exactly, instead of asking named by IXFR
+// after the write. Every message is pinned to the SOA the writer last saw,
+// so when named accepts it the zone was exactly at that SOA; a zone
+// writer keeps the content of some of the zone's RRsets at that SOA (a
+// knownZone): from a snapshot (all of them), and from the writes that
+// replaced an RRset whole (an RRset delete followed by its new records:
+// the content after is the new records, whatever was there before). Each
+// message named accepts carries it forward to the SOA the message set,
+// with named's rules for an update section applied to the RRsets it
+// touches (RFC 2136 §3.4.2, as BIND applies them):
+//
+//   - an RRset delete (class ANY) empties the RRset;
+//   - a record delete (class NONE) removes the record of equal data,
+//     whatever its TTL;
+//   - an add (class IN) of data the RRset holds at the same TTL changes
+//     nothing; otherwise the record joins the RRset, and when its TTL
+//     differs from the RRset's, every record of the RRset takes the new
+//     TTL (BIND keeps one TTL per RRset).
+//
+// The change is then the difference of the RRsets before and after, the
+// records compared by data and TTL, which is what named's journal (and so
+// its IXFR) holds for the message: BIND's diff cancels a delete and an add
+// of the same record.
+//
+// Only records whose data holds no domain name and that named treats by
+// these rules alone are modelled (knownTypes); a message with any other
+// record (CNAME, NS, MX, DNSSEC types, a delete of every RRset of a name,
+// ...) drops what the writer knows, and the change is read by IXFR as
+// before. So do a write that named answers with another serial than the
+// one it set, an unpinned write, and any write whose RRsets' content
+// before is not known: the IXFR then says what it changed, and if that
+// shows records the model does not predict (a signed zone's RRSIGs and
+// NSECs), the writer stops modelling the zone for relearnAfter. Adds
+// beside a CNAME, which named ignores silently, never reach named from
+// this package's write paths (a "no CNAME" prerequisite, the CNAME index
+// or a snapshot's check guard each of them: write.guarded); Apply's
+// messages are not guarded and are read by IXFR.
+//
+// Memory: the RRsets learned from writes are bounded per zone
+// (knownZoneMax records) and over all zones (knownTotalMax records); a
+// zone that would pass either bound forgets them. A snapshot is kept as
+// the base of a zone's knowledge only when it has at most knownBaseMax
+// records; it is the snapshot the updater's cache holds anyway.
+
+// knownZoneMax bounds the records of RRsets learned from writes, per zone.
+const knownZoneMax = 4096
+
+// knownTotalMax bounds the records of RRsets learned from writes over all
+// zones of an Updater (about 100-200 bytes each).
+const knownTotalMax = 200_000
+
+// knownBaseMax bounds the snapshots kept as the base of what a zone's
+// writer knows.
+const knownBaseMax = 100_000
+
+// knownTypes are the types whose records the writer models: no domain
+// name in their data (so that BIND's case-sensitive and canonical
+// comparisons agree) and no special treatment by named's update code.
+var knownTypes = map[uint16]bool{
+	dns.TypeA: true, dns.TypeAAAA: true, dns.TypeTXT: true, dns.TypeSPF: true, dns.TypeCAA: true,
+	dns.TypeSSHFP: true, dns.TypeTLSA: true, dns.TypeSMIMEA: true, dns.TypeOPENPGPKEY: true,
+	dns.TypeHINFO: true, dns.TypeLOC: true, dns.TypeURI: true,
+}
+
+// setKey names an RRset: a lower-case absolute owner and a type.
+type setKey struct {
+	name string
+	t    uint16
+}
+
+// knownZone is the content of some of a zone's RRsets at one SOA, exact.
+// It belongs to its zone writer and is changed only under its lock.
+type knownZone struct {
+	soa *dns.SOA
+	// base, when set, holds every RRset that sets lacks.
+	base *Snapshot
+	// sets are RRsets learned from writes (an empty slice: known to be
+	// empty), the records as named holds them (class IN, one TTL).
+	sets map[setKey][]dns.RR
+	n    int // records in sets
+}
+
+// knownCount is the records in the knownZone sets of all zone writers of
+// one Updater.
+type knownCount = atomic.Int64
+
+// lookup returns the RRset's records and whether they are known.
+func (k *knownZone) lookup(key setKey) ([]dns.RR, bool) {
+	if rrs, ok := k.sets[key]; ok {
+		return rrs, true
+	}
+	if k.base == nil {
+		return nil, false
+	}
+	var out []dns.RR
+	for _, rr := range k.base.At(key.name) {
+		if rr.Header().Rrtype == key.t {
+			out = append(out, rr)
+		}
+	}
+	return out, true
+}
+
+// drop forgets the zone's sets, giving their count back.
+func (k *knownZone) drop(total *knownCount) {
+	if k != nil && k.n > 0 {
+		total.Add(int64(-k.n))
+		k.n = 0
+		k.sets = nil
+	}
+}
+
+// modelled is what the model says a message's writes changed.
+type modelled struct {
+	added, removed []dns.RR
+}
+
+// setState is an RRset during a message: its records, whether known.
+type setState struct {
+	rrs   []dns.RR
+	known bool
+	ttl   uint32 // the RRset's TTL when it holds records
+}
+
+// model carries the zone writer's knowledge over a message that named
+// applied, pinned to soa and setting next: each write of ws whose
+// change is known exactly gets it (w.local). Called with zw.mu held.
+func (zw *zoneWriter) model(soa, next *dns.SOA, ws []*write) {
+	total := zw.total
+	k := zw.known
+	if k != nil && !dns.IsDuplicate(k.soa, soa) {
+		k.drop(total)
+		k = nil
+	}
+	if time.Now().Before(zw.noModelUntil) {
+		k.drop(total)
+		zw.known = nil
+		return
+	}
+	if k == nil {
+		k = &knownZone{soa: soa}
+	}
+	sets := map[setKey]*setState{}
+	var order []setKey
+	state := func(key setKey) *setState {
+		if s, ok := sets[key]; ok {
+			return s
+		}
+		rrs, known := k.lookup(key)
+		s := &setState{rrs: rrs, known: known}
+		if len(rrs) > 0 {
+			s.ttl = rrs[0].Header().Ttl
+		}
+		sets[key] = s
+		order = append(order, key)
+		return s
+	}
+	type before struct {
+		key setKey
+		rrs []dns.RR
+	}
+	for _, w := range ws {
+		w.local = nil
+		// The RRsets this write touches, as they were before it.
+		var olds []before
+		seen := map[setKey]bool{}
+		exact := true
+		for _, rr := range w.update {
+			h := rr.Header()
+			if !knownTypes[h.Rrtype] {
+				// Not modelled: named's IXFR says what the message did.
+				k.drop(total)
+				zw.known = nil
+				for _, w := range ws {
+					w.local = nil
+				}
+				return
+			}
+			key := setKey{strings.ToLower(h.Name), h.Rrtype}
+			s := state(key)
+			if !seen[key] {
+				seen[key] = true
+				olds = append(olds, before{key, s.rrs})
+				if !s.known {
+					exact = false
+				}
+			}
+			switch h.Class {
+			case dns.ClassANY:
+				s.rrs, s.known, s.ttl = nil, true, 0
+			case dns.ClassNONE:
+				if s.known {
+					s.rrs = without(s.rrs, rr)
+				}
+			case dns.ClassINET:
+				if !w.guarded {
+					// named ignores an add beside a CNAME: unless
+					// the name is known to hold none, what the add
+					// did is not known.
+					if c, ok := k.lookup(setKey{key.name, dns.TypeCNAME}); !ok || len(c) > 0 {
+						s.known, s.rrs = false, nil
+						exact = false
+					}
+				}
+				if s.known {
+					s.rrs, s.ttl = withAdd(s.rrs, s.ttl, rr)
+				}
+			default:
+				exact = false
+			}
+		}
+		if exact {
+			m := &modelled{}
+			for _, o := range olds {
+				after := sets[o.key].rrs
+				for _, rr := range o.rrs {
+					if !holds(after, rr) {
+						m.removed = append(m.removed, rr)
+					}
+				}
+				for _, rr := range after {
+					if !holds(o.rrs, rr) {
+						m.added = append(m.added, rr)
+					}
+				}
+			}
+			w.local = m
+		}
+	}
+	// Publish: the new content of every touched RRset, or that it is no
+	// longer known.
+	k.soa = next
+	for _, key := range order {
+		s := sets[key]
+		old, had := k.sets[key]
+		if had {
+			k.n -= len(old)
+			total.Add(int64(-len(old)))
+		}
+		if !s.known {
+			if had {
+				delete(k.sets, key)
+			}
+			if k.base != nil {
+				// The base would answer for it: it is stale now.
+				k.base = nil
+			}
+			continue
+		}
+		if k.sets == nil {
+			k.sets = map[setKey][]dns.RR{}
+		}
+		k.sets[key] = s.rrs
+		k.n += len(s.rrs)
+		total.Add(int64(len(s.rrs)))
+	}
+	limit := knownZoneMax
+	if k.base != nil {
+		limit = max(limit, len(k.base.RRs))
+	}
+	if k.n > limit || total.Load() > knownTotalMax {
+		// Over a bound: the zone's writer forgets what it knows.
+		k.drop(total)
+		zw.known = nil
+		return
+	}
+	zw.known = k
+}
+
+// without returns rrs less the record whose data equals rr's (RFC 2136
+// §3.4.2.4: the TTL of a delete is not compared).
+func without(rrs []dns.RR, rr dns.RR) []dns.RR {
+	out := rrs[:0:0]
+	for _, x := range rrs {
+		if !sameData(x, rr) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// withAdd returns the RRset of TTL ttl once rr is added: unchanged when
+// it holds rr's data at rr's TTL; otherwise rr joins, and every record
+// takes rr's TTL.
+func withAdd(rrs []dns.RR, ttl uint32, rr dns.RR) ([]dns.RR, uint32) {
+	t := rr.Header().Ttl
+	has := false
+	for _, x := range rrs {
+		if sameData(x, rr) {
+			has = true
+		}
+	}
+	if has && t == ttl {
+		return rrs, ttl
+	}
+	out := make([]dns.RR, 0, len(rrs)+1)
+	for _, x := range rrs {
+		if sameData(x, rr) {
+			continue
+		}
+		if x.Header().Ttl != t {
+			x = dns.Copy(x)
+			x.Header().Ttl = t
+		}
+		out = append(out, x)
+	}
+	add := rr
+	if h := rr.Header(); h.Class != dns.ClassINET {
+		add = dns.Copy(rr)
+		add.Header().Class = dns.ClassINET
+	}
+	return append(out, add), t
+}
+
+// holds reports whether rrs holds a record of rr's data and TTL.
+func holds(rrs []dns.RR, rr dns.RR) bool {
+	for _, x := range rrs {
+		if x.Header().Ttl == rr.Header().Ttl && sameData(x, rr) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameData reports whether two records of one RRset hold the same data,
+// compared in wire form as named compares them (hex and base64 fields in
+// any case or layout compare equal).
+func sameData(a, b dns.RR) bool {
+	x, y := rdataWire(a), rdataWire(b)
+	return x != nil && string(x) == string(y)
+}
+
+// rdataWire returns rr's data in wire form, nil if it cannot be packed.
+func rdataWire(rr dns.RR) []byte {
+	buf := make([]byte, dns.Len(rr)+16)
+	off, err := dns.PackRR(rr, buf, 0, nil, false)
+	if err != nil {
+		return nil
+	}
+	var name [256]byte
+	n, err := dns.PackDomainName(rr.Header().Name, name[:], 0, nil, false)
+	if err != nil || n+10 > off {
+		return nil
+	}
+	return buf[n+10 : off]
+}
+
+// learn makes s (a snapshot at the zone's SOA) the base of what the zone's
+// writer knows, unless it knows a newer state or s is too large or
+// signed. Called with zw.mu held.
+func (zw *zoneWriter) learn(s *Snapshot) {
+	if len(s.RRs) > knownBaseMax || time.Now().Before(zw.noModelUntil) {
+		return
+	}
+	if k := zw.known; k != nil && serialLess(s.Serial(), k.soa.Serial) {
+		return
+	}
+	for _, rr := range s.RRs {
+		if signedType(rr.Header().Rrtype) {
+			return
+		}
+	}
+	zw.known.drop(zw.total)
+	zw.known = &knownZone{soa: s.SOA, base: s}
+}
+
+// signedType reports whether t is a type named adds to a signed zone.
+func signedType(t uint16) bool {
+	switch t {
+	case dns.TypeRRSIG, dns.TypeNSEC, dns.TypeNSEC3, dns.TypeNSEC3PARAM, dns.TypeDNSKEY, dns.TypeCDS, dns.TypeCDNSKEY, dns.TypeKEY:
+		return true
+	}
+	return false
+}
