@@ -1,5 +1,7 @@
 package apitypes
 
+import "net/http"
+
 // Error is the body of every error answer: the HTTP reason phrase (or
 // "Bad Gateway" for a failed control command, which is a 500) and what
 // went wrong and why.
@@ -63,4 +65,16 @@ type ServerStatus struct {
 	ServerUp bool `json:"serverUp"`
 	// Fields holds every "name: value" line of the text.
 	Fields map[string]string `json:"fields"`
+}
+
+// ReasonPhrase is the Error of an error body for status: net/http's
+// StatusText, except where the API's contract (DESIGN.md) names another
+// phrase: 413 is "Payload Too Large" (RFC 7231's name; Go says "Request
+// Entity Too Large"). Every error body the server writes takes its
+// reason phrase from here.
+func ReasonPhrase(status int) string {
+	if status == http.StatusRequestEntityTooLarge {
+		return "Payload Too Large"
+	}
+	return http.StatusText(status)
 }

@@ -126,7 +126,7 @@ type Error struct {
 func (e *Error) Error() string {
 	reason := e.Reason
 	if reason == "" {
-		reason = http.StatusText(e.StatusCode)
+		reason = apitypes.ReasonPhrase(e.StatusCode)
 	}
 	return fmt.Sprintf("zone api: %s %s: %d %s: %s", e.Method, e.Path, e.StatusCode, reason, e.Message)
 }

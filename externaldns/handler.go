@@ -38,6 +38,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/externaldns/provider"
@@ -325,7 +326,7 @@ func writeWebhook(w http.ResponseWriter, status int, v any) {
 func writeError(w http.ResponseWriter, status int, format string, args ...any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": http.StatusText(status), "message": fmt.Sprintf(format, args...)})
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": apitypes.ReasonPhrase(status), "message": fmt.Sprintf(format, args...)})
 }
 
 // Interface guards

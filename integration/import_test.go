@@ -326,15 +326,15 @@ func TestImport100kRecords(t *testing.T) {
 	}
 
 	r = c.do("POST", "/api/v1/zones/json-big.test/import", map[string]any{"zoneFile": "$ORIGIN json-big.test.\n" + bigZoneBody(100_000)})
-	expectError(t, r, 413, "Request Entity Too Large", "Content-Type: text/dns")
+	expectError(t, r, 413, "Payload Too Large", "Content-Type: text/dns")
 	nothingLeft(t, c, ns, "json-big.test")
 
 	huge := strings.Repeat("; a comment line of a file that is too large for the import\n", (64<<20)/60+1)
 	r = c.doHdr("POST", "/api/v1/zones/huge.test/import", huge, map[string]string{"Content-Type": "text/dns"})
-	expectError(t, r, 413, "Request Entity Too Large", "64 MiB")
+	expectError(t, r, 413, "Payload Too Large", "64 MiB")
 	nothingLeft(t, c, ns, "huge.test")
 	r = c.doHdr("POST", "/api/v1/zones/gen.test/import", zoneFileFor("gen.test")+"$GENERATE 1-2000000 g$ A 10.0.0.1\n", map[string]string{"Content-Type": "text/dns"})
-	expectError(t, r, 413, "Request Entity Too Large", "1000000 records")
+	expectError(t, r, 413, "Payload Too Large", "1000000 records")
 	nothingLeft(t, c, ns, "gen.test")
 }
 

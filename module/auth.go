@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -157,7 +158,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Re
 		case http.StatusTooManyRequests:
 			w.Header().Set("Retry-After", strconv.Itoa(rej.RetryAfter))
 		}
-		writeJSON(w, rej.Status, errorBody{Error: http.StatusText(rej.Status), Message: rej.Message})
+		writeJSON(w, rej.Status, errorBody{Error: apitypes.ReasonPhrase(rej.Status), Message: rej.Message})
 		return r, false
 	}
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {

@@ -124,7 +124,7 @@ func (a *restAPI) handleAdoptZone(w http.ResponseWriter, r *http.Request, p para
 				msg += "; for the API to change its records, add " + le.Clause + " to its statement in named.conf and run rndc reconfig (the statement with it is in statement)"
 			}
 			msg += "; to manage it fully, move its statement from named.conf to the new-zone database (docs/migration.md)"
-			writeJSON(w, http.StatusConflict, apitypes.AdoptRefusal{Error: http.StatusText(http.StatusConflict), Message: msg, Clause: le.Clause, Statement: le.Statement})
+			writeJSON(w, http.StatusConflict, apitypes.AdoptRefusal{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, Clause: le.Clause, Statement: le.Statement})
 			return
 		}
 		a.lifecycleFailed(w, name, err)

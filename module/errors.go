@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -95,7 +96,7 @@ func (f failure) write(w http.ResponseWriter) {
 	}
 	reason := f.reason
 	if reason == "" {
-		reason = http.StatusText(f.status)
+		reason = apitypes.ReasonPhrase(f.status)
 	}
 	writeJSON(w, f.status, errorBody{Error: reason, Message: f.message})
 }

@@ -7,6 +7,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 )
 
 // writeJSON writes v as a JSON response with the given status.
@@ -25,7 +27,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // writeError writes the {error, message} body with the status's reason
 // phrase as error.
 func writeError(w http.ResponseWriter, status int, format string, args ...any) {
-	writeJSON(w, status, errorBody{Error: http.StatusText(status), Message: fmt.Sprintf(format, args...)})
+	writeJSON(w, status, errorBody{Error: apitypes.ReasonPhrase(status), Message: fmt.Sprintf(format, args...)})
 }
 
 // writeBadGateway answers a failed control command: status 500 labelled

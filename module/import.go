@@ -178,7 +178,7 @@ func (a *restAPI) importAnswer(w http.ResponseWriter, name string, res *zoneserv
 		if le.SameConfig {
 			msg = le.Msg + ", imported by an earlier request with the same body (send an Idempotency-Key to have a retry recognised as yours)"
 		}
-		writeJSON(w, http.StatusConflict, conflictBody{Error: http.StatusText(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
+		writeJSON(w, http.StatusConflict, conflictBody{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
 		return
 	}
 	if err != nil {
@@ -202,7 +202,7 @@ func (a *restAPI) importAnswer(w http.ResponseWriter, name string, res *zoneserv
 func importFailure(w http.ResponseWriter, name string, err error) {
 	var fe *zonemodel.FileError
 	if errors.Is(err, zoneservice.ErrInvalid) && errors.As(err, &fe) {
-		writeJSON(w, http.StatusBadRequest, apitypes.FileError{Error: http.StatusText(http.StatusBadRequest),
+		writeJSON(w, http.StatusBadRequest, apitypes.FileError{Error: apitypes.ReasonPhrase(http.StatusBadRequest),
 			Message: fileRefused(name, fe), Line: fe.Line})
 		return
 	}

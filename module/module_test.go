@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
@@ -99,7 +100,7 @@ func TestDecodeBody(t *testing.T) {
 			if err := json.Unmarshal(w.Body.Bytes(), &eb); err != nil {
 				t.Fatalf("error body is not JSON: %s", w.Body)
 			}
-			if eb.Error != http.StatusText(tc.status) || !strings.Contains(eb.Message, tc.msg) {
+			if eb.Error != apitypes.ReasonPhrase(tc.status) || !strings.Contains(eb.Message, tc.msg) {
 				t.Errorf("error body %+v, want message containing %q", eb, tc.msg)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/apispec"
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 )
 
 // bodyViolations is the 400 answer of a request body that fails its
@@ -97,7 +98,7 @@ func writeViolations(w http.ResponseWriter, vs []apispec.Violation) {
 		msgs[i] = ptr + ": " + v.Message
 	}
 	writeJSON(w, http.StatusBadRequest, bodyViolations{
-		Error:      http.StatusText(http.StatusBadRequest),
+		Error:      apitypes.ReasonPhrase(http.StatusBadRequest),
 		Message:    "request body does not match the schema: " + strings.Join(msgs, "; "),
 		Violations: vs,
 	})

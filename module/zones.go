@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -121,7 +122,7 @@ func (a *restAPI) createZone(w http.ResponseWriter, r *http.Request, b *backend,
 		if le.SameConfig {
 			msg = le.Msg + " with the configuration this request asks for (made by an earlier request with the same body; send an Idempotency-Key to have a retry recognised as yours)"
 		}
-		writeJSON(w, http.StatusConflict, conflictBody{Error: http.StatusText(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
+		writeJSON(w, http.StatusConflict, conflictBody{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
 		return
 	}
 	if err != nil {
