@@ -249,6 +249,10 @@ func (h *Handler) service() (*zoneservice.Service, error) {
 // mounted under any prefix (external-dns joins its paths onto the URL it
 // is given).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	if msg := zoneservice.CheckRequestID(r.Header.Values("X-Request-Id")); msg != "" {
+		writeError(w, http.StatusBadRequest, "%s", msg)
+		return nil
+	}
 	last := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
 	switch {
 	case last == "records" && r.Method == http.MethodGet:

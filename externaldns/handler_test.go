@@ -2,6 +2,7 @@ package externaldns
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -19,5 +20,34 @@ func TestProvisionZones(t *testing.T) {
 	}
 	if err := (&Handler{Zones: []string{"bad..name"}}).Provision(caddy.Context{Context: context.Background()}); err == nil {
 		t.Error("a bad zone name was accepted")
+	}
+}
+
+// TestRequestIDRefusedWhenUnsafe: an X-Request-Id the change history
+// would record unsafely (a non-ASCII byte, over 128 bytes, given twice)
+// is refused with 400 before the request is routed, as the zone API
+// refuses it.
+func TestRequestIDRefusedWhenUnsafe(t *testing.T) {
+	h := &Handler{}
+	for _, tc := range []struct {
+		ids    []string
+		status int
+	}{
+		{nil, 200},
+		{[]string{"0f8fad5b-d9cb-469f-a165-70867728950e"}, 200},
+		{[]string{"a\tb"}, 400},
+		{[]string{"id\u202egnp.exe"}, 400},
+		{[]string{strings.Repeat("a", 129)}, 400},
+		{[]string{"one", "two"}, 400},
+	} {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", "/healthz", nil)
+		for _, id := range tc.ids {
+			r.Header.Add("X-Request-Id", id)
+		}
+		_ = h.ServeHTTP(w, r, nil)
+		if w.Code != tc.status || tc.status == 400 && !strings.Contains(w.Body.String(), `"error":"Bad Request"`) {
+			t.Errorf("X-Request-Id %q: %d %s, want %d", tc.ids, w.Code, w.Body, tc.status)
+		}
 	}
 }

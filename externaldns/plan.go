@@ -67,10 +67,11 @@ func (h *Handler) applyChanges(w http.ResponseWriter, r *http.Request) {
 }
 
 // requestID is the request's id for the change history: the client's
-// X-Request-Id, else Caddy's request UUID.
+// X-Request-Id (ServeHTTP refused an unsafe one with 400), else Caddy's
+// request UUID.
 func requestID(r *http.Request) string {
-	if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= 128 {
-		return id
+	if ids := r.Header.Values("X-Request-Id"); len(ids) > 0 && ids[0] != "" && zoneservice.CheckRequestID(ids) == "" {
+		return ids[0]
 	}
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		if v, ok := repl.GetString("http.request.uuid"); ok {

@@ -281,10 +281,12 @@ func withActor(r *http.Request, rt *route) *http.Request {
 	return r.WithContext(zoneservice.WithActor(r.Context(), a))
 }
 
-// requestID is the request's id for the history and the audit line.
+// requestID is the request's id for the history and the audit line: the
+// client's X-Request-Id (serveAPI refused an unsafe one with 400), else
+// Caddy's {http.request.uuid}.
 func requestID(r *http.Request) string {
-	if id := r.Header.Get("X-Request-Id"); id != "" && len(id) <= 128 {
-		return id
+	if ids := r.Header.Values("X-Request-Id"); len(ids) > 0 && ids[0] != "" && zoneservice.CheckRequestID(ids) == "" {
+		return ids[0]
 	}
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		if v, ok := repl.GetString("http.request.uuid"); ok {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // apiPrefix is the path prefix the handler owns.
@@ -218,6 +219,13 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		defer pw.finish()
 		w = pw
 		r = apiKeyAsBearer(r)
+	}
+	// The request id goes into the audit line, the history and the
+	// events: an unsafe one is refused before anything else (even the
+	// authentication's log line) uses it.
+	if msg := zoneservice.CheckRequestID(r.Header.Values("X-Request-Id")); msg != "" {
+		writeError(w, http.StatusBadRequest, "%s", msg)
+		return label
 	}
 	if rt == nil || !rt.public || rt.authOptional && len(r.Header.Values("Authorization")) > 0 {
 		var ok bool
