@@ -143,8 +143,22 @@ func New(tb testing.TB, ns *testbind.Server, opt Options) *Caddy {
 	if err := os.WriteFile(c.ConfigPath(), []byte(c.Caddyfile(opt.RNDCTimeout)), 0o600); err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(c.Stop)
+	tb.Cleanup(func() {
+		c.Stop()
+		if tb.Failed() {
+			tb.Logf("the end of caddy's log (%s):\n%s", c.Dir, lastLines(c.Log(), 60))
+		}
+	})
 	return c
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // ConfigPath is the Caddyfile's path.
