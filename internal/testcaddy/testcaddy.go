@@ -274,7 +274,14 @@ func (c *Caddy) Stop() {
 		_ = c.cmd.Process.Kill()
 		<-c.done
 	}
+	forgetConnections()
 }
+
+// forgetConnections closes the idle keep-alive connections of Go's
+// default HTTP client once a caddy has exited: a later test's caddy may
+// be given the same port, and a request sent on a connection left over
+// from this one would be answered with a reset (a POST is not retried).
+func forgetConnections() { http.DefaultClient.CloseIdleConnections() }
 
 // Kill ends caddy with SIGKILL, as a crash would, and waits for it to exit.
 func (c *Caddy) Kill() {
@@ -283,6 +290,7 @@ func (c *Caddy) Kill() {
 	}
 	_ = c.cmd.Process.Signal(syscall.SIGKILL)
 	<-c.done
+	forgetConnections()
 }
 
 // Process is the running caddy process (nil before Start).
