@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -27,6 +28,8 @@ const (
 	// tailEntries is how many of the newest entries Read serves from
 	// memory.
 	tailEntries = 4096
+	// DefaultSyncDelay is Options.SyncDelay's default.
+	DefaultSyncDelay = 10 * time.Millisecond
 )
 
 // Options are a Log's retention and clock.
@@ -46,11 +49,21 @@ type Options struct {
 	// (concurrent appends share one fsync). Without it, Append returns
 	// once its entries are written to the file (they survive a crash of
 	// the process, such as SIGKILL), and a goroutine of the Log fsyncs
-	// them at once, concurrently with the next appends: an operating
-	// system crash or a power loss may then lose the entries of the last
-	// moments, which the zone service records again from named's journal
-	// (IXFR) at start, as external changes.
+	// them within SyncDelay, with every entry written meanwhile, while
+	// the next appends go on: an operating system crash or a power loss
+	// may then lose the entries of the last moments, which the zone
+	// service records again from named's journal (IXFR) at start, as
+	// external changes.
 	SyncEach bool
+	// SyncDelay is how long, without SyncEach, the fsync waits after
+	// the first write it makes durable, so that one fsync covers the
+	// writes of that time: an fsync costs far more than a write (the
+	// filesystem's journal commit, the disk's cache flush, and, when
+	// named journals its zones on the same disk, a wait behind named's
+	// own fsyncs or named's behind it). Zero: DefaultSyncDelay;
+	// negative: none (an fsync at once after each write, and the writes
+	// made while it runs share the next one).
+	SyncDelay time.Duration
 	// Now returns the time (tests). Default time.Now.
 	Now func() time.Time
 }
@@ -101,6 +114,8 @@ type Log struct {
 	// when it stopped.
 	syncKick chan struct{}
 	syncDone chan struct{}
+	// syncs counts the fsyncs of written entries (Syncs).
+	syncs atomic.Uint64
 }
 
 // Open opens (creating it if needed) the history in dir, repairs a torn
@@ -121,6 +136,9 @@ func Open(dir string, opts Options) (*Log, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.SyncDelay == 0 {
+		opts.SyncDelay = DefaultSyncDelay
 	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
@@ -333,6 +351,7 @@ func (l *Log) flush(force bool) {
 	_, err := f.Write(b.buf)
 	if err == nil && l.opts.SyncEach {
 		err = f.Sync()
+		l.syncs.Add(1)
 	}
 
 	l.mu.Lock()
@@ -367,22 +386,48 @@ func (l *Log) flush(force bool) {
 	}
 }
 
-// syncer fsyncs the active segment after writes (without SyncEach), one
-// fsync for all the writes made while the previous one ran, until Close.
+// syncer fsyncs the active segment after writes (without SyncEach):
+// Options.SyncDelay after a write, one fsync for all the writes made
+// meanwhile, until Close (which fsyncs what is left).
 func (l *Log) syncer() {
 	defer close(l.syncDone)
+	var delay *time.Timer
+	if l.opts.SyncDelay > 0 {
+		delay = time.NewTimer(l.opts.SyncDelay)
+		delay.Stop()
+		defer delay.Stop()
+	}
 	for {
 		select {
 		case <-l.syncKick:
 		case <-l.stop:
 			return
 		}
+		if delay != nil {
+			delay.Reset(l.opts.SyncDelay)
+			select {
+			case <-delay.C:
+			case <-l.stop:
+				return
+			}
+		}
+		// The writes made until now are covered by this fsync: a kick
+		// they left is spent.
+		select {
+		case <-l.syncKick:
+		default:
+		}
 		l.mu.Lock()
 		f := l.f
 		l.mu.Unlock()
 		_ = f.Sync() // a rotated file was synced before it was closed
+		l.syncs.Add(1)
 	}
 }
+
+// Syncs returns how many fsyncs of written entries the Log made since it
+// was opened (for metrics and tests).
+func (l *Log) Syncs() uint64 { return l.syncs.Load() }
 
 // prune drops the segments the retention no longer keeps (never the
 // active one). l.mu is held.

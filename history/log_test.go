@@ -334,3 +334,45 @@ func TestHoldKeepsEntriesTogether(t *testing.T) {
 		t.Fatalf("after the release: %d entries, %v; want 2", len(got), err)
 	}
 }
+
+// TestSyncWaitsForTheDelay: without SyncEach, the writes of SyncDelay
+// share one fsync made after it (none before), and Close fsyncs what is
+// left.
+func TestSyncWaitsForTheDelay(t *testing.T) {
+	l, err := Open(t.TempDir(), Options{SyncDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if _, err := l.Append(rec("a.example", i)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if n := l.Syncs(); n != 0 {
+		t.Fatalf("%d fsyncs within the delay, want 0", n)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	l, err = Open(t.TempDir(), Options{SyncDelay: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for i := range 5 {
+		if _, err := l.Append(rec("a.example", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); l.Syncs() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no fsync after the delay")
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := l.Syncs(); n != 1 {
+		t.Fatalf("%d fsyncs for 5 appends within the delay, want 1", n)
+	}
+}

@@ -3,11 +3,13 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,7 +30,7 @@ func BenchmarkEvents(b *testing.B) {
 	// -N`), as they would be on other hosts: in this process they would
 	// take the load generator's CPU.
 	hookAddr := fmt.Sprintf("127.0.0.1:%d", testcaddy.FreePort(b))
-	benchProcess(b, caddyBin, "respond", "--listen", hookAddr, "--status", "204")
+	hookProc := benchProcess(b, caddyBin, "respond", "--listen", hookAddr, "--status", "204")
 	hookAddrReady(b, hookAddr)
 
 	on := startCaddy(b, ns, caddyOpts{extra: fmt.Sprintf(`log_filter warn
@@ -43,12 +45,13 @@ func BenchmarkEvents(b *testing.B) {
 	// directory of its own (one process writes a directory's history),
 	// so a named of its own: it tells the events' cost from the
 	// history's.
-	hist := startCaddy(b, startNamed(b), caddyOpts{extra: "log_filter warn"})
+	ns2 := startNamed(b)
+	hist := startCaddy(b, ns2, caddyOpts{extra: "log_filter warn"})
 	const zoneOn, zoneOff, zoneHist = "on.events-bench.test", "off.events-bench.test", "hist.events-bench.test"
 	expect(b, on.do("POST", "/api/v1/zones", zoneBody(zoneOn)), 201, "create")
 	expect(b, off.do("POST", "/api/v1/zones", zoneBody(zoneOff)), 201, "create")
 	expect(b, hist.do("POST", "/api/v1/zones", zoneBody(zoneHist)), 201, "create")
-	benchProcess(b, "curl", "-sN", "-o", "/dev/null", "-H", "Authorization: Bearer "+testToken, on.Base+"/api/v1/events")
+	curlProc := benchProcess(b, "curl", "-sN", "-o", "/dev/null", "-H", "Authorization: Bearer "+testToken, on.Base+"/api/v1/events")
 	n := 2000
 	if s := os.Getenv("ZONEAPI_BENCH_N"); s != "" {
 		fmt.Sscan(s, &n)
@@ -57,9 +60,19 @@ func BenchmarkEvents(b *testing.B) {
 	runConcurrent("warm", 2, 50, leanAPIWorker(b, off, zoneOff, "w"))
 	runConcurrent("warm", 2, 50, leanAPIWorker(b, hist, zoneHist, "w"))
 
+	// The CPU each process used, per add: each Caddy's and the second
+	// named's over the whole of a concurrency's rounds (a webhook that
+	// falls behind delivers during the other methods' rounds), the
+	// shared named's during each method's own rounds.
+	pids := benchPids{onCaddy: on.Process().Pid, offCaddy: off.Process().Pid, histCaddy: hist.Process().Pid,
+		named: ns.Pid(), histNamed: ns2.Pid(), receiver: hookProc.Process.Pid, stream: curlProc.Process.Pid}
 	var rows []runResult
+	var cpus [][3]cpuPerAdd
 	for _, conc := range []int{1, 8} {
-		res := interleaved(10, conc, n,
+		var cpu [3]cpuPerAdd
+		start := pids.read()
+		var namedIn [3]time.Duration
+		res := interleavedAround(10, conc, n,
 			[]string{"history + 1 webhook + 1 stream on", "history off (no events)", "history on, no webhook or stream (another named)"},
 			[]func(int) func() func(int) error{
 				func(r int) func() func(int) error {
@@ -71,8 +84,19 @@ func BenchmarkEvents(b *testing.B) {
 				func(r int) func() func(int) error {
 					return leanAPIWorker(b, hist, zoneHist, fmt.Sprintf("h%d-%d-", conc, r))
 				},
+			},
+			func(m int) func() {
+				t0 := procCPU(pids.named)
+				return func() { namedIn[m] += procCPU(pids.named) - t0 }
 			})
+		end := pids.read()
+		d := func(pid int) time.Duration { return end[pid] - start[pid] }
+		per := func(t time.Duration, m int) time.Duration { return t / time.Duration(res[m].n) }
+		cpu[0] = cpuPerAdd{caddy: per(d(pids.onCaddy), 0), named: per(namedIn[0], 0), others: per(d(pids.receiver)+d(pids.stream), 0)}
+		cpu[1] = cpuPerAdd{caddy: per(d(pids.offCaddy), 1), named: per(namedIn[1], 1)}
+		cpu[2] = cpuPerAdd{caddy: per(d(pids.histCaddy), 2), named: per(d(pids.histNamed), 2)}
 		rows = append(rows, res...)
+		cpus = append(cpus, cpu)
 	}
 	// Every event reaches the webhook.
 	var st map[string]webhookStatus
@@ -113,10 +137,12 @@ func BenchmarkEvents(b *testing.B) {
 	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
 
 	fmt.Printf("\nrecord adds, %d per method and concurrency, 10 interleaved rounds (load average %s):\n\n", n, procLoadAvg())
-	fmt.Printf("| method | concurrency | records/s | p50 | p99 | errors | throughput vs off |\n|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| method | concurrency | records/s | p50 | p99 | errors | throughput vs off | CPU per add: caddy | named | receiver + stream client | total |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for i, r := range rows {
 		base := rows[i/3*3+1]
-		fmt.Printf("| %s | %d | %.0f | %s | %s | %d | %.1f%% |\n", r.method, r.conc, r.perSec(), msf(r.p50), msf(r.p99), r.errors, 100*r.perSec()/base.perSec())
+		c := cpus[i/3][i%3]
+		fmt.Printf("| %s | %d | %.0f | %s | %s | %d | %.1f%% | %s | %s | %s | %s |\n", r.method, r.conc, r.perSec(), msf(r.p50), msf(r.p99), r.errors, 100*r.perSec()/base.perSec(),
+			usf(c.caddy), usf(c.named), usf(c.others), usf(c.caddy+c.named+c.others))
 		if r.firstErrMsg != "" {
 			fmt.Printf("|   first error: %s |\n", r.firstErrMsg)
 		}
@@ -135,6 +161,99 @@ func BenchmarkEvents(b *testing.B) {
 		b.ReportMetric(p99.Seconds()*1000, "lag-p99-ms")
 	}
 	fmt.Printf("the webhook after the rounds: %+v\n", st["bench"])
+	fmt.Printf("load average at the end: %s\n", procLoadAvg())
+	if dir := os.Getenv("ZONEAPI_BENCH_PROFILE"); dir != "" {
+		profileEach(b, dir, map[string]*caddy{"on": on, "off": off, "hist": hist}, map[string]string{"on": zoneOn, "off": zoneOff, "hist": zoneHist})
+	}
+}
+
+// benchPids are the processes of BenchmarkEvents.
+type benchPids struct {
+	onCaddy, offCaddy, histCaddy, named, histNamed, receiver, stream int
+}
+
+// read returns the CPU time each process used so far, by pid.
+func (p benchPids) read() map[int]time.Duration {
+	out := map[int]time.Duration{}
+	for _, pid := range []int{p.onCaddy, p.offCaddy, p.histCaddy, p.named, p.histNamed, p.receiver, p.stream} {
+		out[pid] = procCPU(pid)
+	}
+	return out
+}
+
+// cpuPerAdd is the CPU time per add of a method's processes.
+type cpuPerAdd struct {
+	caddy, named, others time.Duration
+}
+
+// usf formats a CPU time per add in microseconds.
+func usf(d time.Duration) string { return fmt.Sprintf("%d µs", d.Microseconds()) }
+
+// profileEach takes, for each Caddy and at c=1 and c=8, a CPU profile
+// (Caddy's admin /debug/pprof/profile) while adds run for
+// ZONEAPI_BENCH_PROFILE_SECONDS (default 5) on that Caddy alone, into
+// dir/<name>-c<conc>.pprof (`go tool pprof -top build/caddy <file>`), and
+// prints each window's adds per second and CPU per add.
+func profileEach(b *testing.B, dir string, cs map[string]*caddy, zones map[string]string) {
+	secs := 5
+	if s := os.Getenv("ZONEAPI_BENCH_PROFILE_SECONDS"); s != "" {
+		fmt.Sscan(s, &secs)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("\nprofiles in %s, %d s each:\n", dir, secs)
+	for _, conc := range []int{1, 8} {
+		for _, name := range []string{"on", "hist", "off"} {
+			c := cs[name]
+			done := make(chan error, 1)
+			path := fmt.Sprintf("%s/%s-c%d.pprof", dir, name, conc)
+			go func() {
+				resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", c.AdminAddr, secs))
+				if err != nil {
+					done <- err
+					return
+				}
+				defer resp.Body.Close()
+				f, err := os.Create(path)
+				if err != nil {
+					done <- err
+					return
+				}
+				_, err = io.Copy(f, resp.Body)
+				f.Close()
+				done <- err
+			}()
+			cpu0 := procCPU(c.Process().Pid)
+			ns0 := procCPU(c.ns.Pid())
+			adds := runFor(conc, time.Duration(secs)*time.Second, leanAPIWorker(b, c, zones[name], fmt.Sprintf("p%s%d-", name, conc)))
+			cpu := procCPU(c.Process().Pid) - cpu0
+			nsCPU := procCPU(c.ns.Pid()) - ns0
+			if err := <-done; err != nil {
+				b.Fatalf("profile of %s: %v", name, err)
+			}
+			fmt.Printf("%s c=%d: %.0f adds/s, caddy %s, named %s per add (%s)\n", name, conc, float64(adds)/float64(secs), usf(cpu/time.Duration(max(adds, 1))), usf(nsCPU/time.Duration(max(adds, 1))), path)
+		}
+	}
+}
+
+// runFor runs adds on conc workers for d and returns how many were made.
+func runFor(conc int, d time.Duration, newWorker func() func(int) error) int {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(d)
+	for range conc {
+		op := newWorker()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				_ = op(int(next.Add(1) - 1))
+			}
+		}()
+	}
+	wg.Wait()
+	return int(next.Load())
 }
 
 // webhooksOf is webhooks for a benchmark.
@@ -153,7 +272,7 @@ func webhooksOf(b *testing.B, c *caddy) map[string]webhookStatus {
 
 // benchProcess runs a helper process until the benchmark ends (stopped
 // by its pid).
-func benchProcess(b *testing.B, name string, args ...string) {
+func benchProcess(b *testing.B, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	if err := cmd.Start(); err != nil {
 		b.Fatalf("%s: %v", name, err)
@@ -162,6 +281,7 @@ func benchProcess(b *testing.B, name string, args ...string) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
+	return cmd
 }
 
 // hookAddrReady waits until the receiver accepts connections.

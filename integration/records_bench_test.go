@@ -49,11 +49,25 @@ func (r runResult) perSec() float64 { return float64(r.n) / r.wall.Seconds() }
 // each, so that a zone growing during the run weighs on every method
 // alike, and merges each method's rounds.
 func interleaved(rounds, conc, n int, names []string, workers []func(round int) func() func(int) error) []runResult {
+	return interleavedAround(rounds, conc, n, names, workers, nil)
+}
+
+// interleavedAround is interleaved calling around (if set) before each
+// method's round, and the function it returns after it (to read the
+// processes' CPU, say).
+func interleavedAround(rounds, conc, n int, names []string, workers []func(round int) func() func(int) error, around func(m int) func()) []runResult {
 	out := make([]runResult, len(names))
 	lats := make([][]time.Duration, len(names))
 	for r := 0; r < rounds; r++ {
 		for m := range names {
+			var after func()
+			if around != nil {
+				after = around(m)
+			}
 			res, lat := runConcurrentLat(names[m], conc, n/rounds, workers[m](r))
+			if after != nil {
+				after()
+			}
 			out[m].method, out[m].conc = names[m], conc
 			out[m].n += res.n
 			out[m].errors += res.errors

@@ -41,8 +41,9 @@ type HistoryConfig struct {
 	// SyncEach makes every request that changed a zone wait until its
 	// entry is fsynced (concurrent requests share one fsync). By default
 	// a request waits until the entry is written to the file, which
-	// survives any crash of Caddy, and the fsync follows at once in the
-	// background: an operating system crash may lose the last entries,
+	// survives any crash of Caddy, and the fsync follows in the
+	// background within 10 ms (one fsync for every entry written in that
+	// time): an operating system crash may lose the last entries,
 	// which are then recorded again from named's journal at start, as
 	// external changes (docs/history.md).
 	SyncEach bool `json:"sync_each,omitempty"`
