@@ -3,7 +3,6 @@ package events
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -267,7 +266,7 @@ func (d *Deliverer) hold(e history.Entry) bool {
 // ends. Unless retried is set (a dead letter put back), the cursor moves
 // past e when it is settled.
 func (d *Deliverer) deliver(ctx context.Context, e history.Entry, retried bool) outcome {
-	payload, err := json.Marshal(e)
+	payload, err := e.JSON()
 	if err != nil {
 		d.deadLetter(e, 0, err, retried)
 		return dead

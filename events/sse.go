@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -126,7 +125,7 @@ func (s *Stream) Serve(w http.ResponseWriter, r *http.Request) error {
 					continue
 				}
 			}
-			data, err := json.Marshal(e)
+			data, err := e.JSON()
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,10 @@
 package history
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
 
 // change is a records.changed entry of zone from serial a to b.
 func change(zone, source string, a, b uint32) Entry {
@@ -83,5 +87,63 @@ func TestEnqueueChangesRecordsOnce(t *testing.T) {
 	}
 	if got, _ := l.EnqueueChanges(change(z, SourceAPI, 25, 26)).Wait(); len(got) != 0 {
 		t.Fatal("the newest external change was forgotten")
+	}
+}
+
+// TestEntryJSON: an entry read back as recorded gives the line the Log
+// wrote (no encoding of its own); changed in any way (a filter keeping
+// some of its RRsets, a field set by the caller), it gives its new JSON.
+func TestEntryJSON(t *testing.T) {
+	l, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	e := rec("a.example", 1)
+	e.Added = append(e.Added, RRset{Name: "x.a.example", Type: "TXT", TTL: 60, Records: []string{`"<&>"`}})
+	if _, err := l.Append(e); err != nil {
+		t.Fatal(err)
+	}
+	es, err := l.Read(0, Filter{}, 0)
+	if err != nil || len(es) != 1 {
+		t.Fatal(es, err)
+	}
+	got := es[0]
+	want := func(e Entry) []byte {
+		t.Helper()
+		e.rec = nil
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	b, err := got.JSON()
+	if err != nil || !bytes.Equal(b, want(got)) {
+		t.Fatalf("JSON %s, %v; want %s", b, err, want(got))
+	}
+	if got.rec == nil || &b[0] != &got.rec.json[0] {
+		t.Fatal("the JSON of an entry as recorded was encoded again")
+	}
+	again, _ := got.JSON()
+	if &again[0] != &b[0] {
+		t.Fatal("a second JSON of the entry was encoded again")
+	}
+	only, ok := got.Only(func(r RRset) bool { return r.Type == "TXT" })
+	if !ok {
+		t.Fatal("Only dropped the TXT RRset")
+	}
+	changed := got
+	changed.Identity = "someone-else"
+	serial := got
+	serial.SerialAfter = Serial(99)
+	added := got
+	added.Added = append([]RRset(nil), got.Added...)
+	added.Added[0].TTL = 1
+	for name, e := range map[string]Entry{"filtered": only, "identity": changed, "serial": serial, "added": added} {
+		b, err := e.JSON()
+		if err != nil || !bytes.Equal(b, want(e)) {
+			t.Errorf("%s: JSON %s, %v; want %s", name, b, err, want(e))
+		}
 	}
 }

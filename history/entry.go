@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +69,48 @@ type Entry struct {
 	// change added and removed.
 	Added   []RRset `json:"added,omitempty"`
 	Removed []RRset `json:"removed,omitempty"`
+
+	// rec is the entry as the Log recorded it, with its JSON line, so
+	// that the events of an entry unchanged since need no encoding of
+	// their own (JSON).
+	rec *recorded
+}
+
+// recorded is an Entry as recorded and its JSON.
+type recorded struct {
+	e    Entry // rec nil
+	json []byte
+}
+
+// maxKeptJSON bounds the JSON kept with an entry in memory (a larger
+// one is encoded again when needed).
+const maxKeptJSON = 64 << 10
+
+// JSON returns the entry's JSON: the bytes the Log wrote when the entry
+// is as recorded (the history's read of its newest entries keeps them),
+// else a new encoding. The bytes must not be modified.
+func (e Entry) JSON() ([]byte, error) {
+	if r := e.rec; r != nil && r.e.same(e) {
+		return r.json, nil
+	}
+	e.rec = nil
+	return json.Marshal(e)
+}
+
+// same reports whether e and o are the same entry: the same fields,
+// sharing their RRsets (whose contents are never changed in place).
+func (e Entry) same(o Entry) bool {
+	sameRRsets := func(a, b []RRset) bool {
+		return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+	}
+	return e.ID == o.ID && e.Seq == o.Seq && e.Time.Equal(o.Time) && e.Zone == o.Zone && e.View == o.View &&
+		e.Type == o.Type && e.Source == o.Source && e.Identity == o.Identity && e.Frontend == o.Frontend &&
+		e.RequestID == o.RequestID && sameSerial(e.SerialBefore, o.SerialBefore) && sameSerial(e.SerialAfter, o.SerialAfter) &&
+		sameRRsets(e.Added, o.Added) && sameRRsets(e.Removed, o.Removed)
+}
+
+func sameSerial(a, b *uint32) bool {
+	return a == b || a != nil && b != nil && *a == *b
 }
 
 // RRset is a set of records of one owner name and type: the records a

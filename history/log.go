@@ -277,6 +277,7 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 	var buf []byte
 	seq := l.last
 	for i, e := range es {
+		e.rec = nil
 		seq++
 		e.Seq = seq
 		e.ID = strconv.FormatUint(e.Seq, 10)
@@ -289,6 +290,9 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 			return &Pending{err: fmt.Errorf("history: %w", err)}
 		}
 		buf = append(append(buf, line...), '\n')
+		if len(line) <= maxKeptJSON {
+			e.rec = &recorded{e: e, json: line}
+		}
 		out[i] = e
 	}
 	l.last = seq
