@@ -22,6 +22,7 @@ import (
 type change struct {
 	ID           string       `json:"id"`
 	Zone         string       `json:"zone"`
+	View         string       `json:"view"`
 	Type         string       `json:"type"`
 	Source       string       `json:"source"`
 	Identity     string       `json:"identity"`

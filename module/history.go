@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,6 +174,12 @@ func (c *HistoryConfig) watch(ctx context.Context, resolved func() *backend, log
 		}
 	}
 	notice := b.svc.Notices(ctx)
+	if len(b.views) > 0 {
+		// A NOTIFY names no view: ViewNotices hands it to the default
+		// view's service and to every other view's that follows the
+		// zone (docs/views.md).
+		notice = zoneservice.ViewNotices(ctx, b.svc, viewServices(b))
+	}
 	if addr := c.notifyAddr(); addr != "" {
 		for {
 			release, err := acquireNotify(addr, notice)
@@ -209,6 +216,21 @@ func catchUpOnce(ctx context.Context, svc *zoneservice.Service) {
 		return
 	}
 	svc.CatchUp(ctx)
+}
+
+// viewServices are the zone services of the views other than the
+// handler's own, by view name.
+func viewServices(b *backend) []*zoneservice.Service {
+	names := make([]string, 0, len(b.views))
+	for name := range b.views {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	out := make([]*zoneservice.Service, len(names))
+	for i, name := range names {
+		out[i] = b.views[name].svc
+	}
+	return out
 }
 
 // notifyListeners are the NOTIFY listeners by address, shared by the

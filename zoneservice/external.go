@@ -2,6 +2,7 @@ package zoneservice
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/inventory"
 )
 
 // Changes made outside the API (nsupdate, another tool, a zone file
@@ -148,6 +150,84 @@ func (s *Service) CatchUp(ctx context.Context) {
 // one goroutine until ctx ends, merging the notices of a zone that come
 // while it waits: a burst of NOTIFYs costs one IXFR.
 func (s *Service) Notices(ctx context.Context) (notice func(zone string)) {
+	return noticeQueue(ctx, func(zone string) {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := s.Noticed(cctx, zone); err != nil {
+			s.log().Debug("recording a change made elsewhere failed", zap.String("zone", zone), zap.String("view", s.View), zap.Error(err))
+		}
+	})
+}
+
+// Follows reports whether the service records the changes of zone made
+// elsewhere when named tells of them although it is not the default
+// view's (ViewNotices): the history has a serial of the zone in the view
+// (a change of it was recorded), the service's index holds it (created
+// or adopted through the API in the view), or the Inventory's snapshot,
+// when there is one, lists it in the view (a named.conf zone of the view;
+// the snapshot is at most twice its refresh old, see package inventory).
+func (s *Service) Follows(ctx context.Context, zone string) bool {
+	zone = strings.TrimSuffix(strings.ToLower(zone), ".")
+	if s.History == nil {
+		return false
+	}
+	if _, ok := s.History.LastSerial(zone, s.View); ok {
+		return true
+	}
+	if s.Store != nil {
+		if _, ok, err := s.Store.Get(zone); ok && err == nil {
+			return true
+		}
+	}
+	if s.Inventory != nil && s.View != "" {
+		if snap, err := s.Inventory.Zones(ctx); err == nil {
+			i, _ := slices.BinarySearchFunc(snap.Zones, zone, func(z inventory.Zone, name string) int { return strings.Compare(z.Name, name) })
+			for ; i < len(snap.Zones) && snap.Zones[i].Name == zone; i++ {
+				if snap.Zones[i].View == s.View {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// ViewNotices is Notices for a server with views, whose zones are served
+// by one Service per view: def, the default view's (or the one of the
+// zones addressed without a view; nil: none), and others. A NOTIFY names
+// a zone, not its view (named sends every view's NOTIFYs alike), so
+// each zone handed to notice is handed to def, as Notices would, and to
+// every service of others that Follows it; each of those asks named for
+// the zone's SOA in its own view (signed with the view's key) and
+// records what moved there, nothing where the serial did not move. The
+// services work concurrently, each on a goroutine of its own; which of
+// others follow a zone is decided on one more goroutine, so the
+// listener's goroutine never waits (Follows reads each view's index).
+func ViewNotices(ctx context.Context, def *Service, others []*Service) (notice func(zone string)) {
+	var defNotice func(string)
+	if def != nil {
+		defNotice = def.Notices(ctx)
+	}
+	notices := make([]func(string), len(others))
+	for i, o := range others {
+		notices[i] = o.Notices(ctx)
+	}
+	return noticeQueue(ctx, func(zone string) {
+		if defNotice != nil {
+			defNotice(zone)
+		}
+		for i, o := range others {
+			if o.Follows(ctx, zone) {
+				notices[i](zone)
+			}
+		}
+	})
+}
+
+// noticeQueue runs fn for the zones handed to notice, one at a time on
+// one goroutine until ctx ends, merging the notices of a zone that come
+// while it waits. notice never blocks.
+func noticeQueue(ctx context.Context, fn func(zone string)) (notice func(zone string)) {
 	var mu sync.Mutex
 	dirty := map[string]bool{}
 	var order []string
@@ -169,11 +249,7 @@ func (s *Service) Notices(ctx context.Context) (notice func(zone string)) {
 				order = order[1:]
 				delete(dirty, z)
 				mu.Unlock()
-				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-				if err := s.Noticed(cctx, z); err != nil {
-					s.log().Debug("recording a change made elsewhere failed", zap.String("zone", z), zap.Error(err))
-				}
-				cancel()
+				fn(z)
 			}
 		}
 	}()

@@ -1,0 +1,217 @@
+package zoneservice
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/inventory"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// viewNamed is one view of a fake named: it serves z.test at a serial the
+// test sets, counts the SOA queries it answers, and answers an IXFR with
+// the whole zone (no journal), which Noticed records with its two serials.
+type viewNamed struct {
+	addr   string
+	serial atomic.Uint32
+	soas   atomic.Int32
+}
+
+func newViewNamed(t testing.TB, serial uint32) *viewNamed {
+	t.Helper()
+	v := &viewNamed{}
+	v.serial.Store(serial)
+	var (
+		ln  net.Listener
+		pc  net.PacketConn
+		err error
+	)
+	for range 10 { // a UDP port of the same number may be taken
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		if pc, err = net.ListenPacket("udp", ln.Addr().String()); err == nil {
+			break
+		}
+		ln.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.addr = ln.Addr().String()
+	h := dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(r)
+		m.Authoritative = true
+		soa := &dns.SOA{Hdr: dns.RR_Header{Name: "z.test.", Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 300},
+			Ns: "ns1.z.test.", Mbox: "admin.z.test.", Serial: v.serial.Load(), Refresh: 3600, Retry: 600, Expire: 604800, Minttl: 300}
+		switch q := r.Question[0]; {
+		case q.Name != "z.test.":
+			m.Rcode = dns.RcodeRefused
+		case q.Qtype == dns.TypeSOA:
+			v.soas.Add(1)
+			m.Answer = []dns.RR{soa}
+		case q.Qtype == dns.TypeIXFR:
+			ns := &dns.NS{Hdr: dns.RR_Header{Name: "z.test.", Rrtype: dns.TypeNS, Class: dns.ClassINET, Ttl: 300}, Ns: "ns1.z.test."}
+			m.Answer = []dns.RR{soa, ns, soa}
+		default:
+			m.Rcode = dns.RcodeNotImplemented
+		}
+		_ = w.WriteMsg(m)
+	})
+	tcp := &dns.Server{Listener: ln, Handler: h}
+	udp := &dns.Server{PacketConn: pc, Handler: h}
+	go func() { _ = tcp.ActivateAndServe() }()
+	go func() { _ = udp.ActivateAndServe() }()
+	t.Cleanup(func() { _ = tcp.Shutdown(); _ = udp.Shutdown() })
+	return v
+}
+
+// viewService is the zone service of one view, on its own fake named and
+// zone store, recording in log.
+func viewService(t testing.TB, view string, named *viewNamed, log *history.Log) *Service {
+	t.Helper()
+	c, err := dnsupdate.NewClient(named.addr, nil, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := dnsupdate.NewUpdater(c)
+	t.Cleanup(u.Close)
+	st, err := zonestore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &Service{Store: st, Updater: u, History: log, View: view, Timeout: 5 * time.Second}
+}
+
+// TestViewNotices: a NOTIFY of z.test, which names no view, is handed to
+// the default view's service and to each other view's service that
+// follows the zone (the history has a serial of it in the view, its
+// index holds it, or named's statistics list it there), and to no other:
+// each asks its own view's named for the SOA and records a change where
+// the serial moved, with its view, nothing where it did not (or takes
+// the serial as its baseline the first time); a view that does not
+// follow the zone is not asked.
+func TestViewNotices(t *testing.T) {
+	log, err := history.Open(t.TempDir(), history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	nDef, nIndexed, nFollowed, nListed, nOther := newViewNamed(t, 10), newViewNamed(t, 10), newViewNamed(t, 10), newViewNamed(t, 10), newViewNamed(t, 10)
+	def := viewService(t, "external", nDef, log)
+	indexed := viewService(t, "indexed", nIndexed, log)
+	followed := viewService(t, "followed", nFollowed, log)
+	listed := viewService(t, "listed", nListed, log)
+	other := viewService(t, "other", nOther, log)
+	// named's statistics list z.test in view listed (a named.conf zone of
+	// it), and y.test in view other.
+	inv := &inventory.Inventory{Fetch: func(context.Context) ([]byte, error) {
+		return []byte(`{"views":{"listed":{"zones":[{"name":"z.test","class":"IN","serial":10,"type":"primary"}]},` +
+			`"other":{"zones":[{"name":"y.test","class":"IN","serial":1,"type":"primary"}]}}}`), nil
+	}, Status: func(context.Context, string, string) (bool, error) { return false, nil }}
+	defer inv.Stop()
+	for _, s := range []*Service{def, indexed, followed, listed, other} {
+		s.Inventory = inv
+	}
+	if err := indexed.Store.Put(zonestore.Entry{Name: "z.test", Type: "primary"}); err != nil {
+		t.Fatal(err)
+	}
+	log.Baseline("z.test", "external", 10)
+	log.Baseline("z.test", "indexed", 10)
+	log.Baseline("z.test", "followed", 10) // as a recorded change would
+	bg := context.Background()
+	if !indexed.Follows(bg, "z.test") || !followed.Follows(bg, "Z.test.") || !listed.Follows(bg, "z.test") || other.Follows(bg, "z.test") || indexed.Follows(bg, "y.test") {
+		t.Fatalf("Follows: indexed %v, followed %v, listed %v, other %v, indexed y.test %v",
+			indexed.Follows(bg, "z.test"), followed.Follows(bg, "z.test"), listed.Follows(bg, "z.test"), other.Follows(bg, "z.test"), indexed.Follows(bg, "y.test"))
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	notice := ViewNotices(ctx, def, []*Service{indexed, followed, listed, other})
+	nIndexed.serial.Store(11)
+	nFollowed.serial.Store(12)
+	nListed.serial.Store(13)
+	nOther.serial.Store(14)
+	notice("z.test")
+
+	var es []history.Entry
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if es, err = log.Read(0, history.Filter{}, 0); err != nil {
+			t.Fatal(err)
+		}
+		if len(es) >= 2 && nDef.soas.Load() > 0 && nListed.soas.Load() > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // an entry recorded too many would show
+	if es, err = log.Read(0, history.Filter{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range es {
+		got[e.View] = fmt.Sprintf("%s %s %d->%d", e.Type, e.Source, *e.SerialBefore, *e.SerialAfter)
+	}
+	// listed, asked for the first time, takes the serial as its baseline.
+	want := map[string]string{"indexed": "records.changed external 10->11", "followed": "records.changed external 10->12"}
+	if len(es) != 2 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("entries %v, want %v", got, want)
+	}
+	if d, i, f, l, o := nDef.soas.Load(), nIndexed.soas.Load(), nFollowed.soas.Load(), nListed.soas.Load(), nOther.soas.Load(); d != 1 || i != 1 || f != 1 || l != 1 || o != 0 {
+		t.Errorf("SOA queries: default %d, indexed %d, followed %d, listed %d, other %d; want 1, 1, 1, 1, 0", d, i, f, l, o)
+	}
+	if s, ok := log.LastSerial("z.test", "listed"); !ok || s != 13 {
+		t.Errorf("listed's baseline: %d %v, want 13", s, ok)
+	}
+}
+
+// BenchmarkViewNoticeRouting is what a NOTIFY costs before any query at
+// many views: deciding which of the other views' services follow the zone
+// (ViewNotices runs Follows for each, on a goroutine of its own). One view
+// of the N follows it; the SOA queries (one per view that follows the
+// zone, plus the default view's) come on top.
+func BenchmarkViewNoticeRouting(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("views=%d", n), func(b *testing.B) {
+			log, err := history.Open(b.TempDir(), history.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer log.Close()
+			svcs := make([]*Service, n)
+			for i := range svcs {
+				st, err := zonestore.Open(b.TempDir())
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer st.Close()
+				svcs[i] = &Service{Store: st, History: log, View: fmt.Sprintf("v%d", i)}
+				if err := st.Put(zonestore.Entry{Name: fmt.Sprintf("zone%d.test", i), Type: "primary"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ctx := context.Background()
+			b.ResetTimer()
+			for range b.N {
+				followers := 0
+				for _, s := range svcs {
+					if s.Follows(ctx, "zone7.test") {
+						followers++
+					}
+				}
+				if followers != 1 {
+					b.Fatalf("%d followers", followers)
+				}
+			}
+		})
+	}
+}
