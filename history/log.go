@@ -103,6 +103,8 @@ type Log struct {
 	serials   map[string]uint32    // by zoneKey: the serial after the zone's last entry
 	counts    map[[2]string]uint64 // entries written by this Log, by type and source
 	extRecent map[string][]uint32  // by zoneKey: the serials after the zone's latest external entries, newest last
+	born      map[string]uint64    // by zoneKey: the Seq the zone's current life began at (lives.go)
+	ended     map[string]bool      // by zoneKey: the zone's last life ended with its deletion
 	changed   chan struct{}
 	closed    bool
 
@@ -154,7 +156,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		}
 		return nil, fmt.Errorf("history: locking %s: %w", dir, err)
 	}
-	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, counts: map[[2]string]uint64{}, extRecent: map[string][]uint32{}, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, counts: map[[2]string]uint64{}, extRecent: map[string][]uint32{}, born: map[string]uint64{}, ended: map[string]bool{}, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := l.load(); err != nil {
 		lf.Close()
 		return nil, err
@@ -300,6 +302,7 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 	b.entries = append(b.entries, out...)
 	for _, e := range out {
 		noteSerial(l.serials, l.extRecent, e)
+		l.noteLife(e)
 	}
 	l.mu.Unlock()
 	select {

@@ -35,6 +35,7 @@ func (l *Log) load() error {
 			s.last, s.newest = e.Seq, e.Time
 			if e.Seq > upto {
 				noteSerial(l.serials, l.extRecent, e)
+				l.noteLife(e)
 			}
 			if active {
 				recent = append(recent, e)
@@ -89,6 +90,9 @@ type state struct {
 	// Serials are the zones' serials (by zoneKey) after their last
 	// entry up to Upto.
 	Serials map[string]uint32 `json:"serials"`
+	// Born and Ended are the zones' lives (lives.go) up to Upto.
+	Born  map[string]uint64 `json:"born,omitempty"`
+	Ended map[string]bool   `json:"ended,omitempty"`
 }
 
 const stateFile = "state.json"
@@ -106,6 +110,12 @@ func (l *Log) loadState() uint64 {
 	for k, v := range st.Serials {
 		l.serials[k] = v
 	}
+	for k, v := range st.Born {
+		l.born[k] = v
+	}
+	for k, v := range st.Ended {
+		l.ended[k] = v
+	}
 	return st.Upto
 }
 
@@ -114,7 +124,7 @@ func (l *Log) loadState() uint64 {
 // enqueued): Open notes the entries after upto again, in order, which
 // gives the same result.
 func (l *Log) saveState(upto uint64) error {
-	b, err := json.Marshal(state{Upto: upto, Serials: l.serials})
+	b, err := json.Marshal(state{Upto: upto, Serials: l.serials, Born: l.born, Ended: l.ended})
 	if err != nil {
 		return err
 	}

@@ -325,7 +325,7 @@ func (e *eventsAPI) handleStream(w http.ResponseWriter, r *http.Request, _ param
 	}
 	s := &events.Stream{
 		Source: log, After: after, Filter: f, Heartbeat: e.heartbeat,
-		Visible: changesInScope(grantOf(r), nil),
+		Visible: changesInScope(grantOf(r), log, nil),
 		Stop:    anyClosed(r.Context().Done(), e.done, shutdownSignal(r)),
 	}
 	s.Until = streamUntil(r, time.Now())

@@ -405,7 +405,7 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 		writeError(w, http.StatusBadRequest, "invalid query: %s", strings.Join(problems, "; "))
 		return
 	}
-	f.Keep = changesInScope(grantOf(r), since)
+	f.Keep = changesInScope(grantOf(r), b.svc.History, since)
 	es, err := b.svc.History.Read(after, f, limit+1)
 	if err != nil {
 		a.logger.Error("reading the change history", zap.Error(err))
@@ -437,9 +437,12 @@ func validKind(k string) bool {
 // zones it allows and, when it limits record names or types, only the
 // RRsets it may read (entries without records, the zone operations, are
 // then not shown, as a record-limited token sees no zone configuration).
+// A grant that does not allow server-wide operations sees only the
+// entries of a zone's current life (history.Log.Born): not those of an
+// earlier zone of the same name, which may have been another tenant's.
 // since, if set, keeps the changes made after the zone was at that
 // serial: from the first entry whose serial after is greater (RFC 1982).
-func changesInScope(g *auth.Grant, since *uint32) func(history.Entry) (history.Entry, bool) {
+func changesInScope(g *auth.Grant, log *history.Log, since *uint32) func(history.Entry) (history.Entry, bool) {
 	started := since == nil
 	return func(e history.Entry) (history.Entry, bool) {
 		if !started {
@@ -452,6 +455,9 @@ func changesInScope(g *auth.Grant, since *uint32) func(history.Entry) (history.E
 			return e, true
 		}
 		if !g.AllowsZoneIn(e.Zone, e.View) {
+			return e, false
+		}
+		if !g.AllowsServer() && e.Seq < log.Born(e.Zone, e.View) {
 			return e, false
 		}
 		if !g.RestrictsRecords() {
