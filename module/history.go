@@ -195,7 +195,7 @@ func (c *HistoryConfig) watch(ctx context.Context, resolved func() *backend, log
 			}
 		}
 	}
-	catchUpOnce(ctx, b.svc)
+	catchUpOnce(ctx, b)
 	<-ctx.Done()
 }
 
@@ -211,11 +211,17 @@ func (c *HistoryConfig) notifyAddr() string {
 // per log, not at every config reload.
 var caughtUp sync.Map
 
-func catchUpOnce(ctx context.Context, svc *zoneservice.Service) {
-	if _, done := caughtUp.LoadOrStore(svc.History, true); done {
+// catchUpOnce runs CatchUp for the zones of every view: the handler's
+// own (the default view's) and each other view's, whose services share
+// the one history.
+func catchUpOnce(ctx context.Context, b *backend) {
+	if _, done := caughtUp.LoadOrStore(b.svc.History, true); done {
 		return
 	}
-	svc.CatchUp(ctx)
+	b.svc.CatchUp(ctx)
+	for _, svc := range viewServices(b) {
+		svc.CatchUp(ctx)
+	}
 }
 
 // viewServices are the zone services of the views other than the
