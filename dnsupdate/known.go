@@ -48,10 +48,12 @@ import (
 // messages are not guarded and are read by IXFR.
 //
 // Memory: the RRsets learned from writes are bounded per zone
-// (knownZoneMax records) and over all zones (knownTotalMax records); a
-// zone that would pass either bound forgets them. A snapshot is kept as
-// the base of a zone's knowledge only when it has at most knownBaseMax
-// records; it is the snapshot the updater's cache holds anyway.
+// (knownZoneMax records, or up to knownBaseMax with the snapshot for a
+// zone known whole) and over all zones (knownTotalMax records); a zone
+// that would pass either bound forgets what it knows. A snapshot is kept
+// as the base of a zone's knowledge only when it has at most knownBaseMax
+// records; it is the snapshot the updater's cache holds anyway (or, once
+// the zone moved on, one more per zone until its next snapshot).
 
 // knownZoneMax bounds the records of RRsets learned from writes, per zone.
 const knownZoneMax = 4096
@@ -267,7 +269,8 @@ func (zw *zoneWriter) model(soa, next *dns.SOA, ws []*write) {
 	}
 	limit := knownZoneMax
 	if k.base != nil {
-		limit = max(limit, len(k.base.RRs))
+		// The zone is known whole: it may grow to knownBaseMax.
+		limit = max(limit, knownBaseMax-len(k.base.RRs))
 	}
 	if k.n > limit || total.Load() > knownTotalMax {
 		// Over a bound: the zone's writer forgets what it knows.
