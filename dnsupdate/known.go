@@ -130,9 +130,12 @@ type modelled struct {
 
 // setState is an RRset during a message: its records, whether known.
 type setState struct {
-	rrs   []dns.RR
-	known bool
-	ttl   uint32 // the RRset's TTL when it holds records
+	key    setKey
+	rrs    []dns.RR
+	before []dns.RR // its records before the write that touches it now
+	known  bool
+	write  int    // the last write of the message that touched it, +1
+	ttl    uint32 // the RRset's TTL when it holds records
 }
 
 // model carries the zone writer's knowledge over a message that named
@@ -150,50 +153,48 @@ func (zw *zoneWriter) model(soa, next *dns.SOA, ws []*write) {
 		zw.known = nil
 		return
 	}
-	if k == nil {
-		k = &knownZone{soa: soa}
-	}
-	sets := map[setKey]*setState{}
-	var order []setKey
-	state := func(key setKey) *setState {
-		if s, ok := sets[key]; ok {
-			return s
-		}
-		rrs, known := k.lookup(key)
-		s := &setState{rrs: rrs, known: known}
-		if len(rrs) > 0 {
-			s.ttl = rrs[0].Header().Ttl
-		}
-		sets[key] = s
-		order = append(order, key)
-		return s
-	}
-	type before struct {
-		key setKey
-		rrs []dns.RR
+	n := 0
+	for _, w := range ws {
+		n += len(w.update)
+		w.local = nil
 	}
 	for _, w := range ws {
-		w.local = nil
-		// The RRsets this write touches, as they were before it.
-		var olds []before
-		seen := map[setKey]bool{}
-		exact := true
 		for _, rr := range w.update {
-			h := rr.Header()
-			if !knownTypes[h.Rrtype] {
+			if !knownTypes[rr.Header().Rrtype] {
 				// Not modelled: named's IXFR says what the message did.
 				k.drop(total)
 				zw.known = nil
-				for _, w := range ws {
-					w.local = nil
-				}
 				return
 			}
+		}
+	}
+	if k == nil {
+		k = &knownZone{soa: soa}
+	}
+	states := make([]setState, 0, n)
+	index := make(map[setKey]int, n)
+	var olds []int // the states the current write touches
+	for wi, w := range ws {
+		olds = olds[:0]
+		exact := true
+		for _, rr := range w.update {
+			h := rr.Header()
 			key := setKey{strings.ToLower(h.Name), h.Rrtype}
-			s := state(key)
-			if !seen[key] {
-				seen[key] = true
-				olds = append(olds, before{key, s.rrs})
+			i, ok := index[key]
+			if !ok {
+				rrs, known := k.lookup(key)
+				i = len(states)
+				states = append(states, setState{key: key, rrs: rrs, known: known})
+				if len(rrs) > 0 {
+					states[i].ttl = rrs[0].Header().Ttl
+				}
+				index[key] = i
+			}
+			s := &states[i]
+			if s.write != wi+1 {
+				s.write = wi + 1
+				s.before = s.rrs
+				olds = append(olds, i)
 				if !s.known {
 					exact = false
 				}
@@ -219,20 +220,24 @@ func (zw *zoneWriter) model(soa, next *dns.SOA, ws []*write) {
 					s.rrs, s.ttl = withAdd(s.rrs, s.ttl, rr)
 				}
 			default:
+				s.known, s.rrs = false, nil
 				exact = false
 			}
 		}
 		if exact {
 			m := &modelled{}
-			for _, o := range olds {
-				after := sets[o.key].rrs
-				for _, rr := range o.rrs {
-					if !holds(after, rr) {
+			for _, i := range olds {
+				s := &states[i]
+				for _, rr := range s.before {
+					if !holds(s.rrs, rr) {
 						m.removed = append(m.removed, rr)
 					}
 				}
-				for _, rr := range after {
-					if !holds(o.rrs, rr) {
+				for _, rr := range s.rrs {
+					if !holds(s.before, rr) {
+						if m.added == nil {
+							m.added = make([]dns.RR, 0, len(olds))
+						}
 						m.added = append(m.added, rr)
 					}
 				}
@@ -243,30 +248,28 @@ func (zw *zoneWriter) model(soa, next *dns.SOA, ws []*write) {
 	// Publish: the new content of every touched RRset, or that it is no
 	// longer known.
 	k.soa = next
-	for _, key := range order {
-		s := sets[key]
-		old, had := k.sets[key]
-		if had {
-			k.n -= len(old)
-			total.Add(int64(-len(old)))
+	if k.sets == nil {
+		k.sets = make(map[setKey][]dns.RR, len(states))
+	}
+	added := 0
+	for i := range states {
+		s := &states[i]
+		if old, had := k.sets[s.key]; had {
+			added -= len(old)
+			if !s.known {
+				delete(k.sets, s.key)
+			}
 		}
 		if !s.known {
-			if had {
-				delete(k.sets, key)
-			}
-			if k.base != nil {
-				// The base would answer for it: it is stale now.
-				k.base = nil
-			}
+			// The base would answer for it: it is stale now.
+			k.base = nil
 			continue
 		}
-		if k.sets == nil {
-			k.sets = map[setKey][]dns.RR{}
-		}
-		k.sets[key] = s.rrs
-		k.n += len(s.rrs)
-		total.Add(int64(len(s.rrs)))
+		k.sets[s.key] = s.rrs
+		added += len(s.rrs)
 	}
+	k.n += added
+	total.Add(int64(added))
 	limit := knownZoneMax
 	if k.base != nil {
 		// The zone is known whole: it may grow to knownBaseMax.
