@@ -22,7 +22,12 @@ import (
 // Caddy with the history off (so no events), in interleaved rounds on
 // zones of their own; and the lag from a change's answer to its event on
 // the stream (p50, p99). ZONEAPI_BENCH_N sets the adds per method and
-// concurrency (default 2000).
+// concurrency (default 2000). Each row has the CPU per add of its Caddy,
+// its named and its receiver and stream client (from /proc). With
+// ZONEAPI_BENCH_BEFORE=<caddy binary> the rounds include the first method
+// again with that build (a same-run before and after); with
+// ZONEAPI_BENCH_PROFILE=<dir> each Caddy is profiled afterwards
+// (profileEach).
 func BenchmarkEvents(b *testing.B) {
 	ns := startNamed(b)
 	// The receiver and the stream client of the throughput rounds are
@@ -60,41 +65,56 @@ func BenchmarkEvents(b *testing.B) {
 	runConcurrent("warm", 2, 50, leanAPIWorker(b, off, zoneOff, "w"))
 	runConcurrent("warm", 2, 50, leanAPIWorker(b, hist, zoneHist, "w"))
 
-	// The CPU each process used, per add: each Caddy's and the second
-	// named's over the whole of a concurrency's rounds (a webhook that
-	// falls behind delivers during the other methods' rounds), the
-	// shared named's during each method's own rounds.
-	pids := benchPids{onCaddy: on.Process().Pid, offCaddy: off.Process().Pid, histCaddy: hist.Process().Pid,
-		named: ns.Pid(), histNamed: ns2.Pid(), receiver: hookProc.Process.Pid, stream: curlProc.Process.Pid}
+	methods := []benchMethod{
+		{name: "history + 1 webhook + 1 stream on", c: on, zone: zoneOn, prefix: "e", shared: true, others: []int{hookProc.Process.Pid, curlProc.Process.Pid}},
+		{name: "history off (no events)", c: off, zone: zoneOff, prefix: "o", shared: true},
+		{name: "history on, no webhook or stream (another named)", c: hist, zone: zoneHist, prefix: "h"},
+	}
+	if bin := os.Getenv("ZONEAPI_BENCH_BEFORE"); bin != "" {
+		// The first method again with another build of Caddy (the code
+		// before a change, say), on a named, receiver and stream client
+		// of its own: a same-run before and after.
+		methods = append(methods, beforeMethod(b, bin))
+	}
+	// The CPU each process used, per add: each Caddy's, each method's
+	// own named's, receiver's and stream client's over the whole of a
+	// concurrency's rounds (a webhook that falls behind delivers during
+	// the other methods' rounds), the shared named's during each
+	// method's own rounds.
 	var rows []runResult
-	var cpus [][3]cpuPerAdd
+	var cpus [][]cpuPerAdd
+	names := make([]string, len(methods))
+	for i, m := range methods {
+		names[i] = m.name
+	}
 	for _, conc := range []int{1, 8} {
-		var cpu [3]cpuPerAdd
-		start := pids.read()
-		var namedIn [3]time.Duration
-		res := interleavedAround(10, conc, n,
-			[]string{"history + 1 webhook + 1 stream on", "history off (no events)", "history on, no webhook or stream (another named)"},
-			[]func(int) func() func(int) error{
-				func(r int) func() func(int) error {
-					return leanAPIWorker(b, on, zoneOn, fmt.Sprintf("e%d-%d-", conc, r))
-				},
-				func(r int) func() func(int) error {
-					return leanAPIWorker(b, off, zoneOff, fmt.Sprintf("o%d-%d-", conc, r))
-				},
-				func(r int) func() func(int) error {
-					return leanAPIWorker(b, hist, zoneHist, fmt.Sprintf("h%d-%d-", conc, r))
-				},
-			},
-			func(m int) func() {
-				t0 := procCPU(pids.named)
-				return func() { namedIn[m] += procCPU(pids.named) - t0 }
-			})
-		end := pids.read()
-		d := func(pid int) time.Duration { return end[pid] - start[pid] }
-		per := func(t time.Duration, m int) time.Duration { return t / time.Duration(res[m].n) }
-		cpu[0] = cpuPerAdd{caddy: per(d(pids.onCaddy), 0), named: per(namedIn[0], 0), others: per(d(pids.receiver)+d(pids.stream), 0)}
-		cpu[1] = cpuPerAdd{caddy: per(d(pids.offCaddy), 1), named: per(namedIn[1], 1)}
-		cpu[2] = cpuPerAdd{caddy: per(d(pids.histCaddy), 2), named: per(d(pids.histNamed), 2)}
+		start := make([]cpuPerAdd, len(methods))
+		for i, m := range methods {
+			start[i] = m.cpu()
+		}
+		namedIn := make([]time.Duration, len(methods))
+		workers := make([]func(int) func() func(int) error, len(methods))
+		for i, m := range methods {
+			workers[i] = func(r int) func() func(int) error {
+				return leanAPIWorker(b, m.c, m.zone, fmt.Sprintf("%s%d-%d-", m.prefix, conc, r))
+			}
+		}
+		res := interleavedAround(10, conc, n, names, workers, func(m int) func() {
+			if !methods[m].shared {
+				return nil
+			}
+			t0 := procCPU(ns.Pid())
+			return func() { namedIn[m] += procCPU(ns.Pid()) - t0 }
+		})
+		cpu := make([]cpuPerAdd, len(methods))
+		for i, m := range methods {
+			end := m.cpu()
+			per := func(t time.Duration) time.Duration { return t / time.Duration(res[i].n) }
+			cpu[i] = cpuPerAdd{caddy: per(end.caddy - start[i].caddy), named: per(end.named - start[i].named), others: per(end.others - start[i].others)}
+			if m.shared {
+				cpu[i].named = per(namedIn[i])
+			}
+		}
 		rows = append(rows, res...)
 		cpus = append(cpus, cpu)
 	}
@@ -138,18 +158,22 @@ func BenchmarkEvents(b *testing.B) {
 
 	fmt.Printf("\nrecord adds, %d per method and concurrency, 10 interleaved rounds (load average %s):\n\n", n, procLoadAvg())
 	fmt.Printf("| method | concurrency | records/s | p50 | p99 | errors | throughput vs off | CPU per add: caddy | named | receiver + stream client | total |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	k := len(methods)
 	for i, r := range rows {
-		base := rows[i/3*3+1]
-		c := cpus[i/3][i%3]
+		base := rows[i/k*k+1]
+		c := cpus[i/k][i%k]
 		fmt.Printf("| %s | %d | %.0f | %s | %s | %d | %.1f%% | %s | %s | %s | %s |\n", r.method, r.conc, r.perSec(), msf(r.p50), msf(r.p99), r.errors, 100*r.perSec()/base.perSec(),
 			usf(c.caddy), usf(c.named), usf(c.others), usf(c.caddy+c.named+c.others))
 		if r.firstErrMsg != "" {
 			fmt.Printf("|   first error: %s |\n", r.firstErrMsg)
 		}
 	}
-	for i := 0; i < len(rows); i += 3 {
+	for i := 0; i < len(rows); i += k {
 		fmt.Printf("\nconcurrency %d: events on / history off %.1f%%; events on / history alone %.1f%%", rows[i].conc,
 			100*rows[i].perSec()/rows[i+1].perSec(), 100*rows[i].perSec()/rows[i+2].perSec())
+		if k > 3 {
+			fmt.Printf("; the other build's events on / history off %.1f%%", 100*rows[i+3].perSec()/rows[i+1].perSec())
+		}
 		b.ReportMetric(100*rows[i].perSec()/rows[i+1].perSec(), fmt.Sprintf("on-vs-off-%%-c%d", rows[i].conc))
 		b.ReportMetric(100*rows[i].perSec()/rows[i+2].perSec(), fmt.Sprintf("on-vs-history-%%-c%d", rows[i].conc))
 	}
@@ -167,18 +191,46 @@ func BenchmarkEvents(b *testing.B) {
 	}
 }
 
-// benchPids are the processes of BenchmarkEvents.
-type benchPids struct {
-	onCaddy, offCaddy, histCaddy, named, histNamed, receiver, stream int
+// benchMethod is one Caddy of BenchmarkEvents and what it adds to.
+type benchMethod struct {
+	name   string
+	c      *caddy
+	zone   string
+	prefix string // of its records' names
+	// shared: its named is the one shared by the first two methods.
+	shared bool
+	// others are its receiver's and stream client's pids.
+	others []int
 }
 
-// read returns the CPU time each process used so far, by pid.
-func (p benchPids) read() map[int]time.Duration {
-	out := map[int]time.Duration{}
-	for _, pid := range []int{p.onCaddy, p.offCaddy, p.histCaddy, p.named, p.histNamed, p.receiver, p.stream} {
-		out[pid] = procCPU(pid)
+// cpu returns the CPU time the method's processes used so far.
+func (m benchMethod) cpu() cpuPerAdd {
+	c := cpuPerAdd{caddy: procCPU(m.c.Process().Pid), named: procCPU(m.c.ns.Pid())}
+	for _, pid := range m.others {
+		c.others += procCPU(pid)
 	}
-	return out
+	return c
+}
+
+// beforeMethod is the method "history + 1 webhook + 1 stream on" with
+// the Caddy binary bin, on a named, receiver and stream client of its
+// own.
+func beforeMethod(b *testing.B, bin string) benchMethod {
+	hookAddr := fmt.Sprintf("127.0.0.1:%d", testcaddy.FreePort(b))
+	hook := benchProcess(b, bin, "respond", "--listen", hookAddr, "--status", "204")
+	hookAddrReady(b, hookAddr)
+	c := startCaddy(b, startNamed(b), caddyOpts{bin: bin, extra: fmt.Sprintf(`log_filter warn
+			events {
+				webhook http://%s/hook {
+					name bench
+					secret %s
+				}
+			}`, hookAddr, hookSecret)})
+	const zone = "before.events-bench.test"
+	expect(b, c.do("POST", "/api/v1/zones", zoneBody(zone)), 201, "create")
+	curl := benchProcess(b, "curl", "-sN", "-o", "/dev/null", "-H", "Authorization: Bearer "+testToken, c.Base+"/api/v1/events")
+	runConcurrent("warm", 2, 50, leanAPIWorker(b, c, zone, "w"))
+	return benchMethod{name: "history + 1 webhook + 1 stream on, " + bin, c: c, zone: zone, prefix: "b", others: []int{hook.Process.Pid, curl.Process.Pid}}
 }
 
 // cpuPerAdd is the CPU time per add of a method's processes.
