@@ -414,3 +414,49 @@ func TestImportAXFRNeedsServerAction(t *testing.T) {
 	r := c.as(tok["admin"], "POST", "/api/v1/zones/admin.test/import", map[string]any{"axfr": map[string]any{"address": "127.0.0.1:1"}})
 	expect(t, r, http.StatusBadGateway, "the admin's transfer from a closed port")
 }
+
+// TestSecondaryPrimariesNeedServerAction: a secondary zone's primaries
+// make named transfer from the addresses given, the exposure of an import
+// by AXFR: a tenant (the zones action on its names) naming them is
+// refused 403 on the REST create and PATCH and on the PowerDNS API's
+// create and PUT, and named hears nothing (no zone added, the primaries
+// unchanged); inside allowed_primaries the tenant may name them; the
+// admin may name any. Before the fix the tenant's create was 201 and
+// named transferred from the address it named.
+func TestSecondaryPrimariesNeedServerAction(t *testing.T) {
+	ns := startNamed(t)
+	tok, hash := tokens(t, "admin", "tenant")
+	c := startCaddy(t, ns, caddyOpts{handle: "/api*", extra: fmt.Sprintf(`powerdns
+			allowed_primaries 192.0.2.0/24
+			auth static {
+				token admin %s
+				token tenant %s {
+					actions zones records read
+					zones tenant.test *.tenant.test
+				}
+			}`, hash["admin"], hash["tenant"])})
+	secondary := func(zone string, primaries ...string) map[string]any {
+		return map[string]any{"zoneName": zone, "zoneType": "secondary", "zoneConfig": map[string]any{"primaries": primaries}}
+	}
+	absent := func(zone, what string) {
+		t.Helper()
+		if out, err := ns.RNDC("zonestatus", zone); err == nil {
+			t.Errorf("%s: named has zone %s: %s", what, zone, out)
+		}
+	}
+	for _, addr := range []string{ns.DNSAddr, "127.0.0.1:1", "10.0.0.1"} {
+		expectError(t, c.as(tok["tenant"], "POST", "/api/v1/zones", secondary("sec.tenant.test", addr)), http.StatusForbidden, "Forbidden", "server action")
+		absent("sec.tenant.test", "after the tenant's REST create from "+addr)
+		pdnsError(t, c.pdns(tok["tenant"], "POST", zonesPath, map[string]any{"name": "sec.tenant.test.", "kind": "Slave", "masters": []string{addr}}), http.StatusForbidden, "server action")
+		absent("sec.tenant.test", "after the tenant's PowerDNS create from "+addr)
+	}
+	expect(t, c.as(tok["admin"], "POST", "/api/v1/zones", secondary("sec.tenant.test", "127.0.0.1:1")), http.StatusCreated, "the admin's secondary")
+	expectError(t, c.as(tok["tenant"], "PATCH", "/api/v1/zones/sec.tenant.test", map[string]any{"primaries": []string{ns.DNSAddr}}), http.StatusForbidden, "Forbidden", "server action")
+	pdnsError(t, c.pdns(tok["tenant"], "PUT", zonesPath+"/sec.tenant.test.", map[string]any{"masters": []string{ns.DNSAddr}}), http.StatusForbidden, "server action")
+	if out, err := ns.RNDC("showzone", "sec.tenant.test"); err != nil || !strings.Contains(out, "127.0.0.1 port 1;") {
+		t.Errorf("the primaries after the tenant's refused changes: %v %s, want 127.0.0.1 port 1 only", err, out)
+	}
+	expect(t, c.as(tok["tenant"], "PATCH", "/api/v1/zones/sec.tenant.test", map[string]any{"primaries": []string{"192.0.2.53"}}), http.StatusOK, "the tenant's primaries inside allowed_primaries")
+	expect(t, c.as(tok["tenant"], "POST", "/api/v1/zones", secondary("sec2.tenant.test", "192.0.2.53", "192.0.2.54:5353")), http.StatusCreated, "the tenant's secondary inside allowed_primaries")
+	expect(t, c.pdns(tok["tenant"], "POST", zonesPath, map[string]any{"name": "sec3.tenant.test.", "kind": "Slave", "masters": []string{"192.0.2.53"}}), http.StatusCreated, "the tenant's PowerDNS secondary inside allowed_primaries")
+}

@@ -52,6 +52,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		require_auth                            # refuse basic/disabled auth on non-loopback listeners
 //		docs            public|auth|off         # default auth
 //		powerdns                                # also serve the PowerDNS-compatible API
+//		allowed_primaries <ip[/len]>...         # primaries the zones action alone may name
 //		log_filter      <RUST_LOG directives>   # default {env.RUST_LOG}
 //		events {                                # the event stream and webhooks (docs/events.md)
 //			heartbeat <duration>                # keep-alive of idle streams, default 15s
@@ -163,6 +164,15 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("inventory_refresh: want a positive duration, got %q", v)
 			}
 			h.InventoryRefresh = caddy.Duration(dur)
+		case "allowed_primaries":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			if _, err := parsePrimaryNetworks(args); err != nil {
+				return d.Err(err.Error())
+			}
+			h.AllowedPrimaries = append(h.AllowedPrimaries, args...)
 		case "named_checkzone":
 			if !d.AllArgs(&h.NamedCheckzone) {
 				return d.ArgErr()

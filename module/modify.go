@@ -26,6 +26,9 @@ func (a *restAPI) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 		writeError(w, http.StatusBadRequest, "invalid change: %v", err)
 		return
 	}
+	if change.Primaries != nil && !a.allowPrimaries(w, r, *change.Primaries) {
+		return
+	}
 	b, ok := a.backendFor(w, p)
 	if !ok {
 		return

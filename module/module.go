@@ -178,6 +178,16 @@ type Handler struct {
 	// (GET /api/v1/events) and the outbound webhooks (docs/events.md).
 	Events *EventsConfig `json:"events,omitempty"`
 
+	// AllowedPrimaries are networks (CIDR, or single addresses) inside
+	// which an identity with the zones action but not the server action
+	// may name a secondary zone's primaries (the create's
+	// zoneConfig.primaries, PATCH's primaries, the PowerDNS API's
+	// masters). Primaries make named transfer from the addresses named,
+	// so naming any other address needs the server action, as an import
+	// by AXFR does (docs/import.md). Default: none. Do not list named's
+	// own addresses: a tenant could then copy zones of its other views.
+	AllowedPrimaries []string `json:"allowed_primaries,omitempty"`
+
 	authDisabled bool
 	guard        *auth.Guard
 	pdnsMount    *frontmount.Mount // the PowerDNS API, when PowerDNS
@@ -194,6 +204,7 @@ type Handler struct {
 	dnsServer     string
 	serialMethod  dnsupdate.SerialMethod
 	statsURL      string
+	primaryNets   primaryNetworks // AllowedPrimaries
 
 	// sharedRefs are this handler's references to the state shared
 	// across config generations (shared.go).
@@ -337,6 +348,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
+	if h.primaryNets, err = parsePrimaryNetworks(h.AllowedPrimaries); err != nil {
+		return err
+	}
 	if err := h.provisionPowerDNS(); err != nil {
 		return err
 	}

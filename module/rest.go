@@ -25,6 +25,9 @@ type restAPI struct {
 	decode func(w http.ResponseWriter, r *http.Request, p params, v any) bool
 	// scopes checks the identity's scope (auth.go).
 	scopes scopeChecker
+	// allowPrimaries checks that the identity may name a secondary
+	// zone's primaries (primaries.go), answering 403 itself.
+	allowPrimaries func(w http.ResponseWriter, r *http.Request, primaries []string) bool
 
 	logger  *zap.Logger // zone operations
 	dnsLog  *zap.Logger // record changes
@@ -50,7 +53,7 @@ type scopeChecker interface {
 // newREST builds the handler's REST front end.
 func (h *Handler) newREST() *restAPI {
 	a := &restAPI{
-		backend: h.getBackend, decode: h.decodeRequest, scopes: h,
+		backend: h.getBackend, decode: h.decodeRequest, scopes: h, allowPrimaries: primariesCheck(h.primaryNets, h.forbid),
 		logger: h.logger, dnsLog: h.dnsLog, rndcLog: h.rndcLog,
 		zoneDir: h.zoneDir, catalogZone: h.catalog.zone, catalogGroup: h.catalog.group, views: &h.views,
 	}

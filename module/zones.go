@@ -90,6 +90,9 @@ func (a *restAPI) handleCreateZone(w http.ResponseWriter, r *http.Request, p par
 	if !a.scopes.allow(w, r, auth.ActionZones, zone.Name) {
 		return
 	}
+	if zone.Type == zonemodel.TypeSecondary && req.ZoneConfig != nil && !a.allowPrimaries(w, r, req.ZoneConfig.Primaries) {
+		return
+	}
 	b, ok := a.backendFor(w, p)
 	if !ok {
 		return

@@ -38,6 +38,11 @@ type API struct {
 	// (creation), answering 403 itself; without it the identity's grant
 	// is checked here.
 	Allow func(w http.ResponseWriter, r *http.Request, action auth.Action, zone string) bool
+	// AllowPrimaries, when set, checks that the identity may name a
+	// Slave zone's masters (they make named transfer from the addresses
+	// given), answering 403 itself; without it only an identity that may
+	// act on the whole server may name them.
+	AllowPrimaries func(w http.ResponseWriter, r *http.Request, primaries []string) bool
 }
 
 // Routes lists the endpoints.

@@ -53,7 +53,7 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 		WriteError(w, http.StatusUnprocessableEntity, "Unable to parse DNS Name '%s': %v", req.Name, err)
 		return
 	}
-	if !a.allowZones(w, r, name) {
+	if !a.allowZones(w, r, name) || !a.allowMasters(w, r, req.Masters) {
 		return
 	}
 	if err := a.Service.Create(r.Context(), cr); err != nil {
@@ -105,6 +105,24 @@ func (a *API) allowZones(w http.ResponseWriter, r *http.Request, zone string) bo
 			a.forbid(w, r, err)
 			return false
 		}
+	}
+	return true
+}
+
+// allowMasters checks that the identity may name these masters (they
+// make named transfer from the addresses given, so they need the server
+// action, unless the host allows them otherwise), answering 403 itself
+// when not.
+func (a *API) allowMasters(w http.ResponseWriter, r *http.Request, masters []string) bool {
+	if len(masters) == 0 {
+		return true
+	}
+	if a.AllowPrimaries != nil {
+		return a.AllowPrimaries(w, r, masters)
+	}
+	if id := identity(r); id != nil && !id.Grant.AllowsServer() {
+		a.forbid(w, r, &auth.Denied{Message: id.ID + " may not name masters: they make named transfer from the addresses given, which needs the server action"})
+		return false
 	}
 	return true
 }
@@ -289,6 +307,9 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 	}
 	var req ZoneRequest
 	if !decode(w, r, &req) {
+		return
+	}
+	if !a.allowMasters(w, r, req.Masters) {
 		return
 	}
 	z, ok := a.zone(w, r, name)

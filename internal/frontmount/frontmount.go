@@ -49,6 +49,10 @@ type Options struct {
 	// answers 403 itself and returns false when not, and names the zone in
 	// the audit line either way.
 	Allow func(w http.ResponseWriter, r *http.Request, action auth.Action, zone string) bool
+	// AllowPrimaries checks that the request's identity may name a
+	// secondary zone's primaries (they make named transfer from the
+	// addresses given): it answers 403 itself and returns false when not.
+	AllowPrimaries func(w http.ResponseWriter, r *http.Request, primaries []string) bool
 }
 
 // Mount is a front end that zone_api can serve.
