@@ -56,6 +56,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		log_filter      <RUST_LOG directives>   # default {env.RUST_LOG}
 //		events {                                # the event stream and webhooks (docs/events.md)
 //			heartbeat <duration>                # keep-alive of idle streams, default 15s
+//			max_streams <n>                     # streams open at once, default 100
 //			webhook <url> {                     # one block per webhook
 //				secret <whsec_…>                # required; use {env.X} or {file.path}
 //				name <name>; types <type>...; zones <zone>...

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -27,10 +29,22 @@ type EventsConfig struct {
 	// Heartbeat is how often an idle event stream sends a keep-alive
 	// comment. Default 15s.
 	Heartbeat caddy.Duration `json:"heartbeat,omitempty"`
+	// MaxStreams is the most event streams open at once (each holds a
+	// connection, a goroutine and a read of the history per change);
+	// past it GET /api/v1/events answers 503 with Retry-After. Default
+	// DefaultMaxStreams.
+	MaxStreams int `json:"max_streams,omitempty"`
 	// Webhooks receive every event they select, signed as the Standard
 	// Webhooks specification says.
 	Webhooks []WebhookConfig `json:"webhooks,omitempty"`
 }
+
+// DefaultMaxStreams is the default of EventsConfig.MaxStreams.
+const DefaultMaxStreams = 100
+
+// streamRetryAfter is the Retry-After of a stream refused because
+// MaxStreams are open.
+const streamRetryAfter = 10 * time.Second
 
 // WebhookConfig is one webhook receiver.
 type WebhookConfig struct {
@@ -65,6 +79,7 @@ type WebhookConfig struct {
 //
 //	events {
 //		heartbeat <duration>
+//		max_streams <n>
 //		webhook <url> {
 //			name       <name>
 //			secret     <whsec_…>
@@ -99,6 +114,16 @@ func (c *EventsConfig) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			c.Heartbeat = v
+		case "max_streams":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return d.Errf("events max_streams: want a positive integer, got %q", v)
+			}
+			c.MaxStreams = n
 		case "webhook":
 			var w WebhookConfig
 			if !d.NextArg() {
@@ -188,7 +213,10 @@ type eventsAPI struct {
 	logger    *zap.Logger
 	heartbeat time.Duration
 	hooks     []events.Webhook
-	zoneDir   string
+	// maxStreams bounds the streams open at once; streams counts them.
+	maxStreams int
+	streams    atomic.Int64
+	zoneDir    string
 	// done is closed when the generation is unloaded (Cleanup): streams
 	// end then, and the deliverers are released.
 	done <-chan struct{}
@@ -203,9 +231,12 @@ type eventsAPI struct {
 // newEventsAPI returns the events front of h (its routes are listed
 // before Provision too, for the specification tests).
 func newEventsAPI(h *Handler) *eventsAPI {
-	e := &eventsAPI{backend: h.getBackend, logger: h.logger, zoneDir: h.zoneDir}
+	e := &eventsAPI{backend: h.getBackend, logger: h.logger, zoneDir: h.zoneDir, maxStreams: DefaultMaxStreams}
 	if h.Events != nil {
 		e.heartbeat = time.Duration(h.Events.Heartbeat)
+		if h.Events.MaxStreams > 0 {
+			e.maxStreams = h.Events.MaxStreams
+		}
 	}
 	return e
 }
@@ -323,6 +354,13 @@ func (e *eventsAPI) handleStream(w http.ResponseWriter, r *http.Request, _ param
 		writeError(w, http.StatusBadRequest, "invalid event stream request: %s", strings.Join(problems, "; "))
 		return
 	}
+	if !e.admit() {
+		metrics.streamsFull.Inc()
+		w.Header().Set("Retry-After", strconv.Itoa(int(streamRetryAfter.Seconds())))
+		writeError(w, http.StatusServiceUnavailable, "%d event streams are open, the most this server serves at once (events max_streams); try again later", e.maxStreams)
+		return
+	}
+	defer e.streams.Add(-1)
 	s := &events.Stream{
 		Source: log, After: after, Filter: f, Heartbeat: e.heartbeat,
 		Visible: changesInScope(grantOf(r), log, nil),
@@ -331,6 +369,20 @@ func (e *eventsAPI) handleStream(w http.ResponseWriter, r *http.Request, _ param
 	s.Until = streamUntil(r, time.Now())
 	if err := s.Serve(w, r); err != nil {
 		e.logger.Debug("event stream ended", zap.Error(err))
+	}
+}
+
+// admit counts one more open stream and reports true, unless maxStreams
+// are open.
+func (e *eventsAPI) admit() bool {
+	for {
+		n := e.streams.Load()
+		if n >= int64(e.maxStreams) {
+			return false
+		}
+		if e.streams.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
 }
 

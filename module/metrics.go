@@ -25,6 +25,7 @@ var metrics = struct {
 	dnsDuration   prometheus.Histogram
 	authFailures  *prometheus.CounterVec
 	buildInfo     *prometheus.GaugeVec
+	streamsFull   prometheus.Counter
 	zones         zonesCollector
 	registerOnce  sync.Once
 	allCollectors []prometheus.Collector
@@ -64,6 +65,10 @@ var metrics = struct {
 		Name: "zoneapi_auth_failures_total",
 		Help: "Requests refused by authentication, by reason.",
 	}, []string{"reason"}),
+	streamsFull: prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "zoneapi_events_streams_refused_total",
+		Help: "Event-stream requests refused with 503 because max_streams streams were open (zoneapi_events_stream_clients counts the open ones).",
+	}),
 	buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "zoneapi_build_info",
 		Help: "Always 1; the version label is the zone API's version.",
@@ -75,7 +80,7 @@ func init() {
 	metrics.allCollectors = []prometheus.Collector{
 		metrics.httpRequests, metrics.httpDuration, metrics.zoneOps, metrics.rndcCommands,
 		metrics.rndcDuration, metrics.dnsUpdates, metrics.dnsDuration, metrics.authFailures,
-		metrics.buildInfo, &metrics.zones,
+		metrics.buildInfo, metrics.streamsFull, &metrics.zones,
 	}
 	metrics.allCollectors = append(metrics.allCollectors, historyEntriesCollector{})
 	// The event stream's and the webhooks' (package events).
