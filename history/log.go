@@ -304,10 +304,15 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 		noteSerial(l.serials, l.extRecent, e)
 		l.noteLife(e)
 	}
+	// While a Hold is not released the writer would find nothing to
+	// write: the last release wakes it.
+	held := l.holds > 0
 	l.mu.Unlock()
-	select {
-	case l.kick <- struct{}{}:
-	default:
+	if !held {
+		select {
+		case l.kick <- struct{}{}:
+		default:
+		}
 	}
 	return &Pending{entries: out, b: b}
 }
