@@ -161,6 +161,9 @@ func Open(dir string, opts Options) (*Log, error) {
 		lf.Close()
 		return nil, err
 	}
+	if l.markRunning() {
+		l.last += rebootGap // reboot.go
+	}
 	l.prune()
 	l.syncKick, l.syncDone = make(chan struct{}, 1), make(chan struct{})
 	go l.writer()
@@ -574,6 +577,9 @@ func (l *Log) Close() error {
 	err := l.f.Sync()
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		l.markClosed()
 	}
 	l.lock.Close() // drops the flock
 	return err

@@ -376,3 +376,61 @@ func TestSyncWaitsForTheDelay(t *testing.T) {
 		t.Fatalf("%d fsyncs for 5 appends within the delay, want 1", n)
 	}
 }
+
+// TestSeqsSkipAfterAReboot: a Log left open by an earlier boot of the
+// machine (an operating-system crash: its last entries may be lost, their
+// Seqs seen already) gives Seqs rebootGap higher, also after a clean
+// restart; a Log closed, or left open by a crash of the process alone,
+// goes on with the next Seq.
+func TestSeqsSkipAfterAReboot(t *testing.T) {
+	dir := t.TempDir()
+	boot := filepath.Join(t.TempDir(), "boot_id")
+	old := bootIDPath
+	bootIDPath = boot
+	defer func() { bootIDPath = old }()
+	if err := os.WriteFile(boot, []byte("boot-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	appendOne := func(want uint64) {
+		t.Helper()
+		l, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := l.Append(rec("a.example", int(want)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0].Seq != want {
+			t.Fatalf("Seq %d, want %d", got[0].Seq, want)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendOne(1)
+	appendOne(2) // closed: the next Seq
+	// Left open by this boot (the process was killed): the next Seq.
+	if err := os.WriteFile(filepath.Join(dir, runningFile), []byte("boot-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	appendOne(3)
+	// Left open by another boot: rebootGap higher.
+	if err := os.WriteFile(filepath.Join(dir, runningFile), []byte("boot-0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	appendOne(4 + rebootGap)
+	appendOne(5 + rebootGap)
+	l, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	es, err := l.Read(0, Filter{}, 0)
+	if err != nil || len(es) != 5 || es[3].Seq != 4+rebootGap || l.Last() != 5+rebootGap {
+		t.Fatalf("read %d entries, %v; last %d", len(es), err, l.Last())
+	}
+	if es, _ := l.Read(3, Filter{}, 0); len(es) != 2 || es[0].Seq != 4+rebootGap {
+		t.Fatalf("read after 3: %+v", es)
+	}
+}
