@@ -66,7 +66,7 @@ func BenchmarkEvents(b *testing.B) {
 	runConcurrent("warm", 2, 50, leanAPIWorker(b, hist, zoneHist, "w"))
 
 	methods := []benchMethod{
-		{name: "history + 1 webhook + 1 stream on", c: on, zone: zoneOn, prefix: "e", shared: true, others: []int{hookProc.Process.Pid, curlProc.Process.Pid}},
+		{name: "history + 1 webhook + 1 stream on", c: on, zone: zoneOn, prefix: "e", shared: true, receiver: hookProc.Process.Pid, stream: curlProc.Process.Pid},
 		{name: "history off (no events)", c: off, zone: zoneOff, prefix: "o", shared: true},
 		{name: "history on, no webhook or stream (another named)", c: hist, zone: zoneHist, prefix: "h"},
 	}
@@ -110,7 +110,8 @@ func BenchmarkEvents(b *testing.B) {
 		for i, m := range methods {
 			end := m.cpu()
 			per := func(t time.Duration) time.Duration { return t / time.Duration(res[i].n) }
-			cpu[i] = cpuPerAdd{caddy: per(end.caddy - start[i].caddy), named: per(end.named - start[i].named), others: per(end.others - start[i].others)}
+			cpu[i] = cpuPerAdd{caddy: per(end.caddy - start[i].caddy), named: per(end.named - start[i].named),
+				receiver: per(end.receiver - start[i].receiver), stream: per(end.stream - start[i].stream)}
 			if m.shared {
 				cpu[i].named = per(namedIn[i])
 			}
@@ -157,13 +158,13 @@ func BenchmarkEvents(b *testing.B) {
 	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
 
 	fmt.Printf("\nrecord adds, %d per method and concurrency, 10 interleaved rounds (load average %s):\n\n", n, procLoadAvg())
-	fmt.Printf("| method | concurrency | records/s | p50 | p99 | errors | throughput vs off | CPU per add: caddy | named | receiver + stream client | total |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| method | concurrency | records/s | p50 | p99 | errors | throughput vs off | CPU per add: caddy | named | webhook receiver | stream client | total |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	k := len(methods)
 	for i, r := range rows {
 		base := rows[i/k*k+1]
 		c := cpus[i/k][i%k]
-		fmt.Printf("| %s | %d | %.0f | %s | %s | %d | %.1f%% | %s | %s | %s | %s |\n", r.method, r.conc, r.perSec(), msf(r.p50), msf(r.p99), r.errors, 100*r.perSec()/base.perSec(),
-			usf(c.caddy), usf(c.named), usf(c.others), usf(c.caddy+c.named+c.others))
+		fmt.Printf("| %s | %d | %.0f | %s | %s | %d | %.1f%% | %s | %s | %s | %s | %s |\n", r.method, r.conc, r.perSec(), msf(r.p50), msf(r.p99), r.errors, 100*r.perSec()/base.perSec(),
+			usf(c.caddy), usf(c.named), usf(c.receiver), usf(c.stream), usf(c.caddy+c.named+c.receiver+c.stream))
 		if r.firstErrMsg != "" {
 			fmt.Printf("|   first error: %s |\n", r.firstErrMsg)
 		}
@@ -199,16 +200,15 @@ type benchMethod struct {
 	prefix string // of its records' names
 	// shared: its named is the one shared by the first two methods.
 	shared bool
-	// others are its receiver's and stream client's pids.
-	others []int
+	// receiver and stream are its receiver's and stream client's pids
+	// (0: none).
+	receiver, stream int
 }
 
 // cpu returns the CPU time the method's processes used so far.
 func (m benchMethod) cpu() cpuPerAdd {
 	c := cpuPerAdd{caddy: procCPU(m.c.Process().Pid), named: procCPU(m.c.ns.Pid())}
-	for _, pid := range m.others {
-		c.others += procCPU(pid)
-	}
+	c.receiver, c.stream = procCPU(m.receiver), procCPU(m.stream)
 	return c
 }
 
@@ -230,12 +230,12 @@ func beforeMethod(b *testing.B, bin string) benchMethod {
 	expect(b, c.do("POST", "/api/v1/zones", zoneBody(zone)), 201, "create")
 	curl := benchProcess(b, "curl", "-sN", "-o", "/dev/null", "-H", "Authorization: Bearer "+testToken, c.Base+"/api/v1/events")
 	runConcurrent("warm", 2, 50, leanAPIWorker(b, c, zone, "w"))
-	return benchMethod{name: "history + 1 webhook + 1 stream on, " + bin, c: c, zone: zone, prefix: "b", others: []int{hook.Process.Pid, curl.Process.Pid}}
+	return benchMethod{name: "history + 1 webhook + 1 stream on, " + bin, c: c, zone: zone, prefix: "b", receiver: hook.Process.Pid, stream: curl.Process.Pid}
 }
 
 // cpuPerAdd is the CPU time per add of a method's processes.
 type cpuPerAdd struct {
-	caddy, named, others time.Duration
+	caddy, named, receiver, stream time.Duration
 }
 
 // usf formats a CPU time per add in microseconds.
