@@ -106,6 +106,9 @@ func (d *Deliverer) run(ctx context.Context) {
 		d.mu.Unlock()
 		f.unlock()
 	}()
+	flush := time.NewTimer(time.Hour)
+	flush.Stop()
+	defer flush.Stop()
 	for ctx.Err() == nil {
 		d.mu.Lock()
 		retry := len(d.st.Retry) > 0
@@ -129,13 +132,12 @@ func (d *Deliverer) run(ctx context.Context) {
 		// batch, and a write per batch would cost an fsync each).
 		d.mu.Lock()
 		d.phase = PhaseIdle
-		var flush *time.Timer
 		var flushC <-chan time.Time
 		if d.dirty {
 			if wait := saveEvery - time.Since(d.lastSave); wait <= 0 {
 				d.saveLocked()
 			} else {
-				flush = time.NewTimer(wait)
+				flush.Reset(wait) // one timer, not one per idle
 				flushC = flush.C
 			}
 		}
@@ -149,9 +151,7 @@ func (d *Deliverer) run(ctx context.Context) {
 			d.mu.Unlock()
 		case <-ctx.Done():
 		}
-		if flush != nil {
-			flush.Stop()
-		}
+		flush.Stop()
 	}
 }
 

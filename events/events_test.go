@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -249,4 +250,22 @@ func newStuckServer(t *testing.T, stuck <-chan struct{}, entered chan<- struct{}
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// TestAppendSignatureIsSignature: the poster's signature (a reused HMAC)
+// is Signature's, message after message.
+func TestAppendSignatureIsSignature(t *testing.T) {
+	s, err := NewSigner(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mac := s.newMAC()
+	for i, payload := range []string{`{"a":1}`, ``, `{"id":"2","zone":"example.com"}`} {
+		ts := time.Unix(int64(1700000000+i), 0)
+		id := "evt_" + strconv.Itoa(i)
+		got := string(s.appendSignature([]byte("x"), mac, id, ts, []byte(payload)))
+		if want := "x" + s.Signature(id, ts, []byte(payload)); got != want {
+			t.Fatalf("message %d: %s, want %s", i, got, want)
+		}
+	}
 }

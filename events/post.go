@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"net"
 	"net/http"
@@ -33,9 +34,11 @@ type poster struct {
 	timeout time.Duration
 	head    []byte // the request line and the headers common to every message
 
-	conn net.Conn
-	br   *bufio.Reader
-	buf  []byte
+	conn  net.Conn
+	br    *bufio.Reader
+	buf   []byte
+	mac   hash.Hash // the signer's, reused
+	macOf *Signer
 
 	// client, if set, sends every message (a proxy is configured).
 	client *http.Client
@@ -95,7 +98,10 @@ func (p *poster) post(ctx context.Context, s *Signer, id string, payload []byte)
 	p.buf = append(p.buf, "\r\nWebhook-Timestamp: "...)
 	p.buf = strconv.AppendInt(p.buf, now.Unix(), 10)
 	p.buf = append(p.buf, "\r\nWebhook-Signature: "...)
-	p.buf = append(p.buf, s.Signature(id, now, payload)...)
+	if p.macOf != s {
+		p.mac, p.macOf = s.newMAC(), s
+	}
+	p.buf = s.appendSignature(p.buf, p.mac, id, now, payload)
 	p.buf = append(p.buf, "\r\n\r\n"...)
 	p.buf = append(p.buf, payload...)
 	reused := p.conn != nil
