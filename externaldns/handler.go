@@ -229,7 +229,7 @@ func (h *Handler) service() (*zoneservice.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := &zoneservice.Service{Updater: u, SerialMethod: h.method}
+	svc := &zoneservice.Service{Updater: u, SerialMethod: h.method, Logger: h.logger}
 	if dir := caddy.NewReplacer().ReplaceKnown(h.ZoneDir, ""); dir != "" {
 		l, release, err := history.Shared(filepath.Join(dir, ".zoneapi", "history"), history.Options{})
 		switch {

@@ -118,6 +118,9 @@ type Log struct {
 	syncDone chan struct{}
 	// syncs counts the fsyncs of written entries (Syncs).
 	syncs atomic.Uint64
+
+	// health: see health.go.
+	health
 }
 
 // Open opens (creating it if needed) the history in dir, repairs a torn
@@ -376,11 +379,13 @@ func (l *Log) flush(force bool) {
 		_ = f.Truncate(start)
 		_, _ = f.Seek(start, 0)
 		b.err = fmt.Errorf("history: writing %s: %w", a.path, err)
+		l.writeFailed(b.err)
 	} else {
 		a.size += int64(len(b.buf))
 		last := b.entries[len(b.entries)-1]
 		a.last, a.newest = last.Seq, last.Time
 		l.durable = last.Seq
+		l.writeErr = nil
 		for _, e := range b.entries {
 			l.counts[[2]string{e.Type, e.Source}]++
 		}

@@ -368,13 +368,6 @@ func recordFailure(b *backend, zone, op string, err error) failure {
 			"nothing was rolled back. GET /api/v1/zones/%s/records tells", op, zone, le.Err, zone)
 		f.log = &failureLog{msg: "record operation outcome unknown", fields: []zap.Field{zap.String("zone", zone), zap.String("operation", op), zap.Error(le.Err)}}
 		return f
-	case errors.As(err, &le) && errors.Is(err, zoneservice.ErrNotRecorded):
-		// named applied the change (its answer was success): not a
-		// gateway failure, and nothing to undo or to send again.
-		f := fail(http.StatusInternalServerError, "record %s in zone %s: named applied the change, which is not undone (sending it again is not needed), "+
-			"but recording it in the change history failed: %v", op, zone, le.Err)
-		f.log = &failureLog{msg: "record change made but not recorded in the history", fields: []zap.Field{zap.String("zone", zone), zap.String("operation", op), zap.Error(le.Err)}}
-		return f
 	case errors.As(err, &le) && le.Rcode != "":
 		return serverRefused(b, zone, op, le)
 	default:

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
 	"github.com/zoneapi/caddy-zoneapi/history"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // TestHistoryAcrossGenerations: a config reload (the new generation
@@ -88,19 +89,41 @@ func TestHistoryAcrossGenerations(t *testing.T) {
 	}
 }
 
-// TestNotRecordedAnswer: a record change named applied whose history
-// entry could not be recorded answers 500 "Internal Server Error" (status
-// and reason agree; not "Bad Gateway", which says named failed) and says
-// that the change was made and is not undone. (Before: 500 "Bad Gateway",
-// "record add … failed".)
-func TestNotRecordedAnswer(t *testing.T) {
-	err := &zoneservice.Error{Kind: zoneservice.ErrNotRecorded, Zone: "a.test", Op: "add",
-		Msg: "the change was made, but recording it in the change history failed", Err: history.ErrClosed}
-	f := recordFailure(nil, "a.test", "add", err)
-	if f.status != http.StatusInternalServerError || (f.reason != "" && f.reason != http.StatusText(f.status)) {
-		t.Errorf("status %d reason %q, want 500 Internal Server Error", f.status, f.reason)
+// TestHistoryFailureAnswers: with a change history that cannot be
+// written (a closed Log), a record change is answered as made (201: named
+// applied it) and /api/v1/ready answers 503 naming history_writable, so
+// that a probe reports what the answers do not. (Before: the add answered
+// 500 and the readiness knew nothing of the history.)
+func TestHistoryFailureAnswers(t *testing.T) {
+	h, _ := fakeNamedHandler(t, fakeNamedAnswers{"status": {Text: testdata(t, "status.txt")}})
+	h.dnsServer = dnstest.NewServer(t, map[string]string{"rec.test": recZone}).Addr
+	b, err := h.getBackend()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(f.message, "named applied the change") || !strings.Contains(f.message, "history: log closed") || strings.Contains(f.message, "failed: the change") {
-		t.Errorf("message %q", f.message)
+	l, err := history.Open(t.TempDir(), history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	b.svc.History = l
+	serve := func(method, path, body string) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(method, path, strings.NewReader(body))
+		if body != "" {
+			r.Header.Set("Content-Type", "application/json")
+		}
+		_ = h.ServeHTTP(w, r, nextFunc(func(http.ResponseWriter, *http.Request) error { return nil }))
+		return w
+	}
+	if w := serve("POST", "/api/v1/zones/rec.test/records", `{"name":"api","type":"A","value":"192.0.2.7"}`); w.Code != http.StatusCreated {
+		t.Errorf("add with the history failing: %d %s, want 201", w.Code, w.Body)
+	}
+	if w := serve("GET", "/api/v1/ready", ""); w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "history_writable: history: log closed") {
+		t.Errorf("ready with the history failing: %d %s, want 503 naming history_writable", w.Code, w.Body)
+	}
+	b.svc.History = nil
+	if w := serve("GET", "/api/v1/ready", ""); w.Code != http.StatusOK {
+		t.Errorf("ready without a history: %d %s", w.Code, w.Body)
 	}
 }

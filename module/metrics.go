@@ -10,6 +10,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // metrics holds the module's collectors. They are created once per process
@@ -82,7 +83,7 @@ func init() {
 		metrics.rndcDuration, metrics.dnsUpdates, metrics.dnsDuration, metrics.authFailures,
 		metrics.buildInfo, metrics.streamsFull, &metrics.zones,
 	}
-	metrics.allCollectors = append(metrics.allCollectors, historyEntriesCollector{})
+	metrics.allCollectors = append(metrics.allCollectors, historyEntriesCollector{}, historyErrorsCollector{})
 	// The event stream's and the webhooks' (package events).
 	metrics.allCollectors = append(metrics.allCollectors, events.Collectors()...)
 }
@@ -165,6 +166,21 @@ func (c *zonesCollector) Collect(ch chan<- prometheus.Metric) {
 	for typ, n := range counts {
 		ch <- prometheus.MustNewConstMetric(zonesDesc, prometheus.GaugeValue, float64(n), typ)
 	}
+}
+
+// historyErrorsCollector reports zoneapi_history_write_errors_total:
+// the entries of changes made that the process could not write to the
+// change history (zoneservice.NotRecorded; each is logged in full).
+type historyErrorsCollector struct{}
+
+var historyErrorsDesc = prometheus.NewDesc("zoneapi_history_write_errors_total", "Entries of changes made (through the API, or found in named) that could not be written to the change history; each is logged in full at error level instead (docs/history.md).", nil, nil)
+
+// Describe implements prometheus.Collector.
+func (historyErrorsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- historyErrorsDesc }
+
+// Collect implements prometheus.Collector.
+func (historyErrorsCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(historyErrorsDesc, prometheus.CounterValue, float64(zoneservice.NotRecorded()))
 }
 
 // historyEntriesCollector reports zoneapi_history_entries_total{type,

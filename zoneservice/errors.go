@@ -24,9 +24,6 @@ var (
 	// ErrStorage means the zone directory or the index could not be read
 	// or written.
 	ErrStorage = errors.New("zone storage failed")
-	// ErrNotRecorded means the change was made (named applied it; it is
-	// not undone) but its change history entry could not be recorded.
-	ErrNotRecorded = errors.New("change made but not recorded")
 	// ErrInvalid means the zone cannot be rendered.
 	ErrInvalid = errors.New("invalid zone")
 	// ErrBusy means the zone's lock could not be taken before the context

@@ -87,8 +87,11 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 	}
 	// Another service's writer may have recorded some of these changes
 	// since LastSerial was read: EnqueueChanges records each once.
-	_, err = s.History.EnqueueChanges(es...).Wait()
-	return err
+	if _, err := s.History.EnqueueChanges(es...).Wait(); err != nil {
+		s.notRecorded(es, err)
+		return err
+	}
+	return nil
 }
 
 // fullDiff is the entry of a change named answered an IXFR with the whole

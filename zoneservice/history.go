@@ -3,6 +3,7 @@ package zoneservice
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 
 	"github.com/miekg/dns"
 	"go.uber.org/zap"
@@ -30,9 +31,38 @@ func (s *Service) entry(ctx context.Context, typ, zone string) history.Entry {
 		Identity: a.Identity, Frontend: a.Frontend, RequestID: a.RequestID}
 }
 
+// When the history cannot be written (a full disk, a read-only file
+// system, a Log closed under a request), the policy is the same for every
+// operation and front end (docs/history.md, "When the history cannot be
+// written"): the change was made, so it is answered as made (a client
+// must not be told to retry what is done); the entry is logged in full
+// at error level (notRecorded), so that the audit trail can be completed
+// from the log, and counted (NotRecorded: zoneapi_history_write_errors_total);
+// /api/v1/ready reports the history failing (history.Log.Check) until
+// it takes writes again.
+
+// notRecordedTotal counts the entries notRecorded logged (NotRecorded).
+var notRecordedTotal atomic.Uint64
+
+// NotRecorded returns how many entries of changes made (through the API,
+// or found in named) the process could not write to the change history
+// and logged instead (zoneapi_history_write_errors_total).
+func NotRecorded() uint64 { return notRecordedTotal.Load() }
+
+// notRecorded logs the entries of changes that were made but whose
+// history entries could not be written, each in full, and counts them.
+func (s *Service) notRecorded(es []history.Entry, err error) {
+	notRecordedTotal.Add(uint64(len(es)))
+	for _, e := range es {
+		s.log().Error("a change was made but its change history entry could not be written; the entry is logged here instead",
+			zap.String("zone", e.Zone), zap.String("view", e.View), zap.String("type", e.Type), zap.String("source", e.Source),
+			zap.String("request_id", e.RequestID), zap.Any("entry", e), zap.Error(err))
+	}
+}
+
 // recordZone appends the entry of a zone operation that succeeded; a
-// failure to record is logged (the operation was done and is not undone;
-// see docs/history.md).
+// failure to record is logged with the entry (notRecorded), and the
+// operation, which was done, is neither undone nor failed.
 func (s *Service) recordZone(ctx context.Context, typ, zone string, withSerial bool) {
 	if s.History == nil {
 		return
@@ -44,7 +74,7 @@ func (s *Service) recordZone(ctx context.Context, typ, zone string, withSerial b
 		}
 	}
 	if _, err := s.History.Append(e); err != nil {
-		s.log().Error("recording a change in the history failed", zap.String("zone", zone), zap.String("type", typ), zap.Error(err))
+		s.notRecorded([]history.Entry{e}, err)
 	}
 }
 
@@ -57,12 +87,17 @@ func (s *Service) RecordZoneChange(ctx context.Context, typ, zone string) {
 
 // recording returns the write options of a record change: the Applied
 // callback enqueues the change's entry, and wait waits until it is
-// durable (nil error when there is no history or nothing was applied).
+// written. wait returns nil: when an entry cannot be written, the change
+// (which named applied) is answered as made and the entry is logged
+// (notRecorded).
 func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.WriteOptions) (dnsupdate.WriteOptions, func() error) {
 	if s.History == nil {
 		return opt, func() error { return nil }
 	}
-	var pending []*history.Pending
+	var (
+		pending []*history.Pending
+		entries []history.Entry
+	)
 	// The writes merged into one UPDATE are written to the history
 	// together: a crash keeps all of the message's entries or none (then
 	// the start-up catch-up records them from named's IXFR), never some.
@@ -83,12 +118,12 @@ func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.Writ
 		// first, by a service whose writer is not this one, the change
 		// is recorded once, as external.
 		pending = append(pending, s.History.EnqueueChanges(e))
+		entries = append(entries, e)
 	}
 	return opt, func() error {
-		for _, p := range pending {
+		for i, p := range pending {
 			if _, err := p.Wait(); err != nil {
-				s.log().Error("recording a change in the history failed", zap.String("zone", zone), zap.Error(err))
-				return newErr(ErrNotRecorded, zone, "", "the change was made, but recording it in the change history failed", err)
+				s.notRecorded(entries[i:i+1], err)
 			}
 		}
 		return nil

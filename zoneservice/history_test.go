@@ -81,3 +81,39 @@ func TestHistoryEmitted(t *testing.T) {
 		t.Errorf("LastSerial %d %v", s, ok)
 	}
 }
+
+// TestHistoryFailureAnswersTheChange: with a change history that cannot
+// be written (a closed Log), record changes and zone operations are made
+// and return success, as the front ends then answer them (the policy of
+// docs/history.md: the answer tells what was done to the zone); each
+// entry not written is counted by NotRecorded. (Before: a record change
+// returned ErrNotRecorded, which the REST API answered 500, while a zone
+// operation returned success.)
+func TestHistoryFailureAnswersTheChange(t *testing.T) {
+	r := newOpsRig(t)
+	l, err := history.Open(t.TempDir(), history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	r.svc.History = l
+	ctx := WithActor(context.Background(), Actor{Identity: "static:ops", Frontend: "rest", RequestID: "r1"})
+	before := NotRecorded()
+	if _, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "new", Type: "A", Value: "192.0.2.9"}, nil); err != nil {
+		t.Fatalf("add: %v", err)
+	}
+	v := "192.0.2.9"
+	if _, err := r.svc.RemoveRecord(ctx, "rec.test", dnsupdate.Removal{Name: "new", Type: "A", Value: &v}, nil); err != nil {
+		t.Fatalf("remove: %v", err)
+	}
+	r.ans.set("freeze rec.test", rndc.Response{})
+	if _, err := r.svc.Freeze(ctx, "rec.test"); err != nil {
+		t.Fatalf("freeze: %v", err)
+	}
+	if n := NotRecorded() - before; n != 3 {
+		t.Errorf("NotRecorded grew by %d, want 3", n)
+	}
+	if rrs := r.dns.Records("rec.test"); len(rrs) != 5 {
+		t.Errorf("the zone after an add and its removal has %d records, want 5", len(rrs))
+	}
+}

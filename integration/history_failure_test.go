@@ -1,0 +1,135 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+)
+
+// immutable makes the files chattr +i (their writes fail, even through a
+// descriptor open already; a directory takes no new file) until the
+// returned function or the test's end, or skips the test where chattr
+// cannot (not root, a file system without the attribute).
+func immutable(t *testing.T, paths ...string) (undo func()) {
+	t.Helper()
+	if out, err := exec.Command("chattr", append([]string{"+i"}, paths...)...).CombinedOutput(); err != nil {
+		t.Skipf("cannot make files immutable here (chattr: %v: %s)", err, strings.TrimSpace(string(out)))
+	}
+	done := false
+	undo = func() {
+		if !done {
+			done = true
+			if out, err := exec.Command("chattr", append([]string{"-i"}, paths...)...).CombinedOutput(); err != nil {
+				t.Errorf("chattr -i: %v: %s", err, out)
+			}
+		}
+	}
+	t.Cleanup(undo)
+	return undo
+}
+
+// TestHistoryWriteFailure: while the change history cannot be written
+// (its segment file and directory made immutable under the running
+// Caddy), every change is made and answered as made, whichever the front
+// end (REST records and zone operations, the PowerDNS-compatible API,
+// the external-dns webhook): none answers an error, which would have the
+// client retry what is done. Each entry is logged in full instead,
+// counted by zoneapi_history_write_errors_total, and /api/v1/ready
+// reports history_writable; once the history takes writes again, the
+// readiness recovers and the next change is recorded. (Before: a REST
+// record change answered 500 while zone operations answered success.)
+func TestHistoryWriteFailure(t *testing.T) {
+	ns := startNamed(t)
+	wport := testcaddy.FreePort(t)
+	c := startCaddy(t, ns, caddyOpts{handle: "/api*", extra: "powerdns", sites: fmt.Sprintf(`
+http://127.0.0.1:%d {
+	bind 127.0.0.1
+	zone_api_external_dns {
+		zones hf.test
+		dns_server %s
+		update_key_file %s
+		zone_dir %s
+	}
+}
+`, wport, ns.DNSAddr, ns.TSIGKeyFile, ns.ZoneDir)})
+	const zone = "hf.test"
+	expect(t, c.do("POST", "/api/v1/zones", zoneBody(zone)), http.StatusCreated, "create")
+	recorded := len(c.changes(testToken, "/api/v1/changes"))
+	if recorded != 1 {
+		t.Fatalf("%d changes after the create, want 1", recorded)
+	}
+
+	dir := filepath.Join(ns.ZoneDir, ".zoneapi", "history")
+	segs, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil || len(segs) == 0 {
+		t.Fatalf("no history segment in %s: %v", dir, err)
+	}
+	undo := immutable(t, segs[len(segs)-1], dir)
+
+	// Every front end's changes are made and answered as made.
+	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "rest", "type": "A", "value": "192.0.2.1"}), http.StatusCreated, "REST add")
+	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/freeze", nil), http.StatusOK, "REST freeze")
+	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/thaw", nil), http.StatusOK, "REST thaw")
+	expect(t, c.do("POST", "/api/v1/zones", zoneBody("hf2.test")), http.StatusCreated, "REST create")
+	waitFor(t, "the zone takes updates after thaw", func() bool {
+		return c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "rest2", "type": "A", "value": "192.0.2.2"}).status == http.StatusCreated
+	})
+	expect(t, pdnsPatch(c, zone+".", rrset("pdns."+zone+".", "A", "REPLACE", 300, "192.0.2.3")), http.StatusNoContent, "PowerDNS PATCH")
+	body := `{"create":[{"dnsName":"edns.` + zone + `","targets":["192.0.2.4"],"recordType":"A","recordTTL":60}]}`
+	req, _ := http.NewRequest("POST", fmt.Sprintf("http://127.0.0.1:%d/records", wport), strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/external.dns.webhook+json;version=1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("external-dns webhook create: %d, want 204", resp.StatusCode)
+	}
+	for _, name := range []string{"rest", "rest2", "pdns", "edns"} {
+		if len(viewAnswers(t, ns, "", name+"."+zone)) != 1 {
+			t.Errorf("%s.%s is not served", name, zone)
+		}
+	}
+
+	// None is recorded; each is counted and logged in full.
+	if n := len(c.changes(testToken, "/api/v1/changes")); n != recorded {
+		t.Errorf("%d changes in the history, want %d (nothing written)", n, recorded)
+	}
+	const unrecorded = 7 // add, freeze, thaw, create, add, PATCH, webhook
+	if m := scrape(t, c)["zoneapi_history_write_errors_total{}"]; m < unrecorded {
+		t.Errorf("zoneapi_history_write_errors_total = %v, want at least %d", m, unrecorded)
+	}
+	log := c.Log()
+	if n := strings.Count(log, "its change history entry could not be written"); n < unrecorded {
+		t.Errorf("%d log lines of entries not written, want at least %d", n, unrecorded)
+	}
+	for _, want := range []string{`"type":"zone.created","source":"api"`, `"name":"pdns.hf.test"`, `"frontend":"externaldns"`, `"type":"zone.frozen"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log has no entry with %s", want)
+		}
+	}
+	r := c.do("GET", "/api/v1/ready", nil)
+	expect(t, r, http.StatusServiceUnavailable, "ready while the history cannot be written")
+	if !strings.Contains(string(r.raw), "history_writable") {
+		t.Errorf("ready: %s", r.raw)
+	}
+
+	// Writable again: ready, and the next change is recorded.
+	undo()
+	expect(t, c.do("GET", "/api/v1/ready", nil), http.StatusOK, "ready once the history takes writes")
+	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "after", "type": "A", "value": "192.0.2.5"}), http.StatusCreated, "REST add after")
+	cs := c.changes(testToken, "/api/v1/changes")
+	if len(cs) != recorded+1 || len(cs[len(cs)-1].Added) != 1 || cs[len(cs)-1].Added[0].Name != "after."+zone {
+		t.Errorf("changes after the history came back: %v", cs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".probe")); !os.IsNotExist(err) {
+		t.Errorf("the readiness probe's file is left: %v", err)
+	}
+}
