@@ -173,12 +173,14 @@ func (c *HistoryConfig) watch(ctx context.Context, resolved func() *backend, log
 			break
 		}
 	}
-	notice := b.svc.Notices(ctx)
-	if len(b.views) > 0 {
+	var notice func(string)
+	if def, others := noticeTargets(b); len(others) == 0 {
+		notice = def.Notices(ctx)
+	} else {
 		// A NOTIFY names no view: ViewNotices hands it to the default
 		// view's service and to every other view's that follows the
 		// zone (docs/views.md).
-		notice = zoneservice.ViewNotices(ctx, b.svc, viewServices(b))
+		notice = zoneservice.ViewNotices(ctx, def, others)
 	}
 	if addr := c.notifyAddr(); addr != "" {
 		for {
@@ -222,6 +224,21 @@ func catchUpOnce(ctx context.Context, b *backend) {
 	for _, svc := range viewServices(b) {
 		svc.CatchUp(ctx)
 	}
+}
+
+// noticeTargets are the services named's NOTIFYs go to: def, which gets
+// every one (the handler's own: the default view's, or the only one
+// without views; nil when views are configured and none is the default,
+// since no zone is then addressed without a view, and a view-less
+// service would record another view's zone under no view), and others,
+// the other views' services, each of which gets those of the zones it
+// follows (zoneservice.ViewNotices).
+func noticeTargets(b *backend) (def *zoneservice.Service, others []*zoneservice.Service) {
+	others = viewServices(b)
+	if len(others) > 0 && b.view == "" {
+		return nil, others
+	}
+	return b.svc, others
 }
 
 // viewServices are the zone services of the views other than the
