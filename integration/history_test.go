@@ -158,7 +158,7 @@ func TestHistoryThroughCaddy(t *testing.T) {
 	if z := c.as(tok["admin"], "GET", "/api/v1/zones/"+zone, nil); z.str("file") != "" {
 		file = z.str("file")
 	}
-	editZoneFile(t, file, "filed."+zone+". 300 IN A 192.0.2.77")
+	editZoneFile(t, ns, zone, file, "filed."+zone+". 300 IN A 192.0.2.77")
 	if out, err := ns.RNDC("thaw", zone); err != nil {
 		t.Fatalf("rndc thaw: %v %s", err, out)
 	}
@@ -288,9 +288,24 @@ func TestHistoryThroughCaddy(t *testing.T) {
 
 // editZoneFile adds a record line to a zone's master file and raises its
 // SOA serial by one, through miekg/dns's parser (the file is named's own
-// dump after a freeze).
-func editZoneFile(t testing.TB, path, add string) {
+// dump after a freeze). named writes that dump after freeze has answered:
+// the file is edited once it holds the serial named serves.
+func editZoneFile(t testing.TB, ns *testbind.Server, zone, path, add string) {
 	t.Helper()
+	served, ok := soaOn(ns, zone)
+	if !ok {
+		t.Fatalf("no SOA of %s", zone)
+	}
+	waitFor(t, "named's dump of the frozen zone", func() bool {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return false
+		}
+		zp := dns.NewZoneParser(strings.NewReader(string(b)), "", path)
+		rr, ok := zp.Next()
+		soa, isSOA := rr.(*dns.SOA)
+		return ok && isSOA && soa.Serial == served
+	})
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -406,7 +421,7 @@ func TestHistoryFileEditWithoutJournal(t *testing.T) {
 	if z := c.do("GET", "/api/v1/zones/"+zone, nil); z.str("file") != "" {
 		file = z.str("file")
 	}
-	editZoneFile(t, file, "filed."+zone+". 300 IN A 192.0.2.77")
+	editZoneFile(t, ns, zone, file, "filed."+zone+". 300 IN A 192.0.2.77")
 	if out, err := ns.RNDC("thaw", zone); err != nil {
 		t.Fatalf("rndc thaw: %v %s", err, out)
 	}
