@@ -364,6 +364,15 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 			return
 		}
 	}
+	// ?view= selects the entries of one view, read as every route reads
+	// it; the default view's zones are recorded without a view.
+	view, viewErr := p.view, p.viewErr
+	if !takesView(p.route) {
+		view, viewErr = requestView(r)
+	}
+	if !a.checkView(w, view, viewErr) {
+		return
+	}
 	b, ok := a.backendOr500(w)
 	if !ok {
 		return
@@ -390,7 +399,11 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 		}
 		after = n
 	}
-	f := history.Filter{Zone: zone, View: q.Get("view")}
+	f := history.Filter{Zone: zone, View: view}
+	defaultView := view != "" && view == a.views.def
+	if defaultView {
+		f.View = ""
+	}
 	if v := q.Get("name"); v != "" {
 		if zone == "" {
 			problems = append(problems, "name: filters the changes of one zone (GET /api/v1/zones/{name}/changes)")
@@ -429,6 +442,17 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 		return
 	}
 	f.Keep = changesInScope(grantOf(r), b.svc.History, since)
+	if keep := f.Keep; defaultView {
+		f.Keep = func(e history.Entry) (history.Entry, bool) {
+			if e.View != "" {
+				return e, false
+			}
+			if keep == nil {
+				return e, true
+			}
+			return keep(e)
+		}
+	}
 	es, err := b.svc.History.Read(after, f, limit+1)
 	if err != nil {
 		a.logger.Error("reading the change history", zap.Error(err))

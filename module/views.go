@@ -245,6 +245,26 @@ func requestView(r *http.Request) (string, error) {
 	return vs[0], nil
 }
 
+// checkView answers the request itself and returns false when the view
+// it names (requestView's view and error) is invalid (400) or not
+// configured (404).
+func (a *restAPI) checkView(w http.ResponseWriter, view string, viewErr error) bool {
+	if viewErr != nil {
+		writeError(w, http.StatusBadRequest, "invalid view: %v", viewErr)
+		return false
+	}
+	t := a.views
+	if view != "" && !slices.Contains(t.names, view) {
+		if !t.configured() {
+			writeError(w, http.StatusNotFound, "view %q is not configured: zone_api addresses no views (configure them with `view <name> { … }` in the zone_api block)", view)
+		} else {
+			writeError(w, http.StatusNotFound, "view %q is not configured; the views are: %s", view, t.list())
+		}
+		return false
+	}
+	return true
+}
+
 // takesView reports whether a route addresses zones, so that ?view=
 // applies to it: the REST zone and record routes (not the PowerDNS API's,
 // which knows no views, nor the server-wide ones).
@@ -267,19 +287,10 @@ func (t *viewTable) resolve(view string) string {
 // and none of them the default, not named (400). It runs only once the
 // request is authorised completely.
 func (a *restAPI) backendFor(w http.ResponseWriter, p params) (*backend, bool) {
-	if p.viewErr != nil {
-		writeError(w, http.StatusBadRequest, "invalid view: %v", p.viewErr)
+	if !a.checkView(w, p.view, p.viewErr) {
 		return nil, false
 	}
 	t := a.views
-	if p.view != "" && !slices.Contains(t.names, p.view) {
-		if !t.configured() {
-			writeError(w, http.StatusNotFound, "view %q is not configured: zone_api addresses no views (configure them with `view <name> { … }` in the zone_api block)", p.view)
-		} else {
-			writeError(w, http.StatusNotFound, "view %q is not configured; the views are: %s", p.view, t.list())
-		}
-		return nil, false
-	}
 	if p.view == "" && t.configured() && t.def == "" {
 		writeError(w, http.StatusBadRequest, "named has views and none is the default: name the zone's view with ?view= (one of %s)", t.list())
 		return nil, false
