@@ -1,6 +1,7 @@
 package dnsupdate
 
 import (
+	"encoding/binary"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -87,9 +88,10 @@ type knownZone struct {
 	soa *dns.SOA
 	// base, when set, holds every RRset that sets lacks.
 	base *Snapshot
-	// sets are RRsets learned from writes (an empty slice: known to be
-	// empty), the records as named holds them (class IN, one TTL).
-	sets map[setKey][]dns.RR
+	// sets are RRsets learned from writes, packed (packRecs: no pointers
+	// for the garbage collector to follow; an empty string: known to be
+	// empty).
+	sets map[setKey]string
 	n    int // records in sets
 }
 
@@ -97,18 +99,84 @@ type knownZone struct {
 // one Updater.
 type knownCount = atomic.Int64
 
+// rec is a record of a modelled RRset: its TTL and its data in wire
+// form, and the record itself when one is at hand (from a snapshot or an
+// update; records learned earlier are kept packed and rebuilt when a
+// change lists them).
+type rec struct {
+	ttl  uint32
+	data string
+	rr   dns.RR
+}
+
+// recOf returns rr as a rec of class IN; ok is false when its data cannot
+// be packed.
+func recOf(rr dns.RR) (rec, bool) {
+	d, ok := rdataWire(rr)
+	if rr.Header().Class != dns.ClassINET {
+		rr = dns.Copy(rr)
+		rr.Header().Class = dns.ClassINET
+	}
+	return rec{ttl: rr.Header().Ttl, data: d, rr: rr}, ok
+}
+
+// record returns r as a record of the RRset key, nil if it cannot be
+// rebuilt.
+func (r rec) record(key setKey) dns.RR {
+	if r.rr != nil {
+		return r.rr
+	}
+	h := dns.RR_Header{Name: key.name, Rrtype: key.t, Class: dns.ClassINET, Ttl: r.ttl, Rdlength: uint16(len(r.data))}
+	rr, _, err := dns.UnpackRRWithHeader(h, []byte(r.data), 0)
+	if err != nil {
+		return nil
+	}
+	return rr
+}
+
+// packRecs packs records as TTL (4 bytes), data length (2) and data each.
+func packRecs(rs []rec) string {
+	n := 0
+	for _, r := range rs {
+		n += 6 + len(r.data)
+	}
+	b := make([]byte, 0, n)
+	for _, r := range rs {
+		b = binary.BigEndian.AppendUint32(b, r.ttl)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(r.data)))
+		b = append(b, r.data...)
+	}
+	return string(b)
+}
+
+// unpackRecs reverses packRecs.
+func unpackRecs(s string) []rec {
+	var out []rec
+	for len(s) >= 6 {
+		ttl := binary.BigEndian.Uint32([]byte(s[:4]))
+		n := int(binary.BigEndian.Uint16([]byte(s[4:6])))
+		out = append(out, rec{ttl: ttl, data: s[6 : 6+n]})
+		s = s[6+n:]
+	}
+	return out
+}
+
 // lookup returns the RRset's records and whether they are known.
-func (k *knownZone) lookup(key setKey) ([]dns.RR, bool) {
-	if rrs, ok := k.sets[key]; ok {
-		return rrs, true
+func (k *knownZone) lookup(key setKey) ([]rec, bool) {
+	if packed, ok := k.sets[key]; ok {
+		return unpackRecs(packed), true
 	}
 	if k.base == nil {
 		return nil, false
 	}
-	var out []dns.RR
+	var out []rec
 	for _, rr := range k.base.At(key.name) {
 		if rr.Header().Rrtype == key.t {
-			out = append(out, rr)
+			r, ok := recOf(rr)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, r)
 		}
 	}
 	return out, true
@@ -131,8 +199,8 @@ type modelled struct {
 // setState is an RRset during a message: its records, whether known.
 type setState struct {
 	key    setKey
-	rrs    []dns.RR
-	before []dns.RR // its records before the write that touches it now
+	rrs    []rec
+	before []rec // its records before the write that touches it now
 	known  bool
 	write  int    // the last write of the message that touched it, +1
 	ttl    uint32 // the RRset's TTL when it holds records
@@ -186,7 +254,7 @@ func (zw *zoneWriter) model(soa, next *dns.SOA, ws []*write) {
 				i = len(states)
 				states = append(states, setState{key: key, rrs: rrs, known: known})
 				if len(rrs) > 0 {
-					states[i].ttl = rrs[0].Header().Ttl
+					states[i].ttl = rrs[0].ttl
 				}
 				index[key] = i
 			}
@@ -199,12 +267,19 @@ func (zw *zoneWriter) model(soa, next *dns.SOA, ws []*write) {
 					exact = false
 				}
 			}
-			switch h.Class {
-			case dns.ClassANY:
+			if h.Class == dns.ClassANY {
 				s.rrs, s.known, s.ttl = nil, true, 0
+				continue
+			}
+			r, packed := recOf(rr)
+			if !packed {
+				s.known, s.rrs = false, nil
+				exact = false
+			}
+			switch h.Class {
 			case dns.ClassNONE:
 				if s.known {
-					s.rrs = without(s.rrs, rr)
+					s.rrs = without(s.rrs, r)
 				}
 			case dns.ClassINET:
 				if !w.guarded {
@@ -217,7 +292,7 @@ func (zw *zoneWriter) model(soa, next *dns.SOA, ws []*write) {
 					}
 				}
 				if s.known {
-					s.rrs, s.ttl = withAdd(s.rrs, s.ttl, rr)
+					s.rrs, s.ttl = withAdd(s.rrs, s.ttl, r)
 				}
 			default:
 				s.known, s.rrs = false, nil
@@ -225,37 +300,20 @@ func (zw *zoneWriter) model(soa, next *dns.SOA, ws []*write) {
 			}
 		}
 		if exact {
-			m := &modelled{}
-			for _, i := range olds {
-				s := &states[i]
-				for _, rr := range s.before {
-					if !holds(s.rrs, rr) {
-						m.removed = append(m.removed, rr)
-					}
-				}
-				for _, rr := range s.rrs {
-					if !holds(s.before, rr) {
-						if m.added == nil {
-							m.added = make([]dns.RR, 0, len(olds))
-						}
-						m.added = append(m.added, rr)
-					}
-				}
-			}
-			w.local = m
+			w.local = changeOf(states, olds)
 		}
 	}
 	// Publish: the new content of every touched RRset, or that it is no
 	// longer known.
 	k.soa = next
 	if k.sets == nil {
-		k.sets = make(map[setKey][]dns.RR, len(states))
+		k.sets = make(map[setKey]string, len(states))
 	}
 	added := 0
 	for i := range states {
 		s := &states[i]
 		if old, had := k.sets[s.key]; had {
-			added -= len(old)
+			added -= len(unpackRecs(old))
 			if !s.known {
 				delete(k.sets, s.key)
 			}
@@ -265,7 +323,7 @@ func (zw *zoneWriter) model(soa, next *dns.SOA, ws []*write) {
 			k.base = nil
 			continue
 		}
-		k.sets[s.key] = s.rrs
+		k.sets[s.key] = packRecs(s.rrs)
 		added += len(s.rrs)
 	}
 	k.n += added
@@ -284,82 +342,109 @@ func (zw *zoneWriter) model(soa, next *dns.SOA, ws []*write) {
 	zw.known = k
 }
 
-// without returns rrs less the record whose data equals rr's (RFC 2136
+// changeOf is the change of the RRsets olds of states: the records
+// before that are not after (same data and TTL), and the converse; nil
+// when a record cannot be rebuilt.
+func changeOf(states []setState, olds []int) *modelled {
+	m := &modelled{}
+	for _, i := range olds {
+		s := &states[i]
+		for _, r := range s.before {
+			if !holds(s.rrs, r) {
+				rr := r.record(s.key)
+				if rr == nil {
+					return nil
+				}
+				m.removed = append(m.removed, rr)
+			}
+		}
+		for _, r := range s.rrs {
+			if !holds(s.before, r) {
+				rr := r.record(s.key)
+				if rr == nil {
+					return nil
+				}
+				if m.added == nil {
+					m.added = make([]dns.RR, 0, len(olds))
+				}
+				m.added = append(m.added, rr)
+			}
+		}
+	}
+	return m
+}
+
+// without returns rs less the record whose data equals r's (RFC 2136
 // §3.4.2.4: the TTL of a delete is not compared).
-func without(rrs []dns.RR, rr dns.RR) []dns.RR {
-	out := rrs[:0:0]
-	for _, x := range rrs {
-		if !sameData(x, rr) {
+func without(rs []rec, r rec) []rec {
+	out := rs[:0:0]
+	for _, x := range rs {
+		if x.data != r.data {
 			out = append(out, x)
 		}
 	}
 	return out
 }
 
-// withAdd returns the RRset of TTL ttl once rr is added: unchanged when
-// it holds rr's data at rr's TTL; otherwise rr joins, and every record
-// takes rr's TTL.
-func withAdd(rrs []dns.RR, ttl uint32, rr dns.RR) ([]dns.RR, uint32) {
-	t := rr.Header().Ttl
+// withAdd returns the RRset of TTL ttl once r is added: unchanged when it
+// holds r's data at r's TTL; otherwise r joins, and every record takes
+// r's TTL.
+func withAdd(rs []rec, ttl uint32, r rec) ([]rec, uint32) {
 	has := false
-	for _, x := range rrs {
-		if sameData(x, rr) {
+	for _, x := range rs {
+		if x.data == r.data {
 			has = true
 		}
 	}
-	if has && t == ttl {
-		return rrs, ttl
+	if has && r.ttl == ttl {
+		return rs, ttl
 	}
-	out := make([]dns.RR, 0, len(rrs)+1)
-	for _, x := range rrs {
-		if sameData(x, rr) {
+	out := make([]rec, 0, len(rs)+1)
+	for _, x := range rs {
+		if x.data == r.data {
 			continue
 		}
-		if x.Header().Ttl != t {
-			x = dns.Copy(x)
-			x.Header().Ttl = t
+		if x.ttl != r.ttl {
+			x = rec{ttl: r.ttl, data: x.data} // rebuilt with its new TTL
 		}
 		out = append(out, x)
 	}
-	add := rr
-	if h := rr.Header(); h.Class != dns.ClassINET {
-		add = dns.Copy(rr)
-		add.Header().Class = dns.ClassINET
-	}
-	return append(out, add), t
+	return append(out, r), r.ttl
 }
 
-// holds reports whether rrs holds a record of rr's data and TTL.
-func holds(rrs []dns.RR, rr dns.RR) bool {
-	for _, x := range rrs {
-		if x.Header().Ttl == rr.Header().Ttl && sameData(x, rr) {
+// holds reports whether rs holds a record of r's data and TTL.
+func holds(rs []rec, r rec) bool {
+	for _, x := range rs {
+		if x.ttl == r.ttl && x.data == r.data {
 			return true
 		}
 	}
 	return false
 }
 
-// sameData reports whether two records of one RRset hold the same data,
-// compared in wire form as named compares them (hex and base64 fields in
-// any case or layout compare equal).
+// sameData reports whether two records hold the same data, compared in
+// wire form as named compares them (hex and base64 fields in any case or
+// layout compare equal).
 func sameData(a, b dns.RR) bool {
-	x, y := rdataWire(a), rdataWire(b)
-	return x != nil && string(x) == string(y)
+	x, ok := rdataWire(a)
+	y, ok2 := rdataWire(b)
+	return ok && ok2 && x == y
 }
 
-// rdataWire returns rr's data in wire form, nil if it cannot be packed.
-func rdataWire(rr dns.RR) []byte {
+// rdataWire returns rr's data in wire form; ok is false if it cannot be
+// packed.
+func rdataWire(rr dns.RR) (string, bool) {
 	buf := make([]byte, dns.Len(rr)+16)
 	off, err := dns.PackRR(rr, buf, 0, nil, false)
 	if err != nil {
-		return nil
+		return "", false
 	}
 	var name [256]byte
 	n, err := dns.PackDomainName(rr.Header().Name, name[:], 0, nil, false)
 	if err != nil || n+10 > off {
-		return nil
+		return "", false
 	}
-	return buf[n+10 : off]
+	return string(buf[n+10 : off]), true
 }
 
 // learn makes s (a snapshot at the zone's SOA) the base of what the zone's

@@ -109,3 +109,26 @@ func procCPU(pid int) time.Duration {
 	fmt.Sscan(f[12], &stime)
 	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
+
+// threadsCPU returns the CPU time the live threads of process pid have
+// used so far, in nanoseconds (/proc/<pid>/task/*/schedstat): precise
+// enough for one request, but without the threads that ended (Caddy's and
+// named's threads live as long as the process), or 0 when it cannot be
+// read.
+func threadsCPU(pid int) time.Duration {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return 0
+	}
+	var sum int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		var ns int64
+		fmt.Sscan(string(b), &ns)
+		sum += ns
+	}
+	return time.Duration(sum)
+}
