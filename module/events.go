@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -336,14 +337,18 @@ func (e *eventsAPI) handleStream(w http.ResponseWriter, r *http.Request, _ param
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("zone %q: %v", v, err))
 		}
-		f.Zones = append(f.Zones, z)
+		if !slices.Contains(f.Zones, z) {
+			f.Zones = append(f.Zones, z) // each once: every event is matched against the list
+		}
 	}
 	for _, v := range q["type"] {
 		for _, t := range strings.Split(v, ",") {
 			if !validKind(t) {
 				problems = append(problems, fmt.Sprintf("type: %q is not an event type (%s)", t, strings.Join(history.Types, ", ")))
 			}
-			f.Types = append(f.Types, t)
+			if !slices.Contains(f.Types, t) {
+				f.Types = append(f.Types, t)
+			}
 		}
 	}
 	after, ok := events.AfterFromRequest(r, log)
@@ -351,7 +356,7 @@ func (e *eventsAPI) handleStream(w http.ResponseWriter, r *http.Request, _ param
 		problems = append(problems, "Last-Event-ID: not an event id (the id: of an event this stream sent)")
 	}
 	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid event stream request: %s", strings.Join(problems, "; "))
+		writeError(w, http.StatusBadRequest, "invalid event stream request: %s", problemList(problems))
 		return
 	}
 	if !e.admit() {

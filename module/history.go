@@ -425,7 +425,9 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 			if !validKind(k) {
 				problems = append(problems, fmt.Sprintf("kind: %q is not a change type (%s)", k, strings.Join(history.Types, ", ")))
 			}
-			f.Types = append(f.Types, k)
+			if !slices.Contains(f.Types, k) {
+				f.Types = append(f.Types, k) // each once: every entry read is matched against the list
+			}
 		}
 	}
 	var since *uint32
@@ -438,7 +440,7 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 		since = &s
 	}
 	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid query: %s", strings.Join(problems, "; "))
+		writeError(w, http.StatusBadRequest, "invalid query: %s", problemList(problems))
 		return
 	}
 	f.Keep = changesInScope(grantOf(r), b.svc.History, since)

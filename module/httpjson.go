@@ -30,6 +30,35 @@ func writeError(w http.ResponseWriter, status int, format string, args ...any) {
 	writeJSON(w, status, errorBody{Error: apitypes.ReasonPhrase(status), Message: fmt.Sprintf(format, args...)})
 }
 
+// maxProblems is the most problems of a query one 400 names.
+const maxProblems = 5
+
+// problemList joins the problems of a request's query for its 400: each
+// distinct problem once, at most maxProblems of them, then how many more
+// there are; so a query repeating a bad value thousands of times is not
+// answered with thousands of lines.
+func problemList(problems []string) string {
+	var out []string
+	seen := map[string]bool{}
+	more := 0
+	for _, p := range problems {
+		switch {
+		case seen[p]:
+		case len(out) == maxProblems:
+			more++
+			seen[p] = true
+		default:
+			out = append(out, p)
+			seen[p] = true
+		}
+	}
+	s := strings.Join(out, "; ")
+	if more > 0 {
+		s += fmt.Sprintf("; and %d more", more)
+	}
+	return s
+}
+
 // writeBadGateway answers a failed control command: status 500 labelled
 // "Bad Gateway", as the service specification lists it.
 func writeBadGateway(w http.ResponseWriter, format string, args ...any) {

@@ -220,7 +220,7 @@ func (a *restAPI) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 		opt.Type = t
 	}
 	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid query: %s", strings.Join(problems, "; "))
+		writeError(w, http.StatusBadRequest, "invalid query: %s", problemList(problems))
 		return
 	}
 	snap, sets, next, err := b.svc.ListRecords(r.Context(), zone, opt)
