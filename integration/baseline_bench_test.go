@@ -41,8 +41,8 @@ import (
 //     else (testdata/floorserver: the least any Go front end of named
 //     costs), and Caddy answering with respond (HTTP through Caddy).
 //
-// Both Caddys front the same zone directory and named, as several API
-// instances may; each works on zones of its own. It prints a table and
+// Both Caddys front the same named, each with a zone directory (and so a
+// change history) of its own, and work on zones of their own. It prints a table and
 // asserts nothing about time. Without $ZONEAPI_BASELINE_CADDY it skips.
 // $ZONEAPI_BENCH_EXTRA adds lines to this tree's zone_api block (such as
 // "history off", to measure the request path without the change
@@ -60,7 +60,9 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 		c    *caddy
 	}{
 		{"new", startCaddy(b, ns, caddyOpts{extra: "log_filter warn\n" + os.Getenv("ZONEAPI_BENCH_EXTRA"), sites: respondSite(respondPort)})},
-		{"baseline", startCaddy(b, ns, caddyOpts{extra: "log_filter warn", bin: base})},
+		// A zone directory of its own: one process writes a directory's
+		// change history, and the baseline records its own too.
+		{"baseline", startCaddy(b, ns, caddyOpts{extra: "log_filter warn", bin: base, zoneDir: baselineDir(b, ns)})},
 	}
 	for _, bd := range builds {
 		for _, z := range []string{"rec-" + bd.name + ".test", "batch-" + bd.name + ".test"} {
@@ -332,4 +334,13 @@ func loadAverage() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// baselineDir makes the baseline Caddy's zone directory beside named's.
+func baselineDir(b *testing.B, ns *testbind.Server) string {
+	dir := ns.ZoneDir + "-baseline"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	return dir
 }

@@ -54,6 +54,9 @@ type caddyOpts struct {
 	bin string
 	// sites are extra site blocks of the Caddyfile.
 	sites string
+	// zoneDir is the zone directory (default named's; see
+	// testcaddy.Options.ZoneDir).
+	zoneDir string
 }
 
 // caddy is a caddy process of the shared harness (internal/testcaddy)
@@ -95,6 +98,7 @@ func newCaddy(t testing.TB, ns *testbind.Server, opts caddyOpts) *caddy {
 		Handle:      opts.handle,
 		Control:     opts.control,
 		Sites:       opts.sites,
+		ZoneDir:     opts.zoneDir,
 	})}
 }
 

@@ -78,6 +78,10 @@ type Options struct {
 	// Control is the rndc server address caddy uses; default NS's (a
 	// proxy in front of it, say).
 	Control string
+	// ZoneDir is the zone_api block's zone_dir; default NS's. A second
+	// directory gives an instance a history of its own (one process
+	// writes a directory's history).
+	ZoneDir string
 }
 
 // Caddy is a caddy process serving the API over plain HTTP on a loopback
@@ -181,6 +185,10 @@ func (c *Caddy) Caddyfile(rndcTimeout string) string {
 	if c.Options.Control != "" {
 		control = c.Options.Control
 	}
+	zoneDir := c.NS.ZoneDir
+	if c.Options.ZoneDir != "" {
+		zoneDir = c.Options.ZoneDir
+	}
 	return fmt.Sprintf(`{
 	admin %s
 	persist_config off
@@ -223,7 +231,7 @@ http://127.0.0.1:%d {
 }
 
 %s
-`, c.AdminAddr, c.Options.GracePeriod, c.LogPath(), c.Options.Global, c.Port, c.Options.Handle, c.NS.ZoneDir, control,
+`, c.AdminAddr, c.Options.GracePeriod, c.LogPath(), c.Options.Global, c.Port, c.Options.Handle, zoneDir, control,
 		c.NS.RNDCKeyFile, rndcTimeout, c.NS.TSIGKeyFile, c.NS.DNSAddr, c.Options.APIExtra, c.Options.Sites)
 }
 
