@@ -41,7 +41,9 @@ import (
 // tests: scripts/bench-powerdns.sh installs it and runs this; without
 // pdns_server the benchmark is skipped. ZONEAPI_PDNS_ZONES sets the zone
 // count (default 10000), ZONEAPI_PDNS_ROUNDS the rounds (default 2),
-// ZONEAPI_PDNS_DNSSEC=1 PowerDNS's gsqlite3-dnssec (see startPowerDNS).
+// ZONEAPI_PDNS_DNSSEC=1 PowerDNS's gsqlite3-dnssec (see startPowerDNS),
+// ZONEAPI_BASELINE_CADDY another build of the module, measured at c=1 in
+// the same rounds (history on, a zone directory of its own).
 func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 	pdnsBin := "/usr/sbin/pdns_server"
 	if _, err := os.Stat(pdnsBin); err != nil {
@@ -69,8 +71,21 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 	noHistory := newPDNSTarget("zone_api (BIND), history off", cOff.Base, testToken)
 	noHistory.zone = "nohistory.test"
 	theirs := startPowerDNS(b, pdnsBin)
+	// $ZONEAPI_BASELINE_CADDY, another build of the module (scripts/build.sh
+	// in a worktree of an older commit), history on, with a zone
+	// directory (and so a history) of its own: the c=1 PATCH of that
+	// build in the same rounds.
+	targets := []*pdnsTarget{ours, noHistory, theirs}
+	var baseline *pdnsTarget
+	var cBase *caddy
+	if bin := os.Getenv("ZONEAPI_BASELINE_CADDY"); bin != "" {
+		cBase = startCaddy(b, ns, caddyOpts{handle: "/api*", extra: "powerdns", bin: bin, zoneDir: baselineDir(b, ns)})
+		baseline = newPDNSTarget("zone_api (BIND), baseline build", cBase.Base, testToken)
+		baseline.zone = "baseline.test"
+		targets = append(targets, baseline)
+	}
 
-	for _, t := range []*pdnsTarget{ours, noHistory, theirs} {
+	for _, t := range targets {
 		if r := t.req("POST", "/api/v1/servers/localhost/zones", `{"name":"`+t.zoneName()+`.","kind":"Native","nameservers":["ns1.example.net."]}`); r != 201 {
 			b.Fatalf("%s: create %s: %d", t.name, t.zoneName(), r)
 		}
@@ -103,9 +118,18 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		floors = append(floors, newPDNSFloor(b, ns, f.name, f.zone, f.pinned))
 	}
 	run := func(name string, do func(int) int, pids []int, conc, n int) {
+		// CPU time: Caddy's and named's threads live as long as they
+		// do (threadsCPU, in nanoseconds); PowerDNS's are counted
+		// with the ended ones (procCPU, in 10 ms ticks).
+		cpuOf := func(pid int) time.Duration {
+			if pid == theirs.pid {
+				return procCPU(pid)
+			}
+			return threadsCPU(pid)
+		}
 		cpu0 := make([]time.Duration, len(pids))
 		for i, p := range pids {
-			cpu0[i] = procCPU(p)
+			cpu0[i] = cpuOf(p)
 		}
 		var mu sync.Mutex
 		var lat []time.Duration
@@ -143,7 +167,7 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		key := fmt.Sprintf("%s c=%d", name, conc)
 		cpu := make([]time.Duration, len(pids))
 		for i, p := range pids {
-			cpu[i] = (procCPU(p) - cpu0[i]) / time.Duration(n)
+			cpu[i] = (cpuOf(p) - cpu0[i]) / time.Duration(n)
 		}
 		results[key] = append(results[key], result{rps: float64(n) / el.Seconds(), p50: lat[len(lat)/2], errors: errs, total: n, cpu: cpu})
 	}
@@ -155,6 +179,9 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 			}
 			run(theirs.name, patch(theirs), []int{theirs.pid}, conc, n)
 			run(ours.name, patch(ours), []int{c.Process().Pid, ns.Pid()}, conc, n)
+			if conc == 1 && baseline != nil {
+				run(baseline.name, patch(baseline), []int{cBase.Process().Pid, ns.Pid()}, conc, n)
+			}
 			if conc == 1 {
 				run(noHistory.name, patch(noHistory), []int{cOff.Process().Pid, ns.Pid()}, conc, n)
 				for _, f := range floors {
@@ -254,6 +281,11 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		return ms(v[len(v)/2])
 	}
 	fmt.Printf("%s at c=1: %.0f/s (%.2fx PowerDNS)\n", noHistory.name, median(noHistory.name+" c=1"), median(noHistory.name+" c=1")/base)
+	if baseline != nil {
+		k := baseline.name + " c=1"
+		fmt.Printf("%s at c=1: %.0f/s (%.2fx PowerDNS; this tree %.2fx it), CPU per request Caddy %s + named %s\n",
+			baseline.name, median(k), median(k)/base, median(ours.name+" c=1")/median(k), cpu(k, 0), cpu(k, 1))
+	}
 	fmt.Printf("server CPU per request at c=1 (median of the rounds): %s %s; %s Caddy %s + named %s; %s Caddy %s + named %s; %s (named) %s; %s (named) %s; %s %s\n",
 		theirs.name, cpu(theirs.name+" c=1", 0), ours.name, cpu(ours.name+" c=1", 0), cpu(ours.name+" c=1", 1),
 		noHistory.name, cpu(noHistory.name+" c=1", 0), cpu(noHistory.name+" c=1", 1),
