@@ -13,10 +13,55 @@ type health struct {
 	// writeErr is the error of the last write when it failed, nil after
 	// a write or a Check succeeded. Guarded by Log.mu.
 	writeErr error
+	// written are the zones' serials (by zoneKey) as the entries written
+	// to the file (and baselines) left them, where Log.serials also
+	// counts the entries enqueued: a failed write goes back to them
+	// (writeFailed). Guarded by Log.mu.
+	written map[string]uint32
 }
 
-// writeFailed notes a write that failed with err. l.mu is held.
-func (l *Log) writeFailed(err error) { l.writeErr = err }
+// wrote notes entries written to the file. l.mu is held.
+func (l *Log) wrote(es []Entry) {
+	if l.written == nil {
+		l.written = map[string]uint32{}
+	}
+	for _, e := range es {
+		k := zoneKey(e.Zone, e.View)
+		switch {
+		case e.Type == ZoneDeleted:
+			delete(l.written, k)
+		case e.SerialAfter != nil:
+			l.written[k] = *e.SerialAfter
+		}
+	}
+}
+
+// writeFailed notes a write of es that failed with err. The changes of
+// es are not in the history, so each zone whose last serial is still
+// the one es left it at goes back to its serial as written: the next
+// change's gap check, a NOTIFY's catch-up and the start-up catch-up then
+// record them from named's journal (as external; the entries themselves
+// are logged by the zone service). A zone enqueued again since keeps
+// its serial. l.mu is held.
+func (l *Log) writeFailed(err error, es []Entry) {
+	l.writeErr = err
+	after := map[string]uint32{}
+	for _, e := range es {
+		if e.SerialAfter != nil && e.Type != ZoneDeleted {
+			after[zoneKey(e.Zone, e.View)] = *e.SerialAfter
+		}
+	}
+	for k, s := range after {
+		if cur, ok := l.serials[k]; !ok || cur != s {
+			continue
+		}
+		if w, ok := l.written[k]; ok {
+			l.serials[k] = w
+		} else {
+			delete(l.serials, k)
+		}
+	}
+}
 
 // Check reports whether the Log can write: nil when its last write
 // succeeded (or it has written nothing yet); when the last write failed,

@@ -75,3 +75,51 @@ func TestWriteFailureHealth(t *testing.T) {
 		t.Errorf("Check of a closed Log: %v, want ErrClosed", err)
 	}
 }
+
+// TestFailedWriteKeepsTheWrittenSerial: a change whose entry could not be
+// written leaves the zone's last serial where the written entries left
+// it, so that the next change's gap check or a catch-up records it from
+// named's journal; a zone enqueued again meanwhile keeps its newer
+// serial. (Before: LastSerial said the change was recorded, and nothing
+// ever recorded it.)
+func TestFailedWriteKeepsTheWrittenSerial(t *testing.T) {
+	l, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Append(rec("a.example", 1)); err != nil { // 1 -> 2
+		t.Fatal(err)
+	}
+	l.Baseline("b.example", "", 7)
+	l.mu.Lock()
+	good := l.f
+	ro, err := os.Open(good.Name())
+	if err != nil {
+		l.mu.Unlock()
+		t.Fatal(err)
+	}
+	l.f = ro
+	l.mu.Unlock()
+	defer ro.Close()
+	for _, e := range []Entry{rec("a.example", 2), rec("a.example", 3), rec("b.example", 7)} {
+		if _, err := l.Append(e); err == nil {
+			t.Fatal("an append whose write failed succeeded")
+		}
+	}
+	if s, ok := l.LastSerial("a.example", ""); !ok || s != 2 {
+		t.Errorf("a.example's last serial after failed writes: %d %v, want 2 (its last entry written)", s, ok)
+	}
+	if s, ok := l.LastSerial("b.example", ""); !ok || s != 7 {
+		t.Errorf("b.example's last serial after a failed write: %d %v, want its baseline 7", s, ok)
+	}
+	l.mu.Lock()
+	l.f = good
+	l.mu.Unlock()
+	if _, err := l.Append(rec("a.example", 4)); err != nil { // 4 -> 5
+		t.Fatal(err)
+	}
+	if s, _ := l.LastSerial("a.example", ""); s != 5 {
+		t.Errorf("a.example's last serial after a write: %d, want 5", s)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -168,6 +169,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		l.last += rebootGap // reboot.go
 	}
 	l.prune()
+	l.written = maps.Clone(l.serials)
 	l.syncKick, l.syncDone = make(chan struct{}, 1), make(chan struct{})
 	go l.writer()
 	go l.syncer()
@@ -379,13 +381,14 @@ func (l *Log) flush(force bool) {
 		_ = f.Truncate(start)
 		_, _ = f.Seek(start, 0)
 		b.err = fmt.Errorf("history: writing %s: %w", a.path, err)
-		l.writeFailed(b.err)
+		l.writeFailed(b.err, b.entries)
 	} else {
 		a.size += int64(len(b.buf))
 		last := b.entries[len(b.entries)-1]
 		a.last, a.newest = last.Seq, last.Time
 		l.durable = last.Seq
 		l.writeErr = nil
+		l.wrote(b.entries)
 		for _, e := range b.entries {
 			l.counts[[2]string{e.Type, e.Source}]++
 		}

@@ -88,6 +88,9 @@ func (l *Log) Baseline(zone, view string, serial uint32) {
 	k := zoneKey(zone, view)
 	if _, ok := l.serials[k]; !ok {
 		l.serials[k] = serial
+		if _, ok := l.written[k]; !ok {
+			l.written[k] = serial
+		}
 	}
 }
 

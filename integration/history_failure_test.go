@@ -42,8 +42,11 @@ func immutable(t *testing.T, paths ...string) (undo func()) {
 // client retry what is done. Each entry is logged in full instead,
 // counted by zoneapi_history_write_errors_total, and /api/v1/ready
 // reports history_writable; once the history takes writes again, the
-// readiness recovers and the next change is recorded. (Before: a REST
-// record change answered 500 while zone operations answered success.)
+// readiness recovers and the next change is recorded, after the record
+// changes made meanwhile, which its gap check reads from named's journal
+// (source external). (Before: a REST record change answered 500 while
+// zone operations answered success, and the record changes made
+// meanwhile were never recorded.)
 func TestHistoryWriteFailure(t *testing.T) {
 	ns := startNamed(t)
 	wport := testcaddy.FreePort(t)
@@ -59,7 +62,14 @@ http://127.0.0.1:%d {
 }
 `, wport, ns.DNSAddr, ns.TSIGKeyFile, ns.ZoneDir)})
 	const zone = "hf.test"
-	expect(t, c.do("POST", "/api/v1/zones", zoneBody(zone)), http.StatusCreated, "create")
+	// A zone of some size: named answers an IXFR with the whole zone
+	// when the changes would be larger than it (max-ixfr-ratio).
+	body := zoneBody(zone)
+	cfg := body["zoneConfig"].(map[string]any)
+	for i := range 40 {
+		cfg["records"] = append(cfg["records"].([]map[string]any), map[string]any{"name": fmt.Sprintf("h%d", i), "type": "A", "value": "192.0.2.100"})
+	}
+	expect(t, c.do("POST", "/api/v1/zones", body), http.StatusCreated, "create")
 	recorded := len(c.changes(testToken, "/api/v1/changes"))
 	if recorded != 1 {
 		t.Fatalf("%d changes after the create, want 1", recorded)
@@ -73,16 +83,19 @@ http://127.0.0.1:%d {
 	undo := immutable(t, segs[len(segs)-1], dir)
 
 	// Every front end's changes are made and answered as made.
-	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "rest", "type": "A", "value": "192.0.2.1"}), http.StatusCreated, "REST add")
+	// (The zone operations first: a freeze folds named's journal into
+	// the zone file, so IXFR could not tell the record changes before
+	// it, below.)
 	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/freeze", nil), http.StatusOK, "REST freeze")
 	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/thaw", nil), http.StatusOK, "REST thaw")
 	expect(t, c.do("POST", "/api/v1/zones", zoneBody("hf2.test")), http.StatusCreated, "REST create")
 	waitFor(t, "the zone takes updates after thaw", func() bool {
-		return c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "rest2", "type": "A", "value": "192.0.2.2"}).status == http.StatusCreated
+		return c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "rest", "type": "A", "value": "192.0.2.1"}).status == http.StatusCreated
 	})
+	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "rest2", "type": "A", "value": "192.0.2.2"}), http.StatusCreated, "REST add")
 	expect(t, pdnsPatch(c, zone+".", rrset("pdns."+zone+".", "A", "REPLACE", 300, "192.0.2.3")), http.StatusNoContent, "PowerDNS PATCH")
-	body := `{"create":[{"dnsName":"edns.` + zone + `","targets":["192.0.2.4"],"recordType":"A","recordTTL":60}]}`
-	req, _ := http.NewRequest("POST", fmt.Sprintf("http://127.0.0.1:%d/records", wport), strings.NewReader(body))
+	wbody := `{"create":[{"dnsName":"edns.` + zone + `","targets":["192.0.2.4"],"recordType":"A","recordTTL":60}]}`
+	req, _ := http.NewRequest("POST", fmt.Sprintf("http://127.0.0.1:%d/records", wport), strings.NewReader(wbody))
 	req.Header.Set("Content-Type", "application/external.dns.webhook+json;version=1")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -102,7 +115,7 @@ http://127.0.0.1:%d {
 	if n := len(c.changes(testToken, "/api/v1/changes")); n != recorded {
 		t.Errorf("%d changes in the history, want %d (nothing written)", n, recorded)
 	}
-	const unrecorded = 7 // add, freeze, thaw, create, add, PATCH, webhook
+	const unrecorded = 7 // freeze, thaw, create, add, add, PATCH, webhook
 	if m := scrape(t, c)["zoneapi_history_write_errors_total{}"]; m < unrecorded {
 		t.Errorf("zoneapi_history_write_errors_total = %v, want at least %d", m, unrecorded)
 	}
@@ -125,9 +138,29 @@ http://127.0.0.1:%d {
 	undo()
 	expect(t, c.do("GET", "/api/v1/ready", nil), http.StatusOK, "ready once the history takes writes")
 	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "after", "type": "A", "value": "192.0.2.5"}), http.StatusCreated, "REST add after")
-	cs := c.changes(testToken, "/api/v1/changes")
-	if len(cs) != recorded+1 || len(cs[len(cs)-1].Added) != 1 || cs[len(cs)-1].Added[0].Name != "after."+zone {
-		t.Errorf("changes after the history came back: %v", cs)
+	// The record changes made meanwhile are recorded before it, from
+	// named's journal (source external: who asked is in the log only).
+	cs := c.changes(testToken, "/api/v1/zones/"+zone+"/changes")
+	last := cs[len(cs)-1]
+	if last.Source != "api" || len(last.Added) != 1 || last.Added[0].Name != "after."+zone {
+		t.Errorf("the last change: %s, want the add of after.%s", last, zone)
+	}
+	healed := map[string]bool{}
+	for _, ch := range cs[1 : len(cs)-1] {
+		if ch.Source != "external" {
+			t.Errorf("between the create and the add after: %s, want external changes only", ch)
+		}
+		for _, a := range ch.Added {
+			healed[strings.TrimSuffix(a.Name, "."+zone)] = true
+		}
+	}
+	for _, name := range []string{"rest", "rest2", "pdns", "edns"} {
+		if !healed[name] {
+			t.Errorf("%s.%s, added while the history could not be written, is not in it from named's journal: %v", name, zone, cs)
+		}
+	}
+	if cs[len(cs)-2].SerialAfter == nil || last.SerialBefore == nil || *cs[len(cs)-2].SerialAfter != *last.SerialBefore {
+		t.Errorf("the serials do not chain: %s then %s", cs[len(cs)-2], last)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".probe")); !os.IsNotExist(err) {
 		t.Errorf("the readiness probe's file is left: %v", err)
