@@ -61,6 +61,7 @@ func BenchmarkEvents(b *testing.B) {
 	if s := os.Getenv("ZONEAPI_BENCH_N"); s != "" {
 		fmt.Sscan(s, &n)
 	}
+	loadBefore := procLoadAvg()
 	runConcurrent("warm", 2, 50, leanAPIWorker(b, on, zoneOn, "w"))
 	runConcurrent("warm", 2, 50, leanAPIWorker(b, off, zoneOff, "w"))
 	runConcurrent("warm", 2, 50, leanAPIWorker(b, hist, zoneHist, "w"))
@@ -157,7 +158,7 @@ func BenchmarkEvents(b *testing.B) {
 	}
 	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
 
-	fmt.Printf("\nrecord adds, %d per method and concurrency, 10 interleaved rounds (load average %s):\n\n", n, procLoadAvg())
+	fmt.Printf("\nrecord adds, %d per method and concurrency, 10 interleaved rounds (load average %s before, %s after):\n\n", n, loadBefore, procLoadAvg())
 	fmt.Printf("| method | concurrency | records/s | p50 | p99 | errors | throughput vs off | CPU per add: caddy | named | webhook receiver | stream client | total |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	k := len(methods)
 	for i, r := range rows {
