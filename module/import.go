@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -145,15 +146,18 @@ func (a *restAPI) importSource(w http.ResponseWriter, r *http.Request, body *imp
 		if !a.scopes.allow(w, r, auth.ActionServer, "") {
 			return false
 		}
+		// An address, never a host name: the server's resolver is not
+		// asked about names a client chose.
 		addr := body.AXFR.Address
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			addr = net.JoinHostPort(strings.Trim(addr, "[]"), "53")
 		}
-		if host, _, err := net.SplitHostPort(addr); err != nil || host == "" {
-			writeError(w, http.StatusBadRequest, "axfr.address %q: want ip, ip:port or [v6]:port", body.AXFR.Address)
+		ap, err := netip.ParseAddrPort(addr)
+		if err != nil || ap.Port() == 0 || ap.Addr().Zone() != "" {
+			writeError(w, http.StatusBadRequest, "axfr.address %q: want ip, ip:port or [v6]:port (an IP address without a zone, a port from 1 to 65535; no host names)", body.AXFR.Address)
 			return false
 		}
-		src.AXFR = &zoneservice.AXFRSource{Address: addr}
+		src.AXFR = &zoneservice.AXFRSource{Address: netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()}
 		if k := body.AXFR.TSIG; k != nil {
 			alg := k.Algorithm
 			if alg == "" {
