@@ -26,9 +26,25 @@ func historyViewsNamed(t *testing.T) (*testbind.Server, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	views := []testbind.View{{Name: "internal", Key: true}, {Name: "external"}}
 	ns := testbind.Start(t, &testbind.Options{
-		Views:        []testbind.View{{Name: "internal", Key: true}, {Name: "external"}},
+		Views:        views,
 		ExtraOptions: fmt.Sprintf("also-notify { 127.0.0.1 port %d; };\n\tixfr-from-differences yes;", port),
+		BeforeStart: func(s *testbind.Server) error {
+			// conf.test: a named.conf zone of view internal.
+			// Some size: named answers an IXFR with the whole zone when
+			// the changes would be larger than it (max-ixfr-ratio).
+			zone := testbind.MinimalZone("conf.test", 7)
+			for i := range 60 {
+				zone += fmt.Sprintf("h%d.conf.test. 300 IN A 10.1.0.%d\n", i, i)
+			}
+			p, err := s.WriteViewZone("internal", "conf.test", zone)
+			if err != nil {
+				return err
+			}
+			views[0].Config = testbind.ZoneStatement("conf.test", p, s.ViewKeys["internal"].Name)
+			return nil
+		},
 	})
 	return ns, port
 }
@@ -67,7 +83,7 @@ func externalAdds(cs []change, name string) []change {
 func startHistoryViews(t *testing.T, zone string, listen bool) (*testbind.Server, *caddy) {
 	t.Helper()
 	ns, port := historyViewsNamed(t)
-	extra := viewsCaddyfile(ns)
+	extra := viewsCaddyfile(ns) + "\n\t\t\tstatistics_channel " + ns.StatsAddr
 	if listen {
 		extra += fmt.Sprintf(`
 			history {
@@ -111,6 +127,32 @@ func TestHistoryViewsNotify(t *testing.T) {
 	if !ok || got[0].SerialAfter == nil || *got[0].SerialAfter != serial {
 		t.Errorf("the change's serial after: %s; the zone in internal is at %d", got[0], serial)
 	}
+
+	// conf.test, a named.conf zone of view internal that the API does
+	// not manage, is followed because named's statistics list it there:
+	// its first NOTIFY is the history's starting point (named may fold
+	// several changes into one NOTIFY, so changes are made until one is
+	// recorded), the changes after it are recorded, in view internal.
+	var conf []change
+	n := 0
+	waitFor(t, "a change of conf.test (view internal) in the history", func() bool {
+		n++
+		nsupdateView(t, ns, ns.ViewKeys["internal"].File, "conf.test", fmt.Sprintf("update add c%d.conf.test. 60 IN A 10.0.0.1\n", n))
+		time.Sleep(500 * time.Millisecond)
+		conf = c.changes(testToken, "/api/v1/changes?kind=records.changed")
+		for _, ch := range conf {
+			if ch.Zone == "conf.test" {
+				return true
+			}
+		}
+		return false
+	})
+	for _, ch := range conf {
+		if ch.Zone == "conf.test" && (ch.View != "internal" || ch.Source != "external" || len(ch.Added) == 0) {
+			t.Errorf("conf.test's change: %s view %q", ch, ch.View)
+		}
+	}
+
 	for _, ch := range c.changes(testToken, "/api/v1/changes") {
 		if ch.Source == "external" && ch.View != "internal" {
 			t.Errorf("an external change outside view internal: %s view %q", ch, ch.View)
