@@ -19,17 +19,19 @@ type Applied struct {
 	OldSerial, Serial       uint32
 	HasOldSerial, HasSerial bool
 	// Added and Removed are the records the write added and removed:
-	// the record of a single add; for other writes what named's IXFR
-	// reports the message changed (or, when it cannot say, the update
-	// section read as intent: a deleted RRset then has no data).
+	// what the zone's writer works out it changed where it knows the
+	// RRsets the write touches (known.go); otherwise the record of a
+	// single add, and for other writes what named's IXFR reports the
+	// message changed (or, when it cannot say, the update section read
+	// as intent: a deleted RRset then has no data).
 	Added, Removed []dns.RR
 }
 
 // applied calls the Applied callbacks of a message's writes, in order,
 // once named accepted it. What each write changed is worked out first
-// (an IXFR for writes other than single adds); the callbacks then run
-// back to back between the writes' Hold and its release, so that a
-// consumer can keep the message's records together.
+// (by the zone's writer, or an IXFR for writes other than single adds);
+// the callbacks then run back to back between the writes' Hold and its
+// release, so that a consumer can keep the message's records together.
 func (u *Updater) applied(ctx context.Context, zone string, ws []*write, s serials, err error) {
 	if err != nil {
 		return
@@ -45,14 +47,14 @@ func (u *Updater) applied(ctx context.Context, zone string, ws []*write, s seria
 		}
 		a := Applied{Zone: zone, OldSerial: s.old, Serial: s.new, HasOldSerial: s.hasOld, HasSerial: s.hasNew}
 		switch {
-		case w.added != nil:
-			a.Added = w.added
 		case w.local != nil:
 			a.Added, a.Removed = w.local.added, w.local.removed
 			u.modelledDiffs.Add(1)
 			if u.checkModel != nil {
 				u.checkModel(zone, s, a, w.update)
 			}
+		case w.added != nil:
+			a.Added = w.added
 		default:
 			a.Added, a.Removed = u.diff(ctx, zone, s, w.update)
 			u.readDiffs.Add(1)

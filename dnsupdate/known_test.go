@@ -267,3 +267,37 @@ func TestSameDataComparesWireForm(t *testing.T) {
 		}
 	}
 }
+
+// TestSingleAddRecordsWhatChanged: a single add to an RRset the writer
+// knows records what named did with it: nothing for a record already
+// there at its TTL, and the whole RRset moved to the new TTL for one at
+// another TTL (named keeps one TTL per RRset), as named's IXFR says.
+func TestSingleAddRecordsWhatChanged(t *testing.T) {
+	const zone = "singleadd.test"
+	_, u := startUpdaterWith(t, zone, fmt.Sprintf(`max-ixfr-ratio unlimited; allow-update { key %q; };`, testbind.TSIGKeyName))
+	mismatches := checkAgainstIXFR(t, u)
+	ctx := context.Background()
+	var last Applied
+	opt := WriteOptions{Applied: func(a Applied) { last = a }}
+	ttl := func(v uint32) *uint32 { return &v }
+	if _, err := u.Batch(ctx, zone, []Change{{Op: OpReplace, Name: "x", Type: "TXT", Values: []string{`"a"`}, TTL: ttl(300)}}, opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "x", Type: "TXT", Value: `"a"`, TTL: ttl(300)}, opt); err != nil {
+		t.Fatal(err)
+	}
+	if len(last.Added)+len(last.Removed) != 0 {
+		t.Errorf("add of a record that is there: added %v, removed %v; want nothing", last.Added, last.Removed)
+	}
+	if _, err := u.Add(ctx, zone, zonemodel.Record{Name: "x", Type: "TXT", Value: `"b"`, TTL: ttl(600)}, opt); err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(diffKeys(last.Added), diffKeys(last.Removed))
+	want := fmt.Sprint([]string{`x.singleadd.test. 600 TXT "a"`, `x.singleadd.test. 600 TXT "b"`}, []string{`x.singleadd.test. 300 TXT "a"`})
+	if got != want {
+		t.Errorf("add at another TTL: got %s, want %s", got, want)
+	}
+	for _, m := range mismatches() {
+		t.Error(m)
+	}
+}

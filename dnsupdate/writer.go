@@ -52,9 +52,9 @@ type write struct {
 	exact *dns.SOA
 	size  int
 
-	// added are the records the write adds, when exactly known (a
-	// single add); otherwise, with applied set, the leader asks named
-	// by IXFR what the message changed.
+	// added is the record of a single add, its change when the writer
+	// does not know its RRset (local); otherwise, with applied set, the
+	// leader asks named by IXFR what the message changed.
 	added []dns.RR
 	// applied, if set, is called by the leader once named accepted the
 	// write, in the order named applied the writes (WriteOptions.Applied).
