@@ -103,3 +103,20 @@ func probeDir(dir string) error {
 	err = errors.Join(err, f.Close(), os.Remove(p))
 	return err
 }
+
+// syncFailed notes a background fsync of the active segment that failed:
+// the entries written since the last one may not survive a power loss
+// (an OS that reports the error once may have dropped them from its
+// cache). It counts (SyncErrors) and makes Check report the failure, as a
+// failed write does, until the history's directory takes a write and an
+// fsync again.
+func (l *Log) syncFailed(err error) {
+	l.syncErrs.Add(1)
+	l.mu.Lock()
+	l.writeErr = err
+	l.mu.Unlock()
+}
+
+// SyncErrors returns how many background fsyncs of the history failed
+// since the Log was opened (for metrics).
+func (l *Log) SyncErrors() uint64 { return l.syncErrs.Load() }

@@ -67,6 +67,8 @@ type Options struct {
 	SyncDelay time.Duration
 	// Now returns the time (tests). Default time.Now.
 	Now func() time.Time
+	// syncFile replaces the background fsync (tests that make it fail).
+	syncFile func(*os.File) error
 }
 
 // segment is one file of the log.
@@ -117,8 +119,12 @@ type Log struct {
 	// when it stopped.
 	syncKick chan struct{}
 	syncDone chan struct{}
-	// syncs counts the fsyncs of written entries (Syncs).
-	syncs atomic.Uint64
+	// syncs counts the fsyncs of written entries (Syncs); syncErrs those
+	// that failed (SyncErrors).
+	syncs, syncErrs atomic.Uint64
+	// syncFile fsyncs the active segment (Options.syncFile or
+	// (*os.File).Sync).
+	syncFile func(*os.File) error
 
 	// health: see health.go.
 	health
@@ -143,6 +149,9 @@ func Open(dir string, opts Options) (*Log, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.syncFile == nil {
+		opts.syncFile = (*os.File).Sync
+	}
 	if opts.SyncDelay == 0 {
 		opts.SyncDelay = DefaultSyncDelay
 	}
@@ -160,7 +169,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		}
 		return nil, fmt.Errorf("history: locking %s: %w", dir, err)
 	}
-	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, counts: map[[2]string]uint64{}, extRecent: map[string][]uint32{}, born: map[string]uint64{}, ended: map[string]bool{}, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, counts: map[[2]string]uint64{}, extRecent: map[string][]uint32{}, born: map[string]uint64{}, ended: map[string]bool{}, syncFile: opts.syncFile, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := l.load(); err != nil {
 		lf.Close()
 		return nil, err
@@ -443,7 +452,11 @@ func (l *Log) syncer() {
 		l.mu.Lock()
 		f := l.f
 		l.mu.Unlock()
-		_ = f.Sync() // a rotated file was synced before it was closed
+		// A rotated file was synced before it was closed.
+		if err := l.syncFile(f); err != nil {
+			l.syncFailed(fmt.Errorf("history: fsync of %s: %w", f.Name(), err))
+			continue
+		}
 		l.syncs.Add(1)
 	}
 }

@@ -170,17 +170,29 @@ func (c *zonesCollector) Collect(ch chan<- prometheus.Metric) {
 
 // historyErrorsCollector reports zoneapi_history_write_errors_total:
 // the entries of changes made that the process could not write to the
-// change history (zoneservice.NotRecorded; each is logged in full).
+// change history (zoneservice.NotRecorded; each is logged in full), and
+// zoneapi_history_sync_errors_total: the history's background fsyncs
+// that failed.
 type historyErrorsCollector struct{}
 
 var historyErrorsDesc = prometheus.NewDesc("zoneapi_history_write_errors_total", "Entries of changes made (through the API, or found in named) that could not be written to the change history; each is logged in full at error level instead (docs/history.md).", nil, nil)
 
+var historySyncErrorsDesc = prometheus.NewDesc("zoneapi_history_sync_errors_total", "Background fsyncs of the change history that failed: the entries written before may not survive a power loss (docs/history.md).", nil, nil)
+
 // Describe implements prometheus.Collector.
-func (historyErrorsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- historyErrorsDesc }
+func (historyErrorsCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- historyErrorsDesc
+	ch <- historySyncErrorsDesc
+}
 
 // Collect implements prometheus.Collector.
 func (historyErrorsCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(historyErrorsDesc, prometheus.CounterValue, float64(zoneservice.NotRecorded()))
+	var syncErrs uint64
+	for _, l := range history.OpenLogs() {
+		syncErrs += l.SyncErrors()
+	}
+	ch <- prometheus.MustNewConstMetric(historySyncErrorsDesc, prometheus.CounterValue, float64(syncErrs))
 }
 
 // historyEntriesCollector reports zoneapi_history_entries_total{type,
