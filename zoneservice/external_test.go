@@ -3,7 +3,6 @@ package zoneservice
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
@@ -29,23 +29,7 @@ func newViewNamed(t testing.TB, serial uint32) *viewNamed {
 	t.Helper()
 	v := &viewNamed{}
 	v.serial.Store(serial)
-	var (
-		ln  net.Listener
-		pc  net.PacketConn
-		err error
-	)
-	for range 10 { // a UDP port of the same number may be taken
-		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
-			t.Fatal(err)
-		}
-		if pc, err = net.ListenPacket("udp", ln.Addr().String()); err == nil {
-			break
-		}
-		ln.Close()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, pc := dnstest.ListenPair(t)
 	v.addr = ln.Addr().String()
 	h := dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
 		m := new(dns.Msg)

@@ -99,16 +99,24 @@ func newOpsRig(t *testing.T) *opsRig {
 	t.Cleanup(func() { st.Close() })
 	r.store = st
 	r.dns = dnstest.NewServer(t, map[string]string{"rec.test": recZone})
+	u := newTestUpdater(t, r.dns.Addr)
+	r.svc = &Service{Store: st, Control: rc, Updater: u, UpdateKey: "zoneapi-update", Timeout: 5 * time.Second}
+	r.ans.set("zonestatus rec.test", zonestatus("rec.test", "primary", true, false))
+	return r
+}
+
+// newTestUpdater is an updater of the fake named at addr, signing with
+// its key, closed when the test ends.
+func newTestUpdater(t *testing.T, addr string) *dnsupdate.Updater {
+	t.Helper()
 	key := &dnsupdate.TSIGKey{Name: dnstest.TSIGKey, Algorithm: dns.HmacSHA256, Secret: dnstest.TSIGSecret}
-	c, err := dnsupdate.NewClient(r.dns.Addr, key, 2*time.Second)
+	c, err := dnsupdate.NewClient(addr, key, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	u := dnsupdate.NewUpdater(c)
 	t.Cleanup(u.Close)
-	r.svc = &Service{Store: st, Control: rc, Updater: u, UpdateKey: "zoneapi-update", Timeout: 5 * time.Second}
-	r.ans.set("zonestatus rec.test", zonestatus("rec.test", "primary", true, false))
-	return r
+	return u
 }
 
 // kind checks that err is an *Error of the kind, and returns it.

@@ -7,8 +7,6 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
@@ -28,13 +26,7 @@ func TestChangeRecordedOnceAcrossWriters(t *testing.T) {
 	}
 	defer l.Close()
 	r.svc.History = l
-	key := &dnsupdate.TSIGKey{Name: dnstest.TSIGKey, Algorithm: dns.HmacSHA256, Secret: dnstest.TSIGSecret}
-	c, err := dnsupdate.NewClient(r.dns.Addr, key, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := dnsupdate.NewUpdater(c)
-	t.Cleanup(u.Close)
+	u := newTestUpdater(t, r.dns.Addr)
 	webhook := &Service{Store: r.store, Control: r.svc.Control, Updater: u, UpdateKey: "zoneapi-update", Timeout: 5 * time.Second, History: l}
 
 	ctx := context.Background()

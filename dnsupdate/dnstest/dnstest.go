@@ -73,6 +73,23 @@ func NewServer(tb testing.TB, zones map[string]string, refuse ...string) *Server
 			tb.Fatal(err)
 		}
 	}
+	ln, pc := ListenPair(tb)
+	s.Addr = ln.Addr().String()
+	accept := func(dns.Header) dns.MsgAcceptAction { return dns.MsgAccept } // the default refuses UPDATE and NOTIFY
+	secrets := map[string]string{TSIGKey: TSIGSecret}
+	tcp := &dns.Server{Listener: ln, Handler: s, TsigSecret: secrets, MsgAcceptFunc: accept}
+	udp := &dns.Server{PacketConn: pc, Handler: s, TsigSecret: secrets, MsgAcceptFunc: accept}
+	go func() { _ = tcp.ActivateAndServe() }()
+	go func() { _ = udp.ActivateAndServe() }()
+	tb.Cleanup(func() { _ = tcp.Shutdown(); _ = udp.Shutdown() })
+	return s
+}
+
+// ListenPair listens on a loopback TCP port and on the UDP port of the
+// same number, as a DNS server does; the test closes them (or the
+// servers given them do).
+func ListenPair(tb testing.TB) (net.Listener, net.PacketConn) {
+	tb.Helper()
 	var (
 		ln  net.Listener
 		pc  net.PacketConn
@@ -83,22 +100,12 @@ func NewServer(tb testing.TB, zones map[string]string, refuse ...string) *Server
 			tb.Fatal(err)
 		}
 		if pc, err = net.ListenPacket("udp", ln.Addr().String()); err == nil {
-			break
+			return ln, pc
 		}
 		ln.Close()
 	}
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s.Addr = ln.Addr().String()
-	accept := func(dns.Header) dns.MsgAcceptAction { return dns.MsgAccept } // the default refuses UPDATE and NOTIFY
-	secrets := map[string]string{TSIGKey: TSIGSecret}
-	tcp := &dns.Server{Listener: ln, Handler: s, TsigSecret: secrets, MsgAcceptFunc: accept}
-	udp := &dns.Server{PacketConn: pc, Handler: s, TsigSecret: secrets, MsgAcceptFunc: accept}
-	go func() { _ = tcp.ActivateAndServe() }()
-	go func() { _ = udp.ActivateAndServe() }()
-	tb.Cleanup(func() { _ = tcp.Shutdown(); _ = udp.Shutdown() })
-	return s
+	tb.Fatal(err)
+	return nil, nil
 }
 
 // Refuse makes the server answer the zone's UPDATEs with rcode
