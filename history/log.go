@@ -95,6 +95,11 @@ type Log struct {
 	opts Options
 	lock *os.File
 
+	// wmu is held by a flush from the taking of the batch until it is
+	// written, so that batches reach the file in the order they were
+	// taken, whichever goroutine writes them.
+	wmu sync.Mutex
+
 	mu        sync.Mutex
 	segs      []segment            // oldest first; the last is the active one
 	f         *os.File             // the active segment, open for appending
@@ -208,13 +213,16 @@ func (l *Log) Hold() (release func()) {
 		once.Do(func() {
 			l.mu.Lock()
 			l.holds--
-			kick := l.holds == 0 && l.cur != nil
+			write := l.holds == 0 && l.cur != nil
 			l.mu.Unlock()
-			if kick {
-				select {
-				case l.kick <- struct{}{}:
-				default:
-				}
+			// The last release writes the batch itself (one write
+			// syscall) rather than wake the writer goroutine and have
+			// the waiters woken by it: the goroutine that releases (the
+			// zone's writer of package dnsupdate, at c=1 the request's
+			// own) is then the one that waits, and finds its entries
+			// written.
+			if write {
+				l.flush(false)
 			}
 		})
 	}
@@ -358,6 +366,8 @@ func (l *Log) writer() {
 // flush writes the pending batch, if any; while a Hold is not released,
 // only when forced (at Close).
 func (l *Log) flush(force bool) {
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
 	l.mu.Lock()
 	b := l.cur
 	if b == nil || (l.holds > 0 && !force) {

@@ -434,3 +434,27 @@ func TestSeqsSkipAfterAReboot(t *testing.T) {
 		t.Fatalf("read after 3: %+v", es)
 	}
 }
+
+// TestReleaseWrites: the last release of a Hold writes the pending
+// entries itself, before it returns (no hand-off to the writer
+// goroutine), so that a Wait after it finds them written.
+func TestReleaseWrites(t *testing.T) {
+	l, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for i := range 50 {
+		release := l.Hold()
+		p := l.Enqueue(Entry{Zone: "example.com", Type: RecordsChanged, Source: SourceAPI})
+		release()
+		if got := l.Last(); got != p.entries[0].Seq {
+			t.Fatalf("append %d: Last() is %d right after the release; want %d (written by the release)", i, got, p.entries[0].Seq)
+		}
+		select {
+		case <-p.b.done:
+		default:
+			t.Fatalf("append %d: the batch is not done after the release", i)
+		}
+	}
+}
