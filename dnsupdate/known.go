@@ -2,6 +2,7 @@ package dnsupdate
 
 import (
 	"encoding/binary"
+	"net"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -434,6 +435,15 @@ func sameData(a, b dns.RR) bool {
 // rdataWire returns rr's data in wire form; ok is false if it cannot be
 // packed.
 func rdataWire(rr dns.RR) (string, bool) {
+	if a, ok := rr.(*dns.A); ok && len(a.A) == net.IPv4len {
+		// Most records: the data is the address's 4 bytes, as PackRR
+		// writes them; the owner must pack all the same.
+		var name [256]byte
+		if _, err := dns.PackDomainName(a.Hdr.Name, name[:], 0, nil, false); err != nil {
+			return "", false
+		}
+		return string(a.A), true
+	}
 	buf := make([]byte, dns.Len(rr)+16)
 	off, err := dns.PackRR(rr, buf, 0, nil, false)
 	if err != nil {

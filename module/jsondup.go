@@ -295,6 +295,9 @@ func (p *jsonParser) str() (any, bool) {
 			p.pos++
 			lit := p.data[start:p.pos]
 			if plain && (ascii || utf8.Valid(lit)) {
+				if v, ok := internedJSON[string(lit[1:len(lit)-1])]; ok {
+					return v, true
+				}
 				return string(lit[1 : len(lit)-1]), true
 			}
 			var s string
@@ -333,6 +336,23 @@ func (p *jsonParser) str() (any, bool) {
 	}
 	return nil, false
 }
+
+// internedJSON holds, ready boxed, the strings a request body repeats
+// for every element (the API's keys, operations and common record
+// types), so that a 1,000-change batch does not allocate them thousands
+// of times; the lookup itself allocates nothing.
+var internedJSON = func() map[string]any {
+	m := map[string]any{}
+	for _, s := range []string{
+		"changes", "op", "name", "type", "value", "values", "ttl", "priority",
+		"add", "remove", "replace", "delete", "@",
+		"A", "AAAA", "CNAME", "MX", "TXT", "NS", "SRV", "CAA", "PTR", "SPF",
+		"a", "aaaa", "cname", "mx", "txt", "ns", "srv", "caa", "ptr",
+	} {
+		m[s] = s
+	}
+	return m
+}()
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'

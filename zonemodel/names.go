@@ -50,9 +50,17 @@ func checkLabels(s string, allowWildcard bool) string {
 	if strings.Contains(s, "..") {
 		return "must not contain '..'"
 	}
-	labels := strings.Split(s, ".")
-	for i, l := range labels {
+	for i, rest := 0, s; ; i++ {
+		// The labels one by one, without splitting s into a slice.
+		l := rest
+		dot := strings.IndexByte(rest, '.')
+		if dot >= 0 {
+			l, rest = rest[:dot], rest[dot+1:]
+		}
 		if allowWildcard && i == 0 && l == "*" {
+			if dot < 0 {
+				return ""
+			}
 			continue
 		}
 		if len(l) == 0 {
@@ -73,8 +81,10 @@ func checkLabels(s string, allowWildcard bool) string {
 		if l[0] == '-' || l[len(l)-1] == '-' {
 			return fmt.Sprintf("label %q must not start or end with '-'", l)
 		}
+		if dot < 0 {
+			return ""
+		}
 	}
-	return ""
 }
 
 func isLabelChar(c byte) bool {
@@ -205,9 +215,44 @@ func absoluteIfInZone(name, origin string) string {
 		return name
 	}
 	zone := strings.TrimSuffix(origin, ".")
-	lower := strings.ToLower(name)
-	if lower == zone || strings.HasSuffix(lower, "."+zone) {
-		return name + "."
+	if !isASCII(name) {
+		lower := strings.ToLower(name)
+		if lower == zone || strings.HasSuffix(lower, "."+zone) {
+			return name + "."
+		}
+		return name
+	}
+	// ASCII, compared in place: no lower-cased copy or ".<zone>" per name.
+	if n := len(name) - len(zone); n == 0 || n > 0 && name[n-1] == '.' {
+		if lowerEquals(name[n:], zone) {
+			return name + "."
+		}
 	}
 	return name
+}
+
+// lowerEquals reports whether strings.ToLower(s) == t for an ASCII s.
+func lowerEquals(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != t[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -64,7 +64,7 @@ func ParseRecordInto(zone string, defaultTTL uint32, name, typ, value string, tt
 	if rr != nil {
 		// The wire form is what named stores and answers: round-trip
 		// through it so the record reads back exactly as named gives it.
-		w, err := canonical(rr)
+		w, err := canonicalOwned(rr)
 		if err != nil {
 			sub.add(".value", "%q is not valid %s data: %v", value, strings.ToUpper(typ), err)
 			rr = nil
@@ -115,6 +115,25 @@ func canonical(rr dns.RR) (dns.RR, error) {
 		}
 	}
 	return wireRoundTrip(rr)
+}
+
+// canonicalOwned is canonical for a record that nothing else holds (one
+// parseRecord just made): an A or AAAA is put in that form in place,
+// without a second record per address.
+func canonicalOwned(rr dns.RR) (dns.RR, error) {
+	switch r := rr.(type) {
+	case *dns.A:
+		if ip := r.A.To4(); ip != nil && r.Hdr.Rrtype == dns.TypeA {
+			r.Hdr.Rdlength, r.A = net.IPv4len, ip
+			return r, nil
+		}
+	case *dns.AAAA:
+		if len(r.AAAA) == net.IPv6len && r.Hdr.Rrtype == dns.TypeAAAA {
+			r.Hdr.Rdlength = net.IPv6len
+			return r, nil
+		}
+	}
+	return canonical(rr)
 }
 
 // wireRoundTrip packs and unpacks rr, giving its canonical presentation.
