@@ -30,7 +30,7 @@ const (
 	// memory.
 	tailEntries = 4096
 	// DefaultSyncDelay is Options.SyncDelay's default.
-	DefaultSyncDelay = 10 * time.Millisecond
+	DefaultSyncDelay = 50 * time.Millisecond
 )
 
 // Options are a Log's retention and clock.
