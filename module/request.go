@@ -75,7 +75,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if !checkContentType(w, r) {
 		return nil, false
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	raw, err := readAllSized(http.MaxBytesReader(w, r.Body, MaxBodyBytes), r.ContentLength)
 	if err != nil {
 		if isTooLarge(err) {
 			writeError(w, http.StatusRequestEntityTooLarge, "request body exceeds %d bytes", MaxBodyBytes)
@@ -85,6 +85,30 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 		return nil, false
 	}
 	return raw, true
+}
+
+// readAllSized is io.ReadAll starting with room for the size the request
+// declared (when it is one the body may have), so that a large body is
+// read into one buffer instead of a chain of doubling ones.
+func readAllSized(r io.Reader, size int64) ([]byte, error) {
+	n := 512
+	if size > 0 && size < MaxBodyBytes {
+		n = int(size) + 1 // the last read, which finds the end, needs room
+	}
+	b := make([]byte, 0, n)
+	for {
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // writeViolations answers 400 listing each schema violation.

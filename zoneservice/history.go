@@ -138,13 +138,18 @@ func RRsets(rrs []dns.RR) []history.RRset {
 	if len(rrs) == 0 {
 		return nil
 	}
-	var out []history.RRset
-	idx := map[[2]string]int{}
+	// Sized for a batch of distinct RRsets, the common large case.
+	out := make([]history.RRset, 0, len(rrs))
+	type setKey struct {
+		name string
+		t    uint16
+	}
+	idx := make(map[setKey]int, len(rrs))
 	for _, rr := range rrs {
 		h := rr.Header()
 		name := strings.TrimSuffix(strings.ToLower(h.Name), ".")
 		typ := dns.Type(h.Rrtype).String()
-		k := [2]string{name, typ}
+		k := setKey{name, h.Rrtype}
 		i, ok := idx[k]
 		if !ok {
 			i = len(out)
