@@ -210,3 +210,25 @@ func TestAsyncAPIServedNextToOpenAPI(t *testing.T) {
 		t.Errorf("docs off: %d, want 404", w.Code)
 	}
 }
+
+// TestExplorerNotFramed: the explorer's pages (which hold a bearer token
+// once authorized) refuse to be framed by another site (clickjacking),
+// send no referrer and load no plugins or base URL from elsewhere.
+func TestExplorerNotFramed(t *testing.T) {
+	h := docsHandler(t, DocsPublic)
+	for _, p := range []string{"/api/v1/docs", "/api/v1/docs/oauth2-redirect.html"} {
+		w := serve(h, "GET", p, "")
+		if w.Code != 200 {
+			t.Fatalf("GET %s: %d", p, w.Code)
+		}
+		csp := w.Header().Get("Content-Security-Policy")
+		for _, d := range []string{"frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'"} {
+			if !strings.Contains(csp, d) {
+				t.Errorf("GET %s: Content-Security-Policy %q lacks %s", p, csp, d)
+			}
+		}
+		if w.Header().Get("X-Frame-Options") != "DENY" || w.Header().Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("GET %s: X-Frame-Options %q, Referrer-Policy %q", p, w.Header().Get("X-Frame-Options"), w.Header().Get("Referrer-Policy"))
+		}
+	}
+}
