@@ -321,6 +321,12 @@ func TestViewOnServerWithoutViews(t *testing.T) {
 	}
 	expectError(t, c.do("DELETE", "/api/v1/zones/plain.test?view=x", nil), http.StatusNotFound, "Not Found", "not configured")
 	expect(t, c.do("GET", "/api/v1/zones/plain.test", nil), http.StatusOK, "zone kept")
+	// named's name of its only view, which ?all=true lists, addresses the
+	// zones as no view does.
+	for _, p := range []string{"/api/v1/zones/plain.test?view=_default", "/api/v1/zones?view=_default", "/api/v1/zones/plain.test/changes?view=_default"} {
+		expect(t, c.do("GET", p, nil), http.StatusOK, p)
+	}
+	expect(t, c.do("POST", "/api/v1/zones/plain.test/records?view=_default", map[string]any{"name": "v", "type": "A", "value": "192.0.2.4"}), http.StatusCreated, "add in _default")
 }
 
 // TestViewsNamedOnly: named has views that zone_api is not told of (or

@@ -369,6 +369,7 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 	view, viewErr := p.view, p.viewErr
 	if !takesView(p.route) {
 		view, viewErr = requestView(r)
+		view = a.views.named(view)
 	}
 	if !a.checkView(w, view, viewErr) {
 		return

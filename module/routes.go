@@ -244,6 +244,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 	}
 	if takesView(rt) {
 		p.view, p.viewErr = requestView(r)
+		p.view = h.views.named(p.view)
 		// The scope check's view: the one named, else the default.
 		authOf(r).view = h.views.resolve(p.view)
 	}

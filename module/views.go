@@ -14,6 +14,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
+	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -85,6 +86,16 @@ type viewSettings struct {
 
 // configured reports whether any view is configured.
 func (t *viewTable) configured() bool { return len(t.names) > 0 }
+
+// named maps the view a request names to the one it addresses: without
+// views configured, named's name of its only view (inventory.DefaultView,
+// which `?all=true` lists) is the default, as no view at all is.
+func (t *viewTable) named(view string) string {
+	if view == inventory.DefaultView && !t.configured() {
+		return ""
+	}
+	return view
+}
 
 // list is the configured views for messages.
 func (t *viewTable) list() string { return strings.Join(t.names, ", ") }
