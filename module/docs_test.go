@@ -2,6 +2,7 @@ package module
 
 import (
 	"encoding/json"
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -230,5 +231,31 @@ func TestExplorerNotFramed(t *testing.T) {
 		if w.Header().Get("X-Frame-Options") != "DENY" || w.Header().Get("Referrer-Policy") != "no-referrer" {
 			t.Errorf("GET %s: X-Frame-Options %q, Referrer-Policy %q", p, w.Header().Get("X-Frame-Options"), w.Header().Get("Referrer-Policy"))
 		}
+	}
+}
+
+// TestViolationsBounded: a body with thousands of schema violations is
+// answered with at most maxViolations of them and a message naming the
+// first few and how many there are, not with a larger body than it sent.
+func TestViolationsBounded(t *testing.T) {
+	h := docsHandler(t, "")
+	p := routeParams(t, h, "PATCH", "/api/v1/zones/example.com/records")
+	changes := make([]string, 5000)
+	for i := range changes {
+		changes[i] = `{"op":7,"name":"x","type":"A","value":"192.0.2.1"}`
+	}
+	sent := `{"changes":[` + strings.Join(changes, ",") + `]}`
+	req := httptest.NewRequest("PATCH", "/api/v1/zones/example.com/records", strings.NewReader(sent))
+	w := httptest.NewRecorder()
+	var br apitypes.BatchRequest
+	if h.decodeRequest(w, req, p, &br) {
+		t.Fatal("invalid body passed")
+	}
+	var body bodyViolations
+	if w.Code != 400 || json.Unmarshal(w.Body.Bytes(), &body) != nil {
+		t.Fatalf("%d %.300s", w.Code, w.Body)
+	}
+	if len(body.Violations) != maxViolations || !strings.Contains(body.Message, "and 4995 more") || w.Body.Len() > 20<<10 {
+		t.Errorf("%d violations, %d bytes answered to %d sent; message %.300s", len(body.Violations), w.Body.Len(), len(sent), body.Message)
 	}
 }

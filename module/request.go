@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"reflect"
@@ -111,20 +112,34 @@ func readAllSized(r io.Reader, size int64) ([]byte, error) {
 	}
 }
 
-// writeViolations answers 400 listing each schema violation.
+// maxViolations is the most schema violations one 400 lists; its message
+// names the first maxProblems of them.
+const maxViolations = 100
+
+// writeViolations answers 400 listing the schema violations: at most
+// maxViolations of them, and the message the first few and how many
+// there are in all, so that a large body of bad records is not answered
+// with a larger one.
 func writeViolations(w http.ResponseWriter, vs []apispec.Violation) {
-	msgs := make([]string, len(vs))
-	for i, v := range vs {
+	msgs := make([]string, 0, maxProblems)
+	for _, v := range vs[:min(len(vs), maxProblems)] {
 		ptr := v.Pointer
 		if ptr == "" {
 			ptr = "(body)"
 		}
-		msgs[i] = ptr + ": " + v.Message
+		msgs = append(msgs, ptr+": "+v.Message)
+	}
+	msg := "request body does not match the schema: " + strings.Join(msgs, "; ")
+	if len(vs) > maxProblems {
+		msg += fmt.Sprintf("; and %d more", len(vs)-maxProblems)
+		if len(vs) > maxViolations {
+			msg += fmt.Sprintf(" (the first %d listed in violations)", maxViolations)
+		}
 	}
 	writeJSON(w, http.StatusBadRequest, bodyViolations{
 		Error:      apitypes.ReasonPhrase(http.StatusBadRequest),
-		Message:    "request body does not match the schema: " + strings.Join(msgs, "; "),
-		Violations: vs,
+		Message:    msg,
+		Violations: vs[:min(len(vs), maxViolations)],
 	})
 }
 
