@@ -57,6 +57,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		events {                                # the event stream and webhooks (docs/events.md)
 //			heartbeat <duration>                # keep-alive of idle streams, default 15s
 //			max_streams <n>                     # streams open at once, default 100
+//			max_streams_per_identity <n>        # streams one identity holds open, default 10
 //			webhook <url> {                     # one block per webhook
 //				secret <whsec_…>                # required; use {env.X} or {file.path}
 //				name <name>; types <type>...; zones <zone>...

@@ -35,6 +35,13 @@ type EventsConfig struct {
 	// past it GET /api/v1/events answers 503 with Retry-After. Default
 	// DefaultMaxStreams.
 	MaxStreams int `json:"max_streams,omitempty"`
+	// MaxStreamsPerIdentity is the most event streams one identity (a
+	// token, a JWT subject, ...) holds open at once, so that one client
+	// cannot take every stream: past it its next stream answers 503.
+	// Not applied without authentication (DISABLE_AUTH), where every
+	// client is the same anonymous one. Default
+	// DefaultMaxStreamsPerIdentity.
+	MaxStreamsPerIdentity int `json:"max_streams_per_identity,omitempty"`
 	// Webhooks receive every event they select, signed as the Standard
 	// Webhooks specification says.
 	Webhooks []WebhookConfig `json:"webhooks,omitempty"`
@@ -42,6 +49,10 @@ type EventsConfig struct {
 
 // DefaultMaxStreams is the default of EventsConfig.MaxStreams.
 const DefaultMaxStreams = 100
+
+// DefaultMaxStreamsPerIdentity is the default of
+// EventsConfig.MaxStreamsPerIdentity.
+const DefaultMaxStreamsPerIdentity = 10
 
 // streamRetryAfter is the Retry-After of a stream refused because
 // MaxStreams are open.
@@ -81,6 +92,7 @@ type WebhookConfig struct {
 //	events {
 //		heartbeat <duration>
 //		max_streams <n>
+//		max_streams_per_identity <n>
 //		webhook <url> {
 //			name       <name>
 //			secret     <whsec_…>
@@ -115,16 +127,20 @@ func (c *EventsConfig) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			c.Heartbeat = v
-		case "max_streams":
-			var v string
+		case "max_streams", "max_streams_per_identity":
+			opt, v := d.Val(), ""
 			if !d.AllArgs(&v) {
 				return d.ArgErr()
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n <= 0 {
-				return d.Errf("events max_streams: want a positive integer, got %q", v)
+				return d.Errf("events %s: want a positive integer, got %q", opt, v)
 			}
-			c.MaxStreams = n
+			if opt == "max_streams" {
+				c.MaxStreams = n
+			} else {
+				c.MaxStreamsPerIdentity = n
+			}
 		case "webhook":
 			var w WebhookConfig
 			if !d.NextArg() {
@@ -217,7 +233,14 @@ type eventsAPI struct {
 	// maxStreams bounds the streams open at once; streams counts them.
 	maxStreams int
 	streams    atomic.Int64
-	zoneDir    string
+	// perIdentity bounds the streams one identity holds open; byIdentity
+	// counts them (guarded by mu).
+	perIdentity int
+	byIdentity  map[string]int
+	// authDisabled: every request is the anonymous identity, so streams
+	// are not counted by identity.
+	authDisabled bool
+	zoneDir      string
 	// done is closed when the generation is unloaded (Cleanup): streams
 	// end then, and the deliverers are released.
 	done <-chan struct{}
@@ -232,11 +255,15 @@ type eventsAPI struct {
 // newEventsAPI returns the events front of h (its routes are listed
 // before Provision too, for the specification tests).
 func newEventsAPI(h *Handler) *eventsAPI {
-	e := &eventsAPI{backend: h.getBackend, logger: h.logger, zoneDir: h.zoneDir, maxStreams: DefaultMaxStreams}
+	e := &eventsAPI{backend: h.getBackend, logger: h.logger, zoneDir: h.zoneDir, maxStreams: DefaultMaxStreams,
+		perIdentity: DefaultMaxStreamsPerIdentity, byIdentity: map[string]int{}, authDisabled: h.authDisabled}
 	if h.Events != nil {
 		e.heartbeat = time.Duration(h.Events.Heartbeat)
 		if h.Events.MaxStreams > 0 {
 			e.maxStreams = h.Events.MaxStreams
+		}
+		if h.Events.MaxStreamsPerIdentity > 0 {
+			e.perIdentity = h.Events.MaxStreamsPerIdentity
 		}
 	}
 	return e
@@ -359,6 +386,17 @@ func (e *eventsAPI) handleStream(w http.ResponseWriter, r *http.Request, _ param
 		writeError(w, http.StatusBadRequest, "invalid event stream request: %s", problemList(problems))
 		return
 	}
+	who := ""
+	if id := authOf(r).id; id != nil && !e.authDisabled {
+		who = id.ID
+	}
+	if !e.admitIdentity(who) {
+		metrics.streamsFull.Inc()
+		w.Header().Set("Retry-After", strconv.Itoa(int(streamRetryAfter.Seconds())))
+		writeError(w, http.StatusServiceUnavailable, "this identity has %d event streams open, the most one identity may (events max_streams_per_identity); close one, or try again later", e.perIdentity)
+		return
+	}
+	defer e.leaveIdentity(who)
 	if !e.admit() {
 		metrics.streamsFull.Inc()
 		w.Header().Set("Retry-After", strconv.Itoa(int(streamRetryAfter.Seconds())))
@@ -388,6 +426,34 @@ func (e *eventsAPI) admit() bool {
 		if e.streams.CompareAndSwap(n, n+1) {
 			return true
 		}
+	}
+}
+
+// admitIdentity counts one more stream of the identity who and reports
+// true, unless it holds perIdentity already. The anonymous identity ("",
+// without authentication) is not counted.
+func (e *eventsAPI) admitIdentity(who string) bool {
+	if who == "" {
+		return true
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.byIdentity[who] >= e.perIdentity {
+		return false
+	}
+	e.byIdentity[who]++
+	return true
+}
+
+// leaveIdentity counts a stream of who admitIdentity admitted as closed.
+func (e *eventsAPI) leaveIdentity(who string) {
+	if who == "" {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.byIdentity[who]--; e.byIdentity[who] <= 0 {
+		delete(e.byIdentity, who)
 	}
 }
 

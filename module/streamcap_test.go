@@ -122,3 +122,67 @@ func counterValue(t *testing.T) float64 {
 	}
 	return mfs[0].GetMetric()[0].GetCounter().GetValue()
 }
+
+// TestEventStreamsPerIdentity: one identity holds at most events
+// max_streams_per_identity streams (default 10) open at once, so that one
+// token cannot take every stream; others are still served, and a closed
+// stream frees its identity's slot. (Before, one token could hold all of
+// max_streams.)
+func TestEventStreamsPerIdentity(t *testing.T) {
+	h := streamHandler(t)
+	h.authDisabled = false // basic mode: any well-formed token, its own identity
+	h.router = newRouter(h.buildRoutes())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = h.ServeHTTP(w, r, nextFunc(func(http.ResponseWriter, *http.Request) error { return nil }))
+	}))
+	t.Cleanup(srv.Close)
+	open := func(tok string) (*http.Response, context.CancelFunc) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/v1/events", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusOK {
+			if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return resp, cancel
+	}
+	const a, b = "zoneapi-test-token-aaaaaaaa", "zoneapi-test-token-bbbbbbbb"
+	var cancels []context.CancelFunc
+	for i := range DefaultMaxStreamsPerIdentity {
+		resp, cancel := open(a)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("stream %d of one token: %s", i, resp.Status)
+		}
+		cancels = append(cancels, cancel)
+	}
+	resp, _ := open(a)
+	var eb errorBody
+	_ = json.NewDecoder(resp.Body).Decode(&eb)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(eb.Message, "max_streams_per_identity") {
+		t.Fatalf("one stream too many for one token: %s %+v", resp.Status, eb)
+	}
+	if resp, _ := open(b); resp.StatusCode != http.StatusOK {
+		t.Fatalf("another token's stream: %s", resp.Status)
+	}
+	cancels[0]()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, _ := open(a)
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		resp.Body.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("the slot of a closed stream: still %s", resp.Status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
