@@ -47,14 +47,7 @@ func (c *Client) ixfrPooled(ctx context.Context, zone string, from uint32) ([]De
 // ixfrOn sends the IXFR query m on conn and returns every record of the
 // answer.
 func (c *Client) ixfrOn(ctx context.Context, conn net.Conn, zone string, m *dns.Msg, from uint32) ([]dns.RR, error) {
-	total := 4 * c.timeout
-	if c.transferTotal > 0 {
-		total = c.transferTotal
-	}
-	deadline := time.Now().Add(total)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
+	deadline := c.transferDeadline(ctx)
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	var (

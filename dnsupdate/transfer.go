@@ -32,10 +32,10 @@ func (c *Client) transferUpTo(ctx context.Context, zone string, max int) ([]dns.
 	return out[:len(out)-1], nil
 }
 
-// transfer sends the AXFR or IXFR query m over a new TCP connection and
-// returns every record of the answer, as sent; errTooLarge once more than
-// max records (the final SOA aside) came, when max is not 0.
-func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg, max int) ([]dns.RR, error) {
+// transferDeadline is when a zone transfer begun now must be done: the
+// client's transfer budget (transferTotal, else four timeouts) or ctx's
+// deadline, whichever comes first.
+func (c *Client) transferDeadline(ctx context.Context) time.Time {
 	total := 4 * c.timeout
 	if c.transferTotal > 0 {
 		total = c.transferTotal
@@ -44,6 +44,14 @@ func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg, max int)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
+	return deadline
+}
+
+// transfer sends the AXFR or IXFR query m over a new TCP connection and
+// returns every record of the answer, as sent; errTooLarge once more than
+// max records (the final SOA aside) came, when max is not 0.
+func (c *Client) transfer(ctx context.Context, zone string, m *dns.Msg, max int) ([]dns.RR, error) {
+	deadline := c.transferDeadline(ctx)
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	conn, err := c.dialer.DialContext(dctx, "tcp", c.server)

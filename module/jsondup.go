@@ -107,22 +107,8 @@ func foldEqual(a, b string) bool {
 	if !isASCII(a) || !isASCII(b) {
 		return strings.ToLower(a) == strings.ToLower(b)
 	}
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
+	// For ASCII, Unicode case folding is ASCII's: the same answer.
+	return strings.EqualFold(a, b)
 }
 
 func isASCII(s string) bool {
