@@ -1,6 +1,7 @@
 package powerdns
 
 import (
+	"context"
 	"net/http"
 	"path"
 	"sort"
@@ -213,6 +214,34 @@ func (a *API) cryptokeys(w http.ResponseWriter, r *http.Request, zone string) ([
 	return a.cryptokeysOf(keys)
 }
 
+// keysWait bounds how long a request that signs a zone waits for named
+// to publish the zone's keys.
+const keysWait = 10 * time.Second
+
+// awaitKeys waits until named publishes zone's DNSKEYs, which it makes
+// and adds a few milliseconds after the addzone or modzone that gives
+// the zone a dnssec-policy has answered (longer on a busy server), and
+// returns them; nil when they are not there after keysWait or when ctx
+// ends first. PowerDNS makes a zone's keys before its API answers, and
+// its clients (DNSControl's AUTODNSSEC, PowerDNS-Admin) read them right
+// after: a request that signs a zone answers once they are there.
+func (a *API) awaitKeys(ctx context.Context, zone string) []Key {
+	deadline := time.Now().Add(keysWait)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		if keys, err := a.Service.Keys(ctx, zone); err == nil && len(keys) > 0 {
+			return keys
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
 // cryptokeysOf shows keys as PowerDNS does, by id (key tag).
 func (a *API) cryptokeysOf(keys []Key) ([]Cryptokey, bool) {
 	out := []Cryptokey{}
@@ -302,17 +331,9 @@ func (a *API) createCryptokey(w http.ResponseWriter, r *http.Request, zone strin
 		a.fail(w, err, nil, false)
 		return
 	}
-	for i := 0; i < 20; i++ {
-		if keys, err := a.Service.Keys(r.Context(), name); err == nil && len(keys) > 0 {
-			out, _ := a.cryptokeysOf(keys)
-			writeJSON(w, http.StatusCreated, out[0])
-			return
-		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-time.After(100 * time.Millisecond):
-		}
+	if out, _ := a.cryptokeysOf(a.awaitKeys(r.Context(), name)); len(out) > 0 {
+		writeJSON(w, http.StatusCreated, out[0])
+		return
 	}
 	writeJSON(w, http.StatusCreated, Cryptokey{Type: "Cryptokey", KeyType: "csk", Active: true, Published: true, Algorithm: "ECDSAP256SHA256", Bits: 256})
 }
