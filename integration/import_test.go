@@ -460,3 +460,55 @@ func TestSecondaryPrimariesNeedServerAction(t *testing.T) {
 	expect(t, c.as(tok["tenant"], "POST", "/api/v1/zones", secondary("sec2.tenant.test", "192.0.2.53", "192.0.2.54:5353")), http.StatusCreated, "the tenant's secondary inside allowed_primaries")
 	expect(t, c.pdns(tok["tenant"], "POST", zonesPath, map[string]any{"name": "sec3.tenant.test.", "kind": "Slave", "masters": []string{"192.0.2.53"}}), http.StatusCreated, "the tenant's PowerDNS secondary inside allowed_primaries")
 }
+
+// TestAlsoNotifyNeedsServerAction: a zone's also-notify servers make
+// named send NOTIFY messages to the addresses given, on every change: a
+// tenant (the zones action on its names) naming them is refused 403 on
+// the REST create and PATCH and on the PowerDNS API's ALSO-NOTIFY
+// metadata, and named hears nothing (no zone added, the also-notify
+// clause unchanged); inside allowed_notify the tenant may name them
+// (allowed_primaries does not allow them); the admin may name any. Before
+// the fix the tenant's create was 201 with the also-notify it named.
+func TestAlsoNotifyNeedsServerAction(t *testing.T) {
+	ns := startNamed(t)
+	tok, hash := tokens(t, "admin", "tenant")
+	c := startCaddy(t, ns, caddyOpts{handle: "/api*", extra: fmt.Sprintf(`powerdns
+			allowed_notify 192.0.2.0/24
+			allowed_primaries 198.51.100.0/24
+			auth static {
+				token admin %s
+				token tenant %s {
+					actions zones records read
+					zones tenant.test *.tenant.test
+				}
+			}`, hash["admin"], hash["tenant"])})
+	withNotify := func(zone string, servers ...string) map[string]any {
+		b := zoneBody(zone)
+		b["zoneConfig"].(map[string]any)["alsoNotify"] = servers
+		return b
+	}
+	for _, addr := range []string{ns.DNSAddr, "127.0.0.1:1", "10.0.0.1", "198.51.100.53"} {
+		expectError(t, c.as(tok["tenant"], "POST", "/api/v1/zones", withNotify("tenant.test", addr)), http.StatusForbidden, "Forbidden", "also-notify")
+		if out, err := ns.RNDC("zonestatus", "tenant.test"); err == nil {
+			t.Errorf("after the tenant's create notifying %s: named has the zone: %s", addr, out)
+		}
+	}
+	expect(t, c.as(tok["tenant"], "POST", "/api/v1/zones", zoneBody("tenant.test")), http.StatusCreated, "the tenant's zone without also-notify")
+	expect(t, c.as(tok["admin"], "PATCH", "/api/v1/zones/tenant.test", map[string]any{"alsoNotify": []string{"127.0.0.1:1"}}), http.StatusOK, "the admin's also-notify")
+	for _, addr := range []string{ns.DNSAddr, "10.0.0.1", "198.51.100.53"} {
+		expectError(t, c.as(tok["tenant"], "PATCH", "/api/v1/zones/tenant.test", map[string]any{"alsoNotify": []string{addr}}), http.StatusForbidden, "Forbidden", "also-notify")
+		pdnsError(t, c.pdns(tok["tenant"], "PUT", zonesPath+"/tenant.test./metadata/ALSO-NOTIFY", map[string]any{"metadata": []string{addr}}), http.StatusForbidden, "also-notify")
+		pdnsError(t, c.pdns(tok["tenant"], "POST", zonesPath+"/tenant.test./metadata", map[string]any{"kind": "ALSO-NOTIFY", "metadata": []string{addr}}), http.StatusForbidden, "also-notify")
+	}
+	if out, err := ns.RNDC("showzone", "tenant.test"); err != nil || !strings.Contains(out, "also-notify { 127.0.0.1 port 1; }") {
+		t.Errorf("the also-notify after the tenant's refused changes: %v %s, want 127.0.0.1 port 1 only", err, out)
+	}
+	expect(t, c.as(tok["tenant"], "PATCH", "/api/v1/zones/tenant.test", map[string]any{"alsoNotify": []string{"192.0.2.2", "192.0.2.3:5353"}}), http.StatusOK, "the tenant's also-notify inside allowed_notify")
+	expect(t, c.pdns(tok["tenant"], "POST", zonesPath+"/tenant.test./metadata", map[string]any{"kind": "ALSO-NOTIFY", "metadata": []string{"192.0.2.4"}}), http.StatusCreated, "the tenant's ALSO-NOTIFY inside allowed_notify")
+	if out, err := ns.RNDC("showzone", "tenant.test"); err != nil || !strings.Contains(out, "192.0.2.4;") || strings.Contains(out, "127.0.0.1 port 1") {
+		t.Errorf("the also-notify after the tenant's changes: %v %s, want 192.0.2.2-4", err, out)
+	}
+	expect(t, c.as(tok["tenant"], "PATCH", "/api/v1/zones/tenant.test", map[string]any{"alsoNotify": []string{}}), http.StatusOK, "the tenant's removal of also-notify")
+	expect(t, c.as(tok["tenant"], "POST", "/api/v1/zones", withNotify("sub.tenant.test", "192.0.2.2")), http.StatusCreated, "the tenant's create inside allowed_notify")
+	expect(t, c.as(tok["admin"], "POST", "/api/v1/zones", withNotify("admin.test", "10.0.0.1")), http.StatusCreated, "the admin's create notifying any address")
+}

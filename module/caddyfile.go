@@ -53,6 +53,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		docs            public|auth|off         # default auth
 //		powerdns                                # also serve the PowerDNS-compatible API
 //		allowed_primaries <ip[/len]>...         # primaries the zones action alone may name
+//		allowed_notify  <ip[/len]>...           # also-notify servers the zones action alone may name
 //		log_filter      <RUST_LOG directives>   # default {env.RUST_LOG}
 //		events {                                # the event stream and webhooks (docs/events.md)
 //			heartbeat <duration>                # keep-alive of idle streams, default 15s
@@ -175,6 +176,15 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Err(err.Error())
 			}
 			h.AllowedPrimaries = append(h.AllowedPrimaries, args...)
+		case "allowed_notify":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			if _, err := parseNotifyNetworks(args); err != nil {
+				return d.Err(err.Error())
+			}
+			h.AllowedNotify = append(h.AllowedNotify, args...)
 		case "named_checkzone":
 			if !d.AllArgs(&h.NamedCheckzone) {
 				return d.ArgErr()

@@ -29,6 +29,9 @@ func (a *restAPI) handleModifyZone(w http.ResponseWriter, r *http.Request, p par
 	if change.Primaries != nil && !a.allowPrimaries(w, r, *change.Primaries) {
 		return
 	}
+	if change.AlsoNotify != nil && !a.allowNotify(w, r, *change.AlsoNotify) {
+		return
+	}
 	b, ok := a.backendFor(w, p)
 	if !ok {
 		return

@@ -188,6 +188,17 @@ type Handler struct {
 	// own addresses: a tenant could then copy zones of its other views.
 	AllowedPrimaries []string `json:"allowed_primaries,omitempty"`
 
+	// AllowedNotify are networks (CIDR, or single addresses) inside which
+	// an identity with the zones action but not the server action may
+	// name a zone's also-notify servers (the create's
+	// zoneConfig.alsoNotify, PATCH's alsoNotify, the PowerDNS API's
+	// ALSO-NOTIFY metadata). named sends NOTIFY messages to the addresses
+	// named, so naming any other address needs the server action.
+	// Default: none. It is apart from AllowedPrimaries: a tenant's
+	// secondaries are not its primaries, and sending a NOTIFY is less
+	// than transferring a zone from an address.
+	AllowedNotify []string `json:"allowed_notify,omitempty"`
+
 	authDisabled bool
 	guard        *auth.Guard
 	pdnsMount    *frontmount.Mount // the PowerDNS API, when PowerDNS
@@ -205,6 +216,7 @@ type Handler struct {
 	serialMethod  dnsupdate.SerialMethod
 	statsURL      string
 	primaryNets   primaryNetworks // AllowedPrimaries
+	notifyNets    primaryNetworks // AllowedNotify
 
 	// sharedRefs are this handler's references to the state shared
 	// across config generations (shared.go).
@@ -349,6 +361,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 
 	if h.primaryNets, err = parsePrimaryNetworks(h.AllowedPrimaries); err != nil {
+		return err
+	}
+	if h.notifyNets, err = parseNotifyNetworks(h.AllowedNotify); err != nil {
 		return err
 	}
 	if err := h.provisionPowerDNS(); err != nil {

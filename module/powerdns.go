@@ -58,7 +58,7 @@ func (h *Handler) pdnsRoutes() []route {
 	}
 	var out []route
 	for _, pr := range h.pdnsMount.Routes(frontmount.Options{Service: pdnsService{h}, Version: pdnsVersion, Denied: h.pdnsDenied, Allow: h.allow,
-		AllowPrimaries: primariesCheck(h.primaryNets, h.forbid)}) {
+		AllowPrimaries: primariesCheck(h.primaryNets, h.forbid), AllowNotify: notifyCheck(h.notifyNets, h.forbid)}) {
 		pr := pr
 		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true, zoneName: h.pdnsMount.ZoneName,
 			action: pr.Action, handle: func(w http.ResponseWriter, r *http.Request, p params) { pr.Handle(w, r, p.name) }})

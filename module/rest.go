@@ -28,6 +28,9 @@ type restAPI struct {
 	// allowPrimaries checks that the identity may name a secondary
 	// zone's primaries (primaries.go), answering 403 itself.
 	allowPrimaries func(w http.ResponseWriter, r *http.Request, primaries []string) bool
+	// allowNotify checks that the identity may name a zone's also-notify
+	// servers (primaries.go), answering 403 itself.
+	allowNotify func(w http.ResponseWriter, r *http.Request, servers []string) bool
 
 	logger  *zap.Logger // zone operations
 	dnsLog  *zap.Logger // record changes
@@ -54,7 +57,7 @@ type scopeChecker interface {
 func (h *Handler) newREST() *restAPI {
 	a := &restAPI{
 		backend: h.getBackend, decode: h.decodeRequest, scopes: h, allowPrimaries: primariesCheck(h.primaryNets, h.forbid),
-		logger: h.logger, dnsLog: h.dnsLog, rndcLog: h.rndcLog,
+		logger: h.logger, dnsLog: h.dnsLog, rndcLog: h.rndcLog, allowNotify: notifyCheck(h.notifyNets, h.forbid),
 		zoneDir: h.zoneDir, catalogZone: h.catalog.zone, catalogGroup: h.catalog.group, views: &h.views,
 	}
 	return a

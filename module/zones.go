@@ -93,6 +93,9 @@ func (a *restAPI) handleCreateZone(w http.ResponseWriter, r *http.Request, p par
 	if zone.Type == zonemodel.TypeSecondary && req.ZoneConfig != nil && !a.allowPrimaries(w, r, req.ZoneConfig.Primaries) {
 		return
 	}
+	if req.ZoneConfig != nil && !a.allowNotify(w, r, req.ZoneConfig.AlsoNotify) {
+		return
+	}
 	b, ok := a.backendFor(w, p)
 	if !ok {
 		return

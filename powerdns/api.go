@@ -43,6 +43,11 @@ type API struct {
 	// given), answering 403 itself; without it only an identity that may
 	// act on the whole server may name them.
 	AllowPrimaries func(w http.ResponseWriter, r *http.Request, primaries []string) bool
+	// AllowNotify, when set, checks that the identity may name a zone's
+	// also-notify servers (the ALSO-NOTIFY metadata: named sends NOTIFY
+	// messages to the addresses given), answering 403 itself; without it
+	// only an identity that may act on the whole server may name them.
+	AllowNotify func(w http.ResponseWriter, r *http.Request, servers []string) bool
 }
 
 // Routes lists the endpoints.

@@ -130,6 +130,24 @@ func (a *API) allowMasters(w http.ResponseWriter, r *http.Request, masters []str
 	return true
 }
 
+// allowNotify checks that the identity may name these also-notify
+// servers (named sends NOTIFY messages to the addresses given, so they
+// need the server action, unless the host allows them otherwise),
+// answering 403 itself when not.
+func (a *API) allowNotify(w http.ResponseWriter, r *http.Request, servers []string) bool {
+	if len(servers) == 0 {
+		return true
+	}
+	if a.AllowNotify != nil {
+		return a.AllowNotify(w, r, servers)
+	}
+	if id := identity(r); id != nil && !id.Grant.AllowsServer() {
+		a.forbid(w, r, &auth.Denied{Message: id.ID + " may not name also-notify servers: they make named send NOTIFY messages to the addresses given, which needs the server action"})
+		return false
+	}
+	return true
+}
+
 // CreateRequest translates a PowerDNS zone creation into the zone
 // service's: kind → zone type, masters → primaries, nameservers (or the
 // apex NS RRset) → the apex NS records, an SOA RRset or serial → the SOA

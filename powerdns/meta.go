@@ -145,9 +145,16 @@ func (a *API) setMetadata(w http.ResponseWriter, r *http.Request, zone, kind str
 	writeJSON(w, status, Metadata{Type: "Metadata", Kind: kind, Metadata: metaValues(z, kind)})
 }
 
+// allowMeta checks that the identity may set these values of the kind:
+// ALSO-NOTIFY servers need what allowNotify says (checked before named
+// hears anything: a POST's values already there are not checked again).
+func (a *API) allowMeta(w http.ResponseWriter, r *http.Request, kind string, values []string) bool {
+	return !strings.EqualFold(kind, MetaAlsoNotify) || a.allowNotify(w, r, values)
+}
+
 func (a *API) postMetadata(w http.ResponseWriter, r *http.Request, zone string) {
 	var m Metadata
-	if !decode(w, r, &m) || !a.zoneExists(w, r, zone) {
+	if !decode(w, r, &m) || !a.allowMeta(w, r, m.Kind, m.Metadata) || !a.zoneExists(w, r, zone) {
 		return
 	}
 	kind, ok := metaKind(w, m.Kind)
@@ -169,15 +176,15 @@ func (a *API) zoneExists(w http.ResponseWriter, r *http.Request, zone string) bo
 }
 
 func (a *API) putMetadata(w http.ResponseWriter, r *http.Request, zone string) {
+	var m Metadata
+	if !decode(w, r, &m) || !a.allowMeta(w, r, kindArg(r), m.Metadata) {
+		return
+	}
 	if !a.zoneExists(w, r, zone) {
 		return
 	}
 	kind, ok := metaKind(w, kindArg(r))
 	if !ok {
-		return
-	}
-	var m Metadata
-	if !decode(w, r, &m) {
 		return
 	}
 	a.setMetadata(w, r, zone, kind, m.Metadata, false, http.StatusOK)

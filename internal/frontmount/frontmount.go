@@ -53,6 +53,10 @@ type Options struct {
 	// secondary zone's primaries (they make named transfer from the
 	// addresses given): it answers 403 itself and returns false when not.
 	AllowPrimaries func(w http.ResponseWriter, r *http.Request, primaries []string) bool
+	// AllowNotify checks that the request's identity may name a zone's
+	// also-notify servers (named sends NOTIFY messages to the addresses
+	// given): it answers 403 itself and returns false when not.
+	AllowNotify func(w http.ResponseWriter, r *http.Request, servers []string) bool
 }
 
 // Mount is a front end that zone_api can serve.
