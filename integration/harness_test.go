@@ -274,3 +274,17 @@ func zoneBody(zone string) map[string]any {
 		},
 	}
 }
+
+// waitFirstLook waits until caddy's restart watch has had its first look
+// at named (zoneservice.WatchRestarts, about 4 s after the start): it
+// heals as after a restart, with a full reconcile (showzone and zonestatus
+// of every managed zone) and rndc notify of every managed primary zone. A
+// test that counts control commands waits for it first: otherwise, once
+// the test runs longer than those 4 s (under load), the watch's commands
+// are counted among the test's own.
+func waitFirstLook(t testing.TB, c *caddy) {
+	t.Helper()
+	waitFor(t, "the restart watch's first look at named", func() bool {
+		return strings.Contains(c.Log(), "first look at named since this process started")
+	})
+}
