@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // maxJSONDepth is encoding/json's nesting limit: a deeper document is not
@@ -84,7 +86,7 @@ func (s *keySet) add(k string) bool {
 		return true
 	}
 	for _, x := range s.small[:s.n] {
-		if foldEqual(x, k) {
+		if zonemodel.FoldEqual(x, k) {
 			return false
 		}
 	}
@@ -98,25 +100,6 @@ func (s *keySet) add(k string) bool {
 		s.m[strings.ToLower(x)] = true
 	}
 	s.m[strings.ToLower(k)] = true
-	return true
-}
-
-// foldEqual reports whether strings.ToLower(a) == strings.ToLower(b),
-// without allocating when both are ASCII.
-func foldEqual(a, b string) bool {
-	if !isASCII(a) || !isASCII(b) {
-		return strings.ToLower(a) == strings.ToLower(b)
-	}
-	// For ASCII, Unicode case folding is ASCII's: the same answer.
-	return strings.EqualFold(a, b)
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
 	return true
 }
 

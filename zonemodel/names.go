@@ -215,7 +215,7 @@ func absoluteIfInZone(name, origin string) string {
 		return name
 	}
 	zone := strings.TrimSuffix(origin, ".")
-	if !isASCII(name) {
+	if !IsASCII(name) {
 		lower := strings.ToLower(name)
 		if lower == zone || strings.HasSuffix(lower, "."+zone) {
 			return name + "."
@@ -223,32 +223,31 @@ func absoluteIfInZone(name, origin string) string {
 		return name
 	}
 	// ASCII, compared in place: no lower-cased copy or ".<zone>" per name.
+	// The lower-cased name is compared with the zone as given, so a zone
+	// that lower-casing changes matches no name (strings.ToLower returns
+	// a lower-case ASCII zone itself, without allocating).
 	if n := len(name) - len(zone); n == 0 || n > 0 && name[n-1] == '.' {
-		if lowerEquals(name[n:], zone) {
+		if FoldEqual(name[n:], zone) && strings.ToLower(zone) == zone {
 			return name + "."
 		}
 	}
 	return name
 }
 
-// lowerEquals reports whether strings.ToLower(s) == t for an ASCII s.
-func lowerEquals(s, t string) bool {
-	if len(s) != len(t) {
-		return false
+// FoldEqual reports whether strings.ToLower(a) == strings.ToLower(b),
+// without allocating when both are ASCII: there Unicode lower-casing is
+// ASCII's, so strings.EqualFold gives the same answer. DNS names compare
+// so (RFC 4343, ASCII case only), and so do the keys of the API's JSON
+// bodies when the module looks for duplicates.
+func FoldEqual(a, b string) bool {
+	if !IsASCII(a) || !IsASCII(b) {
+		return strings.ToLower(a) == strings.ToLower(b)
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != t[i] {
-			return false
-		}
-	}
-	return true
+	return strings.EqualFold(a, b)
 }
 
-func isASCII(s string) bool {
+// IsASCII reports whether s has no byte above 0x7F.
+func IsASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
