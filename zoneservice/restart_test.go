@@ -25,8 +25,10 @@ func TestWatchRestartsHeals(t *testing.T) {
 	var boot atomic.Value
 	boot.Store("20261126100000")
 	var down atomic.Bool
+	var refused atomic.Int64 // statuses answered with a failure
 	r.ans.setFunc("status", func() rndc.Response {
 		if down.Load() {
+			refused.Add(1)
 			return rndc.Response{Result: 1, Err: "failure"}
 		}
 		return rndc.Response{Text: "version: BIND 9.18.0\nboot time: " + boot.Load().(string) + "\nserver is up and running\n"}
@@ -42,7 +44,7 @@ func TestWatchRestartsHeals(t *testing.T) {
 	}
 	wait := func(want int) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for notifies() < want {
 			if time.Now().After(deadline) {
 				t.Fatalf("%d notifies, want %d: commands %v", notifies(), want, r.named.Commands())
@@ -60,8 +62,15 @@ func TestWatchRestartsHeals(t *testing.T) {
 	}
 	boot.Store("20261126110000") // named restarted
 	wait(4)
-	down.Store(true) // named cannot be asked, then answers again
-	time.Sleep(30 * time.Millisecond)
+	// named cannot be asked, then answers again. The watch must have
+	// asked while it could not: a fixed 30 ms pause here assumed that the
+	// watch's goroutine runs within it, not so under load.
+	down.Store(true)
+	for deadline := time.Now().Add(30 * time.Second); refused.Load() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the watch did not ask named for its status while it could not answer")
+		}
+	}
 	down.Store(false)
 	wait(6)
 	cancel()
