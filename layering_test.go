@@ -37,7 +37,7 @@ var layering = []layer{
 	{
 		name:    "base",
 		rule:    "small helpers of no domain, importing no project package",
-		pkgs:    []string{"internal/connpool", "internal/logfilter", "internal/specdrift", "internal/txtdata", "internal/version"},
+		pkgs:    []string{"internal/connpool", "internal/logfilter", "internal/logsafe", "internal/specdrift", "internal/txtdata", "internal/version"},
 		imports: nil,
 	},
 	{

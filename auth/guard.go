@@ -9,6 +9,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 )
 
 // Guard runs the authentication steps of one request: the failed-auth
@@ -87,13 +89,13 @@ func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
 	}
 	if g.PerIdentity != nil {
 		if d := g.PerIdentity.take("identity", id.ID); d > 0 {
-			g.Log.Warn("request refused: rate limit", zap.String("principal", id.ID), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
+			g.Log.Warn("request refused: rate limit", zap.String("principal", logsafe.Text(id.ID)), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 			return nil, &Rejection{Status: http.StatusTooManyRequests, Reason: "rate_limit", RetryAfter: retryAfter(d),
 				Message: fmt.Sprintf("rate limit of %s exceeded; retry after %d s", id.ID, retryAfter(d))}
 		}
 	}
 	if ce := g.Log.Check(zap.DebugLevel, "token accepted"); ce != nil {
-		ce.Write(zap.String("mode", g.ModeName), zap.String("principal", id.ID))
+		ce.Write(zap.String("mode", g.ModeName), zap.String("principal", logsafe.Text(id.ID)))
 	}
 	return id, nil
 }

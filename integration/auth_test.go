@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/miekg/dns"
@@ -293,7 +294,10 @@ func TestAuthStartupGuard(t *testing.T) {
 // TestAuthJWT: the jwt mode through the built Caddy, with a key set file:
 // a valid token works within its scope claim; an unknown signer and an
 // expired token get 401; a request outside the scope gets 403 and
-// changes nothing. The tokens never reach the log.
+// changes nothing. The tokens never reach the log; a sub claim and a
+// User-Agent with a line feed, an escape sequence, a right-to-left
+// override and thousands of bytes reach it escaped and capped
+// (internal/logsafe; before, as sent).
 func TestAuthJWT(t *testing.T) {
 	ns := startNamed(t)
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -356,8 +360,31 @@ func TestAuthJWT(t *testing.T) {
 	if z := r.body["zones"].([]any); len(z) != 1 || z[0] != "jwt.test" {
 		t.Errorf("writer's zone list: %s", r.raw)
 	}
+	oddSub := "odd\u202egnp.exe\n{\"level\":\"error\"}\x1b[2J" + strings.Repeat("x", 3000)
+	odd := sign(key, claims(oddSub, time.Hour, "actions=read zones=jwt.test"))
+	oddUA := "agent/1.0 \u202e\u2066\t" + strings.Repeat("A", 3000)
+	expect(t, c.send("GET", "/api/v1/zones/jwt.test", nil, map[string]string{"Authorization": "Bearer " + odd, "User-Agent": oddUA}), 200, "the odd subject reads")
+	expectError(t, c.send("POST", "/api/v1/zones/jwt.test/freeze", nil, map[string]string{"Authorization": "Bearer " + odd, "User-Agent": oddUA}), 403, "Forbidden", "")
+	seen := map[string]bool{}
+	for _, e := range moduleLogs(t, c) {
+		for k, v := range e {
+			s, ok := v.(string)
+			if !ok || !strings.Contains(s, "odd") && !strings.Contains(s, "agent/1.0") {
+				continue
+			}
+			seen[k] = true
+			if strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) || len(s) > 1100 {
+				t.Errorf("%s: %s is not escaped and capped: %.100q (%d bytes)", e.s("message"), k, s, len(s))
+			}
+		}
+	}
+	for _, k := range []string{"principal", "user_agent", "reason"} {
+		if !seen[k] {
+			t.Errorf("no log line names the odd request's %s", k)
+		}
+	}
 	text := c.Log()
-	for _, tok := range []string{admin, writer, expired, forged} {
+	for _, tok := range []string{admin, writer, expired, forged, odd} {
 		if strings.Contains(text, tok) || strings.Contains(text, strings.Split(tok, ".")[2]) {
 			t.Error("a JWT appears in the log at RUST_LOG=trace")
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -162,7 +163,9 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Re
 		return r, false
 	}
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
-		repl.Set("http.auth.user.id", id.ID)
+		// Caddy's access log writes it as user_id: the log's form of
+		// the identity (a JWT's sub is the client's text).
+		repl.Set("http.auth.user.id", logsafe.Text(id.ID))
 	}
 	ctx := context.WithValue(r.Context(), authCtxKey{}, &authState{id: id})
 	return r.WithContext(auth.WithIdentity(ctx, id)), true
@@ -296,12 +299,17 @@ func fieldPrefix(f string) string {
 // forbid answers 403 with what was missing.
 func (h *Handler) forbid(w http.ResponseWriter, r *http.Request, err error) bool {
 	st := authOf(r)
-	h.authLog.Warn("request outside the identity's scope", zap.String("principal", st.id.ID), zap.String("method", r.Method),
-		zap.String("uri", r.RequestURI), zap.String("reason", err.Error()))
+	h.authLog.Warn("request outside the identity's scope", zap.String("principal", logsafe.Text(st.id.ID)), zap.String("method", r.Method),
+		zap.String("uri", r.RequestURI), zap.String("reason", logReason(err)))
 	metrics.authFailures.WithLabelValues("forbidden").Inc()
 	writeError(w, http.StatusForbidden, "%s", err.Error())
 	return false
 }
+
+// logReason is a 403's reason as its log line carries it: it names the
+// identity, whose text the client may choose (a JWT's sub), so it is
+// escaped and capped as logsafe does, with room for what was missing.
+func logReason(err error) string { return logsafe.Limit(err.Error(), 4*logsafe.MaxLen) }
 
 // auditAction names a route's mutation for the audit line: its
 // operation label, else (a change without one) its method and template;
@@ -329,7 +337,7 @@ func (h *Handler) audit(r *http.Request, op string, status int) {
 	if status >= 400 {
 		result = "error"
 	}
-	fields := []zap.Field{zap.String("principal", principal), zap.String("action", op), zap.String("zone", st.zone),
+	fields := []zap.Field{zap.String("principal", logsafe.Text(principal)), zap.String("action", op), zap.String("zone", st.zone),
 		zap.Int("status", status), zap.String("result", result), zap.String("request_id", requestID(r))}
 	if st.view != "" {
 		fields = append(fields, zap.String("view", st.view))

@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -121,7 +122,7 @@ func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 				// let them lock every keyed create out. The create runs
 				// without its record; its index entry still carries the
 				// key, so a retry of it is still recognised.
-				a.logger.Warn("Idempotency-Key not remembered: the table is full of other identities' keys", zap.String("principal", principal), zap.Int("max", zonestore.MaxIdempotencyKeys))
+				a.logger.Warn("Idempotency-Key not remembered: the table is full of other identities' keys", zap.String("principal", logsafe.Text(principal)), zap.Int("max", zonestore.MaxIdempotencyKeys))
 				run(w, zoneservice.WithKey(fp, id), true)
 				return
 			}

@@ -29,6 +29,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/frontmount"
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
+	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -482,7 +483,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			zap.String("uri", r.RequestURI),
 			zap.String("proto", r.Proto),
 			zap.String("remote_addr", r.RemoteAddr),
-			zap.String("user_agent", r.UserAgent()),
+			zap.String("user_agent", logsafe.Text(r.UserAgent())),
 			zap.Int64("content_length", r.ContentLength),
 			zap.Bool("authorization_present", r.Header.Get("Authorization") != ""),
 		)

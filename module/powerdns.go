@@ -16,6 +16,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/frontmount"
+	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -74,8 +75,8 @@ func (h *Handler) pdnsDenied(r *http.Request, err error) {
 	if st.id != nil {
 		id = st.id.ID
 	}
-	h.authLog.Warn("request outside the identity's scope", zap.String("principal", id), zap.String("method", r.Method),
-		zap.String("uri", r.RequestURI), zap.String("reason", err.Error()))
+	h.authLog.Warn("request outside the identity's scope", zap.String("principal", logsafe.Text(id)), zap.String("method", r.Method),
+		zap.String("uri", r.RequestURI), zap.String("reason", logReason(err)))
 	metrics.authFailures.WithLabelValues("forbidden").Inc()
 }
 
