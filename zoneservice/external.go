@@ -24,9 +24,10 @@ import (
 // as a turn of the zone's writer (dnsupdate.Updater.Exclusive), so a
 // change this service made is either recorded already (its serial is the
 // history's) or not yet sent; a change another service of the process
-// made (the external-dns webhook has writers of its own) is recorded by
-// whichever of the two enqueues it first (history.Log.EnqueueChanges):
-// it is never recorded twice.
+// made (the external-dns webhook has writers of its own) is waited for
+// when it is in flight (inflight.go), so that it is recorded by its
+// writer, with who made it; history.Log.EnqueueChanges records it once in
+// any case.
 
 // Noticed records the changes of the zone made since the history's last
 // serial of it (see above). A zone the history has no serial of gets the
@@ -85,6 +86,9 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 	if len(es) == 0 {
 		return nil
 	}
+	// Another service's writer may be about to record some of these
+	// changes, which named applied already (inflight.go): they are its.
+	s.awaitOtherWriters(ctx, zone)
 	// Another service's writer may have recorded some of these changes
 	// since LastSerial was read: EnqueueChanges records each once.
 	if _, err := s.History.EnqueueChanges(es...).Wait(); err != nil {

@@ -86,3 +86,72 @@ func TestChangeRecordedOnceAcrossWriters(t *testing.T) {
 		t.Fatalf("after a change made elsewhere: %+v", es)
 	}
 }
+
+// TestChangeOfAnotherWriterKeepsItsActor: the other order of the race
+// above. named applied the webhook's change and its NOTIFY started the
+// catch-up, which reads the change from named's IXFR before the webhook's
+// writer has its answer: the catch-up waits for that write, so the change
+// is recorded once, by the webhook, with its actor (before: at once as
+// external, and the webhook's own entry was then dropped as a repeat;
+// CI-like load showed it in TestHistoryExternalDNS).
+func TestChangeOfAnotherWriterKeepsItsActor(t *testing.T) {
+	r := newOpsRig(t)
+	l, err := history.Open(t.TempDir(), history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	r.svc.History = l
+	webhook := &Service{Store: r.store, Control: r.svc.Control, Updater: newTestUpdater(t, r.dns.Addr), UpdateKey: "zoneapi-update", Timeout: 5 * time.Second, History: l}
+
+	ctx := context.Background()
+	if err := r.svc.Noticed(ctx, "rec.test"); err != nil { // the baseline
+		t.Fatal(err)
+	}
+	applied, answer, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	r.dns.SetHook(func(kind, zone string) {
+		if kind == "UPDATE" { // the webhook's change is in the zone, not yet answered
+			close(applied)
+			<-answer
+		}
+	})
+	go func() {
+		defer close(done)
+		wctx := WithActor(ctx, Actor{Identity: "external-dns", Frontend: "externaldns"})
+		if _, err := webhook.AddRecord(wctx, "rec.test", zonemodel.Record{Name: "hook", Type: "A", Value: "192.0.2.7"}, nil); err != nil {
+			t.Error(err)
+		}
+	}()
+	<-applied
+	noticed := make(chan error, 1)
+	go func() { noticed <- r.svc.Noticed(ctx, "rec.test") }()
+	// The catch-up has the change from named's IXFR at once; the webhook
+	// gets its answer once the catch-up has recorded it (before) or after
+	// a second (the catch-up waits for the webhook's write).
+	var nerr error
+	finished := false
+	select {
+	case nerr = <-noticed:
+		finished = true
+	case <-time.After(time.Second):
+	}
+	close(answer)
+	<-done
+	if !finished {
+		nerr = <-noticed
+	}
+	r.dns.SetHook(nil)
+	if nerr != nil {
+		t.Fatal(nerr)
+	}
+	es, err := l.Read(0, history.Filter{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 || es[0].Source != history.SourceAPI || es[0].Frontend != "externaldns" || es[0].Identity != "external-dns" {
+		for _, e := range es {
+			t.Logf("%s %s/%s %d->%d %+v", e.Type, e.Source, e.Frontend, *e.SerialBefore, *e.SerialAfter, e.Added)
+		}
+		t.Fatalf("%d entries, want the webhook's alone, with its actor", len(es))
+	}
+}

@@ -76,6 +76,7 @@ func (s *Service) ApplyUpdate(ctx context.Context, zone string, prereq, update [
 	if s.Updater == nil {
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
+	defer s.writing(zone)() // for the catch-up (inflight.go)
 	opt, recorded := s.recording(ctx, zone, dnsupdate.WriteOptions{SerialMethod: s.SerialMethod})
 	res, err := s.Updater.Apply(ctx, zone, prereq, update, opt)
 	if err != nil {
@@ -122,6 +123,7 @@ func (s *Service) change(ctx context.Context, zone, op string, ifSerial *uint32,
 	if s.Updater == nil {
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
+	defer s.writing(zone)() // for the catch-up (inflight.go)
 	opt, recorded := s.recording(ctx, zone, dnsupdate.WriteOptions{IfSerial: ifSerial, SerialMethod: s.SerialMethod})
 	res, err := f(opt)
 	for i := 1; i <= 4 && s.Control != nil && dnsupdate.IsRcode(err, dns.RcodeRefused); i++ {
