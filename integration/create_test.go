@@ -135,8 +135,22 @@ func TestGoClientCreateRetriesThrough504(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// named resumes once an attempt was answered 504 (it resumed after
+	// a fixed 3 s: a first attempt slower than 1 s under load then met
+	// named running again, was answered 201 and the test failed).
 	resumed := make(chan struct{})
-	go func() { time.Sleep(3 * time.Second); cont(); close(resumed) }()
+	go func() {
+		defer close(resumed)
+		defer cont()
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			rec.mu.Lock()
+			got504 := slices.Contains(rec.statuses, 504)
+			rec.mu.Unlock()
+			if got504 {
+				return
+			}
+		}
+	}()
 	defer func() { <-resumed }() // before cleanup's cont
 	serial := uint32(2026112501)
 	res, err := c.CreateZone(context.Background(), client.CreateZone{
