@@ -15,7 +15,8 @@
 //     with 409 and nothing changes; success is 204.
 //   - POST /adjustendpoints returns the endpoints with names lower-cased
 //     and without trailing dots.
-//   - GET /healthz answers 200.
+//   - GET /healthz answers 200, or 503 while the change history (with
+//     zone_dir) cannot be written, as zone_api's /api/v1/ready does.
 //
 // A name goes to the configured zone with the longest matching suffix;
 // names outside them are refused (400) before anything is sent.
@@ -112,6 +113,10 @@ type Handler struct {
 type state struct {
 	mu  sync.Mutex
 	svc *zoneservice.Service
+	// hist is the change history, once opened (nil without zone_dir, or
+	// when another process writes it); histOpen tells it was.
+	hist     *history.Log
+	histOpen bool
 	// releaseHistory gives back the change history, once opened.
 	releaseHistory func()
 }
@@ -230,6 +235,25 @@ func (h *Handler) service() (*zoneservice.Service, error) {
 		return nil, err
 	}
 	svc := &zoneservice.Service{Updater: u, SerialMethod: h.method, Logger: h.logger}
+	l, err := h.historyLocked()
+	if err != nil {
+		return nil, err
+	}
+	if l != nil {
+		svc.History = l
+	}
+	h.st.svc = svc
+	return h.st.svc, nil
+}
+
+// historyLocked opens the change history of zone_dir on first use, with
+// h.st.mu held: nil without zone_dir, or when another process writes it
+// (the webhook's changes are then recorded there as external, found in
+// named). A failure is retried on the next call.
+func (h *Handler) historyLocked() (*history.Log, error) {
+	if h.st.histOpen {
+		return h.st.hist, nil
+	}
 	if dir := caddy.NewReplacer().ReplaceKnown(h.ZoneDir, ""); dir != "" {
 		l, release, err := history.Shared(filepath.Join(dir, ".zoneapi", "history"), history.Options{})
 		switch {
@@ -238,11 +262,43 @@ func (h *Handler) service() (*zoneservice.Service, error) {
 		case err != nil:
 			return nil, fmt.Errorf("opening the change history: %w", err)
 		default:
-			svc.History, h.st.releaseHistory = l, release
+			h.st.hist, h.st.releaseHistory = l, release
 		}
 	}
-	h.st.svc = svc
-	return h.st.svc, nil
+	h.st.histOpen = true
+	return h.st.hist, nil
+}
+
+// healthz answers GET /healthz: 200 "ok", or 503 while the change
+// history cannot be written (its last write failed and its directory
+// still takes no write, or it cannot be opened), with the check named as
+// zone_api's /api/v1/ready names it (history_writable: <error>). The
+// webhook still makes changes then, as every front end does
+// (docs/history.md): the probe is what lets a deployment that wants no
+// change unrecorded take the instance out of rotation.
+func (h *Handler) healthz(w http.ResponseWriter) {
+	if err := h.historyHealth(); err != nil {
+		h.logger.Warn("health check failed", zap.String("check", "history_writable"), zap.Error(err))
+		writeError(w, http.StatusServiceUnavailable, "history_writable: %v", err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok\n"))
+}
+
+// historyHealth opens the change history if it is not open yet (so the
+// first probe already sees a failing one) and checks it (history.Log.Check).
+func (h *Handler) historyHealth() error {
+	if h.st == nil || h.ZoneDir == "" {
+		return nil
+	}
+	h.st.mu.Lock()
+	l, err := h.historyLocked()
+	h.st.mu.Unlock()
+	if err != nil || l == nil {
+		return err
+	}
+	return l.Check()
 }
 
 // ServeHTTP routes by the last path element, so the webhook may be
@@ -262,8 +318,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	case last == "adjustendpoints" && r.Method == http.MethodPost:
 		h.adjustEndpoints(w, r)
 	case last == "healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("ok\n"))
+		h.healthz(w)
 	case last == "records" || last == "adjustendpoints" || last == "healthz":
 		writeError(w, http.StatusMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path)
 	case r.Method == http.MethodGet:

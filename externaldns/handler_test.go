@@ -2,7 +2,10 @@ package externaldns
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,6 +51,40 @@ func TestRequestIDRefusedWhenUnsafe(t *testing.T) {
 		_ = h.ServeHTTP(w, r, nil)
 		if w.Code != tc.status || tc.status == 400 && !strings.Contains(w.Body.String(), `"error":"Bad Request"`) {
 			t.Errorf("X-Request-Id %q: %d %s, want %d", tc.ids, w.Code, w.Body, tc.status)
+		}
+	}
+}
+
+// TestHealthzWhenHistoryCannotOpen: with zone_dir, /healthz opens the
+// change history (the first probe already sees it) and answers 503
+// naming history_writable when it cannot be opened (here zone_dir is a
+// file, so the history's directory cannot be made); without zone_dir
+// there is nothing to check: 200.
+func TestHealthzWhenHistoryCannotOpen(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		zoneDir string
+		status  int
+	}{
+		{"", http.StatusOK},
+		{t.TempDir(), http.StatusOK},
+		{file, http.StatusServiceUnavailable},
+	} {
+		h := &Handler{Zones: []string{"a.example"}, ZoneDir: tc.zoneDir}
+		if err := h.Provision(caddy.Context{Context: context.Background()}); err != nil {
+			t.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		_ = h.ServeHTTP(w, httptest.NewRequest("GET", "/healthz", nil), nil)
+		_ = h.Cleanup()
+		if w.Code != tc.status {
+			t.Errorf("zone_dir %q: /healthz %d %s, want %d", tc.zoneDir, w.Code, w.Body, tc.status)
+		}
+		if tc.status == http.StatusServiceUnavailable && !strings.Contains(w.Body.String(), `"message":"history_writable: opening the change history`) {
+			t.Errorf("zone_dir %q: /healthz body %s, want history_writable named", tc.zoneDir, w.Body)
 		}
 	}
 }

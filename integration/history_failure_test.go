@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -165,4 +166,85 @@ http://127.0.0.1:%d {
 	if _, err := os.Stat(filepath.Join(dir, ".probe")); !os.IsNotExist(err) {
 		t.Errorf("the readiness probe's file is left: %v", err)
 	}
+}
+
+// TestExternalDNSHealthzWhileHistoryFails: the external-dns webhook's
+// GET /healthz reflects the change history as /api/v1/ready does: 200
+// while it takes writes; 503 {error, message} naming history_writable
+// once a write failed and its directory takes none (the webhook's own
+// change, or the zone API's, whose history it shares), while its changes
+// are still made and answered 204; 200 again once the directory takes
+// writes. (Before: 200 throughout.)
+func TestExternalDNSHealthzWhileHistoryFails(t *testing.T) {
+	ns := startNamed(t)
+	wport := testcaddy.FreePort(t)
+	c := startCaddy(t, ns, caddyOpts{sites: fmt.Sprintf(`
+http://127.0.0.1:%d {
+	bind 127.0.0.1
+	zone_api_external_dns {
+		zones hz.test
+		dns_server %s
+		update_key_file %s
+		zone_dir %s
+	}
+}
+`, wport, ns.DNSAddr, ns.TSIGKeyFile, ns.ZoneDir)})
+	const zone = "hz.test"
+	webhook := fmt.Sprintf("http://127.0.0.1:%d", wport)
+	healthz := func(want int, what string) {
+		t.Helper()
+		resp, err := http.Get(webhook + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var eb struct{ Error, Message string }
+		switch {
+		case resp.StatusCode != want:
+			t.Errorf("%s: /healthz %d, want %d", what, resp.StatusCode, want)
+		case want == http.StatusServiceUnavailable:
+			if err := json.NewDecoder(resp.Body).Decode(&eb); err != nil || eb.Error != "Service Unavailable" || !strings.HasPrefix(eb.Message, "history_writable: ") {
+				t.Errorf("%s: /healthz body %+v (%v), want {error: Service Unavailable, message: history_writable: …}", what, eb, err)
+			}
+		}
+	}
+	create := func(name string) {
+		t.Helper()
+		body := `{"create":[{"dnsName":"` + name + `.` + zone + `","targets":["192.0.2.4"],"recordType":"A","recordTTL":60}]}`
+		resp, err := http.Post(webhook+"/records", "application/external.dns.webhook+json;version=1", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("webhook create of %s: %d, want 204", name, resp.StatusCode)
+		}
+	}
+	expect(t, c.do("POST", "/api/v1/zones", zoneBody(zone)), http.StatusCreated, "create")
+	healthz(http.StatusOK, "the history takes writes")
+	create("before")
+	healthz(http.StatusOK, "after a change recorded")
+
+	dir := filepath.Join(ns.ZoneDir, ".zoneapi", "history")
+	segs, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil || len(segs) == 0 {
+		t.Fatalf("no history segment in %s: %v", dir, err)
+	}
+	undo := immutable(t, segs[len(segs)-1], dir)
+	create("during")
+	healthz(http.StatusServiceUnavailable, "after the webhook's change could not be recorded")
+	expect(t, c.do("GET", "/api/v1/ready", nil), http.StatusServiceUnavailable, "ready, the same history")
+	if len(viewAnswers(t, ns, "", "during."+zone)) != 1 {
+		t.Errorf("during.%s, created while the history could not be written, is not served", zone)
+	}
+	undo()
+	healthz(http.StatusOK, "once the history's directory takes writes")
+
+	// A failure of the zone API's write, in the history both share.
+	segs, _ = filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	undo = immutable(t, segs[len(segs)-1], dir)
+	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "rest", "type": "A", "value": "192.0.2.1"}), http.StatusCreated, "REST add")
+	healthz(http.StatusServiceUnavailable, "after the zone API's change could not be recorded")
+	undo()
+	healthz(http.StatusOK, "once the history takes writes again")
 }
