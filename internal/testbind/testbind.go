@@ -117,8 +117,9 @@ type Options struct {
 func FreePorts() (dnsPort, ctlPort int, err error) { return freePorts() }
 
 // Start generates a configuration and starts named, waiting until both
-// the control channel and the DNS port answer. It fails the test with the
-// tail of named's log on failure, and registers tb.Cleanup(s.Stop).
+// the control channel and the DNS port answer and named has loaded its
+// zones. It fails the test with the tail of named's log on failure, and
+// registers tb.Cleanup(s.Stop).
 // It is a little over 80 lines: one straight sequence (options, keys,
 // directory, ports, config, start, wait) that reads best in order.
 func Start(tb testing.TB, opts *Options) *Server {
@@ -370,7 +371,9 @@ func (s *Server) start() error {
 		if s.portTrouble(startOffset) {
 			return fmt.Errorf("named could not bind: %w", errPortInUse)
 		}
-		if s.ready() {
+		// named answers on its ports while it still loads the zones
+		// added with rndc addzone; "running" is logged once all are.
+		if s.ready() && s.logContains(startOffset, " running\n") {
 			return nil
 		}
 		if time.Now().After(deadline) {

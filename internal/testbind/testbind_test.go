@@ -5,8 +5,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/miekg/dns"
 )
 
 func TestStartStopRestart(t *testing.T) {
@@ -92,5 +97,50 @@ func TestStatisticsChannel(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"name":"stats.test"`) {
 		t.Fatalf("GET /json/v1/zones: %d %.300s", resp.StatusCode, body)
+	}
+}
+
+// TestZonesLoadedWhenReady: Start and Restart return once named has
+// loaded its zones, not as soon as its ports answer: named opens its
+// control channel and answers version.bind while it still loads the
+// zones added with rndc addzone (its log shows "zone …: loaded serial"
+// after "command channel listening"), so a test that queried such a
+// zone right after Restart could get SERVFAIL.
+func TestZonesLoadedWhenReady(t *testing.T) {
+	const n = 120
+	s := Start(t, nil)
+	for i := range n {
+		z := fmt.Sprintf("z%d.test", i)
+		p := filepath.Join(s.ZoneDir, z+".zone")
+		if err := os.WriteFile(p, []byte(MinimalZone(z, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := s.RNDC("addzone", z, fmt.Sprintf(`{ type primary; file %q; };`, p)); err != nil {
+			t.Fatal(out, err)
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		for i := range n {
+			m := new(dns.Msg)
+			m.SetQuestion(fmt.Sprintf("z%d.test.", i), dns.TypeSOA)
+			r, _, err := (&dns.Client{Net: "tcp", Timeout: 5 * time.Second}).Exchange(m, s.DNSAddr)
+			if err != nil || r.Rcode != dns.RcodeSuccess || len(r.Answer) != 1 {
+				t.Fatalf("%s: SOA of z%d.test: %v %v", when, i, r, err)
+			}
+		}
+	}
+	check("after the addzones")
+	running := func() int {
+		b, _ := os.ReadFile(s.LogFile)
+		return strings.Count(string(b), " running\n")
+	}
+	for i := range 5 {
+		before := running()
+		s.Restart(t)
+		if after := running(); after != before+1 {
+			t.Fatalf("Restart %d returned before named logged that it loaded its zones and runs", i+1)
+		}
+		check(fmt.Sprintf("after Restart %d", i+1))
 	}
 }
