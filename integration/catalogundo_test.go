@@ -29,6 +29,10 @@ func catalogRig(t *testing.T, catalogZone string) (*crashRig, *dnsProxy) {
 func TestCreateUndoFailedAnswers504(t *testing.T) {
 	const catalogZone = "catalog.undo.test"
 	r, proxy := catalogRig(t, catalogZone)
+	// The restart watch's first look reconciles the catalog: had it come
+	// during the create below (a slow run), its catalog UPDATE would have
+	// been the one the proxy holds or loses.
+	waitFirstLook(t, r.c)
 	r.must("POST", "/api/v1/zones", zoneBody("first.undo.test"), 201)
 	const zone = "undo.test"
 	proxy.armed.Store(true)
@@ -91,6 +95,10 @@ func TestCreateUndoFailedAnswers504(t *testing.T) {
 func TestCatalogMemberReplyLost(t *testing.T) {
 	const catalogZone = "catalog.lost.test"
 	r, proxy := catalogRig(t, catalogZone)
+	// The restart watch's first look reconciles the catalog: had it come
+	// during the create below (a slow run), its catalog UPDATE would have
+	// been the one the proxy holds or loses.
+	waitFirstLook(t, r.c)
 	r.must("POST", "/api/v1/zones", zoneBody("first.lost.test"), 201)
 	const zone = "lost.test"
 	proxy.loseReply.Store(true)

@@ -29,6 +29,10 @@ func newProxiedRig(t *testing.T, rndcTimeout, extra string) (*crashRig, *ctlProx
 // after the command was written (7 lost replies for these 5 commands).
 func TestLostControlReplyAnswers504(t *testing.T) {
 	r, p := newProxiedRig(t, "3s", "")
+	// The restart watch's first look sends rndc notify for every zone:
+	// had it come while notify's reply is lost (a slow run), named would
+	// have been sent two.
+	waitFirstLook(t, r.c)
 	const zone = "lostreply.test"
 	r.must("POST", "/api/v1/zones", zoneBody(zone), 201)
 
