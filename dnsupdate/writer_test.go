@@ -42,7 +42,7 @@ func holdLead(u *Updater, zone string) *zoneWriter {
 // waitQueued waits until n writes are queued on zw.
 func waitQueued(t *testing.T, zw *zoneWriter, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		zw.mu.Lock()
 		got := len(zw.queue)
@@ -244,7 +244,7 @@ func TestWriterInlineSigned(t *testing.T) {
 	ctx := context.Background()
 	served := func(name string) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second) // named signs in the background
 		for !hasA(t, u, zone, name) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s never served", name)
@@ -378,7 +378,7 @@ func TestWriterSurvivesPanic(t *testing.T) {
 		select {
 		case err := <-errs:
 			got = append(got, fmt.Sprint(err))
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatalf("writes stuck after a panic; got %v", got)
 		}
 	}

@@ -246,7 +246,7 @@ func TestIntegrationVariants(t *testing.T) {
 	}
 
 	// Signing happens in the background; wait for it.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		zs, err = c.ZoneStatus(ctx, "signed.test")
 		if err != nil {
