@@ -300,7 +300,7 @@ https://www.acme.test:%d {
 		t.Errorf("named never answered pebble a TXT record for _acme-challenge.www.acme.test")
 	}
 	// ...and it is gone now: certmagic deletes it after validation.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		m := query(t, ns, "_acme-challenge.www.acme.test", dns.TypeTXT)
 		if len(answers(m, dns.TypeTXT)) == 0 {
 			break
@@ -419,7 +419,7 @@ func TestACMEDNS01Local(t *testing.T) {
 	if got := watch.answers("_acme-challenge.www.local.test"); len(got) == 0 || got[0] == "" {
 		t.Errorf("named never answered pebble a TXT record for _acme-challenge.www.local.test")
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		m := query(t, ns, "_acme-challenge.www.local.test", dns.TypeTXT)
 		if len(answers(m, dns.TypeTXT)) == 0 {
 			break
@@ -430,7 +430,7 @@ func TestACMEDNS01Local(t *testing.T) {
 	}
 	// The record changes went through the handler, as the local principal.
 	var sawAudit bool
-	for deadline := time.Now().Add(5 * time.Second); !sawAudit && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); !sawAudit && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		for line := range strings.SplitSeq(cd.Log(), "\n") {
 			if strings.Contains(line, `"audit"`) && strings.Contains(line, `"principal":"zone_api.local"`) && strings.Contains(line, `"zone":"local.test"`) {
 				sawAudit = true

@@ -226,7 +226,7 @@ func (r *crashRig) checkPatches(when string, notify map[string]string) {
 // names (a named restart's healing may take a few seconds).
 func (r *crashRig) checkCatalogMembers(when string, names []string) {
 	r.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		listed, _, _ := r.state(names)
 		st, body, raw := r.try("GET", "/api/v1/catalog", nil)

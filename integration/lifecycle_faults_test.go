@@ -272,10 +272,10 @@ func (r *crashRig) keyFiles(zone string) []string {
 	return all
 }
 
-// waitKeyFiles waits up to 20 s for named to make the zone's keys and
+// waitKeyFiles waits up to 60 s for named to make the zone's keys and
 // reports whether it did.
 func (r *crashRig) waitKeyFiles(zone string) bool {
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for len(r.keyFiles(zone)) == 0 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -23,14 +23,14 @@ func TestRestartHealing(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.ns.Restart(t)
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		loaded, _ := r.zoneLoaded(zone)
 		if loaded && strings.Contains(r.c.Log(), "healed after named restarted") {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("20 s after named restarted: zone loaded %v; the API's log:\n%s", loaded, logTail(r.c.Log()))
+			t.Fatalf("60 s after named restarted: zone loaded %v; the API's log:\n%s", loaded, logTail(r.c.Log()))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
