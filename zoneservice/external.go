@@ -88,7 +88,9 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 	}
 	// Another service's writer may be about to record some of these
 	// changes, which named applied already (inflight.go): they are its.
-	s.awaitOtherWriters(ctx, zone)
+	wctx, cancel := context.WithTimeout(ctx, s.timeout())
+	s.awaitOtherWriters(wctx, zone)
+	cancel()
 	// Another service's writer may have recorded some of these changes
 	// since LastSerial was read: EnqueueChanges records each once.
 	if _, err := s.History.EnqueueChanges(es...).Wait(); err != nil {

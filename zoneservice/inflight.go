@@ -21,7 +21,12 @@ import (
 // and the catch-up waits for the changes of another updater in flight
 // before it enqueues what it read. It does not wait for its own updater's:
 // those wait for the turn the catch-up holds (dnsupdate.Updater.Exclusive),
-// and their entries are enqueued in that turn already.
+// and their entries are enqueued in that turn already. The wait is bounded
+// by the service's timeout: a change is registered before it has its
+// writer's turn, so two services that each catch up on a zone (two
+// zone_api handlers with other DNS settings on one zone directory) could
+// each wait for a change that waits for the other's turn; after the bound
+// the catch-up records what it read, as before.
 
 // inflight holds the record changes in flight, by history and zone.
 var inflight = struct {
