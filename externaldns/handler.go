@@ -255,7 +255,7 @@ func (h *Handler) historyLocked() (*history.Log, error) {
 		return h.st.hist, nil
 	}
 	if dir := caddy.NewReplacer().ReplaceKnown(h.ZoneDir, ""); dir != "" {
-		l, release, err := history.Shared(filepath.Join(dir, ".zoneapi", "history"), history.Options{})
+		l, release, err := history.Attach(filepath.Join(dir, ".zoneapi", "history"))
 		switch {
 		case errors.Is(err, history.ErrLocked):
 			h.logger.Warn("the change history is written by another process; the webhook's changes are recorded there as external", zap.String("zone_dir", dir))

@@ -2,14 +2,18 @@ package externaldns
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/zoneapi/caddy-zoneapi/history"
 )
 
 func TestProvisionZones(t *testing.T) {
@@ -86,5 +90,58 @@ func TestHealthzWhenHistoryCannotOpen(t *testing.T) {
 		if tc.status == http.StatusServiceUnavailable && !strings.Contains(w.Body.String(), `"message":"history_writable: opening the change history`) {
 			t.Errorf("zone_dir %q: /healthz body %s, want history_writable named", tc.zoneDir, w.Body)
 		}
+	}
+}
+
+// TestWebhookKeepsTheHistoryRetention: the webhook writes into the zone
+// API's change history but does not own its settings: opening it (its
+// first request or /healthz probe) leaves the retention the zone API set
+// (here max_age one year) and prunes nothing. Before, it opened the
+// shared history with zero options, which reset the retention to the
+// defaults (90 days) and deleted the older segment at once.
+func TestWebhookKeepsTheHistoryRetention(t *testing.T) {
+	zoneDir := t.TempDir()
+	dir := filepath.Join(zoneDir, ".zoneapi", "history")
+	now := time.Now()
+	clock := now.Add(-200 * 24 * time.Hour)
+	opts := history.Options{MaxAge: 365 * 24 * time.Hour, SegmentSize: 1, Now: func() time.Time { return clock }}
+	owner, release, err := history.Shared(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	entry := func(i int) history.Entry {
+		return history.Entry{Zone: "a.example", Type: history.RecordsChanged, Source: history.SourceAPI,
+			Added: []history.RRset{{Name: fmt.Sprintf("r%d.a.example.", i), Type: "A", TTL: 300, Records: []string{"192.0.2.1"}}}}
+	}
+	if _, err := owner.Append(entry(1)); err != nil {
+		t.Fatal(err)
+	}
+	clock = now
+	if _, err := owner.Append(entry(2)); err != nil {
+		t.Fatal(err)
+	}
+	segments := func() int {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		return len(m)
+	}
+	if n := segments(); n != 2 {
+		t.Fatalf("%d segments, want 2 (one 200 days old)", n)
+	}
+	h := &Handler{Zones: []string{"a.example"}, ZoneDir: zoneDir}
+	if err := h.Provision(caddy.Context{Context: context.Background()}); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Cleanup()
+	w := httptest.NewRecorder()
+	_ = h.ServeHTTP(w, httptest.NewRequest("GET", "/healthz", nil), nil)
+	if w.Code != http.StatusOK {
+		t.Fatalf("/healthz %d %s", w.Code, w.Body)
+	}
+	if h.st.hist != owner {
+		t.Fatal("the webhook did not open the process's shared history")
+	}
+	if n := segments(); n != 2 {
+		t.Errorf("%d segments after the webhook opened the history, want 2: the zone API's max_age keeps the older one", n)
 	}
 }

@@ -23,6 +23,24 @@ type sharedLog struct {
 // reload (the new generation starts before the old one stops) keeps one
 // Log and one writer.
 func Shared(dir string, opts Options) (*Log, func(), error) {
+	return share(dir, opts, true)
+}
+
+// Attach returns the process's Log of dir as Shared does, for a writer
+// that does not own the history's settings (the external-dns webhook
+// writes into the zone API's history): a Log already open keeps its
+// retention, and a Log it opens prunes nothing (no age or size limit)
+// until its owner's Shared sets the retention. Shared with zero options
+// would apply the default retention: the webhook's first request reset a
+// zone API's longer max_age or larger max_size to the defaults, and
+// pruned the history to them. Other options (sync_each) are the opener's
+// for the Log's life: a Log Attach opens has the defaults.
+func Attach(dir string) (*Log, func(), error) {
+	return share(dir, Options{MaxAge: -1, MaxSize: -1, SegmentSize: DefaultMaxSize / 16}, false)
+}
+
+// share is Shared; setRetention false leaves an open Log's retention.
+func share(dir string, opts Options, setRetention bool) (*Log, func(), error) {
 	key := filepath.Clean(dir)
 	shared.Lock()
 	defer shared.Unlock()
@@ -34,7 +52,7 @@ func Shared(dir string, opts Options) (*Log, func(), error) {
 		}
 		s = &sharedLog{log: l}
 		shared.m[key] = s
-	} else {
+	} else if setRetention {
 		s.log.SetRetention(opts.MaxAge, opts.MaxSize)
 	}
 	s.refs++
