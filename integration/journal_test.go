@@ -51,7 +51,9 @@ func TestEmptyJournalRepaired(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.ns.Restart(t)
-	if ok, text := r.zoneLoaded(zone); ok {
+	// The API's restart watch may have repaired it already: named is up
+	// a little before Restart returns, and the watch looks every 2 s.
+	if ok, text := r.zoneLoaded(zone); ok && !strings.Contains(r.c.Log(), "removed an empty journal") {
 		t.Fatalf("named loaded the zone despite the empty journal: %s", text)
 	}
 
