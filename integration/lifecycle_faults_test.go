@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,12 +32,21 @@ func (r *crashRig) warmPool() {
 	}
 }
 
-// stopNamed sends SIGSTOP to named and returns the function that sends
-// SIGCONT (also run at cleanup).
+// stopNamed sends SIGSTOP to named, waits until every thread of it has
+// stopped, and returns the function that sends SIGCONT (also run at
+// cleanup). The signal stops named's threads a little later, not as kill
+// returns: a loaded run sent a record add right after it and named
+// answered it (201 where the test wanted 504).
 func stopNamed(t *testing.T, r *crashRig) func() {
 	pid := r.ns.Pid()
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !allStopped(pid); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+			t.Fatal("named's threads did not all stop after SIGSTOP")
+		}
 	}
 	resumed := false
 	cont := func() {
@@ -46,6 +57,27 @@ func stopNamed(t *testing.T, r *crashRig) func() {
 	}
 	t.Cleanup(cont)
 	return cont
+}
+
+// allStopped reports whether every thread of process pid is stopped
+// (state T in /proc/<pid>/task/<tid>/stat).
+func allStopped(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, tk := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, tk.Name()))
+		if err != nil {
+			return false
+		}
+		// The state follows the command name, which is in parentheses.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 || i+2 >= len(b) || (b[i+2] != 'T' && b[i+2] != 't') {
+			return false
+		}
+	}
+	return true
 }
 
 // stopNamedAt makes the control-channel proxy p stop named (SIGSTOP) as
