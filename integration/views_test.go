@@ -277,6 +277,11 @@ func TestViewsEndToEnd(t *testing.T) {
 			found = true
 		}
 	}
+	// The restart watch's first look (about 4 s after the start) may have
+	// moved it aside first, as its own reconcile of view internal.
+	if !found && strings.Contains(c.Log(), `"zone":"orphan.test","action":"moved-aside"`) {
+		found = true
+	}
 	if _, err := os.Stat(orphan); !found || !os.IsNotExist(err) {
 		t.Errorf("reconcile of view internal's stray file: %s (file: %v)", r.raw, err)
 	}
