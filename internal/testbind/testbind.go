@@ -142,6 +142,11 @@ func Start(tb testing.TB, opts *Options) *Server {
 		tb.Fatalf("testbind: %v", err)
 	}
 	tb.Cleanup(func() {
+		// A failed test shows the end of named's log, which says what
+		// named did meanwhile (CI keeps only the test's output).
+		if tb.Failed() {
+			tb.Logf("the end of named's log (%s):\n%s", dir, (&Server{LogFile: filepath.Join(dir, "named.log")}).LogTail(60))
+		}
 		if !tb.Failed() || os.Getenv("TESTBIND_KEEP") == "" {
 			_ = os.RemoveAll(dir)
 		}
