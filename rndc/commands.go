@@ -160,6 +160,13 @@ func (c *Client) Notify(ctx context.Context, zone string) (string, error) {
 	return c.textCommand(ctx, "notify", zone, "")
 }
 
+// LoadKeys runs "loadkeys <zone>": named reads the zone's keys from its
+// key directory and, for a zone with a dnssec-policy, runs its key
+// manager now (which makes and publishes the keys the policy wants).
+func (c *Client) LoadKeys(ctx context.Context, zone string) (string, error) {
+	return c.textCommand(ctx, "loadkeys", zone, "")
+}
+
 // textCommand runs "verb zone [IN view]" and returns named's text.
 func (c *Client) textCommand(ctx context.Context, verb, zone, view string) (string, error) {
 	resp, err := c.zoneCommandIn(ctx, verb, zone, view)

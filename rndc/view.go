@@ -100,6 +100,11 @@ func (v *ViewClient) Notify(ctx context.Context, zone string) (string, error) {
 	return v.textCommand(ctx, "notify", zone, v.View)
 }
 
+// LoadKeys runs "loadkeys <zone> IN <view>" (see Client.LoadKeys).
+func (v *ViewClient) LoadKeys(ctx context.Context, zone string) (string, error) {
+	return v.textCommand(ctx, "loadkeys", zone, v.View)
+}
+
 // Retransfer runs "retransfer <zone> IN <view>" (see Client.Retransfer).
 func (v *ViewClient) Retransfer(ctx context.Context, zone string) (string, error) {
 	return v.textCommand(ctx, "retransfer", zone, v.View)

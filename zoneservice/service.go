@@ -64,6 +64,7 @@ type Control interface {
 	Thaw(ctx context.Context, zone string) (string, error)
 	Notify(ctx context.Context, zone string) (string, error)
 	Retransfer(ctx context.Context, zone string) (string, error)
+	LoadKeys(ctx context.Context, zone string) (string, error)
 	Status(ctx context.Context) (*rndc.ServerStatus, error)
 }
 
