@@ -305,10 +305,18 @@ func (r *crashRig) keyFiles(zone string) []string {
 }
 
 // waitKeyFiles waits up to 60 s for named to make the zone's keys and
-// reports whether it did.
+// reports whether it did. Each second without them it asks named to run
+// its key manager for the zone (rndc loadkeys): BIND 9.18 now and then
+// skips it for a zone just added with a dnssec-policy (see
+// zoneservice.Service.LoadKeys).
 func (r *crashRig) waitKeyFiles(zone string) bool {
 	deadline := time.Now().Add(60 * time.Second)
+	nudge := time.Now().Add(time.Second)
 	for len(r.keyFiles(zone)) == 0 && time.Now().Before(deadline) {
+		if time.Now().After(nudge) {
+			_, _ = r.ns.RNDC("loadkeys", zone)
+			nudge = time.Now().Add(time.Second)
+		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	return len(r.keyFiles(zone)) > 0
