@@ -77,12 +77,13 @@ func TestEventStreamThroughCaddy(t *testing.T) {
 
 	// A stop with a 60 s grace period: the streams end at once, so Caddy
 	// exits without waiting for it. (Stop sends SIGTERM and SIGKILLs
-	// after 10 s: a Caddy held by its streams takes those 10 s; checked
-	// by disabling the shutdown signal, 11.6 s.)
+	// after 10 s: a Caddy held by its streams is killed; checked by
+	// disabling the shutdown signal. The test timed the stop, under 8 s,
+	// where it now asks whether Stop had to kill.)
 	start := time.Now()
 	c.Stop()
-	if d := time.Since(start); d > 8*time.Second {
-		t.Errorf("caddy took %v to stop with event streams open (its grace period is 60s)", d)
+	if c.StopKilled() {
+		t.Errorf("caddy had not exited %v after SIGTERM with event streams open (its grace period is 60s): killed", time.Since(start).Round(time.Second))
 	}
 	c.Start()
 	// Changes made before the clients are back are not missed.

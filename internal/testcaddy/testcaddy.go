@@ -104,6 +104,8 @@ type Caddy struct {
 	tb   testing.TB
 	cmd  *exec.Cmd
 	done chan struct{}
+	// killed: the last Stop had to end caddy with SIGKILL.
+	killed bool
 }
 
 // FreePort returns a free loopback TCP port, reserved against other test
@@ -276,14 +278,20 @@ func (c *Caddy) Stop() {
 		return
 	}
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	c.killed = false
 	select {
 	case <-c.done:
 	case <-time.After(10 * time.Second):
 		_ = c.cmd.Process.Kill()
 		<-c.done
+		c.killed = true
 	}
 	forgetConnections()
 }
+
+// StopKilled reports whether the last Stop had to kill caddy: it had not
+// exited 10 s after SIGTERM.
+func (c *Caddy) StopKilled() bool { return c.killed }
 
 // forgetConnections closes the idle keep-alive connections of Go's
 // default HTTP client once a caddy has exited: a later test's caddy may
