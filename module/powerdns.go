@@ -329,17 +329,6 @@ func (s pdnsService) Retransfer(ctx context.Context, zone string) error {
 	return nil
 }
 
-func (s pdnsService) LoadKeys(ctx context.Context, zone string) error {
-	b, err := s.backend()
-	if err != nil {
-		return err
-	}
-	if err := b.svc.LoadKeys(ctx, zone); err != nil {
-		return &pdnsOpError{kind: "service", zone: zone, err: err}
-	}
-	return nil
-}
-
 func (s pdnsService) Keys(ctx context.Context, zone string) ([]frontmount.Key, error) {
 	b, err := s.backend()
 	if err != nil {

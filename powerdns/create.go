@@ -60,9 +60,6 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 		a.fail(w, err, createExplain(labels), true)
 		return
 	}
-	if req.DNSSEC != nil && *req.DNSSEC {
-		a.awaitKeys(r.Context(), name)
-	}
 	w.Header().Set("Location", Prefix+"/zones/"+ZoneID(name))
 	a.writeZone(w, r, name, http.StatusCreated, withSets, "", "")
 }
@@ -381,9 +378,6 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		if err := a.Service.Modify(r.Context(), name, ch); err != nil {
 			a.fail(w, err, nil, false)
 			return
-		}
-		if ch.DNSSECPolicy != nil {
-			a.awaitKeys(r.Context(), name)
 		}
 	}
 	if req.RRsets != nil {

@@ -1,13 +1,11 @@
 package powerdns
 
 import (
-	"context"
 	"net/http"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 )
@@ -221,49 +219,6 @@ func (a *API) cryptokeys(w http.ResponseWriter, r *http.Request, zone string) ([
 	return a.cryptokeysOf(keys)
 }
 
-// keysWait bounds how long a request that signs a zone waits for named
-// to publish the zone's keys.
-const keysWait = 10 * time.Second
-
-// keysNudge is how long awaitKeys waits for the keys before it asks named
-// to run its key manager for the zone (and between two such asks).
-const keysNudge = time.Second
-
-// awaitKeys waits until named publishes zone's DNSKEYs, which it makes
-// and adds a few milliseconds after the addzone or modzone that gives
-// the zone a dnssec-policy has answered (longer on a busy server), and
-// returns them; nil when they are not there after keysWait or when ctx
-// ends first. PowerDNS makes a zone's keys before its API answers, and
-// its clients (DNSControl's AUTODNSSEC, PowerDNS-Admin) read them right
-// after: a request that signs a zone answers once they are there. When
-// they are not there after keysNudge, named is asked to run its key
-// manager for the zone (rndc loadkeys), and again every keysNudge: BIND
-// 9.18 now and then does not run it for a zone just added with a policy
-// (about one in 200 here), which then stayed without keys past keysWait
-// (TestPowerDNSCryptokeys failed so in 5 of 48 runs under load).
-func (a *API) awaitKeys(ctx context.Context, zone string) []Key {
-	start := time.Now()
-	deadline := start.Add(keysWait)
-	nudge := start.Add(keysNudge)
-	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
-		if keys, err := a.Service.Keys(ctx, zone); err == nil && len(keys) > 0 {
-			return keys
-		}
-		if time.Now().Add(wait).After(deadline) {
-			return nil
-		}
-		if time.Now().After(nudge) {
-			_ = a.Service.LoadKeys(ctx, zone) // a failure: the next poll or nudge
-			nudge = time.Now().Add(keysNudge)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(wait):
-		}
-	}
-}
-
 // cryptokeysOf shows keys as PowerDNS does, by id (key tag).
 func (a *API) cryptokeysOf(keys []Key) ([]Cryptokey, bool) {
 	out := []Cryptokey{}
@@ -353,7 +308,9 @@ func (a *API) createCryptokey(w http.ResponseWriter, r *http.Request, zone strin
 		a.fail(w, err, nil, false)
 		return
 	}
-	if out, _ := a.cryptokeysOf(a.awaitKeys(r.Context(), name)); len(out) > 0 {
+	// Modify waited for named to publish the keys (zoneservice.AwaitKeys).
+	if keys, err := a.Service.Keys(r.Context(), name); err == nil && len(keys) > 0 {
+		out, _ := a.cryptokeysOf(keys)
 		writeJSON(w, http.StatusCreated, out[0])
 		return
 	}

@@ -3,10 +3,13 @@ package zoneservice
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"math/bits"
+	"time"
 
 	"github.com/miekg/dns"
 
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
@@ -66,6 +69,62 @@ func (s *Service) LoadKeys(ctx context.Context, zone string) error {
 		return s.commandErr(zone, "loadkeys", err)
 	}
 	return nil
+}
+
+// KeysWait bounds how long a create or modify that signs a primary zone
+// waits for named to publish the zone's keys (AwaitKeys).
+const KeysWait = 10 * time.Second
+
+// keysNudge is how long AwaitKeys waits for the keys before it asks named
+// to run its key manager for the zone (and between two such asks).
+const keysNudge = time.Second
+
+// AwaitKeys waits until named publishes the zone's DNSKEYs and returns
+// them; nil when they are not there after KeysWait, when ctx ends first,
+// or when they cannot be read (no update key; three failed reads in a
+// row). named makes and adds a zone's keys a few milliseconds after the
+// addzone or modzone that gives it a dnssec-policy has answered (longer
+// on a busy server); a create or modify that signs a primary zone waits
+// for them (signing), so that every front end answers once the zone is
+// signed: PowerDNS's clients (DNSControl's AUTODNSSEC, PowerDNS-Admin)
+// read the keys right after, and a REST client that reads the DNSKEY
+// RRset to publish the DS finds it. When the keys are not there after
+// keysNudge, named is asked to run its key manager for the zone (rndc
+// loadkeys), and again every keysNudge: BIND 9.18 now and then does not
+// run it for a zone just added with a policy (about one in 200 here), and
+// such a zone stayed unsigned until named's next periodic key check
+// (dnssec-loadkeys-interval, an hour by default).
+func (s *Service) AwaitKeys(ctx context.Context, zone string) []DNSKey {
+	start := time.Now()
+	deadline, nudge := start.Add(KeysWait), start.Add(keysNudge)
+	failed := 0
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		keys, err := s.Keys(ctx, zone)
+		switch {
+		case err == nil && len(keys) > 0:
+			return keys
+		case errors.Is(err, dnsupdate.ErrNoUpdateKey):
+			return nil
+		case err != nil:
+			if failed++; failed == 3 {
+				return nil
+			}
+		default:
+			failed = 0
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return nil
+		}
+		if time.Now().After(nudge) {
+			_ = s.LoadKeys(ctx, zone) // a failure: the next poll or nudge
+			nudge = time.Now().Add(keysNudge)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
 }
 
 // keyBits is the size of a DNSKEY's key: for RSA the modulus's bits

@@ -416,6 +416,15 @@ func signed(zc *rndc.ZoneStatement) bool {
 	return isYes(v)
 }
 
+// signing reports whether named signs the zone of zc itself, with keys it
+// makes: a primary zone with a dnssec-policy other than none and
+// insecure (which removes the keys).
+func signing(zc *rndc.ZoneStatement) bool {
+	v, _ := zc.Get("dnssec-policy")
+	p, ok := v.Text()
+	return ok && p != "none" && p != "insecure" && zc.Type() == "primary"
+}
+
 // Modified is what Modify did.
 type Modified struct {
 	// Details is named's answer to modzone.
@@ -469,6 +478,9 @@ func (s *Service) Modify(ctx context.Context, name string, ch *SettingsChange) (
 			e.Kind = ErrInvalid
 		}
 		return nil, e
+	}
+	if !wasSigned && signing(zc) {
+		s.AwaitKeys(ctx, name)
 	}
 	res := &Modified{Details: text}
 	if after, err := s.Control.ShowZoneStatement(ctx, name); err == nil {

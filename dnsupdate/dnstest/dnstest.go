@@ -127,6 +127,15 @@ func (s *Server) Notifies() []string {
 	return append([]string(nil), s.notifies...)
 }
 
+// Change changes the zone as named does on its own (its key manager
+// adding a zone's keys, a signing): the records are applied as an
+// UPDATE's changes (a SOA replaces the zone's) and journaled.
+func (s *Server) Change(zone string, rrs ...dns.RR) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.update(zone, rrs)
+}
+
 // Records returns the zone's records, SOA first.
 func (s *Server) Records(zone string) []dns.RR {
 	s.mu.Lock()

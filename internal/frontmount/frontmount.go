@@ -122,8 +122,6 @@ type Service interface {
 	Retransfer(ctx context.Context, zone string) error
 	// Keys lists the zone's DNSSEC keys (its DNSKEY records).
 	Keys(ctx context.Context, zone string) ([]Key, error)
-	// LoadKeys asks named to run its key manager for the zone now.
-	LoadKeys(ctx context.Context, zone string) error
 	// Statistics returns what named reports about itself, name → value.
 	Statistics(ctx context.Context) ([][2]string, error)
 	// Status classifies an error of the service: how the zone API
