@@ -477,6 +477,12 @@ func ztokenize(s string) ([]ztoken, error) {
 				if s[j] == '#' || (s[j] == '/' && j+1 < len(s) && (s[j+1] == '/' || s[j+1] == '*')) {
 					break
 				}
+				// named prints text with a backslash as a quoted string;
+				// a bare word holding one would be rendered quoted, a
+				// string, which is not what was read.
+				if s[j] == '\\' {
+					return nil, errors.New("backslash outside a quoted string")
+				}
 				j++
 			}
 			toks = append(toks, ztoken{kind: ztWord, text: s[i:j], raw: s[i:j], pos: i})
