@@ -114,7 +114,7 @@ func (a *API) allowZones(w http.ResponseWriter, r *http.Request, zone string) bo
 // action, unless the host allows them otherwise), answering 403 itself
 // when not.
 func (a *API) allowMasters(w http.ResponseWriter, r *http.Request, masters []string) bool {
-	return a.allowServers(w, r, masters, a.AllowPrimaries, "masters: they make named transfer from the addresses given")
+	return a.allowServers(w, r, masters, a.AllowPrimaries, "name masters: they make named transfer from the addresses given")
 }
 
 // allowNotify checks that the identity may name these also-notify
@@ -122,12 +122,12 @@ func (a *API) allowMasters(w http.ResponseWriter, r *http.Request, masters []str
 // need the server action, unless the host allows them otherwise),
 // answering 403 itself when not.
 func (a *API) allowNotify(w http.ResponseWriter, r *http.Request, servers []string) bool {
-	return a.allowServers(w, r, servers, a.AllowNotify, "also-notify servers: they make named send NOTIFY messages to the addresses given")
+	return a.allowServers(w, r, servers, a.AllowNotify, "name also-notify servers: they make named send NOTIFY messages to the addresses given")
 }
 
 // allowServers is allowMasters and allowNotify: the host's check when it
-// has one, else the server action; what names the list and its effect in
-// the 403's message.
+// has one, else the server action; what is what the identity may not do
+// ("name …" and its effect), for the 403's message.
 func (a *API) allowServers(w http.ResponseWriter, r *http.Request, servers []string, host func(http.ResponseWriter, *http.Request, []string) bool, what string) bool {
 	if len(servers) == 0 {
 		return true
@@ -136,7 +136,7 @@ func (a *API) allowServers(w http.ResponseWriter, r *http.Request, servers []str
 		return host(w, r, servers)
 	}
 	if id := identity(r); id != nil && !id.Grant.AllowsServer() {
-		a.forbid(w, r, &auth.Denied{Message: id.ID + " may not name " + what + ", which needs the server action"})
+		a.forbid(w, r, &auth.Denied{Message: id.ID + " may not " + what + ", which needs the server action"})
 		return false
 	}
 	return true
