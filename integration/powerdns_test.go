@@ -590,7 +590,7 @@ func TestPowerDNSCryptokeys(t *testing.T) {
 	c := startPDNS(t, "")
 	// keysAfter reads zone's keys right after the request that signed it
 	// answered, in took. The API waits for named to publish them for at
-	// most 10 s (powerdns.keysWait) and then answers without them, as
+	// most 10 s (zoneservice.keysWait) and then answers without them, as
 	// documented: only an answer as slow as that may come before the keys
 	// (named was slow, not the API), and the keys are then waited for.
 	keysAfter := func(zone string, took time.Duration) []map[string]any {

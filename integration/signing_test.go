@@ -44,7 +44,7 @@ func TestPatchSigningKeyDirectory(t *testing.T) {
 // (before, named added them a little after the answer; and BIND 9.18 now
 // and then did not run its key manager for a zone just added with a
 // policy at all, which the API now asks it to, with rndc loadkeys). An
-// answer that took the API's whole wait (zoneservice.KeysWait, 10 s)
+// answer that took the API's whole wait (zoneservice.keysWait, 10 s)
 // came without the keys as documented; the keys are then waited for.
 func TestSignedZoneAnswersWithKeys(t *testing.T) {
 	r := newCrashRig(t, "20s")

@@ -308,7 +308,7 @@ func (a *API) createCryptokey(w http.ResponseWriter, r *http.Request, zone strin
 		a.fail(w, err, nil, false)
 		return
 	}
-	// Modify waited for named to publish the keys (zoneservice.AwaitKeys).
+	// Modify waited for named to publish the keys (zoneservice.awaitKeys).
 	if keys, err := a.Service.Keys(r.Context(), name); err == nil && len(keys) > 0 {
 		out, _ := a.cryptokeysOf(keys)
 		writeJSON(w, http.StatusCreated, out[0])

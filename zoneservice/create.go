@@ -134,7 +134,7 @@ func (s *Service) createLocked(ctx context.Context, z *zonemodel.Zone, fp string
 		return nil, newErr(ErrStorage, name, "", "recording zone "+name+" in the index", err)
 	}
 	if signing(zs) {
-		s.AwaitKeys(ctx, name)
+		s.awaitKeys(ctx, name)
 	}
 	s.recordZone(ctx, event, name, true)
 	return &Created{File: path, Details: text, Settled: settled}, nil

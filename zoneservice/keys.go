@@ -71,16 +71,16 @@ func (s *Service) LoadKeys(ctx context.Context, zone string) error {
 	return nil
 }
 
-// KeysWait bounds how long a create or modify that signs a primary zone
-// waits for named to publish the zone's keys (AwaitKeys).
-const KeysWait = 10 * time.Second
+// keysWait bounds how long a create or modify that signs a primary zone
+// waits for named to publish the zone's keys (awaitKeys).
+const keysWait = 10 * time.Second
 
-// keysNudge is how long AwaitKeys waits for the keys before it asks named
+// keysNudge is how long awaitKeys waits for the keys before it asks named
 // to run its key manager for the zone (and between two such asks).
 const keysNudge = time.Second
 
-// AwaitKeys waits until named publishes the zone's DNSKEYs and returns
-// them; nil when they are not there after KeysWait, when ctx ends first,
+// awaitKeys waits until named publishes the zone's DNSKEYs and returns
+// them; nil when they are not there after keysWait, when ctx ends first,
 // or when they cannot be read (no update key; three failed reads in a
 // row). named makes and adds a zone's keys a few milliseconds after the
 // addzone or modzone that gives it a dnssec-policy has answered (longer
@@ -94,9 +94,9 @@ const keysNudge = time.Second
 // run it for a zone just added with a policy (about one in 200 here), and
 // such a zone stayed unsigned until named's next periodic key check
 // (dnssec-loadkeys-interval, an hour by default).
-func (s *Service) AwaitKeys(ctx context.Context, zone string) []DNSKey {
+func (s *Service) awaitKeys(ctx context.Context, zone string) []DNSKey {
 	start := time.Now()
-	deadline, nudge := start.Add(KeysWait), start.Add(keysNudge)
+	deadline, nudge := start.Add(keysWait), start.Add(keysNudge)
 	failed := 0
 	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
 		keys, err := s.Keys(ctx, zone)

@@ -480,7 +480,7 @@ func (s *Service) Modify(ctx context.Context, name string, ch *SettingsChange) (
 		return nil, e
 	}
 	if !wasSigned && signing(zc) {
-		s.AwaitKeys(ctx, name)
+		s.awaitKeys(ctx, name)
 	}
 	res := &Modified{Details: text}
 	if after, err := s.Control.ShowZoneStatement(ctx, name); err == nil {
