@@ -17,29 +17,12 @@ import (
 // text). The production Caddyfile has the same blocks.
 func TestExampleCaddyfileJSONErrors(t *testing.T) {
 	ns := startNamed(t)
-	src, err := os.ReadFile("../examples/Caddyfile.dev")
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := newCaddy(t, ns, caddyOpts{env: []string{
 		"ZONEAPI_ZONE_DIR=" + ns.ZoneDir, "ZONEAPI_RNDC_SERVER=" + ns.ControlAddr,
 		"ZONEAPI_RNDC_KEY_FILE=" + ns.RNDCKeyFile, "ZONEAPI_UPDATE_KEY_FILE=" + ns.TSIGKeyFile,
 		"ZONEAPI_DNS_SERVER=" + ns.DNSAddr, "DISABLE_AUTH=true",
 	}})
-	conf := string(src)
-	for old, new := range map[string]string{
-		"admin localhost:2019": "admin " + c.AdminAddr,
-		"http_port 8080":       fmt.Sprintf("http_port %d", freePort(t)),
-		"localhost:8443 {":     fmt.Sprintf("http://127.0.0.1:%d {", c.Port),
-	} {
-		if !strings.Contains(conf, old) {
-			t.Fatalf("examples/Caddyfile.dev no longer has %q", old)
-		}
-		conf = strings.Replace(conf, old, new, 1)
-	}
-	if err := os.WriteFile(c.ConfigPath(), []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	devCaddyfile(t, c)
 	c.Start()
 	t.Cleanup(c.Stop)
 	// The dev Caddyfile's grace period is eternal: no idle connections may
@@ -89,5 +72,30 @@ func TestExampleCaddyfileJSONErrors(t *testing.T) {
 		if !strings.Contains(string(prod), block) {
 			t.Errorf("examples/Caddyfile.production lacks %q", block)
 		}
+	}
+}
+
+// devCaddyfile writes examples/Caddyfile.dev as c's configuration, with
+// free loopback ports for its admin API, its HTTP port and the API's site
+// (plain HTTP, so that the test's client needs no CA).
+func devCaddyfile(t *testing.T, c *caddy) {
+	t.Helper()
+	src, err := os.ReadFile("../examples/Caddyfile.dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := string(src)
+	for old, new := range map[string]string{
+		"admin localhost:2019": "admin " + c.AdminAddr,
+		"http_port 8080":       fmt.Sprintf("http_port %d", freePort(t)),
+		"localhost:8443 {":     fmt.Sprintf("http://127.0.0.1:%d {", c.Port),
+	} {
+		if !strings.Contains(conf, old) {
+			t.Fatalf("examples/Caddyfile.dev no longer has %q", old)
+		}
+		conf = strings.Replace(conf, old, new, 1)
+	}
+	if err := os.WriteFile(c.ConfigPath(), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -30,35 +30,14 @@ done
 bash scripts/setup.sh
 caddy_bin=$(bash scripts/build.sh)
 
-state=$(mkdir -p "${ZONEAPI_STATE:-state}" && cd "${ZONEAPI_STATE:-state}" && pwd)
+# The configuration (keys, named.conf, Caddy's environment): devconf.sh.
+state=$(ZONEAPI_FLEET=$fleet bash scripts/devconf.sh)
 dns_port=${DNS_PORT:-5354}
 rndc_port=${RNDC_PORT:-9953}
-stats_port=${STATS_PORT:-9980}
-mkdir -p "$state/zones" "$state/caddy"
-chmod 700 "$state"
-
-# Keys are generated once and kept, so zones created earlier stay updatable.
-[ -s "$state/rndc.key" ] || { tsig-keygen -a hmac-sha256 rndc-key >"$state/rndc.key.tmp" && mv "$state/rndc.key.tmp" "$state/rndc.key"; }
-[ -s "$state/update.key" ] || { tsig-keygen -a hmac-sha256 zoneapi-update >"$state/update.key.tmp" && mv "$state/update.key.tmp" "$state/update.key"; }
-chmod 600 "$state/rndc.key" "$state/update.key"
-
 sec_dns_port=${SEC_DNS_PORT:-5355}
 sec_rndc_port=${SEC_RNDC_PORT:-9954}
+sec="$state/secondary"
 catalog=${ZONEAPI_CATALOG:-catalog.zoneapi.invalid}
-primary_conf=examples/named.conf.dev
-[ "$fleet" = 1 ] && primary_conf=examples/named.conf.primary
-sed -e "s|@STATE@|$state|g" -e "s|@DNS_PORT@|$dns_port|g" -e "s|@RNDC_PORT@|$rndc_port|g" \
-	-e "s|@STATS_PORT@|$stats_port|g" -e "s|@SEC_DNS_PORT@|$sec_dns_port|g" "$primary_conf" >"$state/named.conf"
-named-checkconf "$state/named.conf"
-if [ "$fleet" = 1 ]; then
-	sec="$state/secondary"
-	mkdir -p "$sec/zones"
-	cp "$state/rndc.key" "$sec/rndc.key"
-	sed -e "s|@STATE@|$sec|g" -e "s|@DNS_PORT@|$sec_dns_port|g" -e "s|@RNDC_PORT@|$sec_rndc_port|g" \
-		-e "s|@PRIMARY@|127.0.0.1 port $dns_port|g" -e "s|@CATALOG@|$catalog|g" \
-		examples/named.conf.secondary >"$sec/named.conf"
-	named-checkconf "$sec/named.conf"
-fi
 
 pids=()
 stop() {
@@ -83,17 +62,12 @@ start_named() {
 start_named "$state/named.conf" "$state/named.log" "$rndc_port"
 if [ "$fleet" = 1 ]; then
 	start_named "$sec/named.conf" "$sec/named.log" "$sec_rndc_port"
-	export ZONEAPI_CATALOG="$catalog"
-else
-	unset ZONEAPI_CATALOG
 fi
 
-export ZONEAPI_ZONE_DIR="$state/zones"
-export ZONEAPI_RNDC_SERVER="127.0.0.1:$rndc_port"
-export ZONEAPI_RNDC_KEY_FILE="$state/rndc.key"
-export ZONEAPI_UPDATE_KEY_FILE="$state/update.key"
-export ZONEAPI_DNS_SERVER="127.0.0.1:$dns_port"
-export ZONEAPI_STATS="127.0.0.1:$stats_port"
+# The environment examples/Caddyfile.dev reads, as devconf.sh wrote it.
+while IFS='=' read -r name value; do
+	export "$name=$value"
+done <"$state/caddy.env"
 export XDG_DATA_HOME="$state/caddy" XDG_CONFIG_HOME="$state/caddy"
 export RUST_LOG=${RUST_LOG:-info}
 
