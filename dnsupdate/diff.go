@@ -6,17 +6,6 @@ import (
 	"github.com/miekg/dns"
 )
 
-// Cached returns the zone's content the updater holds from its last read
-// (record lists, batches, exports), when it is at serial; nil otherwise.
-// It reads nothing from named.
-func (u *Updater) Cached(zone string, serial uint32) *Snapshot {
-	s := u.cache.get(u.cache.entry(zone))
-	if s == nil || s.Serial() != serial {
-		return nil
-	}
-	return s
-}
-
 // Diff returns the records of after that before lacks (added) and those
 // of before that after lacks (removed), SOA records left out: the
 // difference of two full copies of a zone (two AXFRs), for a change named

@@ -99,15 +99,18 @@ func canonicalKey(name string, t uint16) string {
 	return b.String()
 }
 
-// snapshotCache holds the last snapshot of each zone.
+// snapshotCache holds the last snapshot of each zone, and the seeds of
+// zones created here (baseline.go).
 type snapshotCache struct {
-	mu    sync.Mutex
-	zones map[string]*zoneSnap
+	mu        sync.Mutex
+	zones     map[string]*zoneSnap
+	seedBytes int // of every zone's seed
 }
 
 type zoneSnap struct {
 	fill sync.Mutex // one transfer at a time per zone
 	snap *Snapshot  // guarded by snapshotCache.mu
+	seed *seed      // guarded by snapshotCache.mu
 }
 
 func (c *snapshotCache) entry(zone string) *zoneSnap {
@@ -135,6 +138,7 @@ func (c *snapshotCache) set(e *zoneSnap, s *Snapshot) {
 	defer c.mu.Unlock()
 	if e.snap == nil || serialLess(e.snap.Serial(), s.Serial()) || e.snap.Serial() == s.Serial() {
 		e.snap = s
+		c.dropSeed(e) // the zone's content is known at a serial named served
 	}
 }
 
@@ -142,6 +146,9 @@ func (c *snapshotCache) set(e *zoneSnap, s *Snapshot) {
 func (c *snapshotCache) forget(zone string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if e := c.zones[zone]; e != nil {
+		c.dropSeed(e)
+	}
 	delete(c.zones, zone)
 }
 

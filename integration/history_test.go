@@ -399,17 +399,37 @@ http://127.0.0.1:%d {
 	}
 }
 
-// TestHistoryFileEditWithoutJournal: with a named that keeps no journal of
-// reloads (no ixfr-from-differences), a zone file edited and thawed is
-// answered by IXFR with the whole zone; the history then records the
-// difference from the zone's content as the API last read it.
-func TestHistoryFileEditWithoutJournal(t *testing.T) {
+// notifyOnly starts named sending a NOTIFY for every change to the API's
+// notify_listen but with none of the IXFR settings docs/history.md asks
+// for (no ixfr-from-differences, the default max-ixfr-ratio), and Caddy
+// listening there.
+func notifyOnly(t *testing.T) (*testbind.Server, *caddy) {
+	t.Helper()
 	port, _, err := testbind.FreePorts()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ns := testbind.Start(t, &testbind.Options{ExtraOptions: fmt.Sprintf("also-notify { 127.0.0.1 port %d; };", port)})
-	c := startCaddy(t, ns, caddyOpts{extra: fmt.Sprintf("history {\n\t\t\t\tnotify_listen 127.0.0.1:%d\n\t\t\t}", port)})
+	return ns, startCaddy(t, ns, caddyOpts{extra: fmt.Sprintf("history {\n\t\t\t\tnotify_listen 127.0.0.1:%d\n\t\t\t}", port)})
+}
+
+// changeRecords lists the records of rs, each as "name TYPE data".
+func changeRecords(rs []changeRset) []string {
+	var out []string
+	for _, r := range rs {
+		for _, d := range r.Records {
+			out = append(out, r.Name+" "+r.Type+" "+d)
+		}
+	}
+	return out
+}
+
+// TestHistoryFileEditWithoutJournal: with a named that keeps no journal of
+// reloads (no ixfr-from-differences), a zone file edited and thawed is
+// answered by IXFR with the whole zone; the history then records the
+// difference from the zone's content as the API last read it.
+func TestHistoryFileEditWithoutJournal(t *testing.T) {
+	ns, c := notifyOnly(t)
 	const zone = "nojnl.test"
 	expect(t, c.do("POST", "/api/v1/zones", zoneBody(zone)), http.StatusCreated, "create")
 	expect(t, c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "a", "type": "A", "value": "192.0.2.1"}), http.StatusCreated, "add")
@@ -433,5 +453,55 @@ func TestHistoryFileEditWithoutJournal(t *testing.T) {
 	})
 	if len(last.Added) != 1 || last.Added[0].Name != "filed."+zone || len(last.Removed) != 0 {
 		t.Errorf("the file edit: %s", last)
+	}
+}
+
+// readmeZoneBody is the body of README.md's first request for zone: a
+// small zone (SOA, NS and its address), smaller than most changes of it.
+func readmeZoneBody(zone string) map[string]any {
+	return map[string]any{"zoneName": zone, "zoneType": "primary", "zoneConfig": map[string]any{"ttl": 3600,
+		"soa":         map[string]any{"primaryNs": "ns1." + zone + ".", "adminEmail": "admin." + zone + ".", "serial": 1},
+		"nameServers": []string{"ns1." + zone + "."}, "nameServerIps": map[string]string{"ns1." + zone + ".": "127.0.0.1"}}}
+}
+
+// TestHistoryFirstExternalChangeAfterCreate: named with the NOTIFY to the
+// API but none of the IXFR settings docs/history.md recommends answers
+// the IXFR of a small zone's change with the whole zone (max-ixfr-ratio,
+// 100% by default: the change outweighs the zone); the first change made
+// behind the API's back after the API created the zone is still recorded
+// with its records (the difference from the file the API wrote), and so
+// is the next (the difference from the zone as the first IXFR sent it).
+// Issue 25, defect 6: the first was recorded without records.
+func TestHistoryFirstExternalChangeAfterCreate(t *testing.T) {
+	ns, c := notifyOnly(t)
+	const zone = "first.test"
+	expect(t, c.do("POST", "/api/v1/zones", readmeZoneBody(zone)), http.StatusCreated, "create")
+	steps := []struct {
+		update         string
+		added, removed string // "name TYPE data", "" none
+	}{
+		{"update add a.first.test. 60 IN A 192.0.2.1\n", "a.first.test A 192.0.2.1", ""},
+		{"update delete a.first.test. A\nupdate add b.first.test. 60 IN TXT \"b\"\n", `b.first.test TXT "b"`, "a.first.test A 192.0.2.1"},
+	}
+	flat := func(rs []changeRset) string { return strings.Join(changeRecords(rs), ", ") }
+	for i, st := range steps {
+		nsupdateView(t, ns, ns.TSIGKeyFile, zone, st.update)
+		serial, _ := soaOn(ns, zone)
+		var last change
+		waitFor(t, "the nsupdate change in the history", func() bool {
+			cs := c.changes(testToken, "/api/v1/zones/"+zone+"/changes")
+			last = cs[len(cs)-1]
+			return last.SerialAfter != nil && *last.SerialAfter == serial
+		})
+		if last.Source != "external" || flat(last.Added) != st.added || flat(last.Removed) != st.removed {
+			t.Errorf("change %d: %s; want external, added %q, removed %q", i+1, last, st.added, st.removed)
+		}
+	}
+	// named did send the whole zone: what this test is about.
+	if log, _ := os.ReadFile(ns.LogFile); !strings.Contains(string(log), "AXFR-style IXFR") {
+		t.Errorf("named answered every IXFR with the changes; the test needs a zone whose changes outweigh it")
+	}
+	if strings.Contains(c.Log(), "named sent the whole zone") {
+		t.Errorf("a change was recorded without its records (caddy's log warns)")
 	}
 }

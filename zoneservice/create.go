@@ -135,6 +135,11 @@ func (s *Service) createLocked(ctx context.Context, z *zonemodel.Zone, fp string
 	}
 	if signing(zs) {
 		s.awaitKeys(ctx, name)
+	} else if z.Type == zonemodel.TypePrimary && s.Updater != nil && s.History != nil {
+		// The zone's content at its first serial, for the first change
+		// made elsewhere should named answer its IXFR with the whole
+		// zone (fullDiff). A signed zone's is not its file.
+		s.Updater.Seed(name, z.Serial, data)
 	}
 	s.recordZone(ctx, event, name, true)
 	return &Created{File: path, Details: text, Settled: settled}, nil

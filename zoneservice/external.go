@@ -32,10 +32,12 @@ import (
 // Noticed records the changes of the zone made since the history's last
 // serial of it (see above). A zone the history has no serial of gets the
 // current one as its baseline, and nothing is recorded. When named
-// answers with the whole zone (its journal does not reach back, or there
-// is none), one entry with the two serials and no records is recorded:
-// set ixfr-from-differences in named.conf to have a journal after every
-// reload.
+// answers with the whole zone (its journal does not reach back, there is
+// none, or the changes outweigh the zone: max-ixfr-ratio), one entry is
+// recorded, with the difference from the zone's content at the history's
+// serial when the updater knows it (fullDiff), else with the two serials
+// and no records: set ixfr-from-differences and max-ixfr-ratio unlimited
+// in named.conf to have named send every change (docs/history.md).
 func (s *Service) Noticed(ctx context.Context, zone string) error {
 	if s.History == nil || s.Updater == nil {
 		return nil
@@ -102,11 +104,16 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 
 // fullDiff is the entry of a change named answered an IXFR with the whole
 // zone for: the difference from the zone's content at serial from, when
-// the updater holds it (a recent read); otherwise the two serials alone,
-// with a warning.
+// the updater holds it (a recent read, the last such answer, or the file
+// of a zone created here: dnsupdate.Updater.Cached); otherwise the two
+// serials alone, with a warning. The whole zone is kept as the zone's
+// content at its serial (dnsupdate.Updater.Transferred).
 func (s *Service) fullDiff(zone string, from uint32, full []dns.RR) history.Entry {
 	to := full[0].(*dns.SOA).Serial
-	if old := s.Updater.Cached(zone, from); old != nil {
+	old := s.Updater.Cached(zone, from)
+	// The zone at to is the base of the next such difference.
+	defer s.Updater.Transferred(zone, full)
+	if old != nil {
 		added, removed := dnsupdate.Diff(old.RRs, full)
 		return external(zone, from, to, added, removed)
 	}

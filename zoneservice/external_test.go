@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
@@ -197,5 +199,62 @@ func BenchmarkViewNoticeRouting(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoticedDiffsAWholeZoneAnswer: when named answers the IXFR with the
+// whole zone, the change is recorded as the difference from the zone's
+// content at the history's serial: the seed of a zone created here, then
+// the zone as the last such answer sent it; without either, with its two
+// serials, no records and a warning (issue 25, defect 6).
+func TestNoticedDiffsAWholeZoneAnswer(t *testing.T) {
+	log, err := history.Open(t.TempDir(), history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	named := newViewNamed(t, 1) // z.test: its SOA and NS, always whole
+	svc := viewService(t, "", named, log)
+	core, logs := observer.New(zap.WarnLevel)
+	svc.Logger = zap.New(core)
+	ctx := context.Background()
+	if _, err := log.Append(history.Entry{Zone: "z.test", Type: history.ZoneCreated, Source: history.SourceAPI, SerialAfter: history.Serial(1)}); err != nil {
+		t.Fatal(err)
+	}
+	// The file written at create: one record more than named has now.
+	svc.Updater.Seed("z.test", 1, []byte("$ORIGIN z.test.\n@ 300 IN SOA ns1 admin 1 3600 600 604800 300\n@ 300 IN NS ns1\nold 300 IN A 192.0.2.1\n"))
+
+	last := func() history.Entry {
+		es, err := log.Read(0, history.Filter{Zone: "z.test"}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return es[len(es)-1]
+	}
+	named.serial.Store(2)
+	if err := svc.Noticed(ctx, "z.test"); err != nil {
+		t.Fatal(err)
+	}
+	if e := last(); e.Source != history.SourceExternal || len(e.Added) != 0 || len(e.Removed) != 1 || e.Removed[0].Name != "old.z.test" {
+		t.Errorf("the first change, from the seed: %+v", e)
+	}
+	named.serial.Store(3)
+	if err := svc.Noticed(ctx, "z.test"); err != nil {
+		t.Fatal(err)
+	}
+	if e := last(); *e.SerialBefore != 2 || *e.SerialAfter != 3 || len(e.Added)+len(e.Removed) != 0 {
+		t.Errorf("the second change, from the first answer: %+v", e)
+	}
+	if n := logs.Len(); n != 0 {
+		t.Errorf("%d warnings, want none: %v", n, logs.All())
+	}
+	// Nothing known at the history's serial: the two serials alone.
+	svc.Updater.Forget("z.test")
+	named.serial.Store(4)
+	if err := svc.Noticed(ctx, "z.test"); err != nil {
+		t.Fatal(err)
+	}
+	if e := last(); *e.SerialAfter != 4 || logs.FilterMessageSnippet("named sent the whole zone").Len() != 1 {
+		t.Errorf("a change with nothing to diff against: %+v, warnings %v", e, logs.All())
 	}
 }
