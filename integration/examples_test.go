@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,7 @@ func TestExampleCaddyfileJSONErrors(t *testing.T) {
 		"ZONEAPI_ZONE_DIR=" + ns.ZoneDir, "ZONEAPI_RNDC_SERVER=" + ns.ControlAddr,
 		"ZONEAPI_RNDC_KEY_FILE=" + ns.RNDCKeyFile, "ZONEAPI_UPDATE_KEY_FILE=" + ns.TSIGKeyFile,
 		"ZONEAPI_DNS_SERVER=" + ns.DNSAddr, "DISABLE_AUTH=true",
+		fmt.Sprintf("ZONEAPI_NOTIFY_LISTEN=127.0.0.1:%d", freePort(t)),
 	}})
 	devCaddyfile(t, c)
 	c.Start()
@@ -97,5 +99,52 @@ func devCaddyfile(t *testing.T, c *caddy) {
 	}
 	if err := os.WriteFile(c.ConfigPath(), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestExamplesConfigureTheHistory: the production example (Caddyfile and
+// the named.conf fragment) and the development one (Caddyfile.dev and the
+// named.conf files scripts/devconf.sh fills in) set up what the change
+// history needs to record changes made outside the API as they happen
+// (docs/history.md): notify_listen in the Caddyfile, named's also-notify
+// to that address, ixfr-from-differences and max-ixfr-ratio unlimited
+// (issue 25, defect 6: neither set any of it). TestDevSetupHistory runs
+// the development set-up.
+func TestExamplesConfigureTheHistory(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile("../examples/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	listen := regexp.MustCompile(`(?m)^\s*notify_listen (\S+)$`)
+	for _, ex := range []struct{ caddyfile, namedConf, port string }{
+		{"Caddyfile.production", "named.conf.fragment", ""},
+		{"Caddyfile.dev", "named.conf.dev", "@NOTIFY_PORT@"},
+		{"Caddyfile.dev", "named.conf.primary", "@NOTIFY_PORT@"},
+	} {
+		m := listen.FindStringSubmatch(read(ex.caddyfile))
+		if m == nil {
+			t.Errorf("examples/%s has no notify_listen", ex.caddyfile)
+			continue
+		}
+		port := ex.port
+		if port == "" {
+			port = m[1][strings.LastIndexByte(m[1], ':')+1:]
+		} else if m[1] != "{env.ZONEAPI_NOTIFY_LISTEN}" {
+			t.Errorf("examples/%s: notify_listen %s, not scripts/devconf.sh's {env.ZONEAPI_NOTIFY_LISTEN}", ex.caddyfile, m[1])
+		}
+		conf := read(ex.namedConf)
+		also := regexp.MustCompile(`(?m)^\s*also-notify \{[^}]*127\.0\.0\.1 port ` + regexp.QuoteMeta(port) + `;`)
+		for what, ok := range map[string]bool{
+			"also-notify to 127.0.0.1 port " + port: also.MatchString(conf),
+			"ixfr-from-differences yes":             strings.Contains(conf, "\n\tixfr-from-differences yes;"),
+			"max-ixfr-ratio unlimited":              strings.Contains(conf, "\n\tmax-ixfr-ratio unlimited;"),
+		} {
+			if !ok {
+				t.Errorf("examples/%s lacks %s (for %s's notify_listen)", ex.namedConf, what, ex.caddyfile)
+			}
+		}
 	}
 }

@@ -9,7 +9,8 @@
 # Caddy; integration/devsetup_test.go runs it to test that same set-up.
 #
 # Environment: as run.sh's (ZONEAPI_STATE, DNS_PORT, RNDC_PORT,
-# STATS_PORT, ZONEAPI_FLEET, SEC_DNS_PORT, SEC_RNDC_PORT, ZONEAPI_CATALOG).
+# STATS_PORT, NOTIFY_PORT, ZONEAPI_FLEET, SEC_DNS_PORT, SEC_RNDC_PORT,
+# ZONEAPI_CATALOG).
 # It prints the state folder's absolute path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,7 @@ state=$(mkdir -p "${ZONEAPI_STATE:-state}" && cd "${ZONEAPI_STATE:-state}" && pw
 dns_port=${DNS_PORT:-5354}
 rndc_port=${RNDC_PORT:-9953}
 stats_port=${STATS_PORT:-9980}
+notify_port=${NOTIFY_PORT:-5399}
 mkdir -p "$state/zones" "$state/caddy"
 chmod 700 "$state"
 
@@ -33,7 +35,8 @@ catalog=${ZONEAPI_CATALOG:-catalog.zoneapi.invalid}
 primary_conf=examples/named.conf.dev
 [ "$fleet" = 1 ] && primary_conf=examples/named.conf.primary
 sed -e "s|@STATE@|$state|g" -e "s|@DNS_PORT@|$dns_port|g" -e "s|@RNDC_PORT@|$rndc_port|g" \
-	-e "s|@STATS_PORT@|$stats_port|g" -e "s|@SEC_DNS_PORT@|$sec_dns_port|g" "$primary_conf" >"$state/named.conf"
+	-e "s|@STATS_PORT@|$stats_port|g" -e "s|@NOTIFY_PORT@|$notify_port|g" -e "s|@SEC_DNS_PORT@|$sec_dns_port|g" \
+	"$primary_conf" >"$state/named.conf"
 named-checkconf "$state/named.conf"
 if [ "$fleet" = 1 ]; then
 	sec="$state/secondary"
@@ -56,6 +59,7 @@ ZONEAPI_RNDC_KEY_FILE=$state/rndc.key
 ZONEAPI_UPDATE_KEY_FILE=$state/update.key
 ZONEAPI_DNS_SERVER=127.0.0.1:$dns_port
 ZONEAPI_STATS=127.0.0.1:$stats_port
+ZONEAPI_NOTIFY_LISTEN=127.0.0.1:$notify_port
 ZONEAPI_CATALOG=$catalog
 ENV
 echo "$state"

@@ -7,7 +7,9 @@
 #
 # Environment: ZONEAPI_STATE (state folder, default ./state), DNS_PORT
 # (default 5354), RNDC_PORT (default 9953), STATS_PORT (named's statistics
-# channel, default 9980), RUST_LOG (default info).
+# channel, default 9980), NOTIFY_PORT (where the API hears named's NOTIFY
+# of every change, for the change history; default 5399), RUST_LOG
+# (default info). scripts/devconf.sh writes the configuration.
 #
 # ZONEAPI_FLEET=1 (or the option --fleet) also starts a secondary named
 # (SEC_DNS_PORT, default 5355; SEC_RNDC_PORT, default 9954; state in
@@ -87,6 +89,8 @@ cat <<MSG
     API:        https://localhost:8443/api/v1   (CA: $ca)
     named DNS:  127.0.0.1:$dns_port             (dig @127.0.0.1 -p $dns_port example.test SOA)
     named rndc: 127.0.0.1:$rndc_port
+    history:    named's NOTIFY of every change to $ZONEAPI_NOTIFY_LISTEN: changes made with
+                nsupdate are recorded too (GET /api/v1/zones/<zone>/changes)
   Try:
     curl --cacert $ca -H 'Authorization: Bearer dev-token' https://localhost:8443/api/v1/zones
   PowerDNS API (for PowerDNS clients, docs/powerdns.md): base https://localhost:8443, key dev-token
