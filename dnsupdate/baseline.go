@@ -55,9 +55,11 @@ func (u *Updater) Seed(zone string, serial uint32, data []byte) bool {
 // Transferred takes rrs, the whole content of zone as named sent it (an
 // IXFR named answered with the whole zone: its SOA first, not repeated at
 // the end), as a read of the zone: Cached and Snapshot return it while
-// the zone is at its serial. Nothing is taken without the SOA first.
+// the zone is at its serial. Nothing is taken without the SOA first, nor
+// a zone of more than knownBaseMax records (no read asked for it, so it
+// is not kept).
 func (u *Updater) Transferred(zone string, rrs []dns.RR) {
-	if len(rrs) == 0 {
+	if len(rrs) == 0 || len(rrs) > knownBaseMax {
 		return
 	}
 	if _, ok := rrs[0].(*dns.SOA); !ok {
@@ -78,7 +80,7 @@ func (u *Updater) Cached(zone string, serial uint32) *Snapshot {
 	}
 	c.mu.Lock()
 	sd := e.seed
-	if sd != nil && sd.serial != serial && serialLess(sd.serial, serial) {
+	if sd != nil && serialLess(sd.serial, serial) {
 		c.dropSeed(e)
 	}
 	c.mu.Unlock()

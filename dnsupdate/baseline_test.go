@@ -64,8 +64,12 @@ func TestSeedIsTheZoneAtItsSerial(t *testing.T) {
 		t.Errorf("the transferred zone: %v", s)
 	}
 	u.Transferred("s.test", []dns.RR{a}) // no SOA first: not taken
+	soa9 := dns.Copy(soa).(*dns.SOA)
+	soa9.Serial = 9
+	huge := append([]dns.RR{soa9}, slices.Repeat([]dns.RR{a}, knownBaseMax)...) // too large: not taken
+	u.Transferred("s.test", huge)
 	if s := u.Cached("s.test", 8); s == nil || len(s.RRs) != 2 {
-		t.Errorf("a transfer without its SOA replaced the zone: %v", s)
+		t.Errorf("a transfer without its SOA, or one too large, replaced the zone: %v", s)
 	}
 
 	// Bounds: one zone's file, and all seeds together.
