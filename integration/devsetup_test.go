@@ -134,3 +134,41 @@ func TestDevSetupHistory(t *testing.T) {
 		t.Errorf("a change was recorded without its records (caddy's log warns)")
 	}
 }
+
+// TestReadmeFirstRequest: the first request README.md shows, run with
+// curl as a new user would against the set-up scripts/run.sh starts,
+// creates its zone (201) and named then serves the zone. Without a
+// Content-Type the same request answers 415, which README.md's curl once
+// did.
+func TestReadmeFirstRequest(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	ns, c, _ := devSetup(t)
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "A first request")
+	_, rest, ok2 := strings.Cut(rest, "```sh\n")
+	cmd, _, ok3 := strings.Cut(rest, "```")
+	if !ok || !ok2 || !ok3 || !strings.Contains(cmd, "curl") {
+		t.Fatalf("README.md has no curl block after 'A first request'")
+	}
+	const api = "https://localhost:8443"
+	if !strings.Contains(cmd, api) {
+		t.Fatalf("README.md's first request is not sent to %s:\n%s", api, cmd)
+	}
+	cmd = strings.Replace(cmd, api, fmt.Sprintf("http://127.0.0.1:%d", c.Port), 1)
+	cmd = strings.TrimRight(cmd, "\n") + ` -o /dev/null -w '%{http_code}'`
+	out, err := exec.Command("bash", "-c", cmd).Output()
+	if err != nil {
+		t.Fatalf("README.md's first request: %v\n%s", err, cmd)
+	}
+	if got := strings.TrimSpace(string(out)); got != "201" {
+		t.Fatalf("README.md's first request answered %s, want 201:\n%s\n%s", got, cmd, c.Log())
+	}
+	if _, ok := soaOn(ns, "example.test"); !ok {
+		t.Errorf("named serves no example.test after README.md's first request")
+	}
+}
