@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -72,8 +70,9 @@ var keysInFlight sync.Map
 // fingerprint durably (zonestore.IdempotencyKeys, beside the zone index)
 // before the create runs; the final answer (201 with the zone, or 409)
 // is recorded with it and replayed to every retry of the same key and
-// body for zonestore.IdempotencyTTL; the key with another body answers
-// 422. An answer that is not final (504: named did not answer; 5xx) is
+// body for zonestore.IdempotencyTTL (the store is bounded by age and
+// size, never by a count of keys: no key is refused); the key with
+// another body answers 422. An answer that is not final (504: named did not answer; 5xx) is
 // not recorded: a retry runs the create again, which finds the zone if
 // the first attempt made it (the zone's index entry carries the key) and
 // answers the 201 it would have.
@@ -117,21 +116,6 @@ func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 	case !found:
 		rec = zonestore.IdempotencyRecord{Key: id, Principal: principal, Request: fp, Time: time.Now().UTC()}
 		if err := keys.Put(rec); err != nil {
-			if errors.Is(err, zonestore.ErrKeysTableFull) {
-				// Other identities' keys fill the table: refusing would
-				// let them lock every keyed create out. The create runs
-				// without its record; its index entry still carries the
-				// key, so a retry of it is still recognised.
-				a.logger.Warn("Idempotency-Key not remembered: the table is full of other identities' keys", zap.String("principal", logsafe.Text(principal)), zap.Int("max", zonestore.MaxIdempotencyKeys))
-				run(w, zoneservice.WithKey(fp, id), true)
-				return
-			}
-			if errors.Is(err, zonestore.ErrKeysFull) {
-				w.Header().Set("Retry-After", "3600")
-				writeError(w, http.StatusTooManyRequests, "too many Idempotency-Keys remembered for this identity (at most %d, each for %s); retry later or without a key",
-					zonestore.MaxIdempotencyKeysPer, zonestore.IdempotencyTTL)
-				return
-			}
 			indexFailed(w, err)
 			return
 		}

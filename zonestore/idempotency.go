@@ -1,38 +1,40 @@
 package zonestore
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
 
-// The bounds of the Idempotency-Key records of one zone directory.
+// The bounds of the Idempotency-Key records of one zone directory: by
+// age and by size, never by a count per identity (an operator who
+// provisions tens of thousands of zones a day with a key on each is
+// never refused).
 const (
-	// IdempotencyTTL is how long a key is remembered.
+	// IdempotencyTTL is how long a key is remembered after its first
+	// use.
 	IdempotencyTTL = 24 * time.Hour
-	// MaxIdempotencyKeys bounds the keys remembered at once; past it a
-	// new key is refused (ErrKeysFull) until old ones expire.
-	MaxIdempotencyKeys = 20000
-	// MaxIdempotencyKeysPer bounds the keys of one principal, so that
-	// one client cannot use up the others' room.
-	MaxIdempotencyKeysPer = 2000
+	// MaxIdempotencyBytes bounds the size of the live records (their
+	// lines in the log, which is rewritten without the others). Past it
+	// the oldest records are dropped, down to three quarters of it; a
+	// key is never refused. The records are also held in memory, so
+	// this bounds that too. A create's record takes about 500 bytes: 32
+	// MiB holds some 60,000 keys.
+	MaxIdempotencyBytes = 32 << 20
 	// maxIdempotencyBody bounds a remembered answer's body.
 	maxIdempotencyBody = 16 << 10
+	// minIdempotencyCompact is the log size below which it is not
+	// compacted.
+	minIdempotencyCompact = 1 << 20
 )
-
-// ErrKeysFull means a key cannot be remembered: the principal, or the
-// directory, has as many unexpired keys as the bounds allow.
-var ErrKeysFull = errors.New("too many idempotency keys remembered")
-
-// ErrKeysTableFull is the ErrKeysFull of a full directory (the principal
-// itself is under its bound): other identities' keys fill the table.
-var ErrKeysTableFull = fmt.Errorf("%w: the zone directory's table is full", ErrKeysFull)
 
 // IdempotencyRecord is what the zone API remembers of a request sent with
 // an Idempotency-Key: which request (its fingerprint) and, once known,
@@ -41,8 +43,7 @@ var ErrKeysTableFull = fmt.Errorf("%w: the zone directory's table is full", ErrK
 type IdempotencyRecord struct {
 	// Key identifies the key within its principal (a hash of both).
 	Key string `json:"key"`
-	// Principal is the identity that sent the key (for the bound per
-	// principal).
+	// Principal is the identity that sent the key.
 	Principal string `json:"who"`
 	// Request is the fingerprint of the request the key was first used
 	// with.
@@ -57,79 +58,115 @@ type IdempotencyRecord struct {
 }
 
 // IdempotencyKeys holds the Idempotency-Key records of a zone directory
-// in <dir>/.zoneapi/idempotency.log, an append-only log of JSON lines
-// (each fsynced), replayed at first use and compacted (rewritten without
-// expired or replaced records, atomically) when it has grown to twice
-// the live records. Records are kept IdempotencyTTL; the number of live
-// records is bounded by MaxIdempotencyKeys and MaxIdempotencyKeysPer.
-// The records live in the process that wrote them and in the file: an
-// instance sharing the directory sees another's records after its next
-// start.
+// in <dir>/.zoneapi/idempotency.log, an append-only log of JSON lines,
+// each fsynced before Put returns. Records are kept IdempotencyTTL;
+// their size is bounded by MaxIdempotencyBytes, the oldest dropped
+// first. The log is rewritten atomically without expired, dropped or
+// replaced records when it has grown to twice the live ones. As the zone
+// index does, the log is read again from where this process left it
+// before every Get and Put (a compaction by another process, which
+// replaces the file, is read whole): records written by another config
+// generation or another instance on the same directory are seen at once.
 type IdempotencyKeys struct {
 	path string
 	mu   sync.Mutex
-	// loaded is set once the log was replayed.
-	loaded bool
-	m      map[string]IdempotencyRecord
-	per    map[string]int
-	lines  int
-	now    func() time.Time
+	fi   os.FileInfo // identity of the log last read (nil: not read yet)
+	off  int64       // bytes of the log read: always just after a '\n'
+	m    map[string]idempotencyEntry
+	live int64 // the size of the lines of the records in m
+	now  func() time.Time
+	// max is MaxIdempotencyBytes (tests lower it).
+	max int64
+	// swept is when expired records were last dropped.
+	swept time.Time
+	// sync makes an append durable ((*os.File).Sync; tests that write
+	// thousands of records skip it).
+	sync func(*os.File) error
+}
+
+// idempotencyEntry is a record and the size of its line in the log.
+type idempotencyEntry struct {
+	rec  IdempotencyRecord
+	size int64
 }
 
 // IdempotencyKeys returns the directory's key records (one set per
 // Store; the log is read at its first use).
 func (s *Store) IdempotencyKeys() *IdempotencyKeys {
 	s.keysOnce.Do(func() {
-		s.keys = &IdempotencyKeys{path: filepath.Join(s.meta, "idempotency.log"), now: time.Now}
+		s.keys = &IdempotencyKeys{path: filepath.Join(s.meta, "idempotency.log"), now: time.Now, max: MaxIdempotencyBytes, sync: (*os.File).Sync}
 	})
 	return s.keys
 }
 
-// load replays the log once. The caller holds k.mu.
-func (k *IdempotencyKeys) load() error {
-	if k.loaded {
+// refresh reads what was appended to the log since it was last read,
+// or the whole log when it was replaced (compacted) or first used. A
+// last line without its newline (being written, or torn by a crash) is
+// left for later. The caller holds k.mu.
+func (k *IdempotencyKeys) refresh() error {
+	st, err := os.Stat(k.path)
+	if errors.Is(err, os.ErrNotExist) {
+		k.fi, k.off, k.m, k.live = nil, 0, map[string]idempotencyEntry{}, 0
 		return nil
 	}
-	k.m, k.per, k.lines = map[string]IdempotencyRecord{}, map[string]int{}, 0
-	data, err := os.ReadFile(k.path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err != nil {
 		return fmt.Errorf("reading idempotency keys: %w", err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	if k.fi == nil || !os.SameFile(st, k.fi) || st.Size() < k.off {
+		k.fi, k.off, k.m, k.live = st, 0, map[string]idempotencyEntry{}, 0
+	}
+	if st.Size() == k.off {
+		return nil
+	}
+	f, err := os.Open(k.path)
+	if err != nil {
+		return fmt.Errorf("reading idempotency keys: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !os.SameFile(fi, k.fi) {
+		// Replaced between the stat and the open: read it next time.
+		k.fi = nil
+		return nil
+	}
+	buf := make([]byte, st.Size()-k.off)
+	n, err := f.ReadAt(buf, k.off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("reading idempotency keys: %w", err)
+	}
+	buf = buf[:n]
+	end := bytes.LastIndexByte(buf, '\n')
+	if end < 0 {
+		return nil
+	}
 	now := k.now()
-	for sc.Scan() {
+	for line := range bytes.SplitSeq(buf[:end], []byte{'\n'}) {
 		var r IdempotencyRecord
-		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Key == "" {
-			continue // a torn last line (a crash while appending)
+		if json.Unmarshal(line, &r) != nil || r.Key == "" {
+			continue // a torn line (a crash while appending)
 		}
-		k.lines++
 		if now.Sub(r.Time) < IdempotencyTTL {
-			k.set(r)
+			k.set(r, int64(len(line)+1))
 		}
 	}
-	k.loaded = true
+	k.off += int64(end + 1)
 	return nil
 }
 
-// set records r in memory. The caller holds k.mu.
-func (k *IdempotencyKeys) set(r IdempotencyRecord) {
+// set records r, whose line takes size bytes, in memory. The caller
+// holds k.mu.
+func (k *IdempotencyKeys) set(r IdempotencyRecord, size int64) {
 	if old, ok := k.m[r.Key]; ok {
-		k.per[old.Principal]--
+		k.live -= old.size
 	}
-	k.m[r.Key] = r
-	k.per[r.Principal]++
+	k.m[r.Key] = idempotencyEntry{rec: r, size: size}
+	k.live += size
 }
 
-// expire drops expired records from memory. The caller holds k.mu.
-func (k *IdempotencyKeys) expire(now time.Time) {
-	for key, r := range k.m {
-		if now.Sub(r.Time) >= IdempotencyTTL {
-			delete(k.m, key)
-			if k.per[r.Principal]--; k.per[r.Principal] <= 0 {
-				delete(k.per, r.Principal)
-			}
-		}
+// drop forgets the record of key. The caller holds k.mu.
+func (k *IdempotencyKeys) drop(key string) {
+	if e, ok := k.m[key]; ok {
+		k.live -= e.size
+		delete(k.m, key)
 	}
 }
 
@@ -137,71 +174,98 @@ func (k *IdempotencyKeys) expire(now time.Time) {
 func (k *IdempotencyKeys) Get(key string) (IdempotencyRecord, bool, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if err := k.load(); err != nil {
+	if err := k.refresh(); err != nil {
 		return IdempotencyRecord{}, false, err
 	}
-	r, ok := k.m[key]
-	if !ok || k.now().Sub(r.Time) >= IdempotencyTTL {
+	e, ok := k.m[key]
+	if !ok || k.now().Sub(e.rec.Time) >= IdempotencyTTL {
 		return IdempotencyRecord{}, false, nil
 	}
-	return r, true, nil
+	return e.rec, true, nil
 }
 
 // Put records r durably (appended and fsynced before it returns),
-// replacing an earlier record of its key. A new key past the bounds is
-// refused with ErrKeysFull; a body over 16 KiB is an error.
+// replacing an earlier record of its key. It never refuses a key for
+// the number of keys: past MaxIdempotencyBytes the oldest records are
+// dropped instead. A body over 16 KiB is an error.
 func (k *IdempotencyKeys) Put(r IdempotencyRecord) error {
 	if len(r.Body) > maxIdempotencyBody {
 		return fmt.Errorf("remembering an idempotency key: answer of %d bytes is too large", len(r.Body))
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if err := k.load(); err != nil {
-		return err
-	}
-	now := k.now()
-	if _, replacing := k.m[r.Key]; !replacing {
-		if len(k.m) >= MaxIdempotencyKeys || k.per[r.Principal] >= MaxIdempotencyKeysPer {
-			k.expire(now)
-		}
-		if k.per[r.Principal] >= MaxIdempotencyKeysPer {
-			return ErrKeysFull
-		}
-		if len(k.m) >= MaxIdempotencyKeys {
-			return ErrKeysTableFull
-		}
 	}
 	line, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("remembering an idempotency key: %w", err)
 	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	lf, err := lockIndex(k.path + ".lock")
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	if err := k.refresh(); err != nil {
+		return err
+	}
 	if err := k.append(append(line, '\n')); err != nil {
 		return err
 	}
-	k.set(r)
-	k.lines++
-	if k.lines > 1000 && k.lines > 2*len(k.m) {
-		k.expire(now)
+	if err := k.refresh(); err != nil {
+		return err
+	}
+	if _, ok := k.m[r.Key]; !ok {
+		// Read back expired (a Time a day old): nothing to keep.
+		return nil
+	}
+	dropped := k.bound(r.Key)
+	if size := k.off; dropped || size > minIdempotencyCompact && size > 2*k.live {
 		// A failed compaction leaves the log valid, only longer.
 		_ = k.compact()
 	}
 	return nil
 }
 
-// append writes data at the end of the log under its flock and fsyncs
-// it; a short write is cut off again. The caller holds k.mu.
+// bound drops expired records (looking at most once a minute, or when
+// the live records take more than k.max) and, while the live records
+// take more than k.max, the oldest ones but keep (the record just
+// written), down to three quarters of k.max so that the log is not
+// rewritten at every Put. It reports whether it dropped records for
+// their size (the log is then rewritten at once; expired records go at
+// the next compaction). The caller holds k.mu.
+func (k *IdempotencyKeys) bound(keep string) bool {
+	now := k.now()
+	if k.live <= k.max && now.Sub(k.swept) < time.Minute {
+		return false
+	}
+	k.swept = now
+	for key, e := range k.m {
+		if now.Sub(e.rec.Time) >= IdempotencyTTL {
+			k.drop(key)
+		}
+	}
+	if k.live <= k.max {
+		return false
+	}
+	byAge := slices.SortedFunc(maps.Values(k.m), func(a, b idempotencyEntry) int { return a.rec.Time.Compare(b.rec.Time) })
+	for _, e := range byAge {
+		if k.live <= k.max*3/4 {
+			break
+		}
+		if e.rec.Key != keep {
+			k.drop(e.rec.Key)
+		}
+	}
+	return true
+}
+
+// append writes data at the end of the log and fsyncs it; a short write
+// is cut off again. The caller holds k.mu and the log's flock.
 func (k *IdempotencyKeys) append(data []byte) error {
 	f, err := os.OpenFile(k.path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("remembering an idempotency key: %w", err)
 	}
 	defer f.Close()
-	lf, err := lockIndex(k.path + ".lock")
-	if err != nil {
-		return err
-	}
-	defer lf.Close()
-	end, err := f.Seek(0, 2)
+	end, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
 		return fmt.Errorf("remembering an idempotency key: %w", err)
 	}
@@ -217,30 +281,29 @@ func (k *IdempotencyKeys) append(data []byte) error {
 		_ = f.Truncate(end)
 		return fmt.Errorf("remembering an idempotency key: %w", err)
 	}
-	if err := f.Sync(); err != nil {
+	if err := k.sync(f); err != nil {
 		_ = f.Truncate(end)
 		return fmt.Errorf("remembering an idempotency key: %w", err)
 	}
 	return nil
 }
 
-// compact rewrites the log with the live records only: a temporary file,
-// fsynced, renamed over the log, the directory fsynced. The caller holds
-// k.mu.
+// compact rewrites the log with the live records only, oldest first: a
+// temporary file, fsynced, renamed over the log, the directory fsynced.
+// The caller holds k.mu and the log's flock.
 func (k *IdempotencyKeys) compact() error {
-	lf, err := lockIndex(k.path + ".lock")
-	if err != nil {
-		return err
-	}
-	defer lf.Close()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	for _, r := range k.m {
-		if err := enc.Encode(r); err != nil {
+	byAge := slices.SortedFunc(maps.Values(k.m), func(a, b idempotencyEntry) int { return a.rec.Time.Compare(b.rec.Time) })
+	for _, e := range byAge {
+		if err := enc.Encode(e.rec); err != nil {
 			return err
 		}
 	}
-	return replaceFile(k.path, buf.Bytes(), func() { k.lines = len(k.m) })
+	return replaceFile(k.path, buf.Bytes(), func() {
+		// Read the new file whole at the next refresh.
+		k.fi = nil
+	})
 }
 
 // replaceFile atomically replaces path with data (temporary file, fsync,
