@@ -2,10 +2,7 @@ package integration
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,12 +31,7 @@ func TestCrashSafetyCatalog(t *testing.T) {
 	caddyKills := envInt("ZONEAPI_CRASH_CADDY_KILLS", 30)
 	namedKills := envInt("ZONEAPI_CRASH_NAMED_KILLS", 10)
 	within := time.Duration(envInt("ZONEAPI_CRASH_SECONDARY_WITHIN", 30)) * time.Second
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("ZONEAPI_CRASH_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (ZONEAPI_CRASH_SEED)", seed)
-	rng := rand.New(rand.NewPCG(seed, seed^0xca7a))
+	rng, _ := crashRand(t, 0xca7a)
 
 	const catalogZone = "catalog.crash.test"
 	pair := testbind.StartPair(t, catalogZone)

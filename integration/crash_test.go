@@ -238,6 +238,19 @@ func (r *crashRig) checkCleanSlate(t *testing.T, names []string, m *crashModel) 
 	}
 }
 
+// crashRand returns the random source of a crash run and its seed: from
+// ZONEAPI_CRASH_SEED (to replay a run) or the clock, logged; salt sets
+// one test's sequence apart from another's.
+func crashRand(t *testing.T, salt uint64) (*rand.Rand, uint64) {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if v, err := strconv.ParseUint(os.Getenv("ZONEAPI_CRASH_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (ZONEAPI_CRASH_SEED)", seed)
+	return rand.New(rand.NewPCG(seed, seed^salt)), seed
+}
+
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
 		return v
@@ -258,12 +271,7 @@ func TestCrashSafety(t *testing.T) {
 	}
 	caddyKills := envInt("ZONEAPI_CRASH_CADDY_KILLS", 30)
 	namedKills := envInt("ZONEAPI_CRASH_NAMED_KILLS", 10)
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("ZONEAPI_CRASH_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (ZONEAPI_CRASH_SEED)", seed)
-	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	rng, _ := crashRand(t, 0x5eed)
 
 	r := newCrashRig(t, "3s")
 	names := make([]string, 8)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,12 +44,7 @@ func TestHistoryCrashSafety(t *testing.T) {
 		t.Skip("crash test skipped in -short")
 	}
 	kills := envInt("ZONEAPI_HISTORY_KILLS", 20)
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("ZONEAPI_CRASH_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (ZONEAPI_CRASH_SEED)", seed)
-	rng := rand.New(rand.NewPCG(seed, seed^0x415))
+	rng, _ := crashRand(t, 0x415)
 
 	ns, port := historyNamed(t)
 	hc := &historyCrash{zone: "crashhist.test", addsAcked: map[string]bool{}, rmsAcked: map[string]bool{}}
