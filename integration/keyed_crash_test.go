@@ -32,9 +32,12 @@ type keyedWorker struct {
 	unknowns *atomic.Int64
 
 	created []string // zones answered 201 (or 200)
-	unknown int      // creates whose outcome was unknown (no answer, 504)
-	retries int      // requests sent again for them
-	errs    []string // answers that break the contract
+	// recovered are the keys (by zone) of the creates answered 201 after
+	// an unknown outcome.
+	recovered map[string]string
+	unknown   int      // creates whose outcome was unknown (no answer, 504)
+	retries   int      // requests sent again for them
+	errs      []string // answers that break the contract
 }
 
 // loop creates zones until stop is closed.
@@ -62,6 +65,7 @@ func (w *keyedWorker) loop() {
 				w.errs = append(w.errs, fmt.Sprintf("create of %s retried with its key after an unknown outcome: %d %s, want 201 with the zone", zone, st, raw))
 				continue
 			}
+			w.recovered[zone] = key
 		}
 		switch st {
 		case 201, 200:
@@ -95,7 +99,8 @@ func unknownOutcome(status int) bool {
 // outcome was unknown (no answer, 504), sent again with its key and body
 // until answered, is answered 201 with the zone it made (a hostile
 // review saw 409 "send an Idempotency-Key to have a retry recognised as
-// yours"), and at the end every zone answered 201 is listed and served.
+// yours"), and at the end every zone answered 201 is listed and served,
+// and each such key still answers 201 with its body and 422 with another.
 // The identity has used 2,500 keys earlier that day (bulk provisioning):
 // none of its keys is refused for their number (before: 429 past 2,000).
 func TestKeyedCreateCrash(t *testing.T) {
@@ -119,7 +124,7 @@ func TestKeyedCreateCrash(t *testing.T) {
 		var workers []*keyedWorker
 		var unknowns atomic.Int64
 		for i := range envInt("ZONEAPI_CRASH_KEYED_WORKERS", 2) {
-			w := &keyedWorker{r: r, id: p*100 + i, run: strconv.FormatUint(seed, 36), stop: stop, unknowns: &unknowns}
+			w := &keyedWorker{r: r, id: p*100 + i, run: strconv.FormatUint(seed, 36), stop: stop, unknowns: &unknowns, recovered: map[string]string{}}
 			workers = append(workers, w)
 			wg.Go(w.loop)
 		}
@@ -174,6 +179,21 @@ func TestKeyedCreateCrash(t *testing.T) {
 	for _, z := range created {
 		if !listed[z] || !served[z] {
 			t.Errorf("%s was answered 201 and is listed %v, served with its file %v", z, listed[z], served[z])
+		}
+	}
+	// After the crashes each recovered key still answers its 201, and
+	// names its first body: with another one it is 422.
+	for _, w := range all {
+		for zone, key := range w.recovered {
+			st, m, raw := r.tryKeyed(key, zoneBody(zone))
+			if zi, _ := m["zone"].(map[string]any); st != 201 || zi["name"] != zone {
+				t.Errorf("%s's key again: %d %s, want 201 with the zone", zone, st, raw)
+			}
+			other := zoneBody(zone)
+			other["zoneConfig"].(map[string]any)["ttl"] = 600
+			if st, _, raw := r.tryKeyed(key, other); st != 422 {
+				t.Errorf("%s's key with another body: %d %s, want 422", zone, st, raw)
+			}
 		}
 	}
 }
