@@ -100,7 +100,8 @@ func unknownOutcome(status int) bool {
 // until answered, is answered 201 with the zone it made (a hostile
 // review saw 409 "send an Idempotency-Key to have a retry recognised as
 // yours"), and at the end every zone answered 201 is listed and served,
-// and each such key still answers 201 with its body and 422 with another.
+// and after a config reload each such key still answers 201 with its
+// body and 422 with another.
 // The identity has used 2,500 keys earlier that day (bulk provisioning):
 // none of its keys is refused for their number (before: 429 past 2,000).
 func TestKeyedCreateCrash(t *testing.T) {
@@ -181,8 +182,10 @@ func TestKeyedCreateCrash(t *testing.T) {
 			t.Errorf("%s was answered 201 and is listed %v, served with its file %v", z, listed[z], served[z])
 		}
 	}
-	// After the crashes each recovered key still answers its 201, and
-	// names its first body: with another one it is 422.
+	// After the crashes and a config reload each recovered key still
+	// answers its 201, and names its first body: with another one it is
+	// 422.
+	reload(t, r.c, "3s")
 	for _, w := range all {
 		for zone, key := range w.recovered {
 			st, m, raw := r.tryKeyed(key, zoneBody(zone))
