@@ -55,8 +55,11 @@ func (w *keyedWorker) loop() {
 			w.unknown++
 			w.unknowns.Add(1)
 			// The same key and body again until the outcome is known:
-			// it must be the zone this create made.
-			for deadline := time.Now().Add(90 * time.Second); unknownOutcome(st) && time.Now().Before(deadline); {
+			// it must be the zone this create made. (A 500 while named
+			// is not running says that nothing was done this time: the
+			// create was rolled back once named could tell, and named
+			// was killed again as it ran again; a client sends it again.)
+			for deadline := time.Now().Add(90 * time.Second); (unknownOutcome(st) || st == 500) && time.Now().Before(deadline); {
 				time.Sleep(100 * time.Millisecond)
 				w.retries++
 				st, m, raw = w.r.tryKeyed(key, zoneBody(zone))
