@@ -62,7 +62,9 @@ type IdempotencyRecord struct {
 // each fsynced before Put returns. Records are kept IdempotencyTTL;
 // their size is bounded by MaxIdempotencyBytes, the oldest dropped
 // first. The log is rewritten atomically without expired, dropped or
-// replaced records when it has grown to twice the live ones. As the zone
+// replaced records at once when records were dropped for size, and when
+// it has grown past 1 MiB and twice the live ones: it stays under twice
+// MaxIdempotencyBytes. As the zone
 // index does, the log is read again from where this process left it
 // before every Get and Put (a compaction by another process, which
 // replaces the file, is read whole): records written by another config
