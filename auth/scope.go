@@ -525,6 +525,32 @@ func (g *Grant) CheckRecord(who, field, name, rrtype string) error {
 		where, who, strings.ToUpper(rrtype), name, strings.Join(has, "; "))}
 }
 
+// RecordChange is one RRset a request changes, for CheckRecordChanges:
+// its owner name (absolute) and type, and Field, which names it in a
+// refusal's message (e.g. "changes[2]", "RRset 0"; "" for none).
+type RecordChange struct {
+	Field, Name, Type string
+}
+
+// CheckRecordChanges is the one question every path that changes the
+// records of an existing zone asks (the REST record routes and batches,
+// the PowerDNS API's PATCH and its PUT with rrsets): it returns a
+// *Denied unless the grant allows the records action on the zone in
+// view ("": none) and a change of every RRset named. A request whose
+// route needs another action (a PowerDNS PUT needs zones) still needs
+// records for the records it changes.
+func (g *Grant) CheckRecordChanges(who, zone, view string, changes []RecordChange) error {
+	if err := g.CheckActionIn(who, ActionRecords, zone, view); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if err := g.CheckRecord(who, c.Field, c.Name, c.Type); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // IsZero reports whether the scope is empty, so JSON omits it.
 func (s Scope) IsZero() bool { return s.IsEmpty() }
 

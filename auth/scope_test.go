@@ -184,3 +184,36 @@ func FuzzParseTokenFile(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckRecordChanges: the one record-level question asks the
+// records action on the zone and every RRset's name and type, whatever
+// else the caller's route needed.
+func TestCheckRecordChanges(t *testing.T) {
+	acme := []RecordChange{{Field: "RRset 0", Name: "_acme-challenge.c.test.", Type: "TXT"}}
+	www := append(acme, RecordChange{Field: "RRset 1", Name: "www.c.test.", Type: "A"})
+	for _, c := range []struct {
+		scope   string
+		zone    string
+		changes []RecordChange
+		want    string // part of the refusal; "" allowed
+	}{
+		{"actions=zones zones=c.test", "c.test", nil, `lacks the "records" action`},
+		{"actions=zones zones=c.test", "c.test", acme, `lacks the "records" action`},
+		{"actions=zones,records zones=c.test", "c.test", www, ""},
+		{"actions=records zones=c.test", "d.test", acme, "no access to zone d.test"},
+		{"actions=records names=_acme-challenge.* types=TXT", "c.test", acme, ""},
+		{"actions=records names=_acme-challenge.* types=TXT", "c.test", www, "RRset 1: t may not touch A records named www.c.test."},
+	} {
+		err := mustGrant(t, c.scope).CheckRecordChanges("t", c.zone, "", c.changes)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s on %s %v: %v, want allowed", c.scope, c.zone, c.changes, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s on %s %v: %v, want a refusal with %q", c.scope, c.zone, c.changes, err, c.want)
+		}
+	}
+	var all *Grant
+	if err := all.CheckRecordChanges("t", "c.test", "", acme); err != nil {
+		t.Errorf("a nil grant refuses: %v", err)
+	}
+}

@@ -253,38 +253,52 @@ func (h *Handler) allow(w http.ResponseWriter, r *http.Request, a auth.Action, z
 }
 
 // allowRecords answers 403 and returns false unless the identity may
-// change every record a record request names. Names that do not resolve
-// in the zone are left for validation to refuse.
+// change every record a record request (or the list of changes of
+// another front end, []auth.RecordChange with absolute names) names: the
+// one record-level question, auth's CheckRecordChanges, asked with the
+// view the request addresses. The REST record routes ask it, and the
+// PowerDNS API's PATCH and PUT with rrsets through
+// frontmount.Options.AllowRecords. Names that do not resolve in the zone
+// are left for validation to refuse, unless the scope limits names or
+// types (then 400 here).
 func (h *Handler) allowRecords(w http.ResponseWriter, r *http.Request, zone string, req any) bool {
 	st := authOf(r)
-	if st.id == nil || !st.id.Grant.RestrictsRecords() {
+	if zone != "" {
+		st.zone = zone
+	}
+	if st.id == nil {
 		return true
 	}
-	type rec struct{ field, name, typ string }
-	var recs []rec
+	var recs []auth.RecordChange
 	switch q := req.(type) {
+	case []auth.RecordChange:
+		recs = append(recs, q...)
 	case *addRecordRequest:
-		recs = append(recs, rec{"", q.Name, q.Type})
+		recs = append(recs, auth.RecordChange{Name: q.Name, Type: q.Type})
 	case *removeRecordRequest:
-		recs = append(recs, rec{"", q.Name, q.Type})
+		recs = append(recs, auth.RecordChange{Name: q.Name, Type: q.Type})
 	case *updateRecordRequest:
-		recs = append(recs, rec{"", q.Name, q.Type})
+		recs = append(recs, auth.RecordChange{Name: q.Name, Type: q.Type})
 	case *batchRequest:
 		for i, c := range q.Changes {
-			recs = append(recs, rec{fmt.Sprintf("changes[%d]", i), c.Name, c.Type})
+			recs = append(recs, auth.RecordChange{Field: fmt.Sprintf("changes[%d]", i), Name: c.Name, Type: c.Type})
 		}
 	default:
 		return h.forbid(w, r, &auth.Denied{Message: st.id.ID + " may not make this change: its scope limits record names or types"})
 	}
-	for _, c := range recs {
-		fqdn, err := zonemodel.NormalizeRecordName(c.name, zone)
+	if !st.id.Grant.RestrictsRecords() {
+		recs = nil // the action and zone are the whole question
+	}
+	for i, c := range recs {
+		fqdn, err := zonemodel.NormalizeRecordName(c.Name, zone)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "%sinvalid record name %q: %v", fieldPrefix(c.field), c.name, err)
+			writeError(w, http.StatusBadRequest, "%sinvalid record name %q: %v", fieldPrefix(c.Field), c.Name, err)
 			return false
 		}
-		if err := st.id.Grant.CheckRecord(st.id.ID, c.field, fqdn, c.typ); err != nil {
-			return h.forbid(w, r, err)
-		}
+		recs[i].Name = fqdn
+	}
+	if err := st.id.Grant.CheckRecordChanges(st.id.ID, zone, st.view, recs); err != nil {
+		return h.forbid(w, r, err)
 	}
 	return true
 }

@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/frontmount"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
@@ -59,6 +60,9 @@ func (h *Handler) pdnsRoutes() []route {
 	}
 	var out []route
 	for _, pr := range h.pdnsMount.Routes(frontmount.Options{Service: pdnsService{h}, Version: pdnsVersion, Denied: h.pdnsDenied, Allow: h.allow,
+		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
+			return h.allowRecords(w, r, zone, c)
+		},
 		AllowPrimaries: primariesCheck(h.primaryNets, h.forbid), AllowNotify: notifyCheck(h.notifyNets, h.forbid)}) {
 		pr := pr
 		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true, zoneName: h.pdnsMount.ZoneName,

@@ -38,6 +38,13 @@ type API struct {
 	// (creation), answering 403 itself; without it the identity's grant
 	// is checked here.
 	Allow func(w http.ResponseWriter, r *http.Request, action auth.Action, zone string) bool
+	// AllowRecords, when set, checks that the identity may change the
+	// zone's records that changes name (the records action on the zone
+	// and each RRset's name and type), answering 403 itself; without it
+	// the identity's grant is asked the same question here
+	// (auth.Grant.CheckRecordChanges). Every route that changes records
+	// asks it: PATCH, and PUT with rrsets, whose route needs zones.
+	AllowRecords func(w http.ResponseWriter, r *http.Request, zone string, changes []auth.RecordChange) bool
 	// AllowPrimaries, when set, checks that the identity may name a
 	// Slave zone's masters (they make named transfer from the addresses
 	// given), answering 403 itself; without it only an identity that may

@@ -327,6 +327,11 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 	if !a.allowMasters(w, r, req.Masters) {
 		return
 	}
+	// With rrsets the zone's records change: the records action too,
+	// asked before anything is read.
+	if req.RRsets != nil && !a.allowRecords(w, r, name, nil) {
+		return
+	}
 	z, ok := a.zone(w, r, name)
 	if !ok {
 		return
@@ -371,28 +376,38 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		WriteError(w, http.StatusUnprocessableEntity, "catalog membership is kept by zone_api's catalog option, not set per zone")
 		return
 	}
+	var plan *Plan
+	if req.RRsets != nil {
+		// Planned, and every RRset it changes (given or deleted)
+		// checked, before the configuration changes.
+		if plan, ok = a.contentPlan(w, r, name, req.RRsets); !ok || !a.allowRecords(w, r, name, plan.Sets) {
+			return
+		}
+	}
 	if changed {
 		if err := a.Service.Modify(r.Context(), name, ch); err != nil {
 			a.fail(w, err, nil, false)
 			return
 		}
 	}
-	if req.RRsets != nil {
-		if !a.replaceContent(w, r, name, req.RRsets) {
+	if plan != nil && len(plan.Changes) > 0 {
+		if _, _, err := a.Service.Apply(r.Context(), name, plan.Changes); err != nil {
+			a.fail(w, err, plan.Explain, false)
 			return
 		}
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// replaceContent replaces the zone's RRsets with sets (PUT with rrsets):
-// a DELETE of every RRset not given (SOA and apex NS are kept unless
-// given) and a REPLACE of every one given, in one UPDATE.
-func (a *API) replaceContent(w http.ResponseWriter, r *http.Request, name string, sets []RRset) bool {
+// contentPlan plans the replacement of the zone's RRsets with sets (PUT
+// with rrsets): a DELETE of every RRset not given (SOA and apex NS are
+// kept unless given) and a REPLACE of every one given, for one UPDATE.
+// It answers the failure itself (not ok).
+func (a *API) contentPlan(w http.ResponseWriter, r *http.Request, name string, sets []RRset) (*Plan, bool) {
 	_, cur, err := a.Service.Records(r.Context(), name)
 	if err != nil {
 		a.fail(w, err, nil, false)
-		return false
+		return nil, false
 	}
 	given := map[string]bool{}
 	var patch []RRset
@@ -423,14 +438,7 @@ func (a *API) replaceContent(w http.ResponseWriter, r *http.Request, name string
 	plan, err := PlanPatch(name, patch)
 	if err != nil {
 		a.fail(w, err, nil, false)
-		return false
+		return nil, false
 	}
-	if len(plan.Changes) == 0 {
-		return true
-	}
-	if _, _, err := a.Service.Apply(r.Context(), name, plan.Changes); err != nil {
-		a.fail(w, err, plan.Explain, false)
-		return false
-	}
-	return true
+	return plan, true
 }

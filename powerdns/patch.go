@@ -2,10 +2,12 @@ package powerdns
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
@@ -237,4 +239,23 @@ func checkAbsolute(name, typ, content string) error {
 		return inputErr("Record %s/%s '%s': Not in expected format: names in record content must be absolute (end with a dot)", name, typ, content)
 	}
 	return nil
+}
+
+// allowRecords checks that the identity may make the plan's changes to
+// the zone's records (AllowRecords), answering 403 itself when not.
+func (a *API) allowRecords(w http.ResponseWriter, r *http.Request, zone string, sets []RRset) bool {
+	changes := make([]auth.RecordChange, len(sets))
+	for i, s := range sets {
+		changes[i] = auth.RecordChange{Field: "RRset " + strconv.Itoa(i), Name: s.Name, Type: s.Type}
+	}
+	if a.AllowRecords != nil {
+		return a.AllowRecords(w, r, zone, changes)
+	}
+	if id := identity(r); id != nil {
+		if err := id.Grant.CheckRecordChanges(id.ID, zone, "", changes); err != nil {
+			a.forbid(w, r, err)
+			return false
+		}
+	}
+	return true
 }

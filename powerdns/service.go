@@ -28,7 +28,7 @@ const MountName = "powerdns"
 func init() {
 	frontmount.Register(MountName, &frontmount.Mount{
 		Routes: func(o frontmount.Options) []frontmount.Route {
-			return (&API{Service: o.Service, Version: o.Version, Denied: o.Denied, Allow: o.Allow, AllowPrimaries: o.AllowPrimaries, AllowNotify: o.AllowNotify}).Routes()
+			return (&API{Service: o.Service, Version: o.Version, Denied: o.Denied, Allow: o.Allow, AllowRecords: o.AllowRecords, AllowPrimaries: o.AllowPrimaries, AllowNotify: o.AllowNotify}).Routes()
 		},
 		Owns:     IsPath,
 		ZoneName: ZoneName,

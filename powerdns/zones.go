@@ -234,13 +234,8 @@ func (a *API) patchZone(w http.ResponseWriter, r *http.Request, zone string) {
 		a.fail(w, err, nil, false)
 		return
 	}
-	if id := identity(r); id != nil && id.Grant.RestrictsRecords() {
-		for i, s := range plan.Sets {
-			if err := id.Grant.CheckRecord(id.ID, "RRset "+strconv.Itoa(i), s.Name, s.Type); err != nil {
-				a.forbid(w, r, err)
-				return
-			}
-		}
+	if !a.allowRecords(w, r, name, plan.Sets) {
+		return
 	}
 	if len(plan.Changes) == 0 {
 		// Nothing for BIND to do (comments only, deletes outside the

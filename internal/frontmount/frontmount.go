@@ -49,6 +49,12 @@ type Options struct {
 	// answers 403 itself and returns false when not, and names the zone in
 	// the audit line either way.
 	Allow func(w http.ResponseWriter, r *http.Request, action auth.Action, zone string) bool
+	// AllowRecords checks that the request's identity may change the
+	// zone's records that changes name (the records action on the zone,
+	// and each RRset's name and type): every route that changes records
+	// asks it, whatever action the route itself needs. It answers 403
+	// itself and returns false when not.
+	AllowRecords func(w http.ResponseWriter, r *http.Request, zone string, changes []auth.RecordChange) bool
 	// AllowPrimaries checks that the request's identity may name a
 	// secondary zone's primaries (they make named transfer from the
 	// addresses given): it answers 403 itself and returns false when not.
