@@ -2,6 +2,7 @@ package dnsupdate
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -135,6 +136,12 @@ func NewClient(server string, key *TSIGKey, timeout time.Duration) (*Client, err
 		alg, ok := tsigAlgorithms[strings.TrimSuffix(strings.ToLower(key.Algorithm), ".")]
 		if !ok {
 			return nil, fmt.Errorf("tsig key %q: unsupported algorithm %q", key.Name, key.Algorithm)
+		}
+		if _, ok := dns.IsDomainName(key.Name); !ok || key.Name == "" {
+			return nil, fmt.Errorf("tsig key %q: the name is not a domain name", key.Name)
+		}
+		if b, err := base64.StdEncoding.DecodeString(key.Secret); err != nil || len(b) == 0 {
+			return nil, fmt.Errorf("tsig key %q: the secret is not base64 (standard alphabet, padded, as BIND writes it)", key.Name)
 		}
 		k := *key
 		c.key = &k
