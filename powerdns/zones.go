@@ -1,6 +1,8 @@
 package powerdns
 
 import (
+	"bufio"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -335,19 +337,25 @@ func (a *API) export(w http.ResponseWriter, r *http.Request, zone string) {
 		a.fail(w, err, nil, false)
 		return
 	}
-	var b strings.Builder
-	for _, s := range sets {
-		for _, v := range s.Values {
-			b.WriteString(s.Name + "\t" + strconv.FormatUint(uint64(s.TTL), 10) + "\tIN\t" + s.Type + "\t" + v + "\n")
+	writeLines := func(out io.Writer) {
+		for _, s := range sets {
+			for _, v := range s.Values {
+				_, _ = io.WriteString(out, s.Name+"\t"+strconv.FormatUint(uint64(s.TTL), 10)+"\tIN\t"+s.Type+"\t"+v+"\n")
+			}
 		}
 	}
 	if acceptsJSON(r) {
+		var b strings.Builder
+		writeLines(&b)
 		writeJSON(w, http.StatusOK, map[string]string{"zone": b.String()})
 		return
 	}
+	// The text is streamed: no second copy of the zone is built.
 	w.Header().Set("Content-Type", "text/plain; charset=us-ascii")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write([]byte(b.String()))
+	bw := bufio.NewWriterSize(w, 64<<10)
+	writeLines(bw)
+	_ = bw.Flush()
 }
 
 // acceptsJSON reports whether the Accept header names JSON before any
