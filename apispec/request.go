@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -109,18 +110,43 @@ func validate(sch *jsonschema.Schema, v any) []Violation {
 	return violations(ve)
 }
 
-// bodyPointer finds the operation's JSON media type and returns it with
-// the JSON pointer of its schema in the document ("" when none).
-func (d *Document) bodyPointer(method, pathTemplate string) (string, string) {
+// RepeatableQuery reports whether the operation declares the query
+// parameter name as one that may be given more than once: its schema is
+// an array (form style, exploded: ?zone=a&zone=b). Every other parameter,
+// and one the document does not declare, is given at most once: a
+// server that reads the first of several values would act on a request
+// other than the one sent (?all=true&all=yes).
+func (d *Document) RepeatableQuery(method, pathTemplate, name string) bool {
+	op, _ := d.operation(method, pathTemplate)
+	if op == nil {
+		return false
+	}
+	for _, p := range op.Parameters {
+		if v := p.Value; v != nil && v.In == "query" && v.Name == name {
+			return v.Schema != nil && v.Schema.Value != nil && v.Schema.Value.Type.Is("array")
+		}
+	}
+	return false
+}
+
+// operation finds the operation of a method and path template (with or
+// without the server path) and the path as the document writes it.
+func (d *Document) operation(method, pathTemplate string) (*openapi3.Operation, string) {
 	path := pathTemplate
 	if d.t.Paths.Value(path) == nil {
 		path = strings.TrimPrefix(pathTemplate, d.serverPath())
 	}
 	item := d.t.Paths.Value(path)
 	if item == nil {
-		return "", ""
+		return nil, ""
 	}
-	op := item.GetOperation(strings.ToUpper(method))
+	return item.GetOperation(strings.ToUpper(method)), path
+}
+
+// bodyPointer finds the operation's JSON media type and returns it with
+// the JSON pointer of its schema in the document ("" when none).
+func (d *Document) bodyPointer(method, pathTemplate string) (string, string) {
+	op, path := d.operation(method, pathTemplate)
 	if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
 		return "", ""
 	}

@@ -2,6 +2,7 @@ package module
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zoneapi/caddy-zoneapi/apispec"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -255,6 +257,10 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		}
 		return label
 	}
+	if msg := repeatedQuery(h.spec, rt, r.URL.Query()); msg != "" {
+		writeError(w, http.StatusBadRequest, "%s", msg)
+		return label
+	}
 	if expensiveRead(rt, r) {
 		release, rej := auth.AcquireExpensiveRead(r, authOf(r).id)
 		if rej != nil {
@@ -315,4 +321,27 @@ func expensiveRead(rt *route, r *http.Request) bool {
 		return all
 	}
 	return expensiveReads[rt.pattern()]
+}
+
+// repeatedQuery is the 400 message of a request that gives a query
+// parameter more than once, "" when it gives none twice. Only the
+// parameters the served specification declares as arrays (the event
+// stream's zone and type) may be repeated; a handler reads the first of
+// several values, so a repeat would have it act on a request other than
+// the one sent (?all=true&all=yes listed every zone). The PowerDNS API's
+// parameters, which the specification does not describe, are given
+// once too.
+func repeatedQuery(spec func() (*apispec.Document, error), rt *route, q url.Values) string {
+	var problems []string
+	var d *apispec.Document
+	for name, values := range q {
+		if len(values) > 1 && d == nil {
+			d, _ = spec() // only when something is repeated
+		}
+		if len(values) > 1 && (d == nil || !d.RepeatableQuery(rt.method, rt.template, name)) {
+			problems = append(problems, fmt.Sprintf("query parameter %q is given %d times; give it once", name, len(values)))
+		}
+	}
+	sort.Strings(problems)
+	return problemList(problems)
 }
