@@ -195,7 +195,7 @@ func (a *restAPI) handleListZones(w http.ResponseWriter, r *http.Request, p para
 			return
 		}
 	}
-	if msg := checkListCursor(cursor, all); msg != "" {
+	if msg := checkListCursor(cursor, all, a.views.configured()); msg != "" {
 		writeError(w, http.StatusBadRequest, "%s", msg)
 		return
 	}
@@ -379,31 +379,31 @@ func (a *restAPI) zoneCommand(command string) func(http.ResponseWriter, *http.Re
 
 // checkListCursor is the 400 message of a zone list's cursor that no
 // list answers ("" for a good one): the nextCursor of the list of the
-// API's zones is a zone name, that of every zone named serves (all)
-// "<name>@<view>". A cursor of neither form (?cursor=%00) was taken
-// as a place in the list and answered the whole list.
-func checkListCursor(cursor string, all bool) string {
+// API's zones is a zone name ("<name>@<view>" when views are configured),
+// that of every zone named serves (all) "<name>@<view>". A cursor of
+// neither form (?cursor=%00) was taken as a place in the list and
+// answered the whole list.
+func checkListCursor(cursor string, all, views bool) string {
 	if cursor == "" {
 		return ""
 	}
-	name, view := cursor, ""
-	if all {
-		i := strings.LastIndexByte(cursor, '@')
+	i := strings.LastIndexByte(cursor, '@')
+	if all || views && i >= 0 {
 		if i < 0 {
 			return fmt.Sprintf("cursor %q is not a cursor of the list of every zone (<name>@<view>, the nextCursor of the page before)", cursor)
 		}
-		name, view = cursor[:i], cursor[i+1:]
+		name, view := cursor[:i], cursor[i+1:]
 		if err := zonemodel.CheckViewName(view); err != nil {
 			return fmt.Sprintf("cursor %q: its view: %v", cursor, err)
 		}
 		// named may serve names the API would not create (the root
 		// zone, escaped labels): any printable name up to 255 bytes.
-		if name == "" || len(name) > 255 || strings.IndexFunc(name, func(c rune) bool { return c <= ' ' || c == 0x7f || c > 0x7e }) >= 0 {
-			return fmt.Sprintf("cursor %q is not a cursor of the list of every zone (<name>@<view>, the nextCursor of the page before)", cursor)
+		if name == "" || len(name) > 255 || strings.IndexFunc(name, func(c rune) bool { return c <= ' ' || c > 0x7e }) >= 0 {
+			return fmt.Sprintf("cursor %q is not a cursor of this list (<name>@<view>, the nextCursor of the page before)", cursor)
 		}
 		return ""
 	}
-	if _, err := zonemodel.NormalizeZoneName(name); err != nil {
+	if _, err := zonemodel.NormalizeZoneName(cursor); err != nil {
 		return fmt.Sprintf("cursor %q is not a cursor of this list (a zone name, the nextCursor of the page before): %v", cursor, err)
 	}
 	return ""
