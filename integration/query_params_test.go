@@ -32,6 +32,8 @@ func TestQueryParamsStrict(t *testing.T) {
 	}
 	pdnsError(t, c.pdns(testToken, "GET", zonesPath+"/qa.test.?rrsets=false&rrsets=true", nil), http.StatusBadRequest, `query parameter "rrsets" is given 2 times`)
 	pdnsError(t, c.pdns(testToken, "GET", "/api/v1/servers/localhost/search-data?q=*&max=1&max=100000", nil), http.StatusBadRequest, `query parameter "max" is given 2 times`)
+	// PowerDNS refuses a boolean it does not know with 422, as here.
+	pdnsError(t, c.pdns(testToken, "GET", zonesPath+"/qa.test.?record_count=yes", nil), http.StatusUnprocessableEntity, "'record_count' request parameter value 'yes' is not supported")
 
 	// The nextCursor of each list is a cursor of it.
 	r := c.do("GET", "/api/v1/zones?limit=1", nil)

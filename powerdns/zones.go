@@ -140,6 +140,9 @@ func (a *API) getZone(w http.ResponseWriter, r *http.Request, zone string) {
 	if _, ok := boolParam(w, r, "include_disabled", true); !ok {
 		return
 	}
+	if _, ok := boolParam(w, r, "record_count", false); !ok {
+		return // writeZone reads it; a value other than true or false is refused here
+	}
 	q := r.URL.Query()
 	rname, rtype := q.Get("rrset_name"), strings.ToUpper(q.Get("rrset_type"))
 	if rtype != "" && rname == "" {
