@@ -6,9 +6,11 @@
 // carrying the line named-checkzone names.
 //
 // The file goes to named-checkzone on its standard input and the zone
-// comes back on its standard output: nothing is written to disk. The
-// caller must have refused $INCLUDE (zonemodel.ScanDirectives), which
-// named-checkzone would follow.
+// comes back on its standard output: nothing is written to disk.
+// named-checkzone obeys every directive of the file it reads ($INCLUDE
+// of any file it can open, quoted or not), so it must only ever read
+// text the caller rendered itself from parsed records
+// (zonemodel.RenderRecords), never text a client wrote.
 package zonecheck
 
 import (

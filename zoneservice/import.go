@@ -169,11 +169,16 @@ func (s *Service) importZone(ctx context.Context, name, fp string, content func(
 }
 
 // checkImport checks a zone to import, given as a master file (text) or
-// as records (rrs), and returns what it is and the file to write. With
-// named-checkzone at hand (Checker), it checks the text (the records
-// rendered, for rrs) and the file is what it wrote; without, the file is
-// parsed (zonemodel.ParseZoneFile), checked (zonemodel.ImportedZone) and
-// rendered by this package.
+// as records (rrs), and returns what it is and the file to write. The
+// text is read by this package's parser only (zonemodel.ParseZoneFileLines:
+// $ORIGIN, $TTL and $GENERATE, no other directive, the limits counted
+// as it parses); named-checkzone (Checker), when at hand, reads the
+// records rendered from it (zonemodel.RenderRecords), never the text a
+// client wrote, and the file is what it wrote, its refusals naming the
+// line of the text the record came from. Records from a transfer or a
+// copy are checked by zonemodel.ImportedZone and rendered before
+// named-checkzone reads them. Without named-checkzone, the records are
+// checked (zonemodel.ImportedZone) and rendered by this package.
 func (s *Service) checkImport(ctx context.Context, name string, text []byte, rrs []dns.RR) (*Imported, []byte, error) {
 	invalid := func(err error) error {
 		var le *zonemodel.LimitError
@@ -182,46 +187,62 @@ func (s *Service) checkImport(ctx context.Context, name string, text []byte, rrs
 		}
 		return newErr(ErrInvalid, name, "", "zone "+name+" was not imported", err)
 	}
-	if len(text) > zonemodel.MaxImportBytes {
-		return nil, nil, invalid(&zonemodel.LimitError{Message: "the zone file is larger than 64 MiB"})
-	}
+	var lines []int // the line of the text each record starts on
 	if text != nil {
-		if err := zonemodel.ScanDirectives(text, zonemodel.MaxImportRecords); err != nil {
+		var err error
+		if rrs, lines, err = zonemodel.ParseZoneFileLines(name, text, zonemodel.MaxImportRecords); err != nil {
 			return nil, nil, invalid(err)
 		}
+	} else if len(rrs) > zonemodel.MaxImportRecords {
+		return nil, nil, invalid(&zonemodel.LimitError{Message: "the zone has more than 1000000 records"})
 	}
-	if text == nil || !s.Checker.Available() {
-		var err error
-		if text != nil {
-			if rrs, err = zonemodel.ParseZoneFile(name, text, zonemodel.MaxImportRecords); err != nil {
-				return nil, nil, invalid(err)
-			}
-		} else if len(rrs) > zonemodel.MaxImportRecords {
-			return nil, nil, invalid(&zonemodel.LimitError{Message: "the zone has more than 1000000 records"})
-		}
+	var data []byte
+	first := 0
+	if lines == nil || !s.Checker.Available() {
 		z, err := zonemodel.ImportedZone(name, rrs)
 		if err != nil {
 			return nil, nil, invalid(err)
 		}
-		data, err := z.RenderFile()
-		if err != nil {
+		if data, err = z.RenderFile(); err != nil {
 			return nil, nil, invalid(err)
 		}
 		if !s.Checker.Available() {
 			return &Imported{Records: len(rrs), Serial: z.Serial, CheckedBy: "zoneapi"}, data, nil
 		}
-		text = data
+	} else {
+		var err error
+		if data, first, err = zonemodel.RenderRecords(name, rrs); err != nil {
+			return nil, nil, invalid(&zonemodel.FileError{Message: err.Error()})
+		}
 	}
-	res, err := s.Checker.Check(ctx, name, text, zonemodel.MaxImportRecords)
+	res, err := s.Checker.Check(ctx, name, data, zonemodel.MaxImportRecords)
 	if err != nil {
 		var fe *zonemodel.FileError
 		var le *zonemodel.LimitError
-		if errors.As(err, &fe) || errors.As(err, &le) {
+		if errors.As(err, &fe) {
+			return nil, nil, invalid(sourceLine(fe, lines, first))
+		}
+		if errors.As(err, &le) {
 			return nil, nil, invalid(err)
 		}
 		return nil, nil, newErr(ErrStorage, name, "", "checking zone "+name+" with named-checkzone", err)
 	}
 	return &Imported{Records: res.Records, Serial: res.Serial, CheckedBy: "named-checkzone", Warnings: res.Warnings}, res.Text, nil
+}
+
+// sourceLine returns named-checkzone's refusal of a rendered file with
+// the line of the text its record came from: line first of the rendered
+// file is record 0, which starts on lines[0]. Without lines (records of
+// a transfer) or on a line that is no record's, the refusal names no
+// line.
+func sourceLine(fe *zonemodel.FileError, lines []int, first int) *zonemodel.FileError {
+	out := *fe
+	if i := fe.Line - first; lines != nil && i >= 0 && i < len(lines) {
+		out.Line = lines[i]
+	} else {
+		out.Line = 0
+	}
+	return &out
 }
 
 // transferIn transfers the zone from the source, classifying failures.
