@@ -163,6 +163,9 @@ func parseMessage(msg string) string {
 	case strings.HasPrefix(msg, "$INCLUDE directive not allowed"):
 		// A $GENERATE line whose owner is \$INCLUDE makes one.
 		return msgInclude
+	case strings.HasPrefix(msg, "not a TTL: "):
+		// A word where a TTL, a class or a type may stand that is none.
+		return "unknown RR type (or a bad TTL or class): " + strings.TrimPrefix(msg, "not a TTL: ")
 	case strings.HasPrefix(msg, "bad range in $GENERATE range"):
 		return fmt.Sprintf("$GENERATE: the range must be start-stop[/step] with start <= stop, making at most %d records a line", maxGenerate)
 	}
