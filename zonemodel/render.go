@@ -23,46 +23,85 @@ func (z *Zone) RenderFile() ([]byte, error) {
 	// Only validated values reach these header lines: the zone name passed
 	// NormalizeZoneName and the TTL is a number.
 	head := "; zone " + z.Name + ", written by zoneapi\n$ORIGIN " + z.origin() + "\n$TTL " + strconv.FormatUint(uint64(z.TTL), 10) + "\n"
-	return render(z.Name, head, z.rrs)
+	out, err := render(z.Name, head, z.rrs)
+	if err != nil {
+		return nil, err
+	}
+	if err := verify(out, z.origin(), z.rrs); err != nil {
+		return nil, fmt.Errorf("rendering zone %s: %w", z.Name, err)
+	}
+	return out, nil
 }
 
 // RenderRecords renders records of the zone name (a checked zone name,
 // see NormalizeZoneName) as a master file for a checker, in the order
 // given and without checks of their own (no SOA first, say): a comment
-// line, $ORIGIN, then one record a line from line first on (absolute
-// names, explicit TTLs), verified as RenderFile verifies its file. This
-// is what named-checkzone reads of a zone file a client sent
-// (ParseZoneFileLines): the only directive in it is the $ORIGIN written
-// here, and no line begins with '$' or a quote.
+// line, $ORIGIN, then one record a line from line first on (owners
+// inside the zone relative to it, other names absolute, explicit TTLs). This is what named-checkzone reads of a zone
+// file a client sent (ParseZoneFileLines): the only directive in it is
+// the $ORIGIN written here, and no line begins with '$'. Unlike
+// RenderFile it does not parse its text back (a third of an import's
+// time; FuzzRenderImport holds it to reading back the same records):
+// named-checkzone reads it, and named loads what named-checkzone wrote.
 func RenderRecords(name string, rrs []dns.RR) (text []byte, first int, err error) {
-	text, err = render(name, "; zone "+name+", records rendered by zoneapi\n$ORIGIN "+name+".\n", rrs)
-	return text, 3, err
+	var buf bytes.Buffer
+	buf.Grow(64 + 48*len(rrs))
+	buf.WriteString("; zone " + name + ", records rendered by zoneapi\n$ORIGIN " + name + ".\n")
+	origin := "." + name + "."
+	for _, rr := range rrs {
+		line := rr.String()
+		// The owner relative to the origin, when the line begins with
+		// it as a name below the origin (a dot before the origin that
+		// no backslash escapes): the file named-checkzone reads is a
+		// third smaller.
+		owner := rr.Header().Name
+		if n := len(owner) - len(origin); n > 0 && strings.HasPrefix(line, owner+"\t") && strings.EqualFold(owner[n:], origin) && !escaped(owner, n) {
+			line = line[:n] + line[len(owner):]
+		}
+		if err := writeLine(&buf, name, line); err != nil {
+			return nil, 0, err
+		}
+	}
+	return buf.Bytes(), 3, nil
 }
 
-// render writes head, then rrs one a line, and verifies the text.
+// escaped reports whether the byte at i of the name in presentation
+// form is escaped (an odd number of backslashes before it).
+func escaped(name string, i int) bool {
+	n := 0
+	for i > 0 && name[i-1] == '\\' {
+		n, i = n+1, i-1
+	}
+	return n%2 == 1
+}
+
+// writeLine writes one record's line of zone name's file. named reads a
+// line that begins with '$' as a directive (an owner name such as
+// "$x.example." from a transfer, or from a $GENERATE owner "\\$x"): the
+// escaped dollar is the same name.
+func writeLine(buf *bytes.Buffer, name, line string) error {
+	if strings.ContainsAny(line, "\n\r") {
+		return fmt.Errorf("rendering zone %s: record %q spans lines", name, line)
+	}
+	if strings.HasPrefix(line, "$") {
+		buf.WriteByte('\\')
+	}
+	buf.WriteString(line)
+	buf.WriteByte('\n')
+	return nil
+}
+
+// render writes head, then rrs one a line.
 func render(name, head string, rrs []dns.RR) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(head) + 64*len(rrs))
 	buf.WriteString(head)
 	for _, rr := range rrs {
-		line := rr.String()
-		if strings.ContainsAny(line, "\n\r") {
-			return nil, fmt.Errorf("rendering zone %s: record %q spans lines", name, line)
+		if err := writeLine(&buf, name, rr.String()); err != nil {
+			return nil, err
 		}
-		// named reads a line that begins with '$' as a directive (an
-		// owner name such as "$x.example." from a transfer, or from a
-		// $GENERATE owner "\\$x"): the escaped dollar is the same name.
-		if strings.HasPrefix(line, "$") {
-			buf.WriteByte('\\')
-		}
-		buf.WriteString(line)
-		buf.WriteByte('\n')
 	}
-	out := buf.Bytes()
-	if err := verify(out, name+".", rrs); err != nil {
-		return nil, fmt.Errorf("rendering zone %s: %w", name, err)
-	}
-	return out, nil
+	return buf.Bytes(), nil
 }
 
 // verify parses a rendered file and compares it with the records.

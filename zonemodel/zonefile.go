@@ -121,6 +121,11 @@ func parseZoneFile(name string, text []byte, maxRecords, maxBytes int) ([]dns.RR
 		if rr.Header().Name == "" {
 			return nil, nil, &FileError{Line: r.start, Message: "the record has no owner name (a line that begins with a blank takes the previous record's owner, and there is none)"}
 		}
+		if noData(rr) {
+			// miekg/dns reads a record without data (an update's
+			// deletion); named refuses one.
+			return nil, nil, &FileError{Line: r.start, Message: fmt.Sprintf("the %s record has no data", dns.TypeToString[rr.Header().Rrtype])}
+		}
 		if size += dns.Len(rr); size > maxBytes {
 			return nil, nil, &LimitError{Message: fmt.Sprintf("the zone file's records up to line %d are more than %d MiB in wire form", r.start, maxBytes>>20)}
 		}
@@ -151,6 +156,24 @@ func shorten(msg string) string {
 		return msg
 	}
 	return strings.ToValidUTF8(msg[:200], "") + "…"
+}
+
+// noData reports whether rr is a record whose data miekg/dns left as
+// its type's zero value, as it does for a record written without data
+// (an RFC 2136 deletion's form); an APL record and one in RFC 3597's
+// generic form ("\# 0") may have none.
+func noData(rr dns.RR) bool {
+	h := rr.Header()
+	newRR, ok := dns.TypeToRR[h.Rrtype]
+	if !ok || h.Rrtype == dns.TypeAPL {
+		return false
+	}
+	if _, generic := rr.(*dns.RFC3597); generic {
+		return false
+	}
+	zero := newRR()
+	*zero.Header() = *h
+	return dns.IsDuplicate(rr, zero)
 }
 
 // msgInclude is the refusal of $INCLUDE.
