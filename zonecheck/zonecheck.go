@@ -36,6 +36,10 @@ type Checker struct {
 	Path string
 	// Timeout bounds one check (default 5 minutes).
 	Timeout time.Duration
+	// CPUSeconds and MemoryBytes bound each named-checkzone process's CPU
+	// time and address space (default DefaultCPUSeconds and
+	// DefaultMemoryBytes; see bounds.go).
+	CPUSeconds, MemoryBytes uint64
 
 	once  sync.Once
 	found string
@@ -87,10 +91,13 @@ func (c *Checker) Program() string {
 // Available reports whether named-checkzone is installed.
 func (c *Checker) Available() bool { return c != nil && c.Program() != "" }
 
-// Check runs named-checkzone on the master file text of the zone. A file
-// named would refuse is a *zonemodel.FileError (with the line
-// named-checkzone names); more than maxRecords records is a
-// *zonemodel.LimitError; any other error is the checker's own failure.
+// Check runs named-checkzone on the master file text of the zone, which
+// the caller rendered (never a client's text: see the package comment),
+// once one of the MaxProcs processes is free, with its CPU time and
+// memory bounded. A file named would refuse is a *zonemodel.FileError
+// (with the line named-checkzone names); more than maxRecords records,
+// or a program stopped by its bounds, is a *zonemodel.LimitError; any
+// other error is the checker's own failure.
 func (c *Checker) Check(ctx context.Context, zone string, text []byte, maxRecords int) (*Result, error) {
 	prog := c.Program()
 	if prog == "" {
@@ -102,13 +109,41 @@ func (c *Checker) Check(ctx context.Context, zone string, text []byte, maxRecord
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	release, err := acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	cpu, mem := c.CPUSeconds, c.MemoryBytes
+	if cpu == 0 {
+		cpu = DefaultCPUSeconds
+	}
+	if mem == 0 {
+		mem = DefaultMemoryBytes
+	}
 	args := append(append([]string{}, Args...), zone, "/dev/stdin")
 	cmd := exec.CommandContext(ctx, prog, args...)
-	cmd.Stdin = bytes.NewReader(text)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
 	out := &lineCounter{max: maxRecords}
 	stderr := &capped{max: 1 << 20}
 	cmd.Stdout, cmd.Stderr = out, stderr
-	runErr := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("running %s: %w", prog, err)
+	}
+	// The bounds hold before the program reads its first byte.
+	if err := bound(cmd.Process.Pid, cpu, mem); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, err
+	}
+	go func() {
+		stdin.Write(text) // fails when the program stops early: Wait tells
+		stdin.Close()
+	}()
+	runErr := cmd.Wait()
 	if out.over {
 		return nil, &zonemodel.LimitError{Message: fmt.Sprintf("the zone has more than %d records", maxRecords)}
 	}
@@ -120,6 +155,9 @@ func (c *Checker) Check(ctx context.Context, zone string, text []byte, maxRecord
 		var ee *exec.ExitError
 		if !errors.As(runErr, &ee) {
 			return nil, fmt.Errorf("running %s: %w", prog, runErr)
+		}
+		if sig, ok := stopped(ee); ok || strings.Contains(stderr.buf.String(), "out of memory") {
+			return nil, &zonemodel.LimitError{Message: fmt.Sprintf("named-checkzone stopped (%v) past its bounds of %d s of CPU time and %d MiB of memory: the zone is too large to check", sig, cpu, mem>>20)}
 		}
 		return nil, Refusal(zone, msgs)
 	}
