@@ -1,12 +1,17 @@
 package integration
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
 
@@ -215,4 +220,105 @@ func TestImportReadsNoOtherViewFile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// slowImport starts an import by tok whose body is still being sent
+// (the upload holds the import's place, as a large file does): the
+// request's head and part of its body go out on a connection of its
+// own. finish sends the rest of the body (a broken zone file) and
+// returns the answer's status.
+func slowImport(t *testing.T, c *caddy, tok, zone string) (finish func() int) {
+	t.Helper()
+	host := strings.TrimPrefix(c.Base, "http://")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	body := "; a zone file on its way\nx\n"
+	fmt.Fprintf(conn, "POST /api/v1/zones/%s/import HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: text/dns\r\nContent-Length: %d\r\n\r\n%s", zone, host, tok, len(body), body[:10])
+	return func() int {
+		conn.SetDeadline(time.Now().Add(30 * time.Second))
+		if _, err := conn.Write([]byte(body[10:])); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+}
+
+// importsRunning waits until Caddy's metrics count n imports running
+// (zoneapi_imports{state="running"}).
+func importsRunning(t *testing.T, c *caddy, n int) {
+	t.Helper()
+	want := fmt.Sprintf(`zoneapi_imports{state="running"} %d`, n)
+	var text string
+	for range 300 {
+		resp, err := http.Get(c.Base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if text = string(raw); strings.Contains(text, want+"\n") {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("not %d imports running after 30 s:\n%s", n, text)
+}
+
+// TestImportsAtOnce: an identity runs at most 2 imports at once and the
+// server 4 (docs/import.md): past them the import answers 429 (the
+// identity's) or 503 (the server's), JSON with Retry-After, through the
+// REST import and the PowerDNS create with zone text; once the imports
+// end, the next runs. (Before: no bound; every import held its body, its
+// parse and a named-checkzone process.)
+func TestImportsAtOnce(t *testing.T) {
+	ns := startNamed(t)
+	tok, hash := tokens(t, "a", "b", "c")
+	c := startCaddy(t, ns, caddyOpts{handle: "/api*", extra: `powerdns
+			auth static {
+				token admin ` + sha256Hex(testToken) + `
+				token a ` + hash["a"] + `
+				token b ` + hash["b"] + `
+				token c ` + hash["c"] + `
+			}`})
+	// probe imports a broken file as tok and checks the answer.
+	probe := func(tok string, want int, msg string) {
+		t.Helper()
+		r := c.doHdr("POST", "/api/v1/zones/probe.test/import", "x", map[string]string{"Content-Type": "text/dns", "Authorization": "Bearer " + tok})
+		expectError(t, r, want, http.StatusText(want), msg)
+		if want != http.StatusBadRequest && r.header.Get("Retry-After") == "" {
+			t.Errorf("%d without Retry-After", want)
+		}
+	}
+	var pending []func() int
+	for _, who := range []string{"a", "a"} {
+		pending = append(pending, slowImport(t, c, tok[who], "slow-"+who+".test"))
+	}
+	importsRunning(t, c, 2)
+	probe(tok["a"], http.StatusTooManyRequests, "this identity runs 2 imports already")
+	probe(tok["b"], http.StatusBadRequest, "")
+	for _, who := range []string{"b", "b"} {
+		pending = append(pending, slowImport(t, c, tok[who], "slow-"+who+".test"))
+	}
+	importsRunning(t, c, 4)
+	probe(tok["c"], http.StatusServiceUnavailable, "the server runs 4 imports already")
+	r := c.pdns(tok["c"], "POST", zonesPath, map[string]any{"name": "pdns-busy.test.", "kind": "Native", "zone": zoneFileFor("pdns-busy.test")})
+	pdnsError(t, r, http.StatusServiceUnavailable, "the server runs 4 imports already")
+	if r.header.Get("Retry-After") == "" {
+		t.Error("PowerDNS 503 without Retry-After")
+	}
+	nothingLeft(t, c, ns, "pdns-busy.test")
+	for _, finish := range pending {
+		if s := finish(); s != http.StatusBadRequest {
+			t.Errorf("a slow import of a broken file answered %d, want 400", s)
+		}
+	}
+	expect(t, c.doHdr("POST", "/api/v1/zones/after.test/import", zoneFileFor("after.test"), map[string]string{"Content-Type": "text/dns", "Authorization": "Bearer " + tok["c"]}), http.StatusCreated, "an import once the others ended")
 }

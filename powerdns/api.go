@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
@@ -147,6 +148,9 @@ func (a *API) fail(w http.ResponseWriter, err error, explain func(field, msg str
 	}
 	f := a.Service.Status(err)
 	status, msg := f.Status, f.Message
+	if f.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
+	}
 	switch {
 	case errors.Is(err, zoneservice.ErrExists):
 		status, msg = http.StatusConflict, "Domain '"+f.Zone+".' already exists"
