@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -99,6 +100,13 @@ func (c *Checker) Available() bool { return c != nil && c.Program() != "" }
 // or a program stopped by its bounds, is a *zonemodel.LimitError; any
 // other error is the checker's own failure.
 func (c *Checker) Check(ctx context.Context, zone string, text []byte, maxRecords int) (*Result, error) {
+	return c.CheckReader(ctx, zone, bytes.NewReader(text), maxRecords)
+}
+
+// CheckReader is Check of the text r reads, given to named-checkzone as
+// it is read (a caller that renders a zone into a pipe has it checked
+// while it renders). The check fails if reading r fails.
+func (c *Checker) CheckReader(ctx context.Context, zone string, r io.Reader, maxRecords int) (*Result, error) {
 	prog := c.Program()
 	if prog == "" {
 		return nil, errors.New("named-checkzone is not installed")
@@ -139,11 +147,17 @@ func (c *Checker) Check(ctx context.Context, zone string, text []byte, maxRecord
 		cmd.Wait()
 		return nil, err
 	}
+	copied := make(chan error, 1)
 	go func() {
-		stdin.Write(text) // fails when the program stops early: Wait tells
+		_, err := io.Copy(stdin, r)
 		stdin.Close()
+		copied <- err
 	}()
 	runErr := cmd.Wait()
+	if err := <-copied; err != nil && runErr == nil {
+		// The program saw the end of a text cut short.
+		return nil, fmt.Errorf("reading the zone for named-checkzone: %w", err)
+	}
 	if out.over {
 		return nil, &zonemodel.LimitError{Message: fmt.Sprintf("the zone has more than %d records", maxRecords)}
 	}

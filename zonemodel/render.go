@@ -3,6 +3,7 @@ package zonemodel
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -37,32 +38,62 @@ func (z *Zone) RenderFile() ([]byte, error) {
 // see NormalizeZoneName) as a master file for a checker, in the order
 // given and without checks of their own (no SOA first, say): a comment
 // line, $ORIGIN, then one record a line from line first on (owners
-// inside the zone relative to it, other names absolute, explicit TTLs). This is what named-checkzone reads of a zone
-// file a client sent (ParseZoneFileLines): the only directive in it is
-// the $ORIGIN written here, and no line begins with '$'. Unlike
-// RenderFile it does not parse its text back (a third of an import's
-// time; FuzzRenderImport holds it to reading back the same records):
-// named-checkzone reads it, and named loads what named-checkzone wrote.
+// inside the zone relative to it, other names absolute, explicit
+// TTLs). This is what named-checkzone reads of a zone file a client
+// sent (ParseZoneFileTo writes the same as it parses): the only
+// directive in it is the $ORIGIN written here, and no line begins with
+// '$'. Unlike RenderFile it does not parse its text back (a third of an
+// import's time; FuzzRenderImport holds it to reading back the same
+// records): named-checkzone reads it, and named loads what
+// named-checkzone wrote.
 func RenderRecords(name string, rrs []dns.RR) (text []byte, first int, err error) {
 	var buf bytes.Buffer
 	buf.Grow(64 + 48*len(rrs))
-	buf.WriteString("; zone " + name + ", records rendered by zoneapi\n$ORIGIN " + name + ".\n")
-	origin := "." + name + "."
+	r := newRecordWriter(&buf, name)
 	for _, rr := range rrs {
-		line := rr.String()
-		// The owner relative to the origin, when the line begins with
-		// it as a name below the origin (a dot before the origin that
-		// no backslash escapes): the file named-checkzone reads is a
-		// third smaller.
-		owner := rr.Header().Name
-		if n := len(owner) - len(origin); n > 0 && strings.HasPrefix(line, owner+"\t") && strings.EqualFold(owner[n:], origin) && !escaped(owner, n) {
-			line = line[:n] + line[len(owner):]
-		}
-		if err := writeLine(&buf, name, line); err != nil {
+		if err := r.write(rr); err != nil {
 			return nil, 0, err
 		}
 	}
-	return buf.Bytes(), 3, nil
+	return buf.Bytes(), renderedFirst, nil
+}
+
+// renderedFirst is the line of the first record RenderRecords writes.
+const renderedFirst = 3
+
+// textWriter is what a recordWriter writes to (*bytes.Buffer,
+// *bufio.Writer).
+type textWriter interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
+// recordWriter writes the lines of RenderRecords: its head first, then a
+// record at a time.
+type recordWriter struct {
+	w      textWriter
+	name   string
+	origin string // "." + name + "."
+}
+
+// newRecordWriter writes the head of zone name's file to w.
+func newRecordWriter(w textWriter, name string) *recordWriter {
+	w.WriteString("; zone " + name + ", records rendered by zoneapi\n$ORIGIN " + name + ".\n")
+	return &recordWriter{w: w, name: name, origin: "." + name + "."}
+}
+
+// write writes rr's line.
+func (r *recordWriter) write(rr dns.RR) error {
+	line := rr.String()
+	// The owner relative to the origin, when the line begins with it as
+	// a name below the origin (a dot before the origin that no backslash
+	// escapes): the file named-checkzone reads is a third smaller.
+	owner := rr.Header().Name
+	if n := len(owner) - len(r.origin); n > 0 && strings.HasPrefix(line, owner+"\t") && strings.EqualFold(owner[n:], r.origin) && !escaped(owner, n) {
+		line = line[:n] + line[len(owner):]
+	}
+	return writeLine(r.w, r.name, line)
 }
 
 // escaped reports whether the byte at i of the name in presentation
@@ -79,16 +110,15 @@ func escaped(name string, i int) bool {
 // line that begins with '$' as a directive (an owner name such as
 // "$x.example." from a transfer, or from a $GENERATE owner "\\$x"): the
 // escaped dollar is the same name.
-func writeLine(buf *bytes.Buffer, name, line string) error {
+func writeLine(w textWriter, name, line string) error {
 	if strings.ContainsAny(line, "\n\r") {
 		return fmt.Errorf("rendering zone %s: record %q spans lines", name, line)
 	}
 	if strings.HasPrefix(line, "$") {
-		buf.WriteByte('\\')
+		w.WriteByte('\\')
 	}
-	buf.WriteString(line)
-	buf.WriteByte('\n')
-	return nil
+	w.WriteString(line)
+	return w.WriteByte('\n')
 }
 
 // render writes head, then rrs one a line.

@@ -1,6 +1,7 @@
 package zonemodel
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"regexp"
@@ -99,12 +100,27 @@ func ParseZoneFile(name string, text []byte, maxRecords int) ([]dns.RR, error) {
 // *FileError with its line. No message depends on anything but the
 // text.
 func ParseZoneFileLines(name string, text []byte, maxRecords int) ([]dns.RR, []int, error) {
-	return parseZoneFile(name, text, maxRecords, MaxImportRecordBytes)
+	return parseZoneFile(name, text, maxRecords, MaxImportRecordBytes, nil)
+}
+
+// ParseZoneFileTo is ParseZoneFileLines that also writes the records to
+// w as RenderRecords renders them, each as soon as it is parsed, so that
+// a checker reading w (through a pipe) works while the parse goes on.
+// A failed write ends the parse with its error; what was written before
+// a refusal is no zone. first is the line of the first record written
+// (see RenderRecords).
+func ParseZoneFileTo(name string, text []byte, maxRecords int, w *bufio.Writer) (rrs []dns.RR, lines []int, first int, err error) {
+	rw := newRecordWriter(w, name)
+	rrs, lines, err = parseZoneFile(name, text, maxRecords, MaxImportRecordBytes, rw.write)
+	if err == nil {
+		err = w.Flush()
+	}
+	return rrs, lines, renderedFirst, err
 }
 
 // parseZoneFile is ParseZoneFileLines with the bound of the records'
-// size in wire form.
-func parseZoneFile(name string, text []byte, maxRecords, maxBytes int) ([]dns.RR, []int, error) {
+// size in wire form, calling each, when set, with every record made.
+func parseZoneFile(name string, text []byte, maxRecords, maxBytes int, each func(dns.RR) error) ([]dns.RR, []int, error) {
 	if len(text) > MaxImportBytes {
 		return nil, nil, &LimitError{Message: "the zone file is larger than 64 MiB"}
 	}
@@ -128,6 +144,11 @@ func parseZoneFile(name string, text []byte, maxRecords, maxBytes int) ([]dns.RR
 		}
 		if size += dns.Len(rr); size > maxBytes {
 			return nil, nil, &LimitError{Message: fmt.Sprintf("the zone file's records up to line %d are more than %d MiB in wire form", r.start, maxBytes>>20)}
+		}
+		if each != nil {
+			if err := each(rr); err != nil {
+				return nil, nil, err
+			}
 		}
 		out = append(out, rr)
 		lines = append(lines, r.start)

@@ -1,6 +1,8 @@
 package zonemodel
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"slices"
 	"strconv"
@@ -343,7 +345,7 @@ func TestParseZoneFileStopsAtTheLimit(t *testing.T) {
 		t.Fatalf("%v, want a *LimitError", err)
 	}
 	long := "$GENERATE 0-65535 g$ TXT " + strings.Repeat("x", 900) + "\n"
-	if _, _, err := parseZoneFile("example.com", []byte(strings.Repeat(long, 16)), MaxImportRecords, 8<<20); !errors.As(err, &le) || !strings.Contains(le.Message, "8 MiB") {
+	if _, _, err := parseZoneFile("example.com", []byte(strings.Repeat(long, 16)), MaxImportRecords, 8<<20, nil); !errors.As(err, &le) || !strings.Contains(le.Message, "8 MiB") {
 		t.Fatalf("%v, want a *LimitError for 8 MiB", err)
 	}
 	if _, err := ParseZoneFile("example.com", []byte("$GENERATE 0-1 g$ TXT "+strings.Repeat("x ", 600)+"\n"), MaxImportRecords); err == nil || !strings.Contains(err.Error(), "longer than 1024 bytes") {
@@ -399,6 +401,11 @@ func FuzzRenderImport(f *testing.F) {
 		out, first, err := RenderRecords("fuzz.test", rrs)
 		if err != nil {
 			return // records miekg/dns prints in a form it does not read back
+		}
+		var streamed bytes.Buffer
+		w := bufio.NewWriter(&streamed)
+		if _, _, _, err := ParseZoneFileTo("fuzz.test", text, 64, w); err != nil || !bytes.Equal(streamed.Bytes(), out) {
+			t.Fatalf("ParseZoneFileTo wrote %q (%v), RenderRecords %q", streamed.Bytes(), err, out)
 		}
 		checkRendered(t, out, first, []string{"$ORIGIN fuzz.test."}, rrs)
 		z, err := ImportedZone("fuzz.test", rrs)

@@ -1,8 +1,10 @@
 package zoneservice
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
@@ -170,60 +173,104 @@ func (s *Service) importZone(ctx context.Context, name, fp string, content func(
 
 // checkImport checks a zone to import, given as a master file (text) or
 // as records (rrs), and returns what it is and the file to write. The
-// text is read by this package's parser only (zonemodel.ParseZoneFileLines:
+// text is read by the API's own parser only (zonemodel.ParseZoneFileTo:
 // $ORIGIN, $TTL and $GENERATE, no other directive, the limits counted
 // as it parses); named-checkzone (Checker), when at hand, reads the
-// records rendered from it (zonemodel.RenderRecords), never the text a
-// client wrote, and the file is what it wrote, its refusals naming the
-// line of the text the record came from. Records from a transfer or a
+// records rendered from it as they are parsed (checkText), never the
+// text a client wrote, and the file is what it wrote, its refusals
+// naming the line of the text the record came from. Records from a transfer or a
 // copy are checked by zonemodel.ImportedZone and rendered before
 // named-checkzone reads them. Without named-checkzone, the records are
 // checked (zonemodel.ImportedZone) and rendered by this package.
 func (s *Service) checkImport(ctx context.Context, name string, text []byte, rrs []dns.RR) (*Imported, []byte, error) {
-	invalid := func(err error) error {
-		var le *zonemodel.LimitError
-		if errors.As(err, &le) {
-			return newErr(ErrTooLarge, name, "", "zone "+name+" is too large to import", err)
-		}
-		return newErr(ErrInvalid, name, "", "zone "+name+" was not imported", err)
+	invalid := func(err error) error { return newErr(kindOf(err), name, "", msgOf(name, err), err) }
+	if text != nil && s.Checker.Available() {
+		return s.checkText(ctx, name, text)
 	}
-	var lines []int // the line of the text each record starts on
 	if text != nil {
 		var err error
-		if rrs, lines, err = zonemodel.ParseZoneFileLines(name, text, zonemodel.MaxImportRecords); err != nil {
+		if rrs, err = zonemodel.ParseZoneFile(name, text, zonemodel.MaxImportRecords); err != nil {
 			return nil, nil, invalid(err)
 		}
 	} else if len(rrs) > zonemodel.MaxImportRecords {
 		return nil, nil, invalid(&zonemodel.LimitError{Message: "the zone has more than 1000000 records"})
 	}
-	var data []byte
-	first := 0
-	if lines == nil || !s.Checker.Available() {
-		z, err := zonemodel.ImportedZone(name, rrs)
-		if err != nil {
-			return nil, nil, invalid(err)
-		}
-		if data, err = z.RenderFile(); err != nil {
-			return nil, nil, invalid(err)
-		}
-		if !s.Checker.Available() {
-			return &Imported{Records: len(rrs), Serial: z.Serial, CheckedBy: "zoneapi"}, data, nil
-		}
-	} else {
-		var err error
-		if data, first, err = zonemodel.RenderRecords(name, rrs); err != nil {
-			return nil, nil, invalid(&zonemodel.FileError{Message: err.Error()})
-		}
+	z, err := zonemodel.ImportedZone(name, rrs)
+	if err != nil {
+		return nil, nil, invalid(err)
+	}
+	data, err := z.RenderFile()
+	if err != nil {
+		return nil, nil, invalid(err)
+	}
+	if !s.Checker.Available() {
+		return &Imported{Records: len(rrs), Serial: z.Serial, CheckedBy: "zoneapi"}, data, nil
 	}
 	res, err := s.Checker.Check(ctx, name, data, zonemodel.MaxImportRecords)
+	return s.checked(name, res, err, nil, 0)
+}
+
+// checkText checks a master file a client sent with named-checkzone: the
+// text is parsed here (zonemodel.ParseZoneFileTo) and the records
+// rendered into a pipe that named-checkzone reads as they come, so that
+// both parse at once.
+func (s *Service) checkText(ctx context.Context, name string, text []byte) (*Imported, []byte, error) {
+	pr, pw := io.Pipe()
+	type parsed struct {
+		lines []int
+		first int
+		err   error
+	}
+	done := make(chan parsed, 1)
+	go func() {
+		w := bufio.NewWriterSize(pw, 64<<10)
+		_, lines, first, err := zonemodel.ParseZoneFileTo(name, text, zonemodel.MaxImportRecords, w)
+		pw.CloseWithError(err) // nil: named-checkzone reads the end
+		done <- parsed{lines, first, err}
+	}()
+	res, err := s.Checker.CheckReader(ctx, name, pr, zonemodel.MaxImportRecords)
+	pr.CloseWithError(errors.New("named-checkzone stopped")) // ends the parse's writes
+	p := <-done
+	var fe *zonemodel.FileError
+	var le *zonemodel.LimitError
+	if errors.As(p.err, &fe) || errors.As(p.err, &le) {
+		// The file's own refusal, whatever the checker made of the part
+		// it read.
+		return nil, nil, newErr(kindOf(p.err), name, "", msgOf(name, p.err), p.err)
+	}
+	return s.checked(name, res, err, p.lines, p.first)
+}
+
+// kindOf is the kind of a refused import: ErrTooLarge for a
+// *zonemodel.LimitError, else ErrInvalid.
+func kindOf(err error) error {
+	var le *zonemodel.LimitError
+	if errors.As(err, &le) {
+		return ErrTooLarge
+	}
+	return ErrInvalid
+}
+
+// msgOf is the message of a refused import of the kind kindOf gives.
+func msgOf(name string, err error) string {
+	if kindOf(err) == ErrTooLarge {
+		return "zone " + name + " is too large to import"
+	}
+	return "zone " + name + " was not imported"
+}
+
+// checked is the outcome of named-checkzone's check (res, err) of zone
+// name: a refusal names the line of the file its record came from
+// (lines, first: see sourceLine).
+func (s *Service) checked(name string, res *zonecheck.Result, err error, lines []int, first int) (*Imported, []byte, error) {
 	if err != nil {
 		var fe *zonemodel.FileError
 		var le *zonemodel.LimitError
 		if errors.As(err, &fe) {
-			return nil, nil, invalid(sourceLine(fe, lines, first))
+			err = sourceLine(fe, lines, first)
 		}
-		if errors.As(err, &le) {
-			return nil, nil, invalid(err)
+		if errors.As(err, &fe) || errors.As(err, &le) {
+			return nil, nil, newErr(kindOf(err), name, "", msgOf(name, err), err)
 		}
 		return nil, nil, newErr(ErrStorage, name, "", "checking zone "+name+" with named-checkzone", err)
 	}
