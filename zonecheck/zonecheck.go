@@ -212,6 +212,18 @@ func (c *capped) Write(p []byte) (int, error) {
 // "dns_master_load: /dev/stdin:7: www.example.com: CNAME and other data".
 var lineAt = regexp.MustCompile(`(?:^|: )/dev/stdin:(\d+): (.*)$`)
 
+// MessageLine splits a message of named-checkzone about one line of its
+// input ("/dev/stdin:5: ignoring out-of-zone data (other.net)") into the
+// line and what it says; ok is false for other messages.
+func MessageLine(msg string) (line int, text string, ok bool) {
+	sm := lineAt.FindStringSubmatch(msg)
+	if sm == nil {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(sm[1])
+	return n, sm[2], err == nil && n > 0
+}
+
 // Refusal reads named-checkzone's messages about a file it refused and
 // returns the first problem as a *zonemodel.FileError: the first message
 // that names a line, else the reason of "loading from master file …

@@ -274,7 +274,20 @@ func (s *Service) checked(name string, res *zonecheck.Result, err error, lines [
 		}
 		return nil, nil, newErr(ErrStorage, name, "", "checking zone "+name+" with named-checkzone", err)
 	}
-	return &Imported{Records: res.Records, Serial: res.Serial, CheckedBy: "named-checkzone", Warnings: res.Warnings}, res.Text, nil
+	warnings := res.Warnings
+	if lines != nil {
+		// A warning about one line names the file's line, as a refusal
+		// does.
+		warnings = make([]string, len(res.Warnings))
+		for i, w := range res.Warnings {
+			warnings[i] = w
+			if n, text, ok := zonecheck.MessageLine(w); ok {
+				fe := sourceLine(&zonemodel.FileError{Line: n, Message: text}, lines, first)
+				warnings[i] = fe.Error()
+			}
+		}
+	}
+	return &Imported{Records: res.Records, Serial: res.Serial, CheckedBy: "named-checkzone", Warnings: warnings}, res.Text, nil
 }
 
 // sourceLine returns named-checkzone's refusal of a rendered file with

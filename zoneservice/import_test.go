@@ -82,7 +82,8 @@ func TestImportFile(t *testing.T) {
 // the service rendered from the file, never the file a client sent: a
 // checker that keeps what it read (a script around named-checkzone) sees
 // one record a line after the service's own $ORIGIN, no comment or
-// directive of the file; a refusal names the line of the file. (Before:
+// directive of the file; a refusal and a warning name the line of the
+// file. (Before:
 // the file itself went to named-checkzone, its $TTL, comments and all,
 // which is how a quoted "$INCLUDE" read files of the server.)
 func TestCheckerReadsOnlyRenderedRecords(t *testing.T) {
@@ -109,6 +110,10 @@ func TestCheckerReadsOnlyRenderedRecords(t *testing.T) {
 		if _, err := dns.NewRR(l); err != nil || strings.HasPrefix(l, "$") || strings.Contains(l, "comment") {
 			t.Errorf("named-checkzone read %q, not a record rendered by the service (%v)", l, err)
 		}
+	}
+	res, err = r.s.Import(context.Background(), "warn.test", &ImportSource{File: []byte(strings.ReplaceAll(importFile, "imp.test", "warn.test") + "\n\nother.example. A 192.0.2.9\n")}, "")
+	if err != nil || len(res.Warnings) != 1 || res.Warnings[0] != "line 10: ignoring out-of-zone data (other.example)" {
+		t.Fatalf("warnings %q (%v), want the out-of-zone record's line 10", res.Warnings, err)
 	}
 	_, err = r.s.Import(context.Background(), "bad.test", &ImportSource{File: []byte(strings.ReplaceAll(importFile, "imp.test", "bad.test") + "\n\nwww A 192.0.2.9 ; beside the CNAME\n")}, "")
 	var fe *zonemodel.FileError
