@@ -58,7 +58,7 @@ func Service(docsMode string) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	frags := [][]byte{read("fragment.yaml"), read("fleet.yaml"), read("lifecycle.yaml"), read("import.yaml"), read("changes.yaml"), change, read("events-fragment.yaml"), read("discovery.yaml")}
+	frags := [][]byte{read("fragment.yaml"), read("fleet.yaml"), read("lifecycle.yaml"), read("import.yaml"), read("changes.yaml"), change, read("events-fragment.yaml"), read("discovery.yaml"), read("auth.yaml")}
 	switch docsMode {
 	case DocsAuth:
 		frags = append(frags, read("docs.yaml"))
