@@ -116,7 +116,7 @@ var layering = []layer{
 	{
 		name:    "front ends",
 		rule:    "HTTP or Caddy glue over the zone service: translate, authorise, map errors; no zone logic, no other front end (client/adoptcmd is a Caddy command over the API, through the Go client)",
-		pkgs:    []string{"client/adoptcmd", "client/caddydns", "externaldns", "module", "powerdns"},
+		pkgs:    []string{"client/adoptcmd", "client/caddydns", "console", "externaldns", "module", "powerdns"},
 		imports: []string{"base", "api types", "zone model", "storage and control", "dns", "zone service", "providers", "spec", "client", "client adapters", "front-end support"},
 		http:    true,
 		caddy:   true,
