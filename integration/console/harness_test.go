@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -43,6 +45,11 @@ type env struct {
 	// page reported.
 	mu       sync.Mutex
 	problems []string
+	// urls are the URLs (with fragment) of every request the page sent
+	// or navigated to, and responses the console's answers' headers by
+	// URL.
+	urls      []string
+	responses map[string]network.Headers
 }
 
 // tokens are the static tokens every journey has, by name: their
@@ -60,7 +67,7 @@ func start(t *testing.T, opts ...func(*testcaddy.Options)) *env {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Fatalf("%s: %v (scripts/setup.sh installs Debian's chromium)", chromiumPath, err)
 	}
-	e := &env{t: t, tok: map[string]string{}}
+	e := &env{t: t, tok: map[string]string{}, responses: map[string]network.Headers{}}
 	var lines []string
 	for name, scope := range tokens {
 		tk, hash, err := auth.NewToken()
@@ -129,6 +136,9 @@ func (e *env) browser(width, height int) {
 	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
 		t.Fatalf("starting chromium: %v", err)
 	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
 	_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 		Source: `window.__csp = []; document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`,
 	})
@@ -152,6 +162,16 @@ func (e *env) listen(ev any) {
 	case *cdplog.EventEntryAdded:
 		if ev.Entry.Source == cdplog.EntrySourceSecurity || strings.Contains(ev.Entry.Text, "Content Security Policy") {
 			e.problem("security: " + ev.Entry.Text)
+		}
+	case *network.EventRequestWillBeSent:
+		e.mu.Lock()
+		e.urls = append(e.urls, ev.Request.URL+ev.Request.URLFragment, ev.DocumentURL)
+		e.mu.Unlock()
+	case *network.EventResponseReceived:
+		if strings.Contains(ev.Response.URL, "/console") {
+			e.mu.Lock()
+			e.responses[ev.Response.URL] = ev.Response.Headers
+			e.mu.Unlock()
 		}
 	case *cdpruntime.EventConsoleAPICalled:
 		if ev.Type == cdpruntime.ConsoleAPICalledTypeError {
@@ -413,4 +433,29 @@ func (e *env) soaSerial(zone string) uint32 {
 		e.t.Fatalf("SOA of %s: %v %v", zone, err, r)
 	}
 	return r.Answer[0].(*dns.SOA).Serial
+}
+
+// colorScheme emulates the system's light or dark preference.
+func (e *env) colorScheme(scheme string) {
+	e.t.Helper()
+	_, err := chromedp.Call(e.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// screenWidth emulates a screen of the width (a phone at 375), or
+// clears the emulation at 1280.
+func (e *env) screenWidth(width int64) {
+	e.t.Helper()
+	var err error
+	if width >= 1280 {
+		_, err = chromedp.Call(e.ctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
+	} else {
+		_, err = chromedp.Call(e.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: width, Height: 800, DeviceScaleFactor: 1, Mobile: true})
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
 }
