@@ -224,7 +224,8 @@ class Zone extends HTMLElement {
   async conflict() {
     let now;
     try { now = await this.readRecords(); } catch (e) { replace(this.notice, errorBox(e)); return; }
-    const moved = changedBetween(this.base, now.snap);
+    // The SOA moves with every change: what matters is the rest.
+    const moved = changedBetween(this.base, now.snap).filter((d) => d.type !== 'SOA');
     const box = h('div', { class: 'conflict', role: 'alert' },
       h('h3', {}, `Someone changed ${this.zone} meanwhile (serial ${this.serial} → ${now.serial})`),
       h('p', {}, 'Nothing of yours was applied. What changed:'),

@@ -91,7 +91,7 @@ func start(t *testing.T, opts ...func(*testcaddy.Options)) *env {
 	}
 	e.ns = testbind.Start(t, &testbind.Options{ExtraOptions: fmt.Sprintf("also-notify { 127.0.0.1 port %d; };\n\tixfr-from-differences yes;", notifyPort)})
 	o := testcaddy.Options{
-		APIExtra: fmt.Sprintf("history {\n\tnotify_listen 127.0.0.1:%d\n}\n", notifyPort) +
+		APIExtra: fmt.Sprintf("history {\n\tnotify_listen 127.0.0.1:%d\n}\nstatistics_channel %s\n", notifyPort, e.ns.StatsAddr) +
 			"auth static {\n" + strings.Join(lines, "\n") + "\n}",
 		SiteExtra: "handle /console* {\n\t\tzone_api_console\n\t}",
 	}
