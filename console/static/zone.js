@@ -11,6 +11,9 @@ import { subscribe } from './events.js';
 import { absName, batch, canon, changedBetween, diff, inverse, key, relName, snapshot } from './rrsets.js';
 import { entryView, readLast, rrsetDiff } from './changes.js';
 
+// maxRows is how many RRsets the table shows at once.
+const maxRows = 100;
+
 const types = ['A', 'AAAA', 'CAA', 'CNAME', 'DNAME', 'DS', 'HTTPS', 'MX', 'NAPTR', 'NS', 'PTR', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT', 'URI'];
 
 class Zone extends HTMLElement {
@@ -125,12 +128,23 @@ class Zone extends HTMLElement {
 
   renderRecords() {
     const q = this.filter.value.trim().toLowerCase();
-    const rows = [...this.base.values()].filter((r) => !q || r.name.includes(q) || r.type.toLowerCase() === q ||
-      relName(r.name, this.zone).includes(q) || r.values.some((v) => v.toLowerCase().includes(q)));
+    // Each RRset's searchable text is built once per snapshot.
+    if (this.searchOf !== this.base) {
+      this.searchOf = this.base;
+      this.search = new Map([...this.base].map(([k, r]) => [k, `${relName(r.name, this.zone)} ${r.name}\n${r.type.toLowerCase()}\n${r.values.join('\n').toLowerCase()}`]));
+    }
+    const rows = [];
+    for (const [k, r] of this.base) {
+      if (!q || this.search.get(k).includes(q)) rows.push(r);
+    }
     for (const [k, s] of this.staged) if (!this.base.has(k) && s.values.length) rows.push({ ...s, stagedNew: true });
     const canEdit = session.can('records');
-    replace(this.records, h('table', {},
-      h('caption', { class: 'sr' }, `${rows.length} RRsets of ${this.zone}`),
+    // A large zone shows its first rows; the filter finds the others.
+    const total = rows.length;
+    rows.length = Math.min(rows.length, maxRows);
+    replace(this.records, total > maxRows ? h('p', { class: 'hint', role: 'status' }, `Showing ${maxRows} of ${total} RRsets: type in the filter to find the others.`) : null,
+      h('table', {},
+      h('caption', { class: 'sr' }, `${total} RRsets of ${this.zone}`),
       h('thead', {}, h('tr', {}, ['Name', 'Type', 'TTL', 'Data'].map((c) => h('th', { scope: 'col' }, c)),
         canEdit ? h('th', { scope: 'col' }, h('span', { class: 'sr' }, 'Actions')) : null)),
       h('tbody', {}, rows.map((r) => {

@@ -9,7 +9,7 @@ import (
 )
 
 // apiCall sends one API request with a bearer token and extra headers.
-func apiCall(t *testing.T, base, tok, method, path string, body any, hdr map[string]string) (int, map[string]any) {
+func apiCall(t testing.TB, base, tok, method, path string, body any, hdr map[string]string) (int, map[string]any) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {

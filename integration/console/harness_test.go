@@ -34,7 +34,7 @@ const chromiumPath = "/usr/bin/chromium"
 // env is one journey's world: a named, the Caddy build serving the API
 // and the console on one origin, static tokens, and a browser tab.
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	ns  *testbind.Server
 	cd  *testcaddy.Caddy
 	tok map[string]string
@@ -50,6 +50,8 @@ type env struct {
 	// URL.
 	urls      []string
 	responses map[string]network.Headers
+	// loaded is the sum of the bytes received for every request.
+	loaded int64
 }
 
 // tokens are the static tokens every journey has, by name: their
@@ -62,7 +64,7 @@ var tokens = map[string]string{
 
 // start brings up named, Caddy with the console at /console/ and a
 // browser tab of 1280×900.
-func start(t *testing.T, opts ...func(*testcaddy.Options)) *env {
+func start(t testing.TB, opts ...func(*testcaddy.Options)) *env {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Fatalf("%s: %v (scripts/setup.sh installs Debian's chromium)", chromiumPath, err)
@@ -166,6 +168,10 @@ func (e *env) listen(ev any) {
 	case *network.EventRequestWillBeSent:
 		e.mu.Lock()
 		e.urls = append(e.urls, ev.Request.URL+ev.Request.URLFragment, ev.DocumentURL)
+		e.mu.Unlock()
+	case *network.EventLoadingFinished:
+		e.mu.Lock()
+		e.loaded += int64(ev.EncodedDataLength)
 		e.mu.Unlock()
 	case *network.EventResponseReceived:
 		if strings.Contains(ev.Response.URL, "/console") {
@@ -458,4 +464,16 @@ func (e *env) screenWidth(width int64) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+}
+
+// evalAsAwait is evalAs for an expression whose value is a promise.
+func evalAsAwait[T any](e *env, js string) T {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, 60*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		e.t.Fatalf("evaluating %s: %v", js, err)
+	}
+	return v
 }
