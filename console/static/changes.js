@@ -50,17 +50,35 @@ export function entryView(entry, { showZone = true, actions = null } = {}) {
     entryDiffs(entry).map((d) => rrsetDiff(d, null)));
 }
 
-// readAll reads a change list to its end (oldest first) and returns the
-// last n entries and the last id; at most pages pages are read.
-export async function readLast(request, path, n, pages = 50) {
-  let cursor = '';
-  let all = [];
-  for (let i = 0; i < pages; i++) {
-    const sep = path.includes('?') ? '&' : '?';
-    const page = await request('GET', `${path}${sep}limit=1000${cursor ? '&cursor=' + cursor : ''}`);
-    all = all.concat(page.changes).slice(-n);
-    if (!page.next_cursor || !page.changes.length) break;
-    cursor = page.next_cursor;
+// readLast returns the last n entries of a change list (oldest first)
+// without reading the history from its start. The lists are in id order
+// and take a cursor (the id after which to start): the last id is found
+// by doubling, then halving, a cursor with one entry a request (about
+// 2·log2 of the last id requests); then the entries after ever earlier
+// cursors (n, 2n, 4n … ids back) are read until n are found.
+export async function readLast(request, path, n) {
+  const sep = path.includes('?') ? '&' : '?';
+  const page = (cursor, limit) => request('GET', `${path}${sep}limit=${limit}${cursor > 0 ? '&cursor=' + cursor : ''}`);
+  const any = async (c) => (await page(c, 1)).changes.length > 0;
+  if (!(await any(0))) return [];
+  let lo = 0; // some entry after lo
+  let hi = 1;
+  while (await any(hi)) { lo = hi; hi *= 2; }
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (await any(mid)) lo = mid; else hi = mid;
   }
-  return all;
+  const last = hi; // the last id: nothing after it, something after last-1
+  for (let back = n; ; back *= 2) {
+    const from = Math.max(0, last - back);
+    let cursor = from;
+    let got = [];
+    for (;;) {
+      const p = await page(cursor, 1000);
+      got = got.concat(p.changes).slice(-n);
+      if (!p.next_cursor || !p.changes.length) break;
+      cursor = p.next_cursor;
+    }
+    if (got.length >= n || from === 0) return got;
+  }
 }
