@@ -91,7 +91,7 @@ func start(t testing.TB, opts ...func(*testcaddy.Options)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.ns = testbind.Start(t, &testbind.Options{ExtraOptions: fmt.Sprintf("also-notify { 127.0.0.1 port %d; };\n\tixfr-from-differences yes;", notifyPort)})
+	e.ns = testbind.Start(t, &testbind.Options{ExtraOptions: fmt.Sprintf("also-notify { 127.0.0.1 port %d; };\n\tixfr-from-differences yes;\n\tnotify-delay 0;", notifyPort)})
 	o := testcaddy.Options{
 		APIExtra: fmt.Sprintf("history {\n\tnotify_listen 127.0.0.1:%d\n}\nstatistics_channel %s\n", notifyPort, e.ns.StatsAddr) +
 			"auth static {\n" + strings.Join(lines, "\n") + "\n}",
@@ -200,7 +200,7 @@ func (e *env) problem(s string) {
 // console error or a CSP violation.
 func (e *env) noProblems() {
 	e.t.Helper()
-	csp, _ := chromedp.Run(e.ctx, chromedp.Evaluate[[]string](`window.__csp || []`))
+	csp, _ := evalWithin[[]string](e, `window.__csp || []`, 15*time.Second)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if all := append(slices.Clone(e.problems), csp...); len(all) > 0 {
@@ -278,7 +278,7 @@ func (e *env) waitJS(cond, what string) time.Duration {
 	t0 := time.Now()
 	deadline := t0.Add(20 * time.Second)
 	for {
-		ok, err := chromedp.Run(e.ctx, chromedp.Evaluate[bool](cond))
+		ok, err := evalWithin[bool](e, cond, 15*time.Second)
 		if err != nil {
 			e.t.Fatalf("waiting for %s: %v", what, err)
 		}
@@ -336,7 +336,9 @@ func (e *env) docShot(name string) {
 	if os.Getenv("ZONEAPI_CONSOLE_DOCS") != "1" {
 		return
 	}
-	buf, err := chromedp.Run(e.ctx, chromedp.CaptureScreenshot())
+	ctx, cancel := context.WithTimeout(e.ctx, 15*time.Second)
+	defer cancel()
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -444,7 +446,9 @@ func (e *env) soaSerial(zone string) uint32 {
 // colorScheme emulates the system's light or dark preference.
 func (e *env) colorScheme(scheme string) {
 	e.t.Helper()
-	_, err := chromedp.Call(e.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+	ctx, cancel := context.WithTimeout(e.ctx, 15*time.Second)
+	defer cancel()
+	_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
 	if err != nil {
 		e.t.Fatal(err)
@@ -455,11 +459,13 @@ func (e *env) colorScheme(scheme string) {
 // clears the emulation at 1280.
 func (e *env) screenWidth(width int64) {
 	e.t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, 15*time.Second)
+	defer cancel()
 	var err error
 	if width >= 1280 {
-		_, err = chromedp.Call(e.ctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
+		_, err = chromedp.Call(ctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
 	} else {
-		_, err = chromedp.Call(e.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: width, Height: 800, DeviceScaleFactor: 1, Mobile: true})
+		_, err = chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: width, Height: 800, DeviceScaleFactor: 1, Mobile: true})
 	}
 	if err != nil {
 		e.t.Fatal(err)
@@ -476,4 +482,11 @@ func evalAsAwait[T any](e *env, js string) T {
 		e.t.Fatalf("evaluating %s: %v", js, err)
 	}
 	return v
+}
+
+// evalWithin evaluates JavaScript with a bound on the wait.
+func evalWithin[T any](e *env, js string, d time.Duration) (T, error) {
+	ctx, cancel := context.WithTimeout(e.ctx, d)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[T](js))
 }
