@@ -133,15 +133,28 @@ func (e *env) browser(width, height int) {
 		cancelC()
 		cancelA()
 	})
-	// Violations of the CSP are also collected by the page itself, by a
-	// listener the DevTools protocol adds before any script of the page.
-	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+	// The first call starts chromium, and must not have a deadline of
+	// its own (it would end the browser): a watchdog ends a start that
+	// hangs instead.
+	started := make(chan struct{})
+	go func() {
+		select {
+		case <-started:
+		case <-time.After(60 * time.Second):
+			cancelA()
+		}
+	}()
+	_, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{})
+	close(started)
+	if err != nil {
 		t.Fatalf("starting chromium: %v", err)
 	}
 	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatalf("starting chromium: %v", err)
 	}
-	_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+	// Violations of the CSP are also collected by the page itself, by a
+	// listener the DevTools protocol adds before any script of the page.
+	_, err = chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 		Source: `window.__csp = []; document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`,
 	})
 	if err != nil {

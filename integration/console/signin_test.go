@@ -52,12 +52,12 @@ func TestSignInToken(t *testing.T) {
 			}
 			if ev.Request.Method == "PATCH" && !refused {
 				refused = true
-				_, _ = chromedp.Call(e.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 401,
+				_, _ = chromedp.Call(ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 401,
 					ResponseHeaders: []*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}, {Name: "WWW-Authenticate", Value: `Bearer realm="zone_api"`}},
 					Body:            []byte(`{"error":"Unauthorized","message":"token expired"}`)})
 				continue
 			}
-			_, _ = chromedp.Call(e.ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+			_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 		}
 	}()
 	e.stageEdit("www A", "192.0.2.8")
