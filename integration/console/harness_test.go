@@ -60,6 +60,7 @@ var tokens = map[string]string{
 	"admin":  "",
 	"reader": "actions read",
 	"narrow": "zones a.scope.test",
+	"acme":   "actions records read\n\tzones acme.test\n\tnames _acme-challenge.*\n\ttypes TXT",
 }
 
 // start brings up named, Caddy with the console at /console/ and a

@@ -241,3 +241,49 @@ func TestScopesJourney(t *testing.T) {
 	e.waitText("za-zone .error", "Your token is not allowed to do this")
 	e.noProblems()
 }
+
+// TestACMETokenJourney: a token limited to _acme-challenge TXT records of
+// one zone sees only those RRsets and no zone command, and adds a
+// challenge record through the console, which named then serves.
+func TestACMETokenJourney(t *testing.T) {
+	e := start(t)
+	e.createZone("acme.test", [3]string{"www", "A", "192.0.2.1"}, [3]string{"_acme-challenge", "TXT", "old-token"})
+	e.signIn("acme")
+	e.open("#/zones/acme.test/records")
+	e.waitJS(`document.querySelector('za-zone')?.base?.size > 0`, "the zone's records")
+	rows := evalAs[[]string](e, `[...document.querySelectorAll('za-zone .records tbody tr')].map((tr) => tr.dataset.key)`)
+	if len(rows) != 1 || rows[0] != "_acme-challenge.acme.test TXT" {
+		t.Fatalf("an ACME token sees the RRsets %q, want only _acme-challenge TXT", rows)
+	}
+	if n := evalAs[int](e, `document.querySelectorAll('za-zone .commands button').length`); n != 0 {
+		t.Errorf("an ACME token sees %d zone commands", n)
+	}
+	e.stageEdit("_acme-challenge TXT", `"old-token"`, "new-token")
+	e.click("za-zone .pending button.primary")
+	e.waitText("za-zone .notice", "Applied 1 change")
+	e.want("_acme-challenge.acme.test", dns.TypeTXT, `"new-token"`, `"old-token"`)
+	e.noProblems()
+}
+
+// TestZoneCommandsJourney: freeze and thaw from the zone page reach
+// named (rndc zonestatus says so), each button enabled only where the
+// zone's state allows it.
+func TestZoneCommandsJourney(t *testing.T) {
+	e := start(t)
+	e.createZone("cmd.test")
+	e.openZone("admin", "cmd.test", "records")
+	if !evalAs[bool](e, `[...document.querySelectorAll('za-zone .commands button')].find((b) => b.textContent === 'Thaw').disabled`) {
+		t.Error("Thaw is enabled on a zone that is not frozen")
+	}
+	e.click(`za-zone .commands button:first-child`) // Freeze
+	e.waitText("za-zone .facts", "frozen")
+	if out, err := e.ns.RNDC("zonestatus", "cmd.test"); err != nil || !strings.Contains(out, "frozen: yes") {
+		t.Fatalf("rndc zonestatus after Freeze: %v %s", err, out)
+	}
+	e.click(`za-zone .commands button:nth-child(2)`) // Thaw
+	e.waitText("za-zone .facts dd[data-fact=state]", "active")
+	if out, err := e.ns.RNDC("zonestatus", "cmd.test"); err != nil || !strings.Contains(out, "frozen: no") {
+		t.Fatalf("rndc zonestatus after Thaw: %v %s", err, out)
+	}
+	e.noProblems()
+}
