@@ -140,3 +140,42 @@ export function inverse(entry, base) {
   }
   return { staged: problems.length ? new Map() : staged, problems };
 }
+
+// toText renders the RRsets (without the SOA, which named maintains) as
+// zone-file lines: name relative to the zone, TTL, type, data.
+export function toText(base, zone) {
+  const out = [];
+  for (const r of [...base.values()].sort((a, b) => key(a.name, a.type).localeCompare(key(b.name, b.type)))) {
+    if (r.type === 'SOA') continue;
+    for (const v of r.values) out.push(`${relName(r.name, zone)}\t${r.ttl}\t${r.type}\t${v}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+// fromText reads zone-file lines (name, TTL, optional class IN, type,
+// data; ; starts a comment line) into the change set that makes the zone
+// hold exactly them, leaving the SOA alone. It returns {staged, errors},
+// each error naming its line.
+export function fromText(text, base, zone) {
+  const sets = new Map();
+  const errors = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line || line.startsWith(';')) return;
+    const m = /^(\S+)\s+(\d+)\s+(?:IN\s+)?([A-Za-z][A-Za-z0-9]*)\s+(.+)$/.exec(line);
+    if (!m) { errors.push(`line ${i + 1}: want "name TTL TYPE data", got ${line}`); return; }
+    const [, name, ttl, type, value] = m;
+    const t = type.toUpperCase();
+    if (t === 'SOA') { errors.push(`line ${i + 1}: the SOA is kept by named; leave it out`); return; }
+    const n = absName(name, zone);
+    const k = key(n, t);
+    const s = sets.get(k) || { name: n, type: t, ttl: Number(ttl), values: [] };
+    if (s.ttl !== Number(ttl)) errors.push(`line ${i + 1}: ${relName(n, zone)} ${t} has TTL ${ttl} here and ${s.ttl} above: one RRset has one TTL`);
+    if (!s.values.includes(value.trim())) s.values.push(value.trim());
+    sets.set(k, s);
+  });
+  const staged = new Map();
+  for (const [k, r] of base) if (r.type !== 'SOA' && !sets.has(k)) staged.set(k, { name: r.name, type: r.type, ttl: r.ttl, values: [] });
+  for (const [k, s] of sets) staged.set(k, s);
+  return { staged: errors.length ? new Map() : staged, errors };
+}

@@ -8,7 +8,7 @@
 import { h, replace, errorBox, field } from './dom.js';
 import { request, session, zonePath } from './api.js';
 import { subscribe } from './events.js';
-import { absName, batch, canon, changedBetween, diff, inverse, key, relName, snapshot } from './rrsets.js';
+import { absName, batch, canon, changedBetween, diff, fromText, inverse, key, relName, snapshot, toText } from './rrsets.js';
 import { entryView, readLast, rrsetDiff } from './changes.js';
 
 // maxRows is how many RRsets the table shows at once.
@@ -30,7 +30,8 @@ class Zone extends HTMLElement {
     this.changes = h('ol', { class: 'changes', reversed: true });
     this.recordsTab = h('div', { role: 'tabpanel', id: 'tab-records', 'aria-labelledby': 'tabbtn-records' },
       h('div', { class: 'toolbar' }, field('Filter records', this.filter),
-        session.can('records') ? h('button', { type: 'button', class: 'primary', onclick: () => this.edit(null) }, 'Add record') : null),
+        session.can('records') ? h('button', { type: 'button', class: 'primary', onclick: () => this.edit(null) }, 'Add record') : null,
+        session.can('records') ? h('button', { type: 'button', class: 'astext', onclick: () => this.editText() }, 'Edit as text') : null),
       this.editor, this.pending, this.records);
     this.historyTab = h('div', { role: 'tabpanel', id: 'tab-history', 'aria-labelledby': 'tabbtn-history' },
       h('p', { class: 'hint' }, 'Newest first. Reverting stages the inverse change; you review it before it is applied.'), this.changes);
@@ -186,6 +187,30 @@ class Zone extends HTMLElement {
       h('button', { type: 'button', onclick: () => replace(this.editor) }, 'Cancel')));
     replace(this.editor, form);
     (rr ? values : name).focus();
+  }
+
+  // editText opens the zone's records as zone-file text; what the text
+  // changes is staged like any edit.
+  editText() {
+    const area = h('textarea', { name: 'zonetext', rows: '16', spellcheck: 'false', value: toText(this.base, this.zone) });
+    const errs = h('div', { 'aria-live': 'polite' });
+    const form = h('form', { class: 'panel editor text', 'aria-labelledby': 'text-title', onsubmit: (e) => {
+      e.preventDefault();
+      const { staged, errors } = fromText(area.value, this.base, this.zone);
+      if (errors.length) { replace(errs, h('div', { class: 'error', role: 'alert' }, h('ul', {}, errors.map((x) => h('li', {}, x))))); return; }
+      for (const rr of staged.values()) this.stage(rr, false);
+      this.renderRecords();
+      this.renderPending();
+      replace(this.editor);
+    } },
+    h('h2', { id: 'text-title' }, `Edit ${this.zone} as text`),
+    h('p', { class: 'hint', id: 'text-hint' }, 'One record per line: name (relative, @ for the apex), TTL, type, data. Lines removed delete their records; the SOA is left out (named keeps it). The differences are staged for review.'),
+    field('Zone records', area), errs,
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Stage differences'),
+      h('button', { type: 'button', onclick: () => replace(this.editor) }, 'Cancel')));
+    area.setAttribute('aria-describedby', 'text-hint');
+    replace(this.editor, form);
+    area.focus();
   }
 
   // stage adds an RRset's new state to the change set.

@@ -112,6 +112,9 @@ func TestAccessibility(t *testing.T) {
 			e.click("za-zone .toolbar button.primary")
 			check("admin editor and pending changes")
 			e.click("za-zone form.editor button[type=button]")
+			e.click("za-zone .toolbar button.astext")
+			check("admin zone as text")
+			e.click("za-zone form.text button[type=button]")
 			if st, b := e.api("admin", "POST", "/api/v1/zones/a11y.test/records", map[string]any{"name": "x", "type": "A", "value": "192.0.2.99"}); st != 201 {
 				t.Fatalf("%d %v", st, b)
 			}

@@ -287,3 +287,41 @@ func TestZoneCommandsJourney(t *testing.T) {
 	}
 	e.noProblems()
 }
+
+// TestEditAsTextJourney: the zone's records as text; a changed line, a
+// removed line and a new line are staged as their RRsets' diffs (named
+// unchanged), then applied; a malformed line is refused with its number
+// and stages nothing.
+func TestEditAsTextJourney(t *testing.T) {
+	e := start(t)
+	e.createZone("text.test", [3]string{"www", "A", "192.0.2.1"}, [3]string{"mail", "A", "192.0.2.25"})
+	e.openZone("admin", "text.test", "records")
+	e.click("za-zone .toolbar button.astext")
+	text := evalAs[string](e, `document.querySelector('za-zone textarea[name=zonetext]').value`)
+	for _, want := range []string{"www\t300\tA\t192.0.2.1", "mail\t300\tA\t192.0.2.25", "@\t3600\tNS\tns1.text.test."} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("the zone as text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "SOA") {
+		t.Errorf("the zone as text has the SOA:\n%s", text)
+	}
+	setText := func(s string) {
+		e.eval(fmt.Sprintf(`document.querySelector('za-zone textarea[name=zonetext]').value = %q`, s))
+		e.click("za-zone form.text button[type=submit]")
+	}
+	setText("www 300 A 192.0.2.1\nbroken line\n")
+	e.waitText("za-zone form.text .error", "line 2")
+	text = strings.Replace(text, "www\t300\tA\t192.0.2.1", "www\t300\tA\t192.0.2.7", 1)
+	text = strings.Replace(text, "mail\t300\tA\t192.0.2.25\n", "", 1)
+	setText(text + "note 600 TXT \"from text\"\n")
+	e.waitText("za-zone .pending h2", "Pending changes (3)")
+	e.want("www.text.test", dns.TypeA, "192.0.2.1")
+	e.click("za-zone .pending button.primary")
+	e.waitText("za-zone .notice", "Applied 3 changes")
+	e.want("www.text.test", dns.TypeA, "192.0.2.7")
+	e.want("mail.text.test", dns.TypeA)
+	e.want("note.text.test", dns.TypeTXT, `"from text"`)
+	e.want("ns1.text.test", dns.TypeA, "192.0.2.53")
+	e.noProblems()
+}
