@@ -143,10 +143,18 @@ class Zone extends HTMLElement {
     // A large zone shows its first rows; the filter finds the others.
     const total = rows.length;
     rows.length = Math.min(rows.length, maxRows);
+    this.selected = this.selected || new Set();
+    const ttl = h('input', { type: 'number', min: '0', name: 'bulkttl', value: '300', class: 'ttl' });
+    const bulk = canEdit ? h('div', { class: 'bulk', role: 'group', 'aria-label': 'Selected RRsets' },
+      h('span', { class: 'count', 'aria-live': 'polite' }, `${this.selected.size} selected`),
+      h('button', { type: 'button', class: 'small danger', onclick: () => this.bulk((r) => ({ ...r, values: [] })) }, 'Delete selected'),
+      field('TTL', ttl),
+      h('button', { type: 'button', class: 'small', onclick: () => this.bulk((r) => ({ ...r, ttl: Number(ttl.value) })) }, 'Set TTL on selected')) : null;
     replace(this.records, total > maxRows ? h('p', { class: 'hint', role: 'status' }, `Showing ${maxRows} of ${total} RRsets: type in the filter to find the others.`) : null,
+      bulk,
       h('table', {},
       h('caption', { class: 'sr' }, `${total} RRsets of ${this.zone}`),
-      h('thead', {}, h('tr', {}, ['Name', 'Type', 'TTL', 'Data'].map((c) => h('th', { scope: 'col' }, c)),
+      h('thead', {}, h('tr', {}, canEdit ? h('th', { scope: 'col' }, h('span', { class: 'sr' }, 'Select')) : null, ['Name', 'Type', 'TTL', 'Data'].map((c) => h('th', { scope: 'col' }, c)),
         canEdit ? h('th', { scope: 'col' }, h('span', { class: 'sr' }, 'Actions')) : null)),
       h('tbody', {}, rows.map((r) => {
         const k = key(r.name, r.type);
@@ -155,6 +163,8 @@ class Zone extends HTMLElement {
         const label = `${relName(r.name, this.zone)} ${r.type}`;
         const editable = canEdit && r.type !== 'SOA';
         return h('tr', { class: cls, 'data-key': k },
+          canEdit ? h('td', {}, editable ? h('input', { type: 'checkbox', 'aria-label': 'Select ' + label, checked: this.selected.has(k),
+            onchange: (e) => { if (e.target.checked) this.selected.add(k); else this.selected.delete(k); this.querySelector('.bulk .count').textContent = `${this.selected.size} selected`; } }) : null) : null,
           h('td', {}, relName(r.name, this.zone)), h('td', {}, r.type), h('td', {}, String((st && st.values.length ? st : r).ttl)),
           h('td', { class: 'data' }, (st && st.values.length ? st : r).values.map((v) => h('div', {}, v))),
           canEdit ? h('td', { class: 'rowactions' }, editable ? [
@@ -187,6 +197,18 @@ class Zone extends HTMLElement {
       h('button', { type: 'button', onclick: () => replace(this.editor) }, 'Cancel')));
     replace(this.editor, form);
     (rr ? values : name).focus();
+  }
+
+  // bulk stages a change of every selected RRset (as it is, or as
+  // staged) and clears the selection.
+  bulk(change) {
+    for (const k of this.selected) {
+      const r = this.staged.get(k) || this.base.get(k);
+      if (r && r.type !== 'SOA') this.stage(change(r), false);
+    }
+    this.selected.clear();
+    this.renderRecords();
+    this.renderPending();
   }
 
   // editText opens the zone's records as zone-file text; what the text

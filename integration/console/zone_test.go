@@ -325,3 +325,42 @@ func TestEditAsTextJourney(t *testing.T) {
 	e.want("ns1.text.test", dns.TypeA, "192.0.2.53")
 	e.noProblems()
 }
+
+// servedTTL is the TTL of the RRset named serves at name.
+func (e *env) servedTTL(name string, qtype uint16) uint32 {
+	e.t.Helper()
+	m := new(dns.Msg)
+	m.SetQuestion(dns.Fqdn(name), qtype)
+	r, _, err := (&dns.Client{Timeout: 3 * time.Second}).Exchange(m, e.ns.DNSAddr)
+	if err != nil || len(r.Answer) == 0 {
+		e.t.Fatalf("%s: %v %v", name, err, r)
+	}
+	return r.Answer[0].Header().Ttl
+}
+
+// TestBulkEditJourney: RRsets selected together get a new TTL or are
+// deleted in one staged change set; named serves the result.
+func TestBulkEditJourney(t *testing.T) {
+	e := start(t)
+	e.createZone("bulk.test", [3]string{"a", "A", "192.0.2.1"}, [3]string{"b", "A", "192.0.2.2"}, [3]string{"c", "A", "192.0.2.3"})
+	e.openZone("admin", "bulk.test", "records")
+	e.click(`za-zone input[aria-label="Select a A"]`)
+	e.click(`za-zone input[aria-label="Select b A"]`)
+	e.waitText("za-zone .bulk .count", "2 selected")
+	e.fill("za-zone .bulk input.ttl", "120")
+	e.click("za-zone .bulk button:not(.danger)")
+	e.click(`za-zone input[aria-label="Select c A"]`)
+	e.click("za-zone .bulk button.danger")
+	e.waitText("za-zone .pending h2", "Pending changes (3)")
+	e.want("c.bulk.test", dns.TypeA, "192.0.2.3")
+	e.click("za-zone .pending button.primary")
+	e.waitText("za-zone .notice", "Applied 3 changes")
+	for _, n := range []string{"a.bulk.test", "b.bulk.test"} {
+		if ttl := e.servedTTL(n, dns.TypeA); ttl != 120 {
+			t.Errorf("%s TTL %d, want 120", n, ttl)
+		}
+	}
+	e.want("a.bulk.test", dns.TypeA, "192.0.2.1")
+	e.want("c.bulk.test", dns.TypeA)
+	e.noProblems()
+}
