@@ -21,6 +21,10 @@ class Zones extends HTMLElement {
     this.source = h('select', { onchange: () => { this.page = 0; this.render(); } },
       h('option', { value: '' }, 'any source'), ['api', 'nzd', 'named.conf'].map((s) => h('option', { value: s }, s)));
     this.msg = h('div', { 'aria-live': 'polite', class: 'msg' });
+    this.adoptSel = new Set();
+    this.grant = h('input', { type: 'checkbox', checked: true });
+    this.adoptBar = h('div', { class: 'adoptbar', role: 'group', 'aria-label': 'Adopt zones' });
+    this.progress = h('div', { class: 'progress', 'aria-live': 'polite' });
     this.list = h('div', { class: 'zonelist' });
     this.pager = h('nav', { 'aria-label': 'Pages', class: 'pager' });
     this.createBox = h('div');
@@ -33,13 +37,14 @@ class Zones extends HTMLElement {
         field('Type', this.type),
         h('div', { class: 'field check' }, h('label', {}, this.every, ' every zone named serves')),
         h('div', { class: 'allonly' }, field('Managed', this.managed), field('View', this.view), field('Source', this.source))),
-      this.msg, this.list, this.pager);
+      this.msg, this.adoptBar, this.progress, this.list, this.pager);
     this.load();
   }
 
   async load() {
     replace(this.msg, 'Loading zones…');
     this.items = [];
+    this.adoptSel.clear();
     const all = this.every.checked;
     this.classList.toggle('all', all);
     let cursor = '';
@@ -85,12 +90,54 @@ class Zones extends HTMLElement {
           h('td', {}, h('a', { href: '#/zones/' + encodeURIComponent(z.name) + (z.view ? '' : '') }, z.name)),
           h('td', {}, z.zoneType || z.type || ''),
           all ? [h('td', {}, z.managed ? 'yes' : 'no'), h('td', {}, z.view || ''), h('td', {}, z.source || '')] : null,
-          h('td', {}, session.can('zones') && (z.managed !== false) ? h('button', { type: 'button', class: 'danger small', 'aria-label': 'Delete ' + z.name, onclick: () => this.confirmDelete(z.name) }, 'Delete') : null))))));
+          h('td', {}, session.can('zones') && (z.managed !== false) ? h('button', { type: 'button', class: 'danger small', 'aria-label': 'Delete ' + z.name, onclick: () => this.confirmDelete(z.name) }, 'Delete') : null,
+            this.adoptable(z) ? h('label', { class: 'adoptpick' }, h('input', { type: 'checkbox', checked: this.adoptSel.has(z), onchange: (e) => { if (e.target.checked) this.adoptSel.add(z); else this.adoptSel.delete(z); this.renderAdoptBar(); } }), h('span', { class: 'sr' }, 'Select ' + z.name + ' for adoption'), ' adopt') : null))))));
+    this.renderAdoptBar();
     replace(this.pager, pages > 1 ? [
       h('button', { type: 'button', disabled: this.page === 0, onclick: () => { this.page--; this.render(); } }, 'Previous'),
       h('span', {}, ` Page ${this.page + 1} of ${pages} `),
       h('button', { type: 'button', disabled: this.page >= pages - 1, onclick: () => { this.page++; this.render(); } }, 'Next'),
     ] : null);
+  }
+
+  // adoptable tells whether the zone can be brought under management:
+  // one of the new-zone database the API does not manage.
+  adoptable(z) { return session.can('zones') && this.every.checked && z.managed === false && z.source === 'nzd'; }
+
+  renderAdoptBar() {
+    const n = this.adoptSel.size;
+    replace(this.adoptBar, this.every.checked && session.can('zones') ? [
+      h('button', { type: 'button', class: 'primary', disabled: n === 0, onclick: () => this.adopt() }, `Adopt selected (${n})`),
+      h('label', {}, this.grant, ' and let the API change their records (allow-update for its key)'),
+    ] : null);
+  }
+
+  // adopt brings the selected zones under management one by one,
+  // showing the progress and each answer.
+  async adopt() {
+    const zones = [...this.adoptSel];
+    const results = h('ul', { class: 'results' });
+    const status = h('p', { role: 'status' });
+    replace(this.progress, h('progress', { max: String(zones.length), value: '0', 'aria-label': 'Adopting zones' }), status, results);
+    const bar = this.progress.querySelector('progress');
+    let ok = 0;
+    for (const [i, z] of zones.entries()) {
+      replace(status, `Adopting ${i + 1} of ${zones.length}: ${z.name}…`);
+      try {
+        const q = new URLSearchParams();
+        if (this.grant.checked) q.set('grantUpdateKey', 'true');
+        if (z.view) q.set('view', z.view);
+        await request('POST', zonePath(z.name, '/adopt?' + q));
+        ok++;
+        results.append(h('li', { class: 'ok' }, `${z.name}: adopted`));
+      } catch (e) {
+        results.append(h('li', {}, `${z.name}: `, errorBox(e)));
+      }
+      bar.value = i + 1;
+    }
+    replace(status, `${ok} of ${zones.length} zones adopted.`);
+    this.adoptSel.clear();
+    await this.load();
   }
 
   showCreate() {
