@@ -46,6 +46,9 @@ export const session = {
     sessionStorage.removeItem(storageKey);
     window.dispatchEvent(new CustomEvent('za:session'));
   },
+  // restrictsRecords tells whether a scope limits record names or types
+  // (the API then refuses what covers the whole zone: export).
+  restrictsRecords() { return !!this.me && this.me.scopes.some((s) => (s.names && s.names.length) || (s.types && s.types.length)); },
   // can tells whether the identity may take the action somewhere.
   can(action) { return !!this.me && this.me.actions.includes(action); },
 };
@@ -76,6 +79,7 @@ export async function request(method, path, opts = {}) {
     }
     const res = await fetch(apiURL(path), { method, headers, body, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
     const text = await res.text();
+    if (res.ok && opts.text) return text;
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch { data = { message: text }; }
     if (res.status === 401 && !opts.noRetry) {

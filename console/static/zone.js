@@ -89,7 +89,23 @@ class Zone extends HTMLElement {
         cmd('reload', 'Reload', !i.dynamic || i.state === 'frozen', 'a dynamic zone reloads only when frozen'),
         cmd('notify', 'Notify', true),
         cmd('retransfer', 'Retransfer', caps.retransfer ? caps.retransfer.allowed : false, caps.retransfer && caps.retransfer.reason)) : null,
+      session.restrictsRecords() ? null : h('div', { class: 'exportbar' }, h('button', { type: 'button', class: 'export', onclick: () => this.exportFile() }, 'Export zone file')),
       caps.records && !caps.records.allowed && session.can('records') ? h('p', { class: 'hint' }, 'Records cannot be changed: ' + caps.records.reason) : null);
+  }
+
+  // exportFile downloads the zone file (GET /export) under the zone's
+  // name; the token goes in the header, so the file is fetched, then
+  // saved from memory.
+  async exportFile() {
+    try {
+      const text = await request('GET', zonePath(this.zone, '/export'), { text: true, headers: { Accept: 'text/dns' } });
+      const url = URL.createObjectURL(new Blob([text], { type: 'text/dns' }));
+      const a = h('a', { href: url, download: canon(this.zone) + '.zone', class: 'sr' }, 'download');
+      this.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    } catch (e) { replace(this.notice, errorBox(e)); }
   }
 
   async command(name) {

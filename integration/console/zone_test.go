@@ -2,11 +2,15 @@ package console
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
 	"github.com/miekg/dns"
 )
 
@@ -362,5 +366,38 @@ func TestBulkEditJourney(t *testing.T) {
 	}
 	e.want("a.bulk.test", dns.TypeA, "192.0.2.1")
 	e.want("c.bulk.test", dns.TypeA)
+	e.noProblems()
+}
+
+// TestExportJourney: "Export zone file" saves the zone file the API
+// exports, with the records named serves, under the zone's name.
+func TestExportJourney(t *testing.T) {
+	e := start(t)
+	e.createZone("exp.test", [3]string{"www", "A", "192.0.2.1"})
+	e.nsupdate("exp.test", "update add later.exp.test. 60 IN A 192.0.2.61\n")
+	e.want("later.exp.test", dns.TypeA, "192.0.2.61")
+	dir := t.TempDir()
+	if _, err := chromedp.CallBrowser(e.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir}); err != nil {
+		t.Fatal(err)
+	}
+	e.openZone("admin", "exp.test", "records")
+	e.click("za-zone button.export")
+	var b []byte
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var err error
+		if b, err = os.ReadFile(filepath.Join(dir, "exp.test.zone")); err == nil && len(b) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no exp.test.zone in %s after 20 s", dir)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, want := range []string{"www.exp.test.", "192.0.2.1", "later.exp.test.", "192.0.2.61", "SOA"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the exported file lacks %q:\n%s", want, b)
+		}
+	}
 	e.noProblems()
 }
