@@ -4,7 +4,10 @@
 
 // canon is an owner name in the form the console compares: lower case,
 // without the trailing dot.
-export function canon(name) { return String(name).toLowerCase().replace(/\.$/, ''); }
+export function canon(name) {
+  const n = String(name).toLowerCase();
+  return n.endsWith('.') ? n.slice(0, -1) : n;
+}
 
 // key identifies an RRset.
 export function key(name, type) { return canon(name) + ' ' + String(type).toUpperCase(); }
@@ -28,10 +31,14 @@ export function relName(name, zone) {
   return n.endsWith('.' + z) ? n.slice(0, -z.length - 1) : n + '.';
 }
 
-// snapshot builds the map of RRsets of a records read.
-export function snapshot(rrsets) {
-  const m = new Map();
-  for (const r of rrsets) m.set(key(r.name, r.type), { name: canon(r.name), type: r.type.toUpperCase(), ttl: r.ttl, values: [...r.values] });
+// snapshot builds the map of RRsets of a records read (added to m, if
+// given: a read of several pages).
+export function snapshot(rrsets, m = new Map()) {
+  for (const r of rrsets) {
+    const name = canon(r.name);
+    const type = r.type.toUpperCase();
+    m.set(name + ' ' + type, { name, type, ttl: r.ttl, values: r.values.slice() });
+  }
   return m;
 }
 

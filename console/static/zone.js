@@ -11,8 +11,9 @@ import { subscribe } from './events.js';
 import { absName, batch, canon, changedBetween, diff, fromText, inverse, key, relName, snapshot, toText } from './rrsets.js';
 import { entryView, readLast, rrsetDiff } from './changes.js';
 
-// maxRows is how many RRsets the table shows at once.
-const maxRows = 100;
+// pageRows is how many RRsets the table shows at first, and how many
+// more each "Show more rows" (or scrolling to the table's end) adds.
+const pageRows = 50;
 
 const types = ['A', 'AAAA', 'CAA', 'CNAME', 'DNAME', 'DS', 'HTTPS', 'MX', 'NAPTR', 'NS', 'PTR', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT', 'URI'];
 
@@ -23,7 +24,7 @@ class Zone extends HTMLElement {
     this.serial = null;
     this.head = h('div', { class: 'zonehead' });
     this.notice = h('div', { class: 'notice', 'aria-live': 'polite' });
-    this.filter = h('input', { type: 'search', placeholder: 'name, type or value', oninput: () => this.renderRecords() });
+    this.filter = h('input', { type: 'search', placeholder: 'name, type or value', oninput: () => { this.shown = pageRows; this.renderRows(); } });
     this.editor = h('div');
     this.pending = h('section', { class: 'pending', 'aria-labelledby': 'pending-title', hidden: true });
     this.records = h('div', { class: 'records' });
@@ -43,7 +44,11 @@ class Zone extends HTMLElement {
     this.load();
   }
 
-  disconnectedCallback() { if (this.sub) this.sub.close(); }
+  disconnectedCallback() {
+    if (this.sub) this.sub.close();
+    if (this.moreSeen) this.moreSeen.disconnect();
+    this.loadGen = -1;
+  }
 
   // setTab shows the records or the history.
   setTab(tab) {
@@ -118,24 +123,48 @@ class Zone extends HTMLElement {
     } catch (e) { replace(this.notice, errorBox(e)); }
   }
 
-  // loadRecords reads every RRset (1,000 a page) and the serial of the
-  // snapshot; it returns the snapshot.
-  async readRecords() {
-    let cursor = '';
-    let rrsets = [];
+  // readRecords reads every RRset (1,000 a page) and the serial of the
+  // snapshot; it returns the snapshot. onPage, if given, is called with
+  // the snapshot read so far after each page. Each page is asked for as
+  // soon as the cursor is known, before the last one is taken in.
+  async readRecords(onPage) {
+    const page = (cursor) => request('GET', zonePath(this.zone, '/records?limit=1000' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '')));
+    let next = page('');
     let serial = null;
+    const snap = new Map();
     for (;;) {
-      const p = await request('GET', zonePath(this.zone, '/records?limit=1000' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '')));
+      const p = await next;
       if (serial === null) serial = p.serial;
-      rrsets = rrsets.concat(p.rrsets);
+      if (p.nextCursor) next = page(p.nextCursor);
+      snapshot(p.rrsets, snap);
       if (!p.nextCursor) break;
-      cursor = p.nextCursor;
+      if (onPage) onPage(snap, serial);
     }
-    return { serial, snap: snapshot(rrsets) };
+    return { serial, snap };
   }
 
+  // loadRecords reads the zone's records. The first read shows the
+  // first page's rows at once and the rest as they arrive (the filter
+  // searches what is read; applying waits for the whole zone); a read
+  // again replaces the records when complete.
   async loadRecords() {
-    const { serial, snap } = await this.readRecords();
+    const gen = this.loadGen = (this.loadGen || 0) + 1;
+    const first = this.base.size === 0;
+    const { serial, snap } = await this.readRecords(first ? (part, serial) => {
+      if (gen !== this.loadGen) return;
+      this.loading = true;
+      if (this.base !== part) {
+        this.base = part;
+        this.serial = serial;
+        this.renderRecords();
+        this.renderPending();
+      } else if (!this.growFrame) {
+        // At most once a frame, whatever the pages' pace.
+        this.growFrame = requestAnimationFrame(() => { this.growFrame = 0; if (gen === this.loadGen) this.renderRows(true); });
+      }
+    } : null);
+    if (gen !== this.loadGen) return;
+    this.loading = false;
     this.serial = serial;
     this.base = snap;
     this.renderHead();
@@ -143,22 +172,29 @@ class Zone extends HTMLElement {
     this.renderPending();
   }
 
+  // indexed returns the RRsets of base with their searchable text (name,
+  // type and values, lower case), built once per RRset: a snapshot read
+  // page by page only grows, so its new RRsets are appended.
+  indexed() {
+    if (this.indexOf !== this.base) { this.indexOf = this.base; this.index = []; }
+    if (this.index.length < this.base.size) {
+      let i = 0;
+      const z = canon(this.zone);
+      for (const [k, r] of this.base) {
+        if (i++ < this.index.length) continue;
+        this.index.push({ k, r, s: `${r.name === z ? '@ ' : ''}${r.name}\n${r.type.toLowerCase()}\n${r.values.join('\n').toLowerCase()}` });
+      }
+    }
+    return this.index;
+  }
+
+  // renderRecords builds the records table around the rows; the rows
+  // are drawn again when the staged changes, the selection or the
+  // records change.
   renderRecords() {
-    const q = this.filter.value.trim().toLowerCase();
-    // Each RRset's searchable text is built once per snapshot.
-    if (this.searchOf !== this.base) {
-      this.searchOf = this.base;
-      this.search = new Map([...this.base].map(([k, r]) => [k, `${relName(r.name, this.zone)} ${r.name}\n${r.type.toLowerCase()}\n${r.values.join('\n').toLowerCase()}`]));
-    }
-    const rows = [];
-    for (const [k, r] of this.base) {
-      if (!q || this.search.get(k).includes(q)) rows.push(r);
-    }
-    for (const [k, s] of this.staged) if (!this.base.has(k) && s.values.length) rows.push({ ...s, stagedNew: true });
+    this.rowCache = new Map();
+    this.shown = pageRows;
     const canEdit = session.can('records');
-    // A large zone shows its first rows; the filter finds the others.
-    const total = rows.length;
-    rows.length = Math.min(rows.length, maxRows);
     this.selected = this.selected || new Set();
     const ttl = h('input', { type: 'number', min: '0', name: 'bulkttl', value: '300', class: 'ttl' });
     const bulk = canEdit ? h('div', { class: 'bulk', role: 'group', 'aria-label': 'Selected RRsets' },
@@ -166,28 +202,80 @@ class Zone extends HTMLElement {
       h('button', { type: 'button', class: 'small danger', onclick: () => this.bulk((r) => ({ ...r, values: [] })) }, 'Delete selected'),
       field('TTL', ttl),
       h('button', { type: 'button', class: 'small', onclick: () => this.bulk((r) => ({ ...r, ttl: Number(ttl.value) })) }, 'Set TTL on selected')) : null;
-    replace(this.records, total > maxRows ? h('p', { class: 'hint', role: 'status' }, `Showing ${maxRows} of ${total} RRsets: type in the filter to find the others.`) : null,
-      bulk,
-      h('table', {},
-      h('caption', { class: 'sr' }, `${total} RRsets of ${this.zone}`),
-      h('thead', {}, h('tr', {}, canEdit ? h('th', { scope: 'col' }, h('span', { class: 'sr' }, 'Select')) : null, ['Name', 'Type', 'TTL', 'Data'].map((c) => h('th', { scope: 'col' }, c)),
-        canEdit ? h('th', { scope: 'col' }, h('span', { class: 'sr' }, 'Actions')) : null)),
-      h('tbody', {}, rows.map((r) => {
-        const k = key(r.name, r.type);
-        const st = this.staged.get(k);
-        const cls = st ? (st.values.length ? 'staged-change' : 'staged-delete') : '';
-        const label = `${relName(r.name, this.zone)} ${r.type}`;
-        const editable = canEdit && r.type !== 'SOA';
-        return h('tr', { class: cls, 'data-key': k },
-          canEdit ? h('td', {}, editable ? h('input', { type: 'checkbox', 'aria-label': 'Select ' + label, checked: this.selected.has(k),
-            onchange: (e) => { if (e.target.checked) this.selected.add(k); else this.selected.delete(k); this.querySelector('.bulk .count').textContent = `${this.selected.size} selected`; } }) : null) : null,
-          h('td', {}, relName(r.name, this.zone)), h('td', {}, r.type), h('td', {}, String((st && st.values.length ? st : r).ttl)),
-          h('td', { class: 'data' }, (st && st.values.length ? st : r).values.map((v) => h('div', {}, v))),
-          canEdit ? h('td', { class: 'rowactions' }, editable ? [
-            h('button', { type: 'button', class: 'small', 'aria-label': 'Edit ' + label, onclick: () => this.edit(r) }, 'Edit'),
-            h('button', { type: 'button', class: 'small danger', 'aria-label': 'Delete ' + label, onclick: () => this.stage({ name: r.name, type: r.type, ttl: r.ttl, values: [] }) }, 'Delete'),
-          ] : null) : null);
-      }))));
+    this.status = h('p', { class: 'hint', role: 'status' });
+    this.caption = h('caption', { class: 'sr' });
+    this.tbody = h('tbody');
+    this.more = h('button', { type: 'button', class: 'small more', onclick: () => { this.shown += pageRows; this.renderRows(); } }, 'Show more rows');
+    replace(this.records, this.status, bulk,
+      h('table', {}, this.caption,
+        h('thead', {}, h('tr', {}, canEdit ? h('th', { scope: 'col' }, h('span', { class: 'sr' }, 'Select')) : null, ['Name', 'Type', 'TTL', 'Data'].map((c) => h('th', { scope: 'col' }, c)),
+          canEdit ? h('th', { scope: 'col' }, h('span', { class: 'sr' }, 'Actions')) : null)),
+        this.tbody),
+      this.more);
+    // Scrolling to the end of the rows shows more of them.
+    if (this.moreSeen) this.moreSeen.disconnect();
+    this.moreSeen = new IntersectionObserver((es) => { if (es.some((x) => x.isIntersecting) && !this.more.hidden) { this.shown += pageRows; this.renderRows(); } });
+    this.moreSeen.observe(this.more);
+    this.renderRows();
+  }
+
+  // renderRows shows the rows that match the filter, the first
+  // this.shown of them, from rows built once per RRset and kept until
+  // renderRecords; growing says the snapshot grew (a page read), which
+  // redraws only what it can change.
+  renderRows(growing = false) {
+    if (!this.tbody) return;
+    const q = this.filter.value.trim().toLowerCase();
+    const index = this.indexed();
+    if (growing && !q && this.tbody.childElementCount >= this.shown) { this.showStatus(index.length, index.length); return; }
+    const rows = [];
+    let total = 0;
+    for (const x of index) {
+      if (q && !x.s.includes(q)) continue;
+      if (total++ < this.shown) rows.push(x.r);
+    }
+    for (const [k, s] of this.staged) {
+      if (this.base.has(k) || !s.values.length) continue;
+      if (total++ < this.shown) rows.push({ ...s, stagedNew: true });
+    }
+    this.tbody.replaceChildren(...rows.map((r) => this.row(r)));
+    this.more.hidden = total <= this.shown;
+    this.showStatus(total, index.length);
+  }
+
+  // showStatus says how many RRsets match and are shown, and how far
+  // the zone is read.
+  showStatus(total, read) {
+    const shown = Math.min(total, this.shown);
+    this.caption.textContent = `${total} RRsets of ${this.zone}`;
+    const parts = [];
+    if (this.loading) parts.push(`Reading the zone: ${read} RRsets so far; the filter searches those.`);
+    if (total > shown) parts.push(`Showing ${shown} of ${total} RRsets: type in the filter to find the others, or scroll for more.`);
+    this.status.textContent = parts.join(' ');
+    this.status.hidden = parts.length === 0;
+  }
+
+  // row is the table row of an RRset, built once until renderRecords.
+  row(r) {
+    const k = key(r.name, r.type);
+    let tr = this.rowCache.get(k);
+    if (tr) return tr;
+    const canEdit = session.can('records');
+    const st = this.staged.get(k);
+    const cls = st ? (st.values.length ? 'staged-change' : 'staged-delete') : '';
+    const label = `${relName(r.name, this.zone)} ${r.type}`;
+    const editable = canEdit && r.type !== 'SOA';
+    tr = h('tr', { class: cls, 'data-key': k },
+      canEdit ? h('td', {}, editable ? h('input', { type: 'checkbox', 'aria-label': 'Select ' + label, checked: this.selected.has(k),
+        onchange: (e) => { if (e.target.checked) this.selected.add(k); else this.selected.delete(k); this.querySelector('.bulk .count').textContent = `${this.selected.size} selected`; } }) : null) : null,
+      h('td', {}, relName(r.name, this.zone)), h('td', {}, r.type), h('td', {}, String((st && st.values.length ? st : r).ttl)),
+      h('td', { class: 'data' }, (st && st.values.length ? st : r).values.map((v) => h('div', {}, v))),
+      canEdit ? h('td', { class: 'rowactions' }, editable ? [
+        h('button', { type: 'button', class: 'small', 'aria-label': 'Edit ' + label, onclick: () => this.edit(r) }, 'Edit'),
+        h('button', { type: 'button', class: 'small danger', 'aria-label': 'Delete ' + label, onclick: () => this.stage({ name: r.name, type: r.type, ttl: r.ttl, values: [] }) }, 'Delete'),
+      ] : null) : null);
+    this.rowCache.set(k, tr);
+    return tr;
   }
 
   // edit opens the record editor for an RRset (null: a new one).
@@ -230,6 +318,7 @@ class Zone extends HTMLElement {
   // editText opens the zone's records as zone-file text; what the text
   // changes is staged like any edit.
   editText() {
+    if (this.loading) { replace(this.notice, h('p', { class: 'warn' }, 'The zone is still being read: edit it as text once it is read whole.')); return; }
     const area = h('textarea', { name: 'zonetext', rows: '16', spellcheck: 'false', value: toText(this.base, this.zone) });
     const errs = h('div', { 'aria-live': 'polite' });
     const form = h('form', { class: 'panel editor text', 'aria-labelledby': 'text-title', onsubmit: (e) => {
@@ -269,7 +358,7 @@ class Zone extends HTMLElement {
         h('button', { type: 'button', class: 'small', 'aria-label': `Undo the change of ${relName(x.name, this.zone)} ${x.type}`, onclick: () => { this.staged.delete(x.key); this.renderRecords(); this.renderPending(); } }, 'Undo'),
         h('div', { class: 'fielderr', 'aria-live': 'polite' })))),
       h('div', { class: 'actions' },
-        h('button', { type: 'button', class: 'primary', disabled: d.length === 0, onclick: () => this.apply() }, 'Apply changes'),
+        h('button', { type: 'button', class: 'primary', disabled: d.length === 0 || this.loading, title: this.loading ? 'the zone is still being read' : '', onclick: () => this.apply() }, 'Apply changes'),
         h('button', { type: 'button', onclick: () => { this.staged.clear(); this.renderRecords(); this.renderPending(); } }, 'Discard all')),
       h('div', { class: 'applymsg', 'aria-live': 'polite' }));
   }
