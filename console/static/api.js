@@ -68,7 +68,8 @@ export function authHeaders() { return { Authorization: 'Bearer ' + token }; }
 export function apiURL(path) { return base + path; }
 
 // request sends one API request and returns the decoded JSON answer
-// (with its headers as .headers when raw is set).
+// (with its headers as .headers when raw is set). opts.body is sent as
+// JSON; opts.send as it is, with opts.contentType.
 export async function request(method, path, opts = {}) {
   for (;;) {
     const headers = { Accept: 'application/json', ...authHeaders(), ...(opts.headers || {}) };
@@ -76,6 +77,9 @@ export async function request(method, path, opts = {}) {
     if (opts.body !== undefined) {
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(opts.body);
+    } else if (opts.send !== undefined) {
+      headers['Content-Type'] = opts.contentType;
+      body = opts.send;
     }
     const res = await fetch(apiURL(path), { method, headers, body, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
     const text = await res.text();

@@ -1,9 +1,10 @@
 // The zones: every zone the token may read, searched as you type,
 // filtered and paged in the browser (the list is read once, 1,000 zones a
-// request); create; delete with a typed confirmation.
+// request); create; import (import.js); delete with a typed confirmation.
 
 import { h, replace, errorBox, field } from './dom.js';
 import { request, session, zonePath } from './api.js';
+import { importForm } from './import.js';
 
 const pageSize = 50;
 
@@ -30,7 +31,9 @@ class Zones extends HTMLElement {
     this.createBox = h('div');
     replace(this,
       h('div', { class: 'titlebar' }, h('h1', {}, 'Zones'),
-        session.can('zones') ? h('button', { type: 'button', class: 'primary', onclick: () => this.showCreate() }, 'Create zone') : null),
+        session.can('zones') ? h('div', { class: 'actions' },
+          h('button', { type: 'button', class: 'primary', onclick: () => this.showCreate() }, 'Create zone'),
+          h('button', { type: 'button', class: 'importbtn', onclick: () => this.showImport() }, 'Import zone')) : null),
       this.createBox,
       h('div', { class: 'filters', role: 'search' },
         field('Search zones', this.q),
@@ -169,6 +172,11 @@ class Zones extends HTMLElement {
       h('button', { type: 'button', onclick: () => replace(this.createBox) }, 'Cancel')));
     replace(this.createBox, form);
     name.focus();
+  }
+
+  // showImport opens the import panel (a zone file previewed, or AXFR).
+  showImport() {
+    replace(this.createBox, importForm(() => replace(this.createBox), () => this.load()));
   }
 
   confirmDelete(zone) {
