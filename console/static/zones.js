@@ -8,6 +8,25 @@ import { importForm } from './import.js';
 
 const pageSize = 50;
 
+// createRecords reads the create form's record lines (name, TTL, type,
+// data) into the create body's records; an MX's preference becomes its
+// priority. It returns {list, errors}, each error naming its line.
+export function createRecords(text) {
+  const list = [];
+  const errors = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line || line.startsWith(';')) return;
+    const m = /^(\S+)\s+(\d+)\s+(?:IN\s+)?([A-Za-z][A-Za-z0-9]*)\s+(.+)$/.exec(line);
+    if (!m) { errors.push(`Records, line ${i + 1}: want "name TTL TYPE data", got ${line}`); return; }
+    const r = { name: m[1], type: m[3].toUpperCase(), ttl: Number(m[2]), value: m[4].trim() };
+    const mx = r.type === 'MX' && /^(\d+)\s+(\S+)$/.exec(r.value);
+    if (mx) { r.priority = Number(mx[1]); r.value = mx[2]; }
+    list.push(r);
+  });
+  return { list, errors };
+}
+
 class Zones extends HTMLElement {
   connectedCallback() {
     this.items = [];
@@ -150,6 +169,11 @@ class Zones extends HTMLElement {
     const email = h('input', { name: 'email', required: true, placeholder: 'hostmaster.example.com.' });
     const ttl = h('input', { name: 'ttl', type: 'number', min: '0', value: '3600' });
     const policy = h('input', { name: 'dnssec', placeholder: 'none' });
+    const records = h('textarea', { name: 'records', rows: '4', spellcheck: 'false', placeholder: 'www 300 A 192.0.2.80\n@ 300 MX 10 mail.example.com.' });
+    const notify = h('input', { name: 'alsoNotify', placeholder: '192.0.2.2 192.0.2.3:5353' });
+    const transfer = h('input', { name: 'allowTransfer', placeholder: '192.0.2.0/24 !192.0.2.9' });
+    const views = [...new Set(this.items.map((z) => z.view).filter(Boolean))].sort();
+    const view = h('input', { name: 'view', list: 'create-views', placeholder: 'the default view' });
     const out = h('div', { 'aria-live': 'polite' });
     const form = h('form', { class: 'panel', 'aria-labelledby': 'create-title', onsubmit: async (e) => {
       e.preventDefault();
@@ -158,15 +182,28 @@ class Zones extends HTMLElement {
         soa: { primaryNs: ns.value.trim(), adminEmail: email.value.trim() }, nameServers: [ns.value.trim()] } };
       if (nsip.value.trim()) body.zoneConfig.nameServerIps = { [ns.value.trim()]: nsip.value.trim() };
       if (policy.value.trim()) body.zoneConfig.dnssecPolicy = policy.value.trim();
+      const { list, errors } = createRecords(records.value);
+      if (errors.length) { replace(out, h('div', { class: 'error', role: 'alert' }, h('ul', {}, errors.map((x) => h('li', {}, x))))); return; }
+      if (list.length) body.zoneConfig.records = list;
+      const words = (v) => v.split(/[\s,]+/).filter(Boolean);
+      if (words(notify.value).length) body.zoneConfig.alsoNotify = words(notify.value);
+      if (words(transfer.value).length) body.zoneConfig.allowTransfer = words(transfer.value);
+      const v = view.value.trim();
       replace(out, 'Creating…');
       try {
-        await request('POST', '/zones', { body });
+        await request('POST', '/zones' + (v ? '?view=' + encodeURIComponent(v) : ''), { body });
+        if (v) { replace(out, h('p', { class: 'ok', role: 'status' }, `Created ${z} in view ${v}.`)); this.load(); return; }
         location.hash = '#/zones/' + encodeURIComponent(z);
       } catch (err) { replace(out, errorBox(err)); }
     } },
     h('h2', { id: 'create-title' }, 'Create a zone'),
     field('Zone name', name), field('Primary name server', ns, 'An absolute name, e.g. ns1.example.com.'),
     field('Its address (glue)', nsip), field('Administrator mailbox', email), field('Default TTL', ttl), field('DNSSEC policy', policy, 'Empty: unsigned'),
+    field('Records', records, 'One a line: name (relative, @ for the apex), TTL, type, data (MX: "10 mail.example.com.")'),
+    h('div', { class: 'row' }, field('Also notify', notify, 'Servers named notifies: ip, ip:port or [v6]:port'),
+      field('Allow transfer', transfer, 'Addresses and networks allowed AXFR: ip, ip/len, !ip')),
+    field('View', view, 'For a server with views; empty: the default'),
+    h('datalist', { id: 'create-views' }, views.map((x) => h('option', { value: x }))),
     out,
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create'),
       h('button', { type: 'button', onclick: () => replace(this.createBox) }, 'Cancel')));

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/miekg/dns"
@@ -100,6 +101,45 @@ func TestAdoptJourney(t *testing.T) {
 	}
 	if got := e.served("hello.x2.adopt.test", dns.TypeA); len(got) != 1 || got[0] != "192.0.2.44" {
 		t.Fatalf("named serves %v", got)
+	}
+	e.noProblems()
+}
+
+// TestCreateFormJourney: the create form's records (an MX with its
+// preference among them), also-notify and allow-transfer lists reach
+// named: it serves the records and its zone statement has the lists
+// (rndc showzone). A record line that cannot be read is refused with its
+// number and nothing is created. Fails on a create form without them.
+func TestCreateFormJourney(t *testing.T) {
+	e := start(t)
+	e.createZone("seed.test")
+	e.signIn("admin")
+	e.open("#/zones")
+	e.waitText("za-zones tbody", "seed.test")
+	e.click("za-zones .titlebar button.primary")
+	e.fill("za-zones input[name=zoneName]", "cf.test")
+	e.fill("za-zones input[name=ns]", "ns1.cf.test.")
+	e.fill("za-zones input[name=nsip]", "192.0.2.7")
+	e.fill("za-zones input[name=email]", "hostmaster.cf.test.")
+	setRecords := func(text string) {
+		e.eval(fmt.Sprintf(`document.querySelector('za-zones textarea[name=records]').value = %q`, text))
+	}
+	setRecords("www 300 A 192.0.2.80\nmail A 192.0.2.25\n")
+	e.fill("za-zones input[name=alsoNotify]", "127.0.0.1:5399")
+	e.fill("za-zones input[name=allowTransfer]", "127.0.0.1 10.0.0.0/8")
+	e.click("za-zones form.panel button[type=submit]")
+	e.waitText("za-zones form.panel .error", "line 2")
+	if got := e.served("cf.test", dns.TypeSOA); len(got) != 0 {
+		t.Fatalf("named serves cf.test after a refused form: %q", got)
+	}
+	setRecords("www 300 A 192.0.2.80\nmail 300 A 192.0.2.25\n@ 300 MX 10 mail.cf.test.\n")
+	e.click("za-zones form.panel button[type=submit]")
+	e.waitText("za-zone h1", "cf.test")
+	e.want("www.cf.test", dns.TypeA, "192.0.2.80")
+	e.want("cf.test", dns.TypeMX, "10 mail.cf.test.")
+	out, err := e.ns.RNDC("showzone", "cf.test")
+	if err != nil || !strings.Contains(out, "also-notify { 127.0.0.1 port 5399; }") || !strings.Contains(out, "{ 127.0.0.1/32; 10.0.0.0/8;") {
+		t.Fatalf("rndc showzone cf.test: %v %s", err, out)
 	}
 	e.noProblems()
 }
