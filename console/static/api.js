@@ -96,7 +96,9 @@ export async function request(method, path, opts = {}) {
   }
 }
 
-// zonePath is the API path of a zone (and an optional sub-path).
-export function zonePath(zone, sub = '') {
-  return '/zones/' + encodeURIComponent(zone) + sub;
+// zonePath is the API path of a zone (and an optional sub-path, which
+// may have a query), in a view if one is given (?view=).
+export function zonePath(zone, sub = '', view = '') {
+  const p = '/zones/' + encodeURIComponent(zone) + sub;
+  return view ? p + (p.includes('?') ? '&' : '?') + 'view=' + encodeURIComponent(view) : p;
 }

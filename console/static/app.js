@@ -20,13 +20,15 @@ const pages = [
 
 // route maps the fragment to a page element.
 function route(hash) {
-  const parts = (hash || '#/').replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const [path, query] = (hash || '#/').replace(/^#\/?/, '').split('?');
+  const parts = path.split('/').map(decodeURIComponent);
   switch (parts[0]) {
     case 'zones':
       if (parts[1]) {
         const el = document.createElement('za-zone');
         el.zone = parts[1];
         el.tab = parts[2] || 'records';
+        el.view = new URLSearchParams(query || '').get('view') || '';
         return el;
       }
       return document.createElement('za-zones');
@@ -79,7 +81,7 @@ class App extends HTMLElement {
     const page = route(location.hash);
     const cur = this.main.firstChild;
     // Another tab of the same zone keeps the page, and its pending edits.
-    if (cur && cur.localName === 'za-zone' && page.localName === 'za-zone' && cur.zone === page.zone) {
+    if (cur && cur.localName === 'za-zone' && page.localName === 'za-zone' && cur.zone === page.zone && cur.view === page.view) {
       cur.setTab(page.tab);
       return;
     }

@@ -36,8 +36,8 @@ class Zone extends HTMLElement {
       this.editor, this.pending, this.records);
     this.historyTab = h('div', { role: 'tabpanel', id: 'tab-history', 'aria-labelledby': 'tabbtn-history' },
       h('p', { class: 'hint' }, 'Newest first. Reverting stages the inverse change; you review it before it is applied.'), this.changes);
-    const tab = (id, label) => h('a', { role: 'tab', id: 'tabbtn-' + id, href: `#/zones/${encodeURIComponent(this.zone)}/${id}`, 'aria-controls': 'tab-' + id, 'aria-selected': String(this.tab === id) }, label);
-    replace(this, h('p', { class: 'crumbs' }, h('a', { href: '#/zones' }, 'Zones'), ' / '), h('h1', {}, this.zone), this.head, this.notice,
+    const tab = (id, label) => h('a', { role: 'tab', id: 'tabbtn-' + id, href: this.href(id), 'aria-controls': 'tab-' + id, 'aria-selected': String(this.tab === id) }, label);
+    replace(this, h('p', { class: 'crumbs' }, h('a', { href: '#/zones' }, 'Zones'), ' / '), h('h1', {}, this.zone, this.view ? h('span', { class: 'view' }, ` in view ${this.view}`) : null), this.head, this.notice,
       h('div', { role: 'tablist', 'aria-label': 'Zone' }, tab('records', 'Records'), tab('history', 'History')),
       this.recordsTab, this.historyTab);
     this.setTab(this.tab);
@@ -60,7 +60,7 @@ class Zone extends HTMLElement {
 
   async load() {
     try {
-      this.info = await request('GET', zonePath(this.zone));
+      this.info = await request('GET', zonePath(this.zone, '', this.view));
       this.renderHead();
       await this.loadRecords();
     } catch (e) {
@@ -69,7 +69,7 @@ class Zone extends HTMLElement {
     }
     let lastId = '';
     try {
-      const last = await readLast(request, zonePath(this.zone, '/changes'), 50);
+      const last = await readLast(request, zonePath(this.zone, '/changes', this.view), 50);
       replace(this.changes, last.reverse().map((c) => this.entry(c)));
       lastId = last.length ? last[0].id : '';
     } catch (e) {
@@ -103,7 +103,7 @@ class Zone extends HTMLElement {
   // saved from memory.
   async exportFile() {
     try {
-      const text = await request('GET', zonePath(this.zone, '/export'), { text: true, headers: { Accept: 'text/dns' } });
+      const text = await request('GET', zonePath(this.zone, '/export', this.view), { text: true, headers: { Accept: 'text/dns' } });
       const url = URL.createObjectURL(new Blob([text], { type: 'text/dns' }));
       const a = h('a', { href: url, download: canon(this.zone) + '.zone', class: 'sr' }, 'download');
       this.append(a);
@@ -116,9 +116,9 @@ class Zone extends HTMLElement {
   async command(name) {
     replace(this.notice, `${name}…`);
     try {
-      const r = await request('POST', zonePath(this.zone, '/' + name));
+      const r = await request('POST', zonePath(this.zone, '/' + name, this.view));
       replace(this.notice, h('p', { class: 'ok' }, r.message || `${name}: done`));
-      this.info = await request('GET', zonePath(this.zone));
+      this.info = await request('GET', zonePath(this.zone, '', this.view));
       this.renderHead();
     } catch (e) { replace(this.notice, errorBox(e)); }
   }
@@ -128,7 +128,7 @@ class Zone extends HTMLElement {
   // the snapshot read so far after each page. Each page is asked for as
   // soon as the cursor is known, before the last one is taken in.
   async readRecords(onPage) {
-    const page = (cursor) => request('GET', zonePath(this.zone, '/records?limit=1000' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '')));
+    const page = (cursor) => request('GET', zonePath(this.zone, '/records?limit=1000' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''), this.view));
     let next = page('');
     let serial = null;
     const snap = new Map();
@@ -370,7 +370,7 @@ class Zone extends HTMLElement {
     const msg = this.pending.querySelector('.applymsg');
     replace(msg, 'Applying…');
     try {
-      const r = await request('PATCH', zonePath(this.zone, '/records'), { body, headers: { 'If-Match': `"${this.serial}"` } });
+      const r = await request('PATCH', zonePath(this.zone, '/records', this.view), { body, headers: { 'If-Match': `"${this.serial}"` } });
       this.staged.clear();
       replace(this.notice, h('p', { class: 'ok' }, `Applied ${n} change${n > 1 ? 's' : ''}: serial ${r.oldSerial} → ${r.serial}.`));
       await this.loadRecords();
@@ -429,11 +429,17 @@ class Zone extends HTMLElement {
     this.renderRecords();
     this.renderPending();
     replace(this.notice, h('p', {}, `The inverse of change ${c.id} is staged below: review it, then apply.`));
-    location.hash = `#/zones/${encodeURIComponent(this.zone)}/records`;
+    location.hash = this.href('records');
+  }
+
+  // href is the fragment of one of the zone's tabs (in its view).
+  href(tab) {
+    return `#/zones/${encodeURIComponent(this.zone)}/${tab}` + (this.view ? '?view=' + encodeURIComponent(this.view) : '');
   }
 
   onChange(c) {
     if (c.zone && canon(c.zone) !== canon(this.zone)) return;
+    if ((c.view || '') !== (this.view || '') && c.view && this.view) return;
     if (this.changes.querySelector(`[data-id="${c.id}"]`)) return;
     this.changes.prepend(this.entry(c));
     if (c.type === 'zone.deleted') { replace(this.notice, h('p', { class: 'error' }, 'This zone was deleted.')); return; }

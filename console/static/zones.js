@@ -109,10 +109,10 @@ class Zones extends HTMLElement {
           all ? [h('th', { scope: 'col' }, 'Managed'), h('th', { scope: 'col' }, 'View'), h('th', { scope: 'col' }, 'Source')] : null,
           h('th', { scope: 'col' }, h('span', { class: 'sr' }, 'Actions')))),
         h('tbody', {}, shown.map((z) => h('tr', {},
-          h('td', {}, h('a', { href: '#/zones/' + encodeURIComponent(z.name) + (z.view ? '' : '') }, z.name)),
+          h('td', {}, h('a', { href: '#/zones/' + encodeURIComponent(z.name) + (z.view ? '/records?view=' + encodeURIComponent(z.view) : '') }, z.name, z.view && !all ? h('span', { class: 'view' }, ` (${z.view})`) : null)),
           h('td', {}, z.zoneType || z.type || ''),
           all ? [h('td', {}, z.managed ? 'yes' : 'no'), h('td', {}, z.view || ''), h('td', {}, z.source || '')] : null,
-          h('td', {}, session.can('zones') && (z.managed !== false) ? h('button', { type: 'button', class: 'danger small', 'aria-label': 'Delete ' + z.name, onclick: () => this.confirmDelete(z.name) }, 'Delete') : null,
+          h('td', {}, session.can('zones') && (z.managed !== false) ? h('button', { type: 'button', class: 'danger small', 'aria-label': 'Delete ' + z.name + (z.view ? ' in view ' + z.view : ''), onclick: () => this.confirmDelete(z.name, z.view) }, 'Delete') : null,
             this.adoptable(z) ? h('label', { class: 'adoptpick' }, h('input', { type: 'checkbox', checked: this.adoptSel.has(z), onchange: (e) => { if (e.target.checked) this.adoptSel.add(z); else this.adoptSel.delete(z); this.renderAdoptBar(); } }), h('span', { class: 'sr' }, 'Select ' + z.name + ' for adoption'), ' adopt') : null))))));
     this.renderAdoptBar();
     replace(this.pager, pages > 1 ? [
@@ -216,7 +216,7 @@ class Zones extends HTMLElement {
     replace(this.createBox, importForm(() => replace(this.createBox), () => this.load()));
   }
 
-  confirmDelete(zone) {
+  confirmDelete(zone, view = '') {
     const typed = h('input', { autocomplete: 'off' });
     const out = h('div', { 'aria-live': 'polite' });
     const go = h('button', { type: 'submit', class: 'danger', disabled: true }, 'Delete zone');
@@ -227,7 +227,7 @@ class Zones extends HTMLElement {
         if (typed.value !== zone) return;
         replace(out, 'Deleting…');
         try {
-          await request('DELETE', zonePath(zone));
+          await request('DELETE', zonePath(zone, '', view));
           dlg.close();
           dlg.remove();
           this.load();

@@ -67,6 +67,13 @@ var tokens = map[string]string{
 // browser tab of 1280×900.
 func start(t testing.TB, opts ...func(*testcaddy.Options)) *env {
 	t.Helper()
+	return startWith(t, testbind.Options{}, opts...)
+}
+
+// startWith is start with named's options (its views, say); the
+// also-notify to the API's notify_listen is added to them.
+func startWith(t testing.TB, nsOpts testbind.Options, opts ...func(*testcaddy.Options)) *env {
+	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Fatalf("%s: %v (scripts/setup.sh installs Debian's chromium)", chromiumPath, err)
 	}
@@ -92,7 +99,8 @@ func start(t testing.TB, opts ...func(*testcaddy.Options)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.ns = testbind.Start(t, &testbind.Options{ExtraOptions: fmt.Sprintf("also-notify { 127.0.0.1 port %d; };\n\tixfr-from-differences yes;\n\tnotify-delay 0;", notifyPort)})
+	nsOpts.ExtraOptions += fmt.Sprintf("also-notify { 127.0.0.1 port %d; };\n\tixfr-from-differences yes;\n\tnotify-delay 0;", notifyPort)
+	e.ns = testbind.Start(t, &nsOpts)
 	o := testcaddy.Options{
 		APIExtra: fmt.Sprintf("history {\n\tnotify_listen 127.0.0.1:%d\n}\nstatistics_channel %s\n", notifyPort, e.ns.StatsAddr) +
 			"auth static {\n" + strings.Join(lines, "\n") + "\n}",

@@ -1,0 +1,88 @@
+package console
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+)
+
+// TestViewsJourney: with named in two views (internal, matched by its
+// key; external, the API's default) and the same zone name in both, the
+// zone list links each to its view's page; the internal zone's page
+// reads and edits that view's records only: named serves the edit to
+// internal's clients and the old record to external's. A zone created
+// in the console in view internal is served there only. Fails on a
+// console whose zone pages do not pass ?view=.
+func TestViewsJourney(t *testing.T) {
+	var ns *testbind.Server
+	e := startWith(t, testbind.Options{
+		Views:       []testbind.View{{Name: "internal", Key: true}, {Name: "external"}},
+		BeforeStart: func(s *testbind.Server) error { ns = s; return nil },
+	}, func(o *testcaddy.Options) {
+		o.APIExtra += "\nview internal {\n\tupdate_key_file " + ns.ViewKeys["internal"].File + "\n}\nview external {\n\tdefault\n}\n"
+	})
+	for view, addr := range map[string]string{"internal": "10.0.0.80", "external": "192.0.2.80"} {
+		body := map[string]any{"zoneName": "same.test", "zoneType": "primary", "zoneConfig": map[string]any{"ttl": 3600,
+			"soa":         map[string]any{"primaryNs": "ns1.same.test.", "adminEmail": "admin.same.test."},
+			"nameServers": []string{"ns1.same.test."}, "nameServerIps": map[string]string{"ns1.same.test.": "192.0.2.53"},
+			"records": []map[string]any{{"name": "www", "type": "A", "value": addr, "ttl": 300}}}}
+		if st, b := e.api("admin", "POST", "/api/v1/zones?view="+view, body); st != 201 {
+			t.Fatalf("creating same.test in %s: %d %v", view, st, b)
+		}
+	}
+	served := func(view, name string) []string {
+		t.Helper()
+		rrs, err := ns.Query(view, name, dns.TypeA)
+		// NXDOMAIN, or REFUSED from a view without the zone: not served.
+		if err != nil && !strings.HasSuffix(err.Error(), "NXDOMAIN") && !strings.HasSuffix(err.Error(), "REFUSED") {
+			t.Fatalf("query %s in view %s: %v", name, view, err)
+		}
+		var out []string
+		for _, rr := range rrs {
+			if a, ok := rr.(*dns.A); ok {
+				out = append(out, a.A.String())
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+
+	e.signIn("admin")
+	e.open("#/zones")
+	e.waitText("za-zones tbody", "(internal)")
+	e.waitText("za-zones tbody", "(external)")
+	e.click(`za-zones a[href="#/zones/same.test/records?view=internal"]`)
+	e.waitText("za-zone h1", "in view internal")
+	e.waitText("za-zone .records", "10.0.0.80")
+	e.stageEdit("www A", "10.0.0.81")
+	e.click("za-zone .pending button.primary")
+	e.waitText("za-zone .notice", "Applied 1 change")
+	if got := served("internal", "www.same.test"); !slices.Equal(got, []string{"10.0.0.81"}) {
+		t.Fatalf("view internal serves www.same.test A %v, want 10.0.0.81", got)
+	}
+	if got := served("external", "www.same.test"); !slices.Equal(got, []string{"192.0.2.80"}) {
+		t.Fatalf("view external serves www.same.test A %v, want 192.0.2.80 (unchanged)", got)
+	}
+
+	e.open("#/zones")
+	e.click("za-zones .titlebar button.primary")
+	e.fill("za-zones input[name=zoneName]", "inside.test")
+	e.fill("za-zones input[name=ns]", "ns1.inside.test.")
+	e.fill("za-zones input[name=nsip]", "10.0.0.53")
+	e.fill("za-zones input[name=email]", "hostmaster.inside.test.")
+	e.fill("za-zones input[name=view]", "internal")
+	e.click("za-zones form.panel button[type=submit]")
+	e.waitText("za-zones form.panel", "Created inside.test in view internal")
+	if got := served("internal", "ns1.inside.test"); !slices.Equal(got, []string{"10.0.0.53"}) {
+		t.Fatalf("view internal serves ns1.inside.test A %v, want 10.0.0.53", got)
+	}
+	if got := served("external", "ns1.inside.test"); len(got) != 0 {
+		t.Fatalf("view external serves ns1.inside.test A %v, want nothing", got)
+	}
+	e.noProblems()
+}
