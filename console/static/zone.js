@@ -158,9 +158,10 @@ class Zone extends HTMLElement {
         this.serial = serial;
         this.renderRecords();
         this.renderPending();
-      } else if (!this.growFrame) {
-        // At most once a frame, whatever the pages' pace.
-        this.growFrame = requestAnimationFrame(() => { this.growFrame = 0; if (gen === this.loadGen) this.renderRows(true); });
+      } else if (!this.growTimer) {
+        // Four times a second, whatever the pages' pace: each redraw
+        // costs the page a layout that the reading would wait for.
+        this.growTimer = setTimeout(() => { this.growTimer = 0; if (gen === this.loadGen) this.renderRows(true); }, 250);
       }
     } : null);
     if (gen !== this.loadGen) return;
