@@ -669,3 +669,65 @@ func TestPowerDNSCryptokeys(t *testing.T) {
 		t.Errorf("the zone does not show dnssec: true: %s", r.raw)
 	}
 }
+
+// TestPowerDNSSerialsAndRRsetChecks: a new zone's serial follows its
+// SOA-EDIT-API as PowerDNS's does (DEFAULT, the default, is YYYYMMDD01,
+// then each PATCH adds one: test_create_zone_dnssec_serial,
+// test_create_zone_with_soa_edit; EPOCH is the Unix time:
+// test_create_zone_with_soa_edit_api), as named serves it; and PATCHes
+// PowerDNS refuses with 422 (checkRRSet: non-hostname content, apex-only
+// and not-at-apex types, one record of a singleton type, a duplicate
+// record, a negative TTL, an unknown changetype) are refused in its words
+// and change nothing named serves.
+func TestPowerDNSSerialsAndRRsetChecks(t *testing.T) {
+	c := startPDNS(t, "")
+	date := func() uint32 {
+		y, m, d := time.Now().UTC().Date()
+		return uint32((y*10000+int(m)*100+d)*100 + 1)
+	}
+	before := date()
+	createPDNSZone(t, c, "serial.test.", nil)
+	if got, after := serialOf(t, c.ns, "serial.test"), date(); got != before && got != after {
+		t.Fatalf("serial of a new zone = %d, want %d (SOA-EDIT-API DEFAULT: YYYYMMDD01)", got, before)
+	}
+	first := serialOf(t, c.ns, "serial.test")
+	expect(t, pdnsPatch(c, "serial.test.", rrset("www.serial.test.", "A", "REPLACE", 3600, "192.0.2.1")), 204, "patch")
+	if got := serialOf(t, c.ns, "serial.test"); got != first+1 {
+		t.Errorf("serial after a PATCH = %d, want %d", got, first+1)
+	}
+	lo := uint32(time.Now().Unix())
+	createPDNSZone(t, c, "epoch.test.", map[string]any{"soa_edit_api": "EPOCH", "serial": 10})
+	if got, hi := serialOf(t, c.ns, "epoch.test"), uint32(time.Now().Unix()); got < lo || got > hi {
+		t.Errorf("serial with SOA-EDIT-API EPOCH = %d, want within [%d, %d]", got, lo, hi)
+	}
+	createPDNSZone(t, c, "kept.test.", map[string]any{"soa_edit_api": "", "serial": 22})
+	if got := serialOf(t, c.ns, "kept.test"); got != 22 {
+		t.Errorf("serial with soa_edit_api \"\" and serial 22 = %d", got)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "kept.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}}), http.StatusConflict, "Conflict")
+
+	settled := serialOf(t, c.ns, "serial.test")
+	negativeTTL := rrset("www.serial.test.", "A", "REPLACE", 0, "192.0.2.8")
+	negativeTTL["ttl"] = -1
+	for _, tc := range []struct {
+		set  map[string]any
+		want string
+	}{
+		{rrset("serial.test.", "MX", "REPLACE", 3600, "10 mail@mx.example.org."), "RRset serial.test. IN MX: non-hostname content mail@mx.example.org."},
+		{rrset("sub.serial.test.", "NS", "REPLACE", 3600, "ns_1.example.org."), "non-hostname content ns_1.example.org."},
+		{rrset("serial.test.", "DS", "REPLACE", 3600, "44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7"), "RRset serial.test. IN DS: is not allowed at apex"},
+		{rrset("sub.serial.test.", "DNSKEY", "REPLACE", 3600, "257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ=="), "RRset sub.serial.test. IN DNSKEY: is only allowed at apex"},
+		{rrset("alias.serial.test.", "CNAME", "REPLACE", 3600, "a.example.org.", "b.example.org."), "RRset alias.serial.test. IN CNAME: only one such record allowed"},
+		{rrset("www.serial.test.", "A", "REPLACE", 3600, "192.0.2.7", "192.0.2.7"), `duplicate record with content "192.0.2.7"`},
+		{negativeTTL, "Key 'ttl' is not a positive Integer"},
+		{rrset("www.serial.test.", "A", "UPSERT", 3600, "192.0.2.9"), "RRset www.serial.test. IN A: Changetype 'UPSERT' is not a valid value"},
+	} {
+		pdnsError(t, pdnsPatch(c, "serial.test.", tc.set), 422, tc.want)
+	}
+	if got := serialOf(t, c.ns, "serial.test"); got != settled {
+		t.Errorf("refused PATCHes changed the serial: %d, was %d", got, settled)
+	}
+	if got := answers(query(t, c.ns, "serial.test", dns.TypeMX), dns.TypeMX); len(got) != 0 {
+		t.Errorf("named serves MX %v after a refused PATCH", got)
+	}
+}

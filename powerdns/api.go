@@ -126,6 +126,11 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		// input (422), as PowerDNS answers a field of the wrong type.
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
+			if key := te.Field[strings.LastIndex(te.Field, ".")+1:]; key == "ttl" && strings.HasPrefix(te.Value, "number") {
+				// PowerDNS's words for a TTL below 0 or above 2^32-1.
+				WriteError(w, http.StatusUnprocessableEntity, "Key '%s' is not a positive Integer", key)
+				return false
+			}
 			WriteError(w, http.StatusUnprocessableEntity, "Key '%s' is not of the expected type (%s): %v", te.Field, te.Type, err)
 			return false
 		}
@@ -149,7 +154,7 @@ func (a *API) fail(w http.ResponseWriter, err error, explain func(field, msg str
 	status, msg := f.Status, f.Message
 	switch {
 	case errors.Is(err, zoneservice.ErrExists):
-		status, msg = http.StatusConflict, "Domain '"+f.Zone+".' already exists"
+		status, msg = http.StatusConflict, "Conflict: Domain '"+f.Zone+".' already exists"
 	case status == http.StatusNotFound:
 		msg = "Could not find domain '" + f.Zone + ".'"
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -41,7 +42,7 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 				return
 			}
 			if _, zerr := a.Service.Zone(r.Context(), n); zerr == nil {
-				WriteError(w, http.StatusConflict, "Domain '%s' already exists", FQDN(n))
+				WriteError(w, http.StatusConflict, "Conflict: Domain '%s' already exists", FQDN(n))
 				return
 			}
 		}
@@ -229,6 +230,10 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 		if hasComments(s.Comments) {
 			return nil, nil, inputErr("RRset %s: comments are not supported: BIND keeps no comments with records", label)
 		}
+		if err := checkApex(name, sn, st); err != nil {
+			return nil, nil, err
+		}
+		dup := map[string]bool{}
 		for _, rec := range s.Records {
 			if rec.Disabled {
 				return nil, nil, inputErr("RRset %s: disabled records are not supported", label)
@@ -236,14 +241,22 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 			if err := checkAbsolute(sn, st, rec.Content); err != nil {
 				return nil, nil, err
 			}
+			if err := checkHostname(label, st, rec.Content); err != nil {
+				return nil, nil, err
+			}
+			k := contentKey(rec.Content)
+			if dup[k] {
+				return nil, nil, errDuplicate(label, rec.Content)
+			}
+			dup[k] = true
+		}
+		if singletonTypes[st] && len(s.Records) > 1 {
+			return nil, nil, errOnlyOne(label)
 		}
 		switch {
 		case st == "SOA":
-			if len(s.Records) != 1 {
-				if len(s.Records) == 0 {
-					continue
-				}
-				return nil, nil, inputErr("RRset %s has more than one record", label)
+			if len(s.Records) == 0 {
+				continue
 			}
 			if err := soaFromContent(s.Records[0].Content, soa, req.Serial != nil); err != nil {
 				return nil, nil, inputErr("RRset %s: %v", label, err)
@@ -273,12 +286,34 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 	if soa.PrimaryNS == "" {
 		soa.PrimaryNS = zc.NameServers[0]
 	}
+	editSerial(soa, req)
 	zc.SOA = soa
 	if req.DNSSEC != nil && *req.DNSSEC {
 		zc.DNSSECPolicy = "default" // BIND's default policy: one CSK, ECDSAP256SHA256
 	}
 	out.ZoneConfig = zc
 	return out, labels, nil
+}
+
+// editSerial applies the request's SOA-EDIT-API (DEFAULT when absent, as
+// in PowerDNS) to the serial it gives (in serial or its SOA; 0 when
+// none). A serial the edit leaves at 0 stays unset: the zone API's
+// default then.
+func editSerial(soa *zonemodel.SOA, req *ZoneRequest) {
+	api, edit := SOAEditAPIDefault, ""
+	if req.SOAEditAPI != nil {
+		api = *req.SOAEditAPI
+	}
+	if req.SOAEdit != nil {
+		edit = *req.SOAEdit
+	}
+	var given uint32
+	if soa.Serial != nil {
+		given = *soa.Serial
+	}
+	if s := CreateSerial(given, api, edit, time.Now()); soa.Serial != nil || s != given {
+		soa.Serial = &s
+	}
 }
 
 // soaFromContent reads SOA content ("mname rname serial refresh retry

@@ -130,7 +130,10 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 			return nil, inputErr("RRset %s: %s", label, why)
 		}
 		if singletonTypes[typ] && len(s.Records) > 1 {
-			return nil, inputErr("RRset %s has more than one record", label)
+			return nil, errOnlyOne(label)
+		}
+		if err := checkApex(zone, name, typ); err != nil {
+			return nil, err
 		}
 		if typ == "SOA" {
 			return nil, inputErr("RRset %s: the SOA record is maintained by BIND, which sets its serial on every change; it cannot be replaced or deleted through the API", label)
@@ -155,6 +158,9 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 				return nil, inputErr("Record %s/%s '%s': Not in expected format (parsed as '%s')", name, typ, r.Content, c)
 			}
 			if err := checkAbsolute(name, typ, r.Content); err != nil {
+				return nil, err
+			}
+			if err := checkHostname(label, typ, r.Content); err != nil {
 				return nil, err
 			}
 		}
@@ -184,15 +190,12 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 			if s.TTL == nil {
 				return nil, inputErr("RRset %s: Key 'ttl' not present or not an Integer", label)
 			}
-			if singletonTypes[typ] && len(s.Records) > 1 {
-				return nil, inputErr("RRset %s has more than one record", label)
-			}
 			values := make([]string, 0, len(s.Records))
 			dup := map[string]bool{}
 			for _, r := range s.Records {
-				k := strings.ToLower(strings.Join(strings.Fields(r.Content), " "))
+				k := contentKey(r.Content)
 				if dup[k] {
-					return nil, inputErr("RRset %s: Duplicate record in RRset %s with content \"%s\"", label, label, r.Content)
+					return nil, errDuplicate(label, r.Content)
 				}
 				dup[k] = true
 				values = append(values, r.Content)
@@ -213,7 +216,7 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 			ttl := *s.TTL
 			add(dnsupdate.Change{Op: dnsupdate.OpAdd, Value: s.Records[0].Content, TTL: &ttl})
 		default:
-			return nil, inputErr("RRset %s: Changetype not understood", label)
+			return nil, inputErr("RRset %s: Changetype '%s' is not a valid value", label, *s.ChangeType)
 		}
 	}
 	return p, nil
