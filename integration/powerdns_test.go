@@ -731,3 +731,22 @@ func TestPowerDNSSerialsAndRRsetChecks(t *testing.T) {
 		t.Errorf("named serves MX %v after a refused PATCH", got)
 	}
 }
+
+// TestPowerDNSZoneListSerials: with named's statistics channel
+// configured, GET /zones carries each zone's serial as named reported it
+// (test_list_zones: a listed zone's serial is not 0), where every listed
+// zone had serial 0.
+func TestPowerDNSZoneListSerials(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{handle: "/api*", extra: "powerdns\nstatistics_channel " + ns.StatsAddr})
+	createPDNSZone(t, c, "listed.test.", map[string]any{"soa_edit_api": "", "serial": 22})
+	r := c.pdns(pdnsKey, "GET", zonesPath, nil)
+	expect(t, r, 200, "list")
+	var list []map[string]any
+	if err := json.Unmarshal(r.raw, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0]["name"] != "listed.test." || list[0]["serial"] != float64(22) {
+		t.Errorf("zone list = %s, want listed.test. with serial 22", r.raw)
+	}
+}
