@@ -750,3 +750,40 @@ func TestPowerDNSZoneListSerials(t *testing.T) {
 		t.Errorf("zone list = %s, want listed.test. with serial 22", r.raw)
 	}
 }
+
+// TestPowerDNSServerConfigAndUptime: GET /config lists ConfigSetting
+// items, daemon among them (test_read_config), and the statistics carry
+// PowerDNS's uptime, alone with ?statistic=uptime
+// (test_read_one_statistic); an unknown name is 422 "Unknown statistic
+// name" (test_read_one_non_existent_statistic). Both routes answered 404
+// and 422.
+func TestPowerDNSServerConfigAndUptime(t *testing.T) {
+	c := startPDNS(t, "")
+	items := func(path string) map[string]string {
+		t.Helper()
+		r := c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/"+path, nil)
+		expect(t, r, 200, path)
+		var list []map[string]string
+		if err := json.Unmarshal(r.raw, &list); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out := map[string]string{}
+		for _, it := range list {
+			out[it["name"]] = it["type"] + " " + it["value"]
+		}
+		return out
+	}
+	if got := items("config")["daemon"]; got != "ConfigSetting yes" {
+		t.Errorf("config daemon = %q", got)
+	}
+	up := items("statistics?statistic=uptime")
+	if v, ok := up["uptime"]; !ok || len(up) != 1 || !strings.HasPrefix(v, "StatisticItem ") {
+		t.Fatalf("statistic uptime = %v", up)
+	} else if n, err := strconv.Atoi(strings.TrimPrefix(v, "StatisticItem ")); err != nil || n < 0 || n > 3600 {
+		t.Errorf("uptime = %q, want seconds since named started", v)
+	}
+	if _, ok := items("statistics")["uptime"]; !ok {
+		t.Error("statistics lack uptime")
+	}
+	pdnsError(t, c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/statistics?statistic=uptimeAAAA", nil), 422, "Unknown statistic name")
+}

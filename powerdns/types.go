@@ -152,7 +152,8 @@ type SearchResult struct {
 	Content    string  `json:"content,omitempty"`
 }
 
-// StatisticItem is one item of GET /statistics.
+// StatisticItem is one item of GET /statistics, and of GET /config
+// (with type ConfigSetting).
 type StatisticItem struct {
 	Name  string `json:"name"`
 	Type  string `json:"type"`
