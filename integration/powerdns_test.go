@@ -787,3 +787,21 @@ func TestPowerDNSServerConfigAndUptime(t *testing.T) {
 	}
 	pdnsError(t, c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/statistics?statistic=uptimeAAAA", nil), 422, "Unknown statistic name")
 }
+
+// TestPowerDNSImportCNAMEConflict: zone file text with a CNAME beside
+// other data is 422 in PowerDNS's words, "Conflicts with another RRset"
+// (test_import_zone_bind_cname_apex), naming the line named-checkzone
+// failed on, where the answer named the warning before it ("no TTL
+// specified", the file has no $TTL), and no zone is made.
+func TestPowerDNSImportCNAMEConflict(t *testing.T) {
+	c := startPDNS(t, "")
+	file := "$ORIGIN cname.test.\n@ IN SOA ns1.example.org. hostmaster.example.org. (2002022401 3H 15 1W 3H)\n@ IN NS ns1.example.org.\n@ IN NS ns2.example.net.\n@ IN CNAME www.example.org.\n"
+	r := c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "cname.test.", "kind": "Master", "nameservers": []string{}, "zone": file})
+	pdnsError(t, r, 422, "Conflicts with another RRset")
+	if msg := r.str("error"); !strings.Contains(msg, "CNAME and other data") || strings.Contains(msg, "no TTL") {
+		t.Errorf("error = %q, want the CNAME conflict, not the TTL warning", msg)
+	}
+	if r := c.pdns(pdnsKey, "GET", zonesPath+"/cname.test.", nil); r.status != 404 {
+		t.Errorf("a refused import left the zone: %d", r.status)
+	}
+}

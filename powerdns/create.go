@@ -1,6 +1,7 @@
 package powerdns
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -88,6 +89,12 @@ func (a *API) importZone(w http.ResponseWriter, r *http.Request, req *ZoneReques
 		return
 	}
 	if err := a.Service.Import(r.Context(), zone, []byte(*req.Zone)); err != nil {
+		var fe *zonemodel.FileError
+		if errors.As(err, &fe) && (strings.Contains(fe.Message, "CNAME and other data") || strings.Contains(fe.Message, "CNAME is not allowed")) {
+			// PowerDNS's words for a CNAME beside other data.
+			WriteError(w, http.StatusUnprocessableEntity, "Conflicts with another RRset: %s", a.Service.Status(err).Message)
+			return
+		}
 		a.fail(w, err, nil, true)
 		return
 	}
