@@ -380,7 +380,7 @@ func TestPowerDNSPatch(t *testing.T) {
 		{"unknown type (test_rrset_unknown_type)", []map[string]any{rrset(z, "FAFAFA", "REPLACE", 3600, "4.3.2.1")}, "unknown type given"},
 		{"OPT (test_zone_rr_update_opt)", []map[string]any{rrset(z, "OPT", "REPLACE", 3600, "9")}, "OPT: invalid type given"},
 		{"invalid MX (test_zone_rr_update_invalid_mx)", []map[string]any{rrset(z, "MX", "REPLACE", 3600, "10 mail@mx.example.org.")}, "IN MX"},
-		{"leading space (test_create_zone_with_leading_space)", []map[string]any{rrset(z, "A", "REPLACE", 3600, " 4.3.2.1")}, "Not in expected format"},
+		{"content of white space only (white space around content is dropped, as PowerDNS 4.9+ does: TestPowerDNSReplaceAndPatchParity)", []map[string]any{rrset(z, "A", "REPLACE", 3600, "  ")}, "Not in expected format"},
 		{"relative name in content", []map[string]any{rrset(z, "MX", "REPLACE", 3600, "10 mail")}, "names in record content must be absolute"},
 		{"two CNAMEs (test_rrset_single_qtypes)", []map[string]any{rrset("sub."+z, "CNAME", "REPLACE", 3600, "01.example.org.", "02.example.org.")}, "has more than one record"},
 		{"CNAME at the apex (test_rrset_exclusive_and_other)", []map[string]any{rrset(z, "CNAME", "REPLACE", 3600, "example.org.")}, "Conflicts with pre-existing RRset"},
@@ -493,9 +493,10 @@ func TestPowerDNSExportSearchMetadataAndKeys(t *testing.T) {
 		t.Errorf("cryptokeys of an unsigned zone = %d %s", r.status, r.raw)
 	}
 
-	// PUT with rrsets replaces the content (PowerDNS 4.9, #12086): the
-	// SOA stays, the apex NS stays unless given.
-	r = c.pdns(pdnsKey, "PUT", zonesPath+"/"+z, map[string]any{"rrsets": []any{rrset("new."+z, "A", "", 60, "192.0.2.99")}})
+	// PUT with rrsets replaces the content (PowerDNS 4.9, #12086); it
+	// must give the SOA, as in PowerDNS, whose content BIND keeps; the
+	// apex NS stays unless given.
+	r = c.pdns(pdnsKey, "PUT", zonesPath+"/"+z, map[string]any{"rrsets": []any{rrset(z, "SOA", "", 3600, "invalid. hostmaster.invalid. 1 10800 3600 604800 3600"), rrset("new."+z, "A", "", 60, "192.0.2.99")}})
 	expect(t, r, 204, "PUT rrsets")
 	g := c.pdns(pdnsKey, "GET", zonesPath+"/"+z, nil)
 	if rrsetOf(g, "www."+z, "A") != nil || rrsetOf(g, "new."+z, "A") == nil || rrsetOf(g, z, "NS") == nil || rrsetOf(g, z, "SOA") == nil {
@@ -804,4 +805,54 @@ func TestPowerDNSImportCNAMEConflict(t *testing.T) {
 	if r := c.pdns(pdnsKey, "GET", zonesPath+"/cname.test.", nil); r.status != 404 {
 		t.Errorf("a refused import left the zone: %d", r.status)
 	}
+	// PowerDNS 5's words for it, at the apex (test_import_zone_bind_cname_apex).
+	pdnsError(t, r, 422, "RRset cname.test. IN CNAME: conflicts with existing NS RRset of the same name")
+}
+
+// TestPowerDNSReplaceAndPatchParity: PUT rrsets and PATCH as PowerDNS
+// 4.9+ answers them (test_zone_replace_rrsets_*, test_only_at_apex,
+// test_not_allowed_at_apex, test_create_zone_with_leading_space,
+// test_zone_rr_update_rrset_combine_replace_and_delete,
+// test_create_zone_without_dnssec_set_nsec3parm,
+// test_create_consumer_zone_no_nameservers, test_create_zone_double_dot),
+// checked against what named serves. Where it answered 500 (a DNSKEY
+// PATCH named could not sign, a PUT of a Slave zone's rrsets) it is 422
+// and nothing changes.
+func TestPowerDNSReplaceAndPatchParity(t *testing.T) {
+	c := startPDNS(t, "")
+	createPDNSZone(t, c, "par.test.", nil)
+	serial := serialOf(t, c.ns, "par.test")
+	soa := rrset("par.test.", "SOA", "", 3600, "invalid. hostmaster.invalid. 1 10800 3600 604800 3600")
+	ns := rrset("par.test.", "NS", "", 3600, "ns1.example.org.", "ns2.example.org.")
+
+	pdnsError(t, pdnsPatch(c, "par.test.", rrset("par.test.", "DNSKEY", "REPLACE", 3600, "257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==")), 422, "DNSKEY records are BIND's to publish")
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/par.test.", map[string]any{"rrsets": []any{ns}}), 422, "Must give SOA record for zone when replacing all RR sets")
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/par.test.", map[string]any{"rrsets": []any{soa, ns, rrset("par.test.", "CNAME", "", 3600, "example.org.")}}), 422, "conflicts with existing NS RRset")
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/par.test.", map[string]any{"nsec3param": "1 0 1 ab"}), 422, "NSEC3PARAM")
+	if got := serialOf(t, c.ns, "par.test"); got != serial {
+		t.Fatalf("refused requests changed the zone: serial %d, was %d", got, serial)
+	}
+
+	// Content with white space around it, a DELETE and a REPLACE of one
+	// RRset, and a DS with its digest in lower case below a delegation.
+	expect(t, pdnsPatch(c, "par.test.", rrset("www.par.test.", "A", "REPLACE", 3600, " 192.0.2.10 ")), 204, "padded content")
+	if got := answers(query(t, c.ns, "www.par.test", dns.TypeA), dns.TypeA); !slices.Equal(got, []string{"192.0.2.10"}) {
+		t.Errorf("www A = %v", got)
+	}
+	expect(t, pdnsPatch(c, "par.test.", rrset("sub.par.test.", "CNAME", "DELETE", 0), rrset("sub.par.test.", "CNAME", "REPLACE", 500, "www.example.org.")), 204, "delete then replace")
+	if got := answers(query(t, c.ns, "sub.par.test", dns.TypeCNAME), dns.TypeCNAME); !slices.Equal(got, []string{"www.example.org."}) {
+		t.Errorf("sub CNAME = %v", got)
+	}
+	expect(t, pdnsPatch(c, "par.test.", rrset("deleg.par.test.", "NS", "REPLACE", 3600, "ns.example.org."),
+		rrset("deleg.par.test.", "DS", "REPLACE", 3600, "44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7")), 204, "DS in lower case")
+	if got := answers(query(t, c.ns, "deleg.par.test", dns.TypeDS), dns.TypeDS); len(got) != 1 || !strings.EqualFold(got[0], "44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7") {
+		t.Errorf("DS = %v", got)
+	}
+
+	// A Slave zone's records are its primaries'.
+	expect(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "sec.par.", "kind": "Slave", "masters": []string{"127.0.0.2"}}), 201, "create Slave")
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/sec.par.", map[string]any{"rrsets": []any{}}), 422, "is a Slave zone")
+
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "cons.test.", "kind": "Consumer", "nameservers": []string{"127.0.0.1"}}), 422, "Nameservers MUST NOT be given for Consumer zones")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "test..par.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}}), 422, "Unable to parse Zone Name")
 }

@@ -119,13 +119,15 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 		if typ == "" {
 			return nil, inputErr("RRset %s: Key 'type' not present or not a String", name)
 		}
-		if seen[label] {
-			return nil, inputErr("Duplicate RRset %s", label)
-		}
-		seen[label] = true
 		if s.ChangeType == nil {
 			return nil, inputErr("RRset %s: Key 'changetype' not present or not a String", label)
 		}
+		// An RRset may be named twice with different changetypes (a
+		// DELETE, then a REPLACE: applied in order), not twice with one.
+		if seen[label+" "+ct] {
+			return nil, inputErr("Duplicate RRset %s", label)
+		}
+		seen[label+" "+ct] = true
 		if why, ok := refusedTypes[typ]; ok {
 			return nil, inputErr("RRset %s: %s", label, why)
 		}
@@ -134,6 +136,9 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 		}
 		if err := checkApex(zone, name, typ); err != nil {
 			return nil, err
+		}
+		if typ == "DNSKEY" {
+			return nil, inputErr("RRset %s: DNSKEY records are BIND's to publish: named signs a zone only with keys it holds (dnssec: true, or cryptokeys), and refuses a DNSKEY record it has no private key for", label)
 		}
 		if typ == "SOA" {
 			return nil, inputErr("RRset %s: the SOA record is maintained by BIND, which sets its serial on every change; it cannot be replaced or deleted through the API", label)
@@ -147,15 +152,21 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 		if ct != ChangeDelete && !InZone(name, zone) {
 			return nil, inputErr("RRset %s: Name is out of zone", label)
 		}
+		if err := checkComments(s.Comments); err != nil {
+			return nil, err
+		}
 		if hasComments(s.Comments) {
 			return nil, inputErr("RRset %s: comments are not supported: BIND keeps no comments with records, and this API does not store them elsewhere; send \"comments\": [] or leave them out", label)
 		}
+		// Content is taken without the white space around it, as
+		// PowerDNS 4.9+ does.
+		s.Records = trimmedRecords(s.Records)
 		for _, r := range s.Records {
 			if r.Disabled {
 				return nil, inputErr("RRset %s: disabled records are not supported: BIND serves every record of a zone; remove the record instead", label)
 			}
-			if c := strings.TrimSpace(r.Content); c != r.Content || c == "" {
-				return nil, inputErr("Record %s/%s '%s': Not in expected format (parsed as '%s')", name, typ, r.Content, c)
+			if r.Content == "" {
+				return nil, inputErr("Record %s/%s '%s': Not in expected format (parsed as '%s')", name, typ, r.Content, r.Content)
 			}
 			if err := checkAbsolute(name, typ, r.Content); err != nil {
 				return nil, err

@@ -1,7 +1,6 @@
 package powerdns
 
 import (
-	"strings"
 	"testing"
 	"time"
 )
@@ -76,25 +75,5 @@ func TestCreateRequestSerial(t *testing.T) {
 	req.RRsets = []RRset{{Name: "serial.test.", Type: "SOA", Records: []Record{{Content: "ns1.example.net. h.example.net. 10 10800 3600 604800 3600"}}}}
 	if got := serial(req); got != 10 {
 		t.Errorf("soa_edit_api \"\" with an SOA of serial 10 = %d", got)
-	}
-}
-
-// TestCreateRequestChecks: the rrsets of a create are held to the rules
-// of a PATCH (PowerDNS's checkRRSet), with its words.
-func TestCreateRequestChecks(t *testing.T) {
-	for _, c := range []struct {
-		sets []RRset
-		want string
-	}{
-		{[]RRset{{Name: "c.test.", Type: "MX", TTL: u32(60), Records: []Record{{Content: "10 mail@mx.example.org."}}}}, "RRset c.test. IN MX: non-hostname content mail@mx.example.org."},
-		{[]RRset{{Name: "c.test.", Type: "DS", TTL: u32(60), Records: []Record{{Content: "44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7"}}}}, "RRset c.test. IN DS: is not allowed at apex"},
-		{[]RRset{{Name: "sub.c.test.", Type: "DNSKEY", TTL: u32(60), Records: []Record{{Content: "257 3 13 AAAA"}}}}, "RRset sub.c.test. IN DNSKEY: is only allowed at apex"},
-		{[]RRset{{Name: "www.c.test.", Type: "CNAME", TTL: u32(60), Records: []Record{{Content: "a.example."}, {Content: "b.example."}}}}, "RRset www.c.test. IN CNAME: only one such record allowed"},
-		{[]RRset{{Name: "www.c.test.", Type: "A", TTL: u32(60), Records: []Record{{Content: "192.0.2.1"}, {Content: "192.0.2.1"}}}}, `RRset www.c.test. IN A: duplicate record with content "192.0.2.1"`},
-	} {
-		_, _, err := CreateRequest(&ZoneRequest{Name: "c.test.", Kind: "Native", Nameservers: []string{"ns1.example.com."}, RRsets: c.sets})
-		if _, ok := err.(*InputError); !ok || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s %s: err = %v, want %q", c.sets[0].Name, c.sets[0].Type, err, c.want)
-		}
 	}
 }
