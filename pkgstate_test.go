@@ -42,7 +42,6 @@ var packageStateExceptions = map[string]string{
 	"zonestore.lockFiles":          "the lock file descriptors of the process: open file description locks belong to the process, which must hold one per file",
 	"zonestore.processLocks":       "the in-process halves of the zone locks: every Store of a directory in the process must share them, as the lock is the process's",
 	"zoneservice.boots":            "named's boot time per zone directory as the process last saw it, so that a reload is not taken for a restart (TODO: on the server object)",
-	"zoneservice.inflight":         "the record changes in flight, by history and zone (TODO: on history.Log, a registry per log)",
 	"zoneservice.notRecordedTotal": "the count of history entries not recorded, read by the metrics (TODO: a counter on the service)",
 	"zoneservice.startups":         "the start-up reconcile's gate per zone directory, once per process (TODO: on the server object)",
 }

@@ -133,6 +133,8 @@ type Log struct {
 
 	// health: see health.go.
 	health
+	// inflight: the record changes being made (inflight.go).
+	inflight inflight
 }
 
 // Open opens (creating it if needed) the history in dir, repairs a torn
