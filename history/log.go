@@ -69,6 +69,9 @@ type Options struct {
 	Now func() time.Time
 	// syncFile replaces the background fsync (tests that make it fail).
 	syncFile func(*os.File) error
+	// bootIDFile replaces bootIDPath, the kernel's boot ID (tests that
+	// reboot).
+	bootIDFile string
 }
 
 // segment is one file of the log.
