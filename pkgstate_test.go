@@ -29,7 +29,6 @@ var packageStateExceptions = map[string]string{
 	"internal/frontmount.mounts":   "the front ends zone_api mounts, registered by their init (internal/frontmount is being changed by another session)",
 	"internal/localcall.mu":        "guards servers",
 	"internal/localcall.servers":   "the zone_api handlers of the running configurations, for in-process calls: a registry, as Caddy's own module registry",
-	"module.caughtUp":              "the history logs the NOTIFY catch-up ran for, once per log in the process (TODO: on the history log's owner)",
 	"module.customTypes":           "a memo of a pure function of a reflect type (which decoder a type needs), as encoding/json's own caches",
 	"module.fieldTables":           "a memo of a pure function of a reflect type (its field table), as encoding/json's own caches",
 	"module.keysInFlight":          "the Idempotency-Keys being answered (module/idempotency.go is being changed by another session)",

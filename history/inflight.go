@@ -86,3 +86,9 @@ func (l *Log) AwaitOthers(ctx context.Context, view, zone string, by any) {
 		}
 	}
 }
+
+// FirstCatchUp reports whether this is the first call on l: its holder
+// then reads what named changed while no Log was open (a catch-up), once
+// per Log and process, not at every config reload that hands the Log
+// over to a new generation.
+func (l *Log) FirstCatchUp() bool { return !l.caughtUp.Swap(true) }

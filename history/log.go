@@ -138,6 +138,8 @@ type Log struct {
 	health
 	// inflight: the record changes being made (inflight.go).
 	inflight inflight
+	// caughtUp is set by the first FirstCatchUp.
+	caughtUp atomic.Bool
 }
 
 // Open opens (creating it if needed) the history in dir, repairs a torn

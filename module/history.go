@@ -209,15 +209,12 @@ func (c *HistoryConfig) notifyAddr() string {
 	return caddy.NewReplacer().ReplaceKnown(c.NotifyListen, "")
 }
 
-// caughtUp holds the history logs CatchUp ran for in this process: once
-// per log, not at every config reload.
-var caughtUp sync.Map
-
-// catchUpOnce runs CatchUp for the zones of every view: the handler's
-// own (the default view's) and each other view's, whose services share
-// the one history.
+// catchUpOnce runs CatchUp for the zones of every view, once per history
+// log and process (history.Log.FirstCatchUp): the handler's own (the
+// default view's) and each other view's, whose services share the one
+// history.
 func catchUpOnce(ctx context.Context, b *backend) {
-	if _, done := caughtUp.LoadOrStore(b.svc.History, true); done {
+	if !b.svc.History.FirstCatchUp() {
 		return
 	}
 	b.svc.CatchUp(ctx)
