@@ -30,8 +30,6 @@ var packageStateExceptions = map[string]string{
 	"module.customTypes":           "a memo of a pure function of a reflect type (which decoder a type needs), as encoding/json's own caches",
 	"module.fieldTables":           "a memo of a pure function of a reflect type (its field table), as encoding/json's own caches",
 	"module.keysInFlight":          "the Idempotency-Keys being answered (module/idempotency.go is being changed by another session)",
-	"module.notifyListeners":       "the NOTIFY listeners by address, handed over at a reload (TODO: a caddy.UsagePool)",
-	"module.shutdowns":             "each HTTP server's shutdown signal for its event streams (TODO: a caddy.UsagePool)",
 	"rndc.serial":                  "the control channel's message serial, numbered across all clients of the process",
 	"zonestore.lockFiles":          "the lock file descriptors of the process: open file description locks belong to the process, which must hold one per file",
 	"zonestore.processLocks":       "the in-process halves of the zone locks: every Store of a directory in the process must share them, as the lock is the process's",

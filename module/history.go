@@ -253,29 +253,26 @@ func viewServices(b *backend) []*zoneservice.Service {
 	return out
 }
 
-// notifyListeners are the NOTIFY listeners by address, shared by the
-// config generations (a reload hands the listener over; the newest
-// generation's service receives the notices).
-var notifyListeners = struct {
-	sync.Mutex
-	m map[string]*notifyListener
-}{m: map[string]*notifyListener{}}
+// notifyPool holds the NOTIFY listeners by address (*notifyListener),
+// shared by the config generations: a reload hands the listener over (the
+// new generation takes it before the old one gives it back), and the
+// newest generation's service receives the notices.
+var notifyPool = caddy.NewUsagePool()
 
 type notifyListener struct {
 	l      *dnsupdate.NotifyListener
-	refs   int
 	mu     sync.Mutex
 	notice func(string)
 }
 
+// Destruct closes the listener; no generation holds it any more.
+func (nl *notifyListener) Destruct() error { return nl.l.Close() }
+
 // acquireNotify listens on addr (or shares the listener there) and makes
 // notice the receiver of its NOTIFYs; release gives it back.
 func acquireNotify(addr string, notice func(string)) (release func(), err error) {
-	notifyListeners.Lock()
-	defer notifyListeners.Unlock()
-	nl := notifyListeners.m[addr]
-	if nl == nil {
-		nl = &notifyListener{}
+	v, _, err := notifyPool.LoadOrNew(addr, func() (caddy.Destructor, error) {
+		nl := &notifyListener{notice: notice}
 		l, err := dnsupdate.ListenNotify(addr, func(zone string, _ uint32, _ bool) {
 			nl.mu.Lock()
 			f := nl.notice
@@ -286,22 +283,18 @@ func acquireNotify(addr string, notice func(string)) (release func(), err error)
 			return nil, err
 		}
 		nl.l = l
-		notifyListeners.m[addr] = nl
+		return nl, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	nl.refs++
+	nl := v.(*notifyListener)
 	nl.mu.Lock()
 	nl.notice = notice
 	nl.mu.Unlock()
 	var once sync.Once
 	return func() {
-		once.Do(func() {
-			notifyListeners.Lock()
-			defer notifyListeners.Unlock()
-			if nl.refs--; nl.refs == 0 {
-				delete(notifyListeners.m, addr)
-				nl.l.Close()
-			}
-		})
+		once.Do(func() { _, _ = notifyPool.Delete(addr) })
 	}, nil
 }
 
