@@ -20,8 +20,6 @@ import (
 var packageStateExceptions = map[string]string{
 	"auth.limiters":                "every token bucket of the process, so that a reload that keeps a limit keeps its buckets (TODO: a caddy.UsagePool held by the auth modes)",
 	"events.running":               "the webhook deliverers by directory, source and configuration, reference-counted across reloads as a caddy.UsagePool does, and kept Linger after the last release, which a UsagePool cannot (TODO: on the server object)",
-	"externaldns.listingsMu":       "guards listings",
-	"externaldns.listings":         "the webhook's zone listings by server and zone, kept across reloads (TODO: on the server object)",
 	"history.shared":               "the Logs Shared opened, by directory (TODO: a caddy.UsagePool with an owner)",
 	"internal/frontmount.mu":       "guards mounts (internal/frontmount is being changed by another session)",
 	"internal/frontmount.mounts":   "the front ends zone_api mounts, registered by their init (internal/frontmount is being changed by another session)",
