@@ -44,10 +44,8 @@ type Rejection struct {
 	RetryAfter int
 }
 
-// anonymous returns the identity of a request when authentication is
-// disabled: a new one each time, as every mode's, so that no request sees
-// what another did to its identity.
-func anonymous() *Identity { return &Identity{ID: "anonymous", Mode: "disabled"} }
+// anonymous is the identity of requests when authentication is disabled.
+var anonymous = &Identity{ID: "anonymous", Mode: "disabled"}
 
 // Check authenticates r. It returns the identity, or the rejection to
 // answer.
@@ -61,7 +59,7 @@ func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
 					Message: fmt.Sprintf("rate limit of %s exceeded; retry after %d s", ip, retryAfter(d))}
 			}
 		}
-		return anonymous(), nil
+		return anonymous, nil
 	}
 	if g.FailedAuth != nil {
 		if d := g.FailedAuth.blocked("failed_auth", ip); d > 0 {

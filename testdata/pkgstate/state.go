@@ -27,6 +27,14 @@ var (
 	goodOnceSet  string
 	goodReadOnly = map[string]int{"b": 2}
 	goodBuilt    = func() []int { return []int{1, 2} }()
+	goodSentinel = &reader{}
+	badPointer   = &struct{ n int }{}
+	badLocked    = struct {
+		sync.Mutex
+		n int
+	}{}
+	badCounted = &counter{}
+	goodValue  = counter{n: 1}
 )
 
 var (
@@ -49,6 +57,12 @@ var (
 
 type reader struct{}
 
+type counter struct{ n int }
+
+func (c *counter) add() { c.n++ }
+
+func (c counter) get() int { return c.n }
+
 func (*reader) Read([]byte) (int, error) { return 0, io.EOF }
 
 func init() {
@@ -60,6 +74,12 @@ func use() {
 	goodOnce.Do(func() { goodOnceSet = "set once" })
 	_ = goodReadOnly["b"]
 	_ = goodBuilt[0]
+	_ = goodSentinel == nil
+	badPointer.n = 3
+	badLocked.Lock()
+	badLocked.Unlock()
+	badCounted.add()
+	_ = goodValue.get()
 	for k, v := range goodTable {
 		_, _ = k, v
 	}
