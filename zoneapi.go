@@ -7,13 +7,15 @@
 // challenges through the API, and the external-dns webhook provider
 // http.handlers.zone_api_external_dns (package externaldns), and the
 // PowerDNS-compatible API that zone_api serves with its powerdns option
-// (package powerdns, mounted through internal/frontmount), and the
+// (package powerdns, mounted through internal/frontmount), the operator
+// console http.handlers.zone_api_console (package console), and the
 // `caddy zoneapi-adopt` command (package client/adoptcmd).
 package zoneapi
 
 import (
 	_ "github.com/zoneapi/caddy-zoneapi/client/adoptcmd"
 	_ "github.com/zoneapi/caddy-zoneapi/client/caddydns"
+	_ "github.com/zoneapi/caddy-zoneapi/console"
 	_ "github.com/zoneapi/caddy-zoneapi/externaldns"
 	_ "github.com/zoneapi/caddy-zoneapi/module"
 	_ "github.com/zoneapi/caddy-zoneapi/powerdns"

@@ -561,3 +561,14 @@ func orNone(v []string) string {
 	}
 	return strings.Join(v, ", ")
 }
+
+// Scopes returns every scope the grant requires: the one it was compiled
+// from and, for an intersection (Intersect), each further one. A request
+// is allowed when every scope allows it. Nil (everything) gives none.
+func (g *Grant) Scopes() []Scope {
+	var out []Scope
+	for ; g != nil; g = g.and {
+		out = append(out, g.scope)
+	}
+	return out
+}

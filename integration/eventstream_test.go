@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
 // TestEventStreamThroughCaddy: through the built Caddy and a real named,

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 )
 
@@ -47,7 +47,11 @@ func bigZoneBody(n int) string {
 // rndc program's addzone), alternating one of each per round; each zone
 // is deleted, untimed, after its round. It prints the p50 of each and
 // the ratio. ZONEAPI_BENCH_IMPORT_ROUNDS sets the rounds (default 5),
-// ZONEAPI_BENCH_IMPORT_RECORDS the zone's size (default 100,000).
+// ZONEAPI_BENCH_IMPORT_RECORDS the zone's size (default 100,000). With
+// $ZONEAPI_BASELINE_CADDY (another build of the module, e.g. of the
+// commit before a change) the same import through that build is a third
+// way of each round, against the same named, and its ratio to the
+// build under test is printed too.
 func BenchmarkImport100k(b *testing.B) {
 	rounds, records := 5, 100_000
 	if v := os.Getenv("ZONEAPI_BENCH_IMPORT_ROUNDS"); v != "" {
@@ -58,6 +62,10 @@ func BenchmarkImport100k(b *testing.B) {
 	}
 	ns := startNamed(b)
 	c := startCaddy(b, ns, caddyOpts{})
+	var base *caddy
+	if bin := os.Getenv("ZONEAPI_BASELINE_CADDY"); bin != "" {
+		base = startCaddy(b, ns, caddyOpts{bin: bin, zoneDir: baselineDir(b, ns)})
+	}
 	checkzone := (&zonecheck.Checker{}).Program()
 	if checkzone == "" {
 		b.Fatal("named-checkzone is not installed")
@@ -65,7 +73,7 @@ func BenchmarkImport100k(b *testing.B) {
 	body := bigZoneBody(records)
 	fileOf := func(zone string) string { return "$ORIGIN " + zone + ".\n" + body }
 
-	api := func(zone string) time.Duration {
+	api := func(c *caddy, zone string) time.Duration {
 		text := fileOf(zone)
 		t0 := time.Now()
 		req, err := http.NewRequest("POST", c.Base+"/api/v1/zones/"+zone+"/import", strings.NewReader(text))
@@ -110,15 +118,19 @@ func BenchmarkImport100k(b *testing.B) {
 		return time.Since(t0)
 	}
 
-	var apiTimes, shellTimes []time.Duration
+	var apiTimes, shellTimes, baseTimes []time.Duration
 	for i := 0; i < rounds; i++ {
-		za, zs := fmt.Sprintf("api%d.bench", i), fmt.Sprintf("shell%d.bench", i)
+		za, zs, zb := fmt.Sprintf("api%d.bench", i), fmt.Sprintf("shell%d.bench", i), fmt.Sprintf("base%d.bench", i)
 		if i%2 == 0 {
-			apiTimes = append(apiTimes, api(za))
+			apiTimes = append(apiTimes, api(c, za))
 			shellTimes = append(shellTimes, shell(zs))
 		} else {
 			shellTimes = append(shellTimes, shell(zs))
-			apiTimes = append(apiTimes, api(za))
+			apiTimes = append(apiTimes, api(c, za))
+		}
+		if base != nil {
+			baseTimes = append(baseTimes, api(base, zb))
+			expect(b, base.do("DELETE", "/api/v1/zones/"+zb, nil), http.StatusOK, "delete "+zb)
 		}
 		// Both zones serve the same records (the API's count matches).
 		if i == 0 {
@@ -141,6 +153,12 @@ func BenchmarkImport100k(b *testing.B) {
 	fmt.Printf("| way | p50 | ratio |\n|---|---|---|\n")
 	fmt.Printf("| shell: write the file, named-checkzone, rndc addzone | %s | 1.00x |\n", ms(ps))
 	fmt.Printf("| API: POST /zones/{name}/import (text/dns) | %s | %.2fx |\n", ms(pa), ratio(pa, ps))
+	if base != nil {
+		pb := p50(baseTimes)
+		b.ReportMetric(ratio(pa, pb), "api/baseline")
+		fmt.Printf("| baseline build's API ($ZONEAPI_BASELINE_CADDY) | %s | %.2fx |\n", ms(pb), ratio(pb, ps))
+		fmt.Printf("this build / baseline build: %.2fx\n", ratio(pa, pb))
+	}
 	fmt.Printf("shell steps, p50: write %s, named-checkzone %s, rndc addzone %s\n", ms(p50(steps[0])), ms(p50(steps[1])), ms(p50(steps[2])))
 }
 

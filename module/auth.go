@@ -179,6 +179,8 @@ func routeAction(method, template string) auth.Action {
 	switch {
 	case strings.Contains(template, "/openapi.") || strings.Contains(template, "/asyncapi.") || strings.Contains(template, "/docs"):
 		return "" // the specification and explorer: any identity
+	case template == whoamiTemplate:
+		return "" // who am I: any identity
 	case strings.HasPrefix(template, apiPrefix+"/server/") || strings.HasPrefix(template, apiPrefix+"/catalog") || strings.HasPrefix(template, apiPrefix+"/events/webhooks"):
 		return auth.ActionServer // server-wide: status, reconcile, the catalog, the webhooks (their dead letters name every zone)
 	case method == http.MethodGet || method == http.MethodHead:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
@@ -30,7 +31,9 @@ import (
 //	412 Precondition Failed  If-Match serial differs (dnsupdate.PreconditionError)
 //	500 Internal Server Error  local failures (index, files, keys)
 //	500 "Bad Gateway"      a control command or DNS exchange named failed
-//	503 Service Unavailable  the zone's lock could not be had in time
+//	429 Too Many Requests  an identity's imports at once (importGate)
+//	503 Service Unavailable  the zone's lock could not be had in time; the
+//	                       imports at once in all (importGate)
 //	504 Gateway Timeout    named did not answer: the outcome is unknown, or,
 //	                       when the command was never sent, nothing was changed
 //	507 Insufficient Storage  the zone directory's disk is full
@@ -64,11 +67,12 @@ func (a *restAPI) backendOr500(w http.ResponseWriter) (*backend, bool) {
 // functions below compute it from the error alone; the REST handlers
 // write it (write) and the PowerDNS front end reads it (pdnsService.Status).
 type failure struct {
-	status  int
-	reason  string
-	message string
-	etag    string
-	log     *failureLog
+	status     int
+	reason     string
+	message    string
+	etag       string
+	retryAfter int // seconds, for Retry-After; 0: none
+	log        *failureLog
 }
 
 // failureLog is a log line of a failed record operation.
@@ -93,6 +97,9 @@ func badGateway(format string, args ...any) failure {
 func (f failure) write(w http.ResponseWriter) {
 	if f.etag != "" {
 		w.Header().Set("ETag", f.etag)
+	}
+	if f.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(f.retryAfter))
 	}
 	reason := f.reason
 	if reason == "" {

@@ -44,6 +44,14 @@ func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p par
 	if !ok {
 		return
 	}
+	// Counted in before the body is read: the body, the records parsed
+	// from it and a named-checkzone process are what the bounds bound.
+	release, err := imports.enter(zoneservice.ActorOf(r.Context()).Identity)
+	if err != nil {
+		importFailureOf(name, err).write(w)
+		return
+	}
+	defer release()
 	var (
 		src    zoneservice.ImportSource
 		copyOf string
@@ -219,12 +227,16 @@ func fileRefused(name string, fe *zonemodel.FileError) string {
 }
 
 // importFailureOf is the answer to a failed import: 400 for a refused
-// zone (its line in the message), 413 over the limits, 404 for a copy of
-// an unknown zone, 502 for a source that failed and 504 for one that did
-// not answer; the rest as a create's failures.
+// zone (its line in the message), 413 over the limits, 429 or 503 over
+// the imports at once (importGate), 404 for a copy of an unknown zone,
+// 502 for a source that failed and 504 for one that did not answer; the
+// rest as a create's failures.
 func importFailureOf(name string, err error) failure {
 	var fe *zonemodel.FileError
+	var busy *importsBusy
 	switch {
+	case errors.As(err, &busy):
+		return busy.failure()
 	case errors.Is(err, zoneservice.ErrInvalid) && errors.As(err, &fe):
 		return fail(http.StatusBadRequest, "%s", fileRefused(name, fe))
 	case errors.Is(err, zoneservice.ErrTooLarge):

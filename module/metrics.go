@@ -27,6 +27,7 @@ var metrics = struct {
 	authFailures  *prometheus.CounterVec
 	buildInfo     *prometheus.GaugeVec
 	streamsFull   prometheus.Counter
+	imports       *prometheus.GaugeVec
 	zones         zonesCollector
 	registerOnce  sync.Once
 	allCollectors []prometheus.Collector
@@ -70,6 +71,10 @@ var metrics = struct {
 		Name: "zoneapi_events_streams_refused_total",
 		Help: "Event-stream requests refused with 503 because max_streams streams were open (zoneapi_events_stream_clients counts the open ones).",
 	}),
+	imports: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "zoneapi_imports",
+		Help: "Imports running (state running) and imports refused so far because maxImports or maxImportsPerIdentity were running (state refused; docs/import.md).",
+	}, []string{"state"}),
 	buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "zoneapi_build_info",
 		Help: "Always 1; the version label is the zone API's version.",
@@ -81,7 +86,7 @@ func init() {
 	metrics.allCollectors = []prometheus.Collector{
 		metrics.httpRequests, metrics.httpDuration, metrics.zoneOps, metrics.rndcCommands,
 		metrics.rndcDuration, metrics.dnsUpdates, metrics.dnsDuration, metrics.authFailures,
-		metrics.buildInfo, metrics.streamsFull, &metrics.zones,
+		metrics.buildInfo, metrics.streamsFull, metrics.imports, &metrics.zones,
 	}
 	metrics.allCollectors = append(metrics.allCollectors, historyEntriesCollector{}, historyErrorsCollector{})
 	// The event stream's and the webhooks' (package events).

@@ -271,6 +271,11 @@ func (s pdnsService) Create(ctx context.Context, req *zonemodel.CreateZoneReques
 }
 
 func (s pdnsService) Import(ctx context.Context, zone string, file []byte) error {
+	release, err := imports.enter(zoneservice.ActorOf(ctx).Identity)
+	if err != nil {
+		return &pdnsOpError{kind: "import", zone: zone, err: err}
+	}
+	defer release()
 	b, err := s.backend()
 	if err != nil {
 		return err
@@ -394,7 +399,7 @@ func (s pdnsService) Status(err error) frontmount.Failure {
 	default:
 		f = fail(http.StatusInternalServerError, "%v", err)
 	}
-	out := frontmount.Failure{Status: f.status, Message: f.message}
+	out := frontmount.Failure{Status: f.status, Message: f.message, RetryAfter: f.retryAfter}
 	if oe != nil {
 		out.Zone = oe.zone
 	}

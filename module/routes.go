@@ -123,6 +123,7 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/import", body: bodyOf[importZoneRequest](), handle: a.handleImportZone, op: "import"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/changes", handle: a.handleListChanges},
 		{method: http.MethodGet, template: "/api/v1/changes", handle: a.handleListChanges},
+		{method: http.MethodGet, template: whoamiTemplate, handle: a.handleWhoami},
 	}
 	h.evts = newEventsAPI(h)
 	rs = append(rs, h.evts.routes()...)

@@ -155,6 +155,9 @@ func (a *API) fail(w http.ResponseWriter, err error, explain func(field, msg str
 	}
 	f := a.Service.Status(err)
 	status, msg := f.Status, f.Message
+	if f.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
+	}
 	switch {
 	case errors.Is(err, zoneservice.ErrExists):
 		status, msg = http.StatusConflict, "Conflict: Domain '"+f.Zone+".' already exists"

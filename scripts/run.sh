@@ -3,7 +3,8 @@
 # key and a TSIG update key into a state folder, starts named on loopback
 # ports, builds Caddy with the module (per xcaddy.json) and serves the API
 # on https://localhost:8443 with Caddy's local CA. Ctrl-C stops Caddy and
-# named.
+# named. It prints the URLs of the API and of the operator console
+# (https://localhost:8443/console/).
 #
 # Environment: ZONEAPI_STATE (state folder, default ./state), DNS_PORT
 # (default 5354), RNDC_PORT (default 9953), STATS_PORT (named's statistics
@@ -86,6 +87,7 @@ done
 cat <<MSG
 
   zoneapi is running.
+    Console:    https://localhost:8443/console/ (sign in with the token dev-token)
     API:        https://localhost:8443/api/v1   (CA: $ca)
     named DNS:  127.0.0.1:$dns_port             (dig @127.0.0.1 -p $dns_port example.test SOA)
     named rndc: 127.0.0.1:$rndc_port

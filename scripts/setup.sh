@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a Debian machine with Go: BIND 9 and
-# its tools from Debian's packages, jq, and xcaddy (the version pinned in
-# xcaddy.json) through the Go module proxy. Safe to run again.
+# its tools from Debian's packages, jq, Chromium (for the console's browser
+# tests, integration/console), and xcaddy (the version pinned in
+# xcaddy.json) through the Go module proxy; axe-core (the accessibility
+# checker those tests inject) with npm into build/npm, outside the
+# committed tree. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for pair in named:bind9 rndc:bind9-utils named-checkzone:bind9-utils dig:bind9-dnsutils nsupdate:bind9-dnsutils jq:jq; do
+for pair in named:bind9 rndc:bind9-utils named-checkzone:bind9-utils dig:bind9-dnsutils nsupdate:bind9-dnsutils jq:jq chromium:chromium npm:npm; do
 	cmd=${pair%%:*} pkg=${pair#*:}
 	command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || need+=("$pkg")
 done
@@ -33,4 +36,14 @@ if [ ! -x "$gobin/pebble" ] || [ "$(cat "$gobin/.pebble-version" 2>/dev/null)" !
 	echo "setup: installing pebble $pebble_version" >&2
 	go install "github.com/letsencrypt/pebble/v2/cmd/pebble@$pebble_version"
 	echo "$pebble_version" >"$gobin/.pebble-version"
+fi
+
+# axe-core, pinned, for the console's accessibility test
+# (integration/console): installed with npm into build/npm, which git
+# ignores; the tests read build/npm/node_modules/axe-core/axe.min.js.
+axe_version=4.10.3
+if [ "$(jq -r .version build/npm/node_modules/axe-core/package.json 2>/dev/null)" != "$axe_version" ]; then
+	echo "setup: installing axe-core $axe_version" >&2
+	mkdir -p build/npm
+	npm install --prefix build/npm --no-save --no-audit --no-fund --silent "axe-core@$axe_version" >&2
 fi

@@ -6,9 +6,11 @@
 // carrying the line named-checkzone names.
 //
 // The file goes to named-checkzone on its standard input and the zone
-// comes back on its standard output: nothing is written to disk. The
-// caller must have refused $INCLUDE (zonemodel.ScanDirectives), which
-// named-checkzone would follow.
+// comes back on its standard output: nothing is written to disk.
+// named-checkzone obeys every directive of the file it reads ($INCLUDE
+// of any file it can open, quoted or not), so it must only ever read
+// text the caller rendered itself from parsed records
+// (zonemodel.RenderRecords), never text a client wrote.
 package zonecheck
 
 import (
@@ -16,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -34,6 +37,10 @@ type Checker struct {
 	Path string
 	// Timeout bounds one check (default 5 minutes).
 	Timeout time.Duration
+	// CPUSeconds and MemoryBytes bound each named-checkzone process's CPU
+	// time and address space (default DefaultCPUSeconds and
+	// DefaultMemoryBytes; see bounds.go).
+	CPUSeconds, MemoryBytes uint64
 
 	once  sync.Once
 	found string
@@ -85,11 +92,21 @@ func (c *Checker) Program() string {
 // Available reports whether named-checkzone is installed.
 func (c *Checker) Available() bool { return c != nil && c.Program() != "" }
 
-// Check runs named-checkzone on the master file text of the zone. A file
-// named would refuse is a *zonemodel.FileError (with the line
-// named-checkzone names); more than maxRecords records is a
-// *zonemodel.LimitError; any other error is the checker's own failure.
+// Check runs named-checkzone on the master file text of the zone, which
+// the caller rendered (never a client's text: see the package comment),
+// once one of the MaxProcs processes is free, with its CPU time and
+// memory bounded. A file named would refuse is a *zonemodel.FileError
+// (with the line named-checkzone names); more than maxRecords records,
+// or a program stopped by its bounds, is a *zonemodel.LimitError; any
+// other error is the checker's own failure.
 func (c *Checker) Check(ctx context.Context, zone string, text []byte, maxRecords int) (*Result, error) {
+	return c.CheckReader(ctx, zone, bytes.NewReader(text), maxRecords)
+}
+
+// CheckReader is Check of the text r reads, given to named-checkzone as
+// it is read (a caller that renders a zone into a pipe has it checked
+// while it renders). The check fails if reading r fails.
+func (c *Checker) CheckReader(ctx context.Context, zone string, r io.Reader, maxRecords int) (*Result, error) {
 	prog := c.Program()
 	if prog == "" {
 		return nil, errors.New("named-checkzone is not installed")
@@ -100,13 +117,47 @@ func (c *Checker) Check(ctx context.Context, zone string, text []byte, maxRecord
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	release, err := acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	cpu, mem := c.CPUSeconds, c.MemoryBytes
+	if cpu == 0 {
+		cpu = DefaultCPUSeconds
+	}
+	if mem == 0 {
+		mem = DefaultMemoryBytes
+	}
 	args := append(append([]string{}, Args...), zone, "/dev/stdin")
 	cmd := exec.CommandContext(ctx, prog, args...)
-	cmd.Stdin = bytes.NewReader(text)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
 	out := &lineCounter{max: maxRecords}
 	stderr := &capped{max: 1 << 20}
 	cmd.Stdout, cmd.Stderr = out, stderr
-	runErr := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("running %s: %w", prog, err)
+	}
+	// The bounds hold before the program reads its first byte.
+	if err := bound(cmd.Process.Pid, cpu, mem); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, err
+	}
+	copied := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(stdin, r)
+		stdin.Close()
+		copied <- err
+	}()
+	runErr := cmd.Wait()
+	if err := <-copied; err != nil && runErr == nil {
+		// The program saw the end of a text cut short.
+		return nil, fmt.Errorf("reading the zone for named-checkzone: %w", err)
+	}
 	if out.over {
 		return nil, &zonemodel.LimitError{Message: fmt.Sprintf("the zone has more than %d records", maxRecords)}
 	}
@@ -118,6 +169,9 @@ func (c *Checker) Check(ctx context.Context, zone string, text []byte, maxRecord
 		var ee *exec.ExitError
 		if !errors.As(runErr, &ee) {
 			return nil, fmt.Errorf("running %s: %w", prog, runErr)
+		}
+		if sig, ok := stopped(ee); ok || strings.Contains(stderr.buf.String(), "out of memory") {
+			return nil, &zonemodel.LimitError{Message: fmt.Sprintf("named-checkzone stopped (%v) past its bounds of %d s of CPU time and %d MiB of memory: the zone is too large to check", sig, cpu, mem>>20)}
 		}
 		return nil, Refusal(zone, msgs)
 	}
@@ -157,6 +211,18 @@ func (c *capped) Write(p []byte) (int, error) {
 // "/dev/stdin:7: unknown RR type 'FOO'", or
 // "dns_master_load: /dev/stdin:7: www.example.com: CNAME and other data".
 var lineAt = regexp.MustCompile(`(?:^|: )/dev/stdin:(\d+): (.*)$`)
+
+// MessageLine splits a message of named-checkzone about one line of its
+// input ("/dev/stdin:5: ignoring out-of-zone data (other.net)") into the
+// line and what it says; ok is false for other messages.
+func MessageLine(msg string) (line int, text string, ok bool) {
+	sm := lineAt.FindStringSubmatch(msg)
+	if sm == nil {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(sm[1])
+	return n, sm[2], err == nil && n > 0
+}
 
 // Refusal reads named-checkzone's messages about a file it refused and
 // returns the problem as a *zonemodel.FileError: the first message that

@@ -1,8 +1,9 @@
 package zonemodel
 
 import (
-	"bytes"
+	"bufio"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -48,85 +49,22 @@ type LimitError struct {
 // Error returns the message.
 func (e *LimitError) Error() string { return e.Message }
 
-// ScanDirectives checks the directives of a master file before any
-// parser that follows them reads it: $INCLUDE is refused (a file sent to
-// the API must not read files of the server), and the records the
-// $GENERATE lines would make are counted against maxRecords (the other
-// records are counted as they are parsed). It reads directives as named
-// does: a line (ended by LF, CR or both) whose first byte is '$'.
-func ScanDirectives(text []byte, maxRecords int) error {
-	generated := 0
-	for n := 1; len(text) > 0; n++ {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
-		// named's reader ends a line at a lone CR as well: what follows
-		// one is a line of its own, a directive if it begins with '$'.
-		for part := range bytes.SplitSeq(line, []byte{'\r'}) {
-			if len(part) == 0 || part[0] != '$' {
-				continue
-			}
-			word, args := directive(part)
-			switch word {
-			case "$INCLUDE":
-				return &FileError{Line: n, Message: "$INCLUDE is not allowed in a zone file sent to the API: send the included records in the file itself"}
-			case "$GENERATE":
-				count, err := generateCount(args)
-				if err != nil {
-					return &FileError{Line: n, Message: "$GENERATE: " + err.Error()}
-				}
-				generated += count
-				if generated > maxRecords {
-					return &LimitError{Message: fmt.Sprintf("the $GENERATE lines up to line %d make more than %d records", n, maxRecords)}
-				}
-			}
-		}
-	}
-	return nil
-}
+// MaxImportRecordBytes bounds the records parsed from a zone file sent
+// to be imported, in wire form (owner, type, class, TTL and rdata, names
+// uncompressed): 256 MiB. A file within MaxImportBytes stays far below
+// it unless its $GENERATE lines repeat long records.
+const MaxImportRecordBytes = 256 << 20
 
-// directive returns a directive line's upper-cased first word and the
-// rest of the line.
-func directive(line []byte) (string, string) {
-	s := string(line)
-	if i := strings.IndexByte(s, ';'); i >= 0 {
-		s = s[:i]
-	}
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return "", ""
-	}
-	return strings.ToUpper(f[0]), strings.Join(f[1:], " ")
-}
-
-// generateRange is the range of a $GENERATE line: start-stop[/step].
-var generateRange = regexp.MustCompile(`^(\d+)-(\d+)(?:/(\d+))?$`)
-
-// generateCount returns how many records a $GENERATE line's range makes.
-func generateCount(args string) (int, error) {
-	f := strings.Fields(args)
-	if len(f) == 0 {
-		return 0, fmt.Errorf("no range")
-	}
-	m := generateRange.FindStringSubmatch(f[0])
-	if m == nil {
-		return 0, fmt.Errorf("range %q is not start-stop[/step]", f[0])
-	}
-	start, err1 := strconv.ParseUint(m[1], 10, 32)
-	stop, err2 := strconv.ParseUint(m[2], 10, 32)
-	step := uint64(1)
-	var err3 error
-	if m[3] != "" {
-		step, err3 = strconv.ParseUint(m[3], 10, 32)
-	}
-	if err1 != nil || err2 != nil || err3 != nil || step == 0 || stop < start {
-		return 0, fmt.Errorf("range %q is not start-stop[/step] with start <= stop and a step of at least 1", f[0])
-	}
-	return int(min((stop-start)/step+1, 1<<31)), nil
-}
+// Bounds of $GENERATE lines. maxGenerate is the most records one makes
+// in miekg/dns's parser (its range's (stop-start)/step at most 65,535).
+// That parser joins a $GENERATE line's words one at a time, in time that
+// grows with the square of the line's length: a line is at most
+// maxGenerateLine bytes long and all of them maxGenerateBytes.
+const (
+	maxGenerate      = 65536
+	maxGenerateLine  = 1024
+	maxGenerateBytes = 1 << 20
+)
 
 // parseErrorLine reads the line number out of a miekg/dns parse error
 // ("… at line: 7:12").
@@ -134,31 +72,333 @@ var parseErrorLine = regexp.MustCompile(`^(?:.*: )?dns: (.*) at line: (\d+):\d+$
 
 // ParseZoneFile parses a master file (RFC 1035 section 5: $ORIGIN, $TTL,
 // relative names, parentheses, comments; $GENERATE as BIND has it) of
-// the zone name with miekg/dns, refusing $INCLUDE and more than
-// maxRecords records. A syntax error is a *FileError with its line;
-// too many records a *LimitError.
+// the zone name with miekg/dns: see ParseZoneFileLines.
 func ParseZoneFile(name string, text []byte, maxRecords int) ([]dns.RR, error) {
-	if err := ScanDirectives(text, maxRecords); err != nil {
-		return nil, err
+	rrs, _, err := ParseZoneFileLines(name, text, maxRecords)
+	return rrs, err
+}
+
+// ParseZoneFileLines parses a master file of the zone name with
+// miekg/dns and returns its records in the file's order with the line
+// each starts on (a $GENERATE line's records: that line). It is the only
+// reader of a zone file a client sent: named-checkzone and named read
+// the records rendered from it (RenderRecords), never the text itself,
+// so nothing in the text makes them open a file.
+//
+// The directives taken are $ORIGIN, $TTL and $GENERATE (expanded here,
+// at most 65,536 records a line), written unquoted at the start of a
+// line. Whatever named would read as another directive is refused, in
+// every spelling it reads: $INCLUDE in any case, quoted ("$INCLUDE"),
+// after an opening or closing parenthesis, after a line break inside
+// parentheses; so is a directive taken here but written so (quoted or
+// after a parenthesis, which this parser would not read as one), and a
+// carriage return that does not end a line (named ends a line there,
+// this parser does not). The records are counted, and their size in
+// wire form summed, as they come out of the parser: past maxRecords or
+// MaxImportRecordBytes it stops at once with a *LimitError, as it does
+// for a text over MaxImportBytes. A syntax error or a refusal is a
+// *FileError with its line. No message depends on anything but the
+// text.
+func ParseZoneFileLines(name string, text []byte, maxRecords int) ([]dns.RR, []int, error) {
+	return parseZoneFile(name, text, maxRecords, MaxImportRecordBytes, nil)
+}
+
+// ParseZoneFileTo is ParseZoneFileLines that also writes the records to
+// w as RenderRecords renders them, each as soon as it is parsed, so that
+// a checker reading w (through a pipe) works while the parse goes on.
+// A failed write ends the parse with its error; what was written before
+// a refusal is no zone. first is the line of the first record written
+// (see RenderRecords).
+func ParseZoneFileTo(name string, text []byte, maxRecords int, w *bufio.Writer) (rrs []dns.RR, lines []int, first int, err error) {
+	rw := newRecordWriter(w, name)
+	rrs, lines, err = parseZoneFile(name, text, maxRecords, MaxImportRecordBytes, rw.write)
+	if err == nil {
+		err = w.Flush()
 	}
-	zp := dns.NewZoneParser(bytes.NewReader(text), dns.Fqdn(name), "")
+	return rrs, lines, renderedFirst, err
+}
+
+// parseZoneFile is ParseZoneFileLines with the bound of the records'
+// size in wire form, calling each, when set, with every record made.
+func parseZoneFile(name string, text []byte, maxRecords, maxBytes int, each func(dns.RR) error) ([]dns.RR, []int, error) {
+	if len(text) > MaxImportBytes {
+		return nil, nil, &LimitError{Message: "the zone file is larger than 64 MiB"}
+	}
+	r := &fileReader{text: text, line: 1, fresh: true}
+	zp := dns.NewZoneParser(r, dns.Fqdn(name), "")
 	zp.SetIncludeAllowed(false)
 	var out []dns.RR
+	var lines []int
+	size := 0
 	for rr, ok := zp.Next(); ok; rr, ok = zp.Next() {
 		if len(out) == maxRecords {
-			return nil, &LimitError{Message: fmt.Sprintf("the zone file has more than %d records", maxRecords)}
+			return nil, nil, &LimitError{Message: fmt.Sprintf("the zone file has more than %d records", maxRecords)}
+		}
+		if rr.Header().Name == "" {
+			return nil, nil, &FileError{Line: r.start, Message: "the record has no owner name (a line that begins with a blank takes the previous record's owner, and there is none)"}
+		}
+		if noData(rr) {
+			// miekg/dns reads a record without data (an update's
+			// deletion); named refuses one.
+			return nil, nil, &FileError{Line: r.start, Message: fmt.Sprintf("the %s record has no data", dns.TypeToString[rr.Header().Rrtype])}
+		}
+		if size += dns.Len(rr); size > maxBytes {
+			return nil, nil, &LimitError{Message: fmt.Sprintf("the zone file's records up to line %d are more than %d MiB in wire form", r.start, maxBytes>>20)}
+		}
+		if each != nil {
+			if err := each(rr); err != nil {
+				return nil, nil, err
+			}
 		}
 		out = append(out, rr)
+		lines = append(lines, r.start)
+	}
+	if r.err != nil {
+		return nil, nil, r.err
 	}
 	if err := zp.Err(); err != nil {
 		msg := err.Error()
 		if m := parseErrorLine.FindStringSubmatch(msg); m != nil {
 			line, _ := strconv.Atoi(m[2])
-			return nil, &FileError{Line: line, Message: m[1]}
+			if r.generate {
+				line = r.start
+			}
+			return nil, nil, &FileError{Line: line, Message: parseMessage(shorten(m[1]))}
 		}
-		return nil, &FileError{Message: strings.TrimPrefix(msg, "dns: ")}
+		return nil, nil, &FileError{Message: shorten(strings.TrimPrefix(msg, "dns: "))}
 	}
-	return out, nil
+	return out, lines, nil
+}
+
+// shorten cuts a parse error's message, which quotes the word it failed
+// on (of any length), to 200 bytes.
+func shorten(msg string) string {
+	if len(msg) <= 200 {
+		return msg
+	}
+	return strings.ToValidUTF8(msg[:200], "") + "…"
+}
+
+// noData reports whether rr is a record whose data miekg/dns left as
+// its type's zero value, as it does for a record written without data
+// (an RFC 2136 deletion's form); an APL record and one in RFC 3597's
+// generic form ("\# 0") may have none.
+func noData(rr dns.RR) bool {
+	h := rr.Header()
+	newRR, ok := dns.TypeToRR[h.Rrtype]
+	if !ok || h.Rrtype == dns.TypeAPL {
+		return false
+	}
+	if _, generic := rr.(*dns.RFC3597); generic {
+		return false
+	}
+	zero := newRR()
+	*zero.Header() = *h
+	return dns.IsDuplicate(rr, zero)
+}
+
+// msgInclude is the refusal of $INCLUDE.
+const msgInclude = "$INCLUDE is not allowed in a zone file sent to the API: send the included records in the file itself"
+
+// parseMessage words some of miekg/dns's parse errors as this package
+// does.
+func parseMessage(msg string) string {
+	switch {
+	case strings.HasPrefix(msg, "$INCLUDE directive not allowed"):
+		// A $GENERATE line whose owner is \$INCLUDE makes one.
+		return msgInclude
+	case strings.HasPrefix(msg, "not a TTL: "):
+		// A word where a TTL, a class or a type may stand that is none.
+		return "unknown RR type (or a bad TTL or class): " + strings.TrimPrefix(msg, "not a TTL: ")
+	case strings.HasPrefix(msg, "bad range in $GENERATE range"):
+		return fmt.Sprintf("$GENERATE: the range must be start-stop[/step] with start <= stop, making at most %d records a line", maxGenerate)
+	}
+	return msg
+}
+
+// fileReader gives a master file to miekg/dns's parser byte by byte
+// (dns.ZoneParser reads an io.ByteReader so), following it as named's
+// reader would: it notes the line each entry (a record or a directive)
+// starts on, and it stops the parser (io.EOF, with err set) at a
+// directive that named would obey and that is not taken here, and at a
+// carriage return that does not end a line.
+type fileReader struct {
+	text  []byte
+	i     int
+	line  int  // the line of text[i]
+	start int  // the line the last entry started on
+	fresh bool // the next byte that is not a line end starts an entry
+	// generate is whether the last entry is a $GENERATE line, whose
+	// records' errors name the line of the record made; generated is the
+	// length of the $GENERATE lines so far.
+	generate  bool
+	generated int
+
+	quote, escape, comment bool
+	depth                  int   // open parentheses
+	err                    error // a *FileError or *LimitError
+}
+
+// ReadByte returns the next byte of the text.
+func (r *fileReader) ReadByte() (byte, error) {
+	if r.err != nil || r.i >= len(r.text) {
+		return 0, io.EOF
+	}
+	c := r.text[r.i]
+	if c == '\r' && !r.quote && !r.escape && (r.i+1 == len(r.text) || r.text[r.i+1] != '\n') {
+		r.err = &FileError{Line: r.line, Message: "a carriage return that does not end a line (named ends a line there): end lines with LF or CR LF"}
+		return 0, io.EOF
+	}
+	if r.fresh && c != '\n' && c != '\r' {
+		r.fresh = false
+		r.start = r.line
+		r.generate = len(r.text)-r.i >= 9 && strings.EqualFold(string(r.text[r.i:r.i+9]), "$GENERATE")
+		if r.generate {
+			n := entryLen(r.text[r.i:], maxGenerateLine)
+			if r.generated += n; n > maxGenerateLine {
+				r.err = &FileError{Line: r.line, Message: fmt.Sprintf("a $GENERATE line is longer than %d bytes", maxGenerateLine)}
+				return 0, io.EOF
+			} else if r.generated > maxGenerateBytes {
+				r.err = &LimitError{Message: fmt.Sprintf("the $GENERATE lines up to line %d are longer than 1 MiB in all", r.line)}
+				return 0, io.EOF
+			}
+		}
+		// A line that begins with a blank has no owner: named reads no
+		// directive there.
+		if c != ' ' && c != '\t' {
+			if msg := directiveRefused(r.text[r.i:]); msg != "" {
+				r.err = &FileError{Line: r.line, Message: msg}
+				return 0, io.EOF
+			}
+		}
+	}
+	switch {
+	case r.escape:
+		r.escape = false
+	case r.comment:
+		r.comment = c != '\n'
+	case c == '\\':
+		r.escape = true
+	case c == '"':
+		r.quote = !r.quote
+	case r.quote:
+	case c == ';':
+		r.comment = true
+	case c == '(':
+		r.depth++
+	case c == ')' && r.depth > 0:
+		r.depth--
+	}
+	if c == '\n' {
+		r.line++
+		r.fresh = r.fresh || !r.quote && r.depth == 0
+	}
+	r.i++
+	return c, nil
+}
+
+// Read is io.Reader's, for dns.NewZoneParser's argument (which reads
+// with ReadByte only).
+func (r *fileReader) Read(p []byte) (int, error) {
+	n := 0
+	for ; n < len(p); n++ {
+		c, err := r.ReadByte()
+		if err != nil {
+			if n > 0 {
+				return n, nil
+			}
+			return 0, err
+		}
+		p[n] = c
+	}
+	return n, nil
+}
+
+// entryLen returns the length of the entry text begins with, up to the
+// line end outside quotes and parentheses that ends it, or limit+1 when
+// it is longer than limit.
+func entryLen(text []byte, limit int) int {
+	quote, escape, depth := false, false, 0
+	for i, c := range text {
+		switch {
+		case i > limit:
+			return limit + 1
+		case escape:
+			escape = false
+		case c == '\\':
+			escape = true
+		case c == '"':
+			quote = !quote
+		case quote:
+		case c == '(':
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+		case c == '\n' && depth == 0:
+			return i
+		}
+	}
+	return len(text)
+}
+
+// directiveRefused returns why the entry that text begins with (at the
+// start of a line, not with a blank) is refused, "" when it is not: its
+// first word, quoted or not, after any parentheses, blanks, comments and
+// line breaks inside parentheses, begins with '$' (named reads a directive there) and is
+// not $ORIGIN, $TTL or $GENERATE written unquoted as the line's first
+// bytes, which this parser reads as the same directive.
+func directiveRefused(text []byte) string {
+	i, depth := 0, 0
+skip:
+	for ; i < len(text); i++ {
+		switch c := text[i]; c {
+		case ';':
+			for i+1 < len(text) && text[i+1] != '\n' {
+				i++
+			}
+			continue
+		case '(':
+			depth++
+			continue
+		case ')':
+			depth = max(depth-1, 0)
+			continue
+		case ' ', '\t', '\r':
+			continue
+		case '\n':
+			if depth > 0 {
+				continue
+			}
+			return "" // no word on the line
+		}
+		break skip
+	}
+	skipped := i > 0
+	quoted := i < len(text) && text[i] == '"'
+	if quoted {
+		i++
+	}
+	if i == len(text) || text[i] != '$' {
+		return ""
+	}
+	j := i
+	for j < len(text) && j-i < 32 {
+		c := text[j]
+		if quoted && (c == '"' || c == '\\') || !quoted && strings.IndexByte(" \t\r\n;()\"\\", c) >= 0 {
+			break
+		}
+		j++
+	}
+	word := strings.ToUpper(string(text[i:j]))
+	switch {
+	case word == "$INCLUDE":
+		return msgInclude
+	case word != "$ORIGIN" && word != "$TTL" && word != "$GENERATE":
+		return fmt.Sprintf("unknown directive %q: the directives taken are $ORIGIN, $TTL and $GENERATE", text[i:j])
+	case quoted || skipped:
+		return "the directive " + word + " must be written unquoted at the start of its line"
+	}
+	return ""
 }
 
 // ImportedZone checks the records of a zone to import (from a master

@@ -1,8 +1,10 @@
 package zoneservice
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
@@ -169,59 +172,137 @@ func (s *Service) importZone(ctx context.Context, name, fp string, content func(
 }
 
 // checkImport checks a zone to import, given as a master file (text) or
-// as records (rrs), and returns what it is and the file to write. With
-// named-checkzone at hand (Checker), it checks the text (the records
-// rendered, for rrs) and the file is what it wrote; without, the file is
-// parsed (zonemodel.ParseZoneFile), checked (zonemodel.ImportedZone) and
-// rendered by this package.
+// as records (rrs), and returns what it is and the file to write. The
+// text is read by the API's own parser only (zonemodel.ParseZoneFileTo:
+// $ORIGIN, $TTL and $GENERATE, no other directive, the limits counted
+// as it parses); named-checkzone (Checker), when at hand, reads the
+// records rendered from it as they are parsed (checkText), never the
+// text a client wrote, and the file is what it wrote, its refusals
+// naming the line of the text the record came from. Records from a transfer or a
+// copy are checked by zonemodel.ImportedZone and rendered before
+// named-checkzone reads them. Without named-checkzone, the records are
+// checked (zonemodel.ImportedZone) and rendered by this package.
 func (s *Service) checkImport(ctx context.Context, name string, text []byte, rrs []dns.RR) (*Imported, []byte, error) {
-	invalid := func(err error) error {
-		var le *zonemodel.LimitError
-		if errors.As(err, &le) {
-			return newErr(ErrTooLarge, name, "", "zone "+name+" is too large to import", err)
-		}
-		return newErr(ErrInvalid, name, "", "zone "+name+" was not imported", err)
-	}
-	if len(text) > zonemodel.MaxImportBytes {
-		return nil, nil, invalid(&zonemodel.LimitError{Message: "the zone file is larger than 64 MiB"})
+	invalid := func(err error) error { return newErr(kindOf(err), name, "", msgOf(name, err), err) }
+	if text != nil && s.Checker.Available() {
+		return s.checkText(ctx, name, text)
 	}
 	if text != nil {
-		if err := zonemodel.ScanDirectives(text, zonemodel.MaxImportRecords); err != nil {
-			return nil, nil, invalid(err)
-		}
-	}
-	if text == nil || !s.Checker.Available() {
 		var err error
-		if text != nil {
-			if rrs, err = zonemodel.ParseZoneFile(name, text, zonemodel.MaxImportRecords); err != nil {
-				return nil, nil, invalid(err)
-			}
-		} else if len(rrs) > zonemodel.MaxImportRecords {
-			return nil, nil, invalid(&zonemodel.LimitError{Message: "the zone has more than 1000000 records"})
-		}
-		z, err := zonemodel.ImportedZone(name, rrs)
-		if err != nil {
+		if rrs, err = zonemodel.ParseZoneFile(name, text, zonemodel.MaxImportRecords); err != nil {
 			return nil, nil, invalid(err)
 		}
-		data, err := z.RenderFile()
-		if err != nil {
-			return nil, nil, invalid(err)
-		}
-		if !s.Checker.Available() {
-			return &Imported{Records: len(rrs), Serial: z.Serial, CheckedBy: "zoneapi"}, data, nil
-		}
-		text = data
+	} else if len(rrs) > zonemodel.MaxImportRecords {
+		return nil, nil, invalid(&zonemodel.LimitError{Message: "the zone has more than 1000000 records"})
 	}
-	res, err := s.Checker.Check(ctx, name, text, zonemodel.MaxImportRecords)
+	z, err := zonemodel.ImportedZone(name, rrs)
+	if err != nil {
+		return nil, nil, invalid(err)
+	}
+	data, err := z.RenderFile()
+	if err != nil {
+		return nil, nil, invalid(err)
+	}
+	if !s.Checker.Available() {
+		return &Imported{Records: len(rrs), Serial: z.Serial, CheckedBy: "zoneapi"}, data, nil
+	}
+	res, err := s.Checker.Check(ctx, name, data, zonemodel.MaxImportRecords)
+	return s.checked(name, res, err, nil, 0)
+}
+
+// checkText checks a master file a client sent with named-checkzone: the
+// text is parsed here (zonemodel.ParseZoneFileTo) and the records
+// rendered into a pipe that named-checkzone reads as they come, so that
+// both parse at once.
+func (s *Service) checkText(ctx context.Context, name string, text []byte) (*Imported, []byte, error) {
+	pr, pw := io.Pipe()
+	type parsed struct {
+		lines []int
+		first int
+		err   error
+	}
+	done := make(chan parsed, 1)
+	go func() {
+		w := bufio.NewWriterSize(pw, 64<<10)
+		_, lines, first, err := zonemodel.ParseZoneFileTo(name, text, zonemodel.MaxImportRecords, w)
+		pw.CloseWithError(err) // nil: named-checkzone reads the end
+		done <- parsed{lines, first, err}
+	}()
+	res, err := s.Checker.CheckReader(ctx, name, pr, zonemodel.MaxImportRecords)
+	pr.CloseWithError(errors.New("named-checkzone stopped")) // ends the parse's writes
+	p := <-done
+	var fe *zonemodel.FileError
+	var le *zonemodel.LimitError
+	if errors.As(p.err, &fe) || errors.As(p.err, &le) {
+		// The file's own refusal, whatever the checker made of the part
+		// it read.
+		return nil, nil, newErr(kindOf(p.err), name, "", msgOf(name, p.err), p.err)
+	}
+	return s.checked(name, res, err, p.lines, p.first)
+}
+
+// kindOf is the kind of a refused import: ErrTooLarge for a
+// *zonemodel.LimitError, else ErrInvalid.
+func kindOf(err error) error {
+	var le *zonemodel.LimitError
+	if errors.As(err, &le) {
+		return ErrTooLarge
+	}
+	return ErrInvalid
+}
+
+// msgOf is the message of a refused import of the kind kindOf gives.
+func msgOf(name string, err error) string {
+	if kindOf(err) == ErrTooLarge {
+		return "zone " + name + " is too large to import"
+	}
+	return "zone " + name + " was not imported"
+}
+
+// checked is the outcome of named-checkzone's check (res, err) of zone
+// name: a refusal names the line of the file its record came from
+// (lines, first: see sourceLine).
+func (s *Service) checked(name string, res *zonecheck.Result, err error, lines []int, first int) (*Imported, []byte, error) {
 	if err != nil {
 		var fe *zonemodel.FileError
 		var le *zonemodel.LimitError
+		if errors.As(err, &fe) {
+			err = sourceLine(fe, lines, first)
+		}
 		if errors.As(err, &fe) || errors.As(err, &le) {
-			return nil, nil, invalid(err)
+			return nil, nil, newErr(kindOf(err), name, "", msgOf(name, err), err)
 		}
 		return nil, nil, newErr(ErrStorage, name, "", "checking zone "+name+" with named-checkzone", err)
 	}
-	return &Imported{Records: res.Records, Serial: res.Serial, CheckedBy: "named-checkzone", Warnings: res.Warnings}, res.Text, nil
+	warnings := res.Warnings
+	if lines != nil {
+		// A warning about one line names the file's line, as a refusal
+		// does.
+		warnings = make([]string, len(res.Warnings))
+		for i, w := range res.Warnings {
+			warnings[i] = w
+			if n, text, ok := zonecheck.MessageLine(w); ok {
+				fe := sourceLine(&zonemodel.FileError{Line: n, Message: text}, lines, first)
+				warnings[i] = fe.Error()
+			}
+		}
+	}
+	return &Imported{Records: res.Records, Serial: res.Serial, CheckedBy: "named-checkzone", Warnings: warnings}, res.Text, nil
+}
+
+// sourceLine returns named-checkzone's refusal of a rendered file with
+// the line of the text its record came from: line first of the rendered
+// file is record 0, which starts on lines[0]. Without lines (records of
+// a transfer) or on a line that is no record's, the refusal names no
+// line.
+func sourceLine(fe *zonemodel.FileError, lines []int, first int) *zonemodel.FileError {
+	out := *fe
+	if i := fe.Line - first; lines != nil && i >= 0 && i < len(lines) {
+		out.Line = lines[i]
+	} else {
+		out.Line = 0
+	}
+	return &out
 }
 
 // transferIn transfers the zone from the source, classifying failures.

@@ -78,6 +78,50 @@ func TestImportFile(t *testing.T) {
 	}
 }
 
+// TestCheckerReadsOnlyRenderedRecords: named-checkzone reads the records
+// the service rendered from the file, never the file a client sent: a
+// checker that keeps what it read (a script around named-checkzone) sees
+// one record a line after the service's own $ORIGIN, no comment or
+// directive of the file; a refusal and a warning name the line of the
+// file. (Before:
+// the file itself went to named-checkzone, its $TTL, comments and all,
+// which is how a quoted "$INCLUDE" read files of the server.)
+func TestCheckerReadsOnlyRenderedRecords(t *testing.T) {
+	r, _ := importRig(t, true)
+	seen := t.TempDir() + "/seen"
+	script := t.TempDir() + "/checkzone"
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ncat > "+seen+"\nexec "+r.s.Checker.Program()+" \"$@\" < "+seen+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.s.Checker = &zonecheck.Checker{Path: script}
+	res, err := r.s.Import(context.Background(), "imp.test", &ImportSource{File: []byte(importFile + "x TXT \"$INCLUDE\" ; not a directive\n")}, "")
+	if err != nil || res.Records != 5 {
+		t.Fatalf("import: %+v, %v", res, err)
+	}
+	text, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+	if len(lines) != 7 || lines[1] != "$ORIGIN imp.test." {
+		t.Fatalf("named-checkzone read:\n%s", text)
+	}
+	for _, l := range lines[2:] {
+		if _, err := dns.NewRR(l); err != nil || strings.HasPrefix(l, "$") || strings.Contains(l, "comment") {
+			t.Errorf("named-checkzone read %q, not a record rendered by the service (%v)", l, err)
+		}
+	}
+	res, err = r.s.Import(context.Background(), "warn.test", &ImportSource{File: []byte(strings.ReplaceAll(importFile, "imp.test", "warn.test") + "\n\nother.example. A 192.0.2.9\n")}, "")
+	if err != nil || len(res.Warnings) != 1 || res.Warnings[0] != "line 10: ignoring out-of-zone data (other.example)" {
+		t.Fatalf("warnings %q (%v), want the out-of-zone record's line 10", res.Warnings, err)
+	}
+	_, err = r.s.Import(context.Background(), "bad.test", &ImportSource{File: []byte(strings.ReplaceAll(importFile, "imp.test", "bad.test") + "\n\nwww A 192.0.2.9 ; beside the CNAME\n")}, "")
+	var fe *zonemodel.FileError
+	if !errors.As(err, &fe) || fe.Line != 10 || !strings.Contains(fe.Message, "CNAME and other data") {
+		t.Fatalf("err = %v, want line 10: CNAME and other data", err)
+	}
+}
+
 // TestImportRefusedLeavesNothing: a file named would refuse, a zone over
 // the limits, a zone named already has and an addzone named refuses
 // leave no file, no index entry, no intent and no zone in named.
@@ -95,7 +139,7 @@ func TestImportRefusedLeavesNothing(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Line != 8 {
 		t.Fatalf("$INCLUDE: %v", err)
 	}
-	_, err = r.s.Import(ctx, "imp.test", &ImportSource{File: []byte(importFile + "$GENERATE 1-2000000 h$ A 10.0.0.1\n")}, "")
+	_, err = r.s.Import(ctx, "imp.test", &ImportSource{File: []byte(importFile + strings.Repeat("$GENERATE 1-65536 h$ A 10.0.0.1\n", 16))}, "")
 	is(t, err, ErrTooLarge)
 	r.state("imp.test", false, false)
 	if len(r.named.calls) != 0 {

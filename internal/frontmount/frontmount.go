@@ -146,6 +146,9 @@ type Failure struct {
 	Message string
 	// Zone is the zone the failed call named, "" when none.
 	Zone string
+	// RetryAfter, when not 0, is the seconds to wait before a retry
+	// (an answer's Retry-After).
+	RetryAfter int
 }
 
 // ZoneInfo is what the service tells of a zone.

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 )
 
 var (
@@ -64,6 +64,9 @@ type Options struct {
 	APIExtra string
 	// Sites are extra site blocks, after the API's.
 	Sites string
+	// SiteExtra are extra lines of the API's own site block, such as
+	// another handle block on the same origin (the console's).
+	SiteExtra string
 	// Env is extra environment for caddy.
 	Env []string
 	// Binary is the caddy binary to run; default Binary's.
@@ -230,11 +233,12 @@ http://127.0.0.1:%d {
 	handle /metrics {
 		metrics
 	}
+	%s
 }
 
 %s
 `, c.AdminAddr, c.Options.GracePeriod, c.LogPath(), c.Options.Global, c.Port, c.Options.Handle, zoneDir, control,
-		c.NS.RNDCKeyFile, rndcTimeout, c.NS.TSIGKeyFile, c.NS.DNSAddr, c.Options.APIExtra, c.Options.Sites)
+		c.NS.RNDCKeyFile, rndcTimeout, c.NS.TSIGKeyFile, c.NS.DNSAddr, c.Options.APIExtra, c.Options.SiteExtra, c.Options.Sites)
 }
 
 // Start runs caddy with the Caddyfile at ConfigPath and waits until the
