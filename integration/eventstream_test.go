@@ -230,7 +230,11 @@ func TestEventStreamCrashSafety(t *testing.T) {
 		list, _ := r.body["changes"].([]any)
 		for _, x := range list {
 			e := x.(map[string]any)
-			for _, a := range e["added"].([]any) {
+			added, ok := e["added"].([]any)
+			if !ok {
+				t.Errorf("a records.changed entry adds nothing, where every change of the test adds a record: %v", e)
+			}
+			for _, a := range added {
 				counts[e["zone"].(string)+" "+firstLabel(a.(map[string]any)["name"].(string))]++
 			}
 		}
