@@ -24,10 +24,16 @@ const (
 	DocsOff    = "off"
 )
 
-var (
-	serviceMu   sync.Mutex
-	serviceDocs = map[string]*Document{}
-)
+// serviceDoc is the service's document of one docs mode, built once
+// (its resources are embedded: an error would recur).
+type serviceDoc struct {
+	once sync.Once
+	doc  *Document
+	err  error
+}
+
+// serviceDocs are the service's documents by docs mode.
+var serviceDocs = map[string]*serviceDoc{DocsAuth: {}, DocsPublic: {}, DocsOff: {}}
 
 // Service returns the OpenAPI document of the zone_api service itself:
 // resources/zones.yaml, with resources/fragment.yaml merged in, and the
@@ -38,11 +44,16 @@ func Service(docsMode string) (*Document, error) {
 	if docsMode == "" {
 		docsMode = DocsAuth
 	}
-	serviceMu.Lock()
-	defer serviceMu.Unlock()
-	if d, ok := serviceDocs[docsMode]; ok {
-		return d, nil
+	sd, ok := serviceDocs[docsMode]
+	if !ok {
+		return nil, fmt.Errorf("docs mode %q: want %s, %s or %s", docsMode, DocsPublic, DocsAuth, DocsOff)
 	}
+	sd.once.Do(func() { sd.doc, sd.err = buildService(docsMode) })
+	return sd.doc, sd.err
+}
+
+// buildService builds Service's document of a docs mode.
+func buildService(docsMode string) (*Document, error) {
 	read := func(name string) []byte {
 		b, err := serviceFiles.ReadFile("resources/" + name)
 		if err != nil {
@@ -64,9 +75,6 @@ func Service(docsMode string) (*Document, error) {
 		frags = append(frags, read("docs.yaml"))
 	case DocsPublic:
 		frags = append(frags, read("docs.yaml"), []byte(publicDocs))
-	case DocsOff:
-	default:
-		return nil, fmt.Errorf("docs mode %q: want %s, %s or %s", docsMode, DocsPublic, DocsAuth, DocsOff)
 	}
 	d, err := OpenAPI([]*Resource{r}, Options{
 		Title:       "zoneapi",
@@ -81,7 +89,6 @@ func Service(docsMode string) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	serviceDocs[docsMode] = d
 	return d, nil
 }
 

@@ -13,5 +13,8 @@
 //
 // Scopes are checked by the zone_api handler before any disk or BIND
 // work; this package says what is allowed and, when something is not,
-// what was missing.
+// what was missing. So does ServerPolicy for the server lists a zone
+// names (a secondary's primaries, also-notify servers), which need more
+// than the zones action: the operator's allowed_primaries and
+// allowed_notify networks, or the server action.
 package auth

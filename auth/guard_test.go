@@ -60,8 +60,8 @@ func TestGuardRateLimits(t *testing.T) {
 	// Recovery, on a fake clock: after Retry-After the identity is
 	// served again, and the address after its failures refill.
 	now := time.Now()
-	clock = func() time.Time { return now }
-	defer func() { clock = time.Now }()
+	limiters.now = func() time.Time { return now }
+	defer func() { limiters.now = time.Now }()
 	slow := &Guard{Mode: s, ModeName: "static", Log: zap.NewNop(), PerIdentity: &RateLimit{Requests: 1, Interval: caddy.Duration(time.Minute)},
 		FailedAuth: &RateLimit{Requests: 1, Interval: caddy.Duration(time.Minute)}}
 	if _, rej := slow.Check(guardReq("192.0.2.30", a)); rej != nil {

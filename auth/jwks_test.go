@@ -45,7 +45,7 @@ func TestJWKSFetchedAtMostOncePerInterval(t *testing.T) {
 	if d := g.FailedAuth.blocked("failed_auth", "192.0.2.66"); d != 0 {
 		t.Fatalf("not blocked yet: %v", d)
 	}
-	if tokens := g.FailedAuth.bucket("failed_auth", "192.0.2.66").TokensAt(clock()); tokens > 1000-20+1 {
+	if tokens := g.FailedAuth.bucket("failed_auth", "192.0.2.66").TokensAt(limiters.now()); tokens > 1000-20+1 {
 		t.Errorf("the refusals were not counted as failed authentications: %v tokens left of 1000", tokens)
 	}
 }

@@ -72,6 +72,8 @@ const evictScan = 64
 // its limit) while fuller ones remain; and no new subject is ever
 // refused a bucket, so the bound cannot lock anyone out.
 type bucketTable struct {
+	now func() time.Time // the buckets' time source (tests replace it)
+
 	mu  sync.Mutex
 	max int
 	m   map[string]*list.Element
@@ -84,7 +86,7 @@ type bucketEntry struct {
 }
 
 func newBucketTable(max int) *bucketTable {
-	return &bucketTable{max: max, m: map[string]*list.Element{}}
+	return &bucketTable{now: time.Now, max: max, m: map[string]*list.Element{}}
 }
 
 // get returns the bucket of key, made with r and b when new.
@@ -96,7 +98,7 @@ func (t *bucketTable) get(key string, r rate.Limit, b int) *rate.Limiter {
 		return e.Value.(*bucketEntry).lim
 	}
 	if len(t.m) >= t.max {
-		t.evict(clock())
+		t.evict(t.now())
 	}
 	lim := rate.NewLimiter(r, b)
 	t.m[key] = t.lru.PushFront(&bucketEntry{key: key, lim: lim})
@@ -136,7 +138,7 @@ func (l *RateLimit) bucket(kind, subject string) *rate.Limiter {
 // take spends one request of subject's bucket. It returns 0 when the
 // request may go ahead, else how long until it could.
 func (l *RateLimit) take(kind, subject string) time.Duration {
-	now := clock()
+	now := limiters.now()
 	res := l.bucket(kind, subject).ReserveN(now, 1)
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
@@ -145,14 +147,11 @@ func (l *RateLimit) take(kind, subject string) time.Duration {
 	return 0
 }
 
-// clock is the limiters' time source (tests replace it).
-var clock = time.Now
-
 // blocked reports, without spending anything, how long until subject's
 // bucket holds a whole token again (0: not blocked).
 func (l *RateLimit) blocked(kind, subject string) time.Duration {
 	lim := l.bucket(kind, subject)
-	tokens := lim.TokensAt(clock())
+	tokens := lim.TokensAt(limiters.now())
 	if tokens >= 1 {
 		return 0
 	}

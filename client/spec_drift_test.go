@@ -10,7 +10,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/apispec"
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
-	"github.com/zoneapi/caddy-zoneapi/internal/specdrift"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/specdrift"
 )
 
 // descend follows a dotted property path, stepping into array items.

@@ -84,6 +84,9 @@ func batchMessage(zone string, snap *Snapshot, changes []change) (*dns.Msg, *Cha
 			return nil, nil, err
 		}
 	}
+	if err := checkDSAtDelegations(origin, sim, changes); err != nil {
+		return nil, nil, err
+	}
 	apexNS := false
 	if d, ok := sim.names[origin]; ok {
 		if _, touched := touchedType(changes, origin, dns.TypeNS); touched {
@@ -140,12 +143,12 @@ func touchedType(changes []change, name string, t uint16) (string, bool) {
 }
 
 // isSimple reports whether named can check a batch's rules by itself,
-// given a "no CNAME" guard per added name: no CNAME added, no MX added,
+// given a "no CNAME" guard per added name: no CNAME, MX or DS added,
 // no apex NS touched.
 func isSimple(zone string, changes []change) bool {
 	origin := zone + "."
 	for _, c := range changes {
-		if c.rrtype == dns.TypeCNAME && c.op == OpAdd || c.rrtype == dns.TypeMX && c.op == OpAdd ||
+		if c.rrtype == dns.TypeCNAME && c.op == OpAdd || c.rrtype == dns.TypeMX && c.op == OpAdd || c.rrtype == dns.TypeDS && c.op == OpAdd ||
 			c.name == origin && c.rrtype == dns.TypeNS {
 			return false
 		}
@@ -328,4 +331,24 @@ func parseBatch(zone string, defaultTTL uint32, batch []Change) ([]change, error
 		return nil, ve
 	}
 	return out, nil
+}
+
+// checkDSAtDelegations refuses a DS record added at a name that has no
+// NS records once the changes are made: named takes such an UPDATE and
+// bumps the serial but keeps no DS outside a delegation point, so the
+// change would be answered as made and not be there. At the apex a DS
+// belongs to the parent zone.
+func checkDSAtDelegations(origin string, sim *simulation, changes []change) error {
+	for _, c := range changes {
+		if c.op != OpAdd || c.rrtype != dns.TypeDS {
+			continue
+		}
+		if c.name == origin {
+			return &ConflictError{Field: c.field, Message: "a DS record belongs to the parent zone, not at the apex of " + origin}
+		}
+		if len(sim.at(c.name)[dns.TypeNS]) == 0 {
+			return &ConflictError{Field: c.field, Message: fmt.Sprintf("a DS record at %s needs NS records there: a DS belongs at a delegation point, and named keeps none elsewhere", c.name)}
+		}
+	}
+	return nil
 }

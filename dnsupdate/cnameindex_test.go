@@ -11,7 +11,7 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
@@ -211,5 +211,44 @@ func TestBatchCNAMEIndexTransferRefused(t *testing.T) {
 	}
 	if q := soaQueries.Load(); q > 2 {
 		t.Fatalf("%d queries for two batches: the second tried to transfer again", q)
+	}
+}
+
+// TestBatchDSNeedsDelegation: a DS added where the batch leaves no NS
+// records is a conflict and nothing is sent, where named took the UPDATE,
+// bumped the serial and kept no DS (the change was answered as made); a
+// DS beside the delegation's NS, given in the same batch, is served.
+func TestBatchDSNeedsDelegation(t *testing.T) {
+	const zone = "dsdeleg.test"
+	_, u := startUpdater(t, zone)
+	ctx := context.Background()
+	ds := "44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7"
+	soa := func() uint32 {
+		s, err := u.Client().SOA(ctx, zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Serial
+	}
+	before := soa()
+	for _, name := range []string{"sub", "@"} {
+		_, err := u.Batch(ctx, zone, []Change{{Op: OpAdd, Name: name, Type: "DS", Value: ds}}, WriteOptions{})
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Field != "changes[0]" {
+			t.Fatalf("DS at %s without a delegation: %v, want a conflict", name, err)
+		}
+	}
+	if got := soa(); got != before {
+		t.Fatalf("refused batches moved the serial %d -> %d", before, got)
+	}
+	if _, err := u.Batch(ctx, zone, []Change{{Op: OpAdd, Name: "deleg", Type: "NS", Value: "ns.example.org."}, {Op: OpAdd, Name: "deleg", Type: "DS", Value: ds}}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rrs, err := u.Client().Query(ctx, zone, "deleg."+zone+".", dns.TypeDS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rrs) != 1 || rrs[0].Header().Rrtype != dns.TypeDS {
+		t.Fatalf("DS at the delegation = %v", rrs)
 	}
 }

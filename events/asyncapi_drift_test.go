@@ -8,7 +8,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/apispec"
 	"github.com/zoneapi/caddy-zoneapi/history"
-	"github.com/zoneapi/caddy-zoneapi/internal/specdrift"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/specdrift"
 )
 
 // TestAsyncAPIMatchesTheEventType: the AsyncAPI document's Event payload

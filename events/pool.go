@@ -31,7 +31,7 @@ type runningDeliverer struct {
 // running: a reload provisions the new configuration and takes the
 // webhook again a moment after the old one released it, and then the
 // deliverer goes on without a break (an attempt in flight is not cut).
-var Linger = 3 * time.Second
+const Linger = 3 * time.Second
 
 // Start runs the deliverer of the checked webhook w over src, keeping its
 // state in dir (one file per webhook name), and returns it with the

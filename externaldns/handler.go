@@ -119,6 +119,11 @@ type state struct {
 	histOpen bool
 	// releaseHistory gives back the change history, once opened.
 	releaseHistory func()
+
+	// listings caches each zone's endpoints (zoneListing), guarded by
+	// listingsMu.
+	listingsMu sync.Mutex
+	listings   map[string]listing
 }
 
 // KeyConfig is a TSIG key: a BIND key file or an inline name, algorithm

@@ -15,15 +15,12 @@ import (
 
 // listing caches each zone's endpoints, encoded, by serial, on top of the
 // AXFR snapshot cache: an unchanged zone costs one SOA query and no work.
+// The cache is the handler's (state.listings): a reload's new generation
+// encodes each zone once more.
 type listing struct {
 	serial uint32
 	json   []byte // the endpoints as JSON array elements, comma-separated
 }
-
-var (
-	listingsMu sync.Mutex
-	listings   = map[string]listing{} // server \x00 zone -> endpoints
-)
 
 // readers bounds the zones read at once by one GET /records.
 const readers = 8
@@ -79,10 +76,10 @@ func (h *Handler) zoneListing(ctx context.Context, svc *zoneservice.Service, zon
 	if err != nil {
 		return nil, err
 	}
-	key := h.server + "\x00" + zone
-	listingsMu.Lock()
-	l, ok := listings[key]
-	listingsMu.Unlock()
+	st := h.st
+	st.listingsMu.Lock()
+	l, ok := st.listings[zone]
+	st.listingsMu.Unlock()
 	if ok && l.serial == snap.Serial() {
 		return l.json, nil
 	}
@@ -93,8 +90,11 @@ func (h *Handler) zoneListing(ctx context.Context, svc *zoneservice.Service, zon
 		}
 		b = bytes.TrimSuffix(bytes.TrimPrefix(b, []byte{'['}), []byte{']'})
 	}
-	listingsMu.Lock()
-	listings[key] = listing{serial: snap.Serial(), json: b}
-	listingsMu.Unlock()
+	st.listingsMu.Lock()
+	if st.listings == nil {
+		st.listings = map[string]listing{}
+	}
+	st.listings[zone] = listing{serial: snap.Serial(), json: b}
+	st.listingsMu.Unlock()
 	return b, nil
 }

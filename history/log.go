@@ -69,6 +69,9 @@ type Options struct {
 	Now func() time.Time
 	// syncFile replaces the background fsync (tests that make it fail).
 	syncFile func(*os.File) error
+	// bootIDFile replaces bootIDPath, the kernel's boot ID (tests that
+	// reboot).
+	bootIDFile string
 }
 
 // segment is one file of the log.
@@ -133,6 +136,10 @@ type Log struct {
 
 	// health: see health.go.
 	health
+	// inflight: the record changes being made (inflight.go).
+	inflight inflight
+	// caughtUp is set by the first FirstCatchUp.
+	caughtUp atomic.Bool
 }
 
 // Open opens (creating it if needed) the history in dir, repairs a torn

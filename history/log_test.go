@@ -392,15 +392,12 @@ func TestSyncWaitsForTheDelay(t *testing.T) {
 func TestSeqsSkipAfterAReboot(t *testing.T) {
 	dir := t.TempDir()
 	boot := filepath.Join(t.TempDir(), "boot_id")
-	old := bootIDPath
-	bootIDPath = boot
-	defer func() { bootIDPath = old }()
 	if err := os.WriteFile(boot, []byte("boot-1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	appendOne := func(want uint64) {
 		t.Helper()
-		l, err := Open(dir, Options{})
+		l, err := Open(dir, Options{bootIDFile: boot})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -428,7 +425,7 @@ func TestSeqsSkipAfterAReboot(t *testing.T) {
 	}
 	appendOne(4 + rebootGap)
 	appendOne(5 + rebootGap)
-	l, err := Open(dir, Options{})
+	l, err := Open(dir, Options{bootIDFile: boot})
 	if err != nil {
 		t.Fatal(err)
 	}

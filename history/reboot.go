@@ -27,11 +27,15 @@ const runningFile = "running"
 const rebootGap = 1 << 20
 
 // bootIDPath is the Linux kernel's ID of the current boot.
-var bootIDPath = "/proc/sys/kernel/random/boot_id"
+const bootIDPath = "/proc/sys/kernel/random/boot_id"
 
-// bootID returns the current boot's ID, or "" where it is not known.
-func bootID() []byte {
-	b, err := os.ReadFile(bootIDPath)
+// bootID returns the current boot's ID, read from path (bootIDPath when
+// ""), or "" where it is not known.
+func bootID(path string) []byte {
+	if path == "" {
+		path = bootIDPath
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
@@ -45,7 +49,7 @@ func bootID() []byte {
 // crash of the machine while it is open is then missing.
 func (l *Log) markRunning() (rebooted bool) {
 	path := filepath.Join(l.dir, runningFile)
-	boot := bootID()
+	boot := bootID(l.opts.bootIDFile)
 	if prev, err := os.ReadFile(path); err == nil {
 		rebooted = len(boot) == 0 || !bytes.Equal(bytes.TrimSpace(prev), boot)
 	}

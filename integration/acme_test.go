@@ -29,8 +29,8 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/client"
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
-	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
 // pebbleBin finds the pebble binary scripts/setup.sh installs.

@@ -18,8 +18,8 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/client"
 	"github.com/zoneapi/caddy-zoneapi/client/libdnsprovider"
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
-	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
 // durations summarizes samples: mean, median, 99th percentile.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 )
 
 // TestCrashSafetyCatalog is TestCrashSafety with the catalog on, a

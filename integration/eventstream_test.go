@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
 // TestEventStreamThroughCaddy: through the built Caddy and a real named,
@@ -230,7 +230,11 @@ func TestEventStreamCrashSafety(t *testing.T) {
 		list, _ := r.body["changes"].([]any)
 		for _, x := range list {
 			e := x.(map[string]any)
-			for _, a := range e["added"].([]any) {
+			added, ok := e["added"].([]any)
+			if !ok {
+				t.Errorf("a records.changed entry adds nothing, where every change of the test adds a record: %v", e)
+			}
+			for _, a := range added {
 				counts[e["zone"].(string)+" "+firstLabel(a.(map[string]any)["name"].(string))]++
 			}
 		}

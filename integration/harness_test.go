@@ -17,8 +17,8 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
-	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
 // caddyBin is the caddy binary under test: $ZONEAPI_CADDY, or the one
@@ -59,7 +59,7 @@ type caddyOpts struct {
 	zoneDir string
 }
 
-// caddy is a caddy process of the shared harness (internal/testcaddy)
+// caddy is a caddy process of the shared harness (zoneapitest/testcaddy)
 // with this package's request helpers.
 type caddy struct {
 	*testcaddy.Caddy

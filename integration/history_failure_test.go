@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
 // immutable makes the files chattr +i (their writes fail, even through a

@@ -14,8 +14,8 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
-	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
 // change is a history entry as the API answers it.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 )
 

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
 // BenchmarkPowerDNSVersusPowerDNS measures the PowerDNS-compatible API

@@ -42,7 +42,8 @@ func TestPowerDNSPutRRsetsNeedsRecords(t *testing.T) {
 		t.Fatalf("named serves www %v, old %v after the create", www0, old0)
 	}
 
-	put := map[string]any{"kind": "Native", "rrsets": []any{rrset("www.c.test.", "A", "", 60, "198.51.100.9")}}
+	// A PUT that replaces the RRsets gives the SOA, as PowerDNS requires.
+	put := map[string]any{"kind": "Native", "rrsets": []any{rrset("c.test.", "SOA", "", 3600, "ns1.example.com. hostmaster.c.test. 1 10800 3600 604800 3600"), rrset("www.c.test.", "A", "", 60, "198.51.100.9")}}
 	pdnsError(t, c.pdns(tok["zonesonly"], "PUT", zonesPath+"/c.test.", put), http.StatusForbidden, `lacks the "records" action`)
 	pdnsError(t, c.pdns(tok["zonesonly"], "PATCH", zonesPath+"/c.test.", map[string]any{"rrsets": []any{rrset("www.c.test.", "A", "REPLACE", 60, "198.51.100.9")}}),
 		http.StatusForbidden, `lacks the "records"`)

@@ -380,7 +380,7 @@ func TestPowerDNSPatch(t *testing.T) {
 		{"unknown type (test_rrset_unknown_type)", []map[string]any{rrset(z, "FAFAFA", "REPLACE", 3600, "4.3.2.1")}, "unknown type given"},
 		{"OPT (test_zone_rr_update_opt)", []map[string]any{rrset(z, "OPT", "REPLACE", 3600, "9")}, "OPT: invalid type given"},
 		{"invalid MX (test_zone_rr_update_invalid_mx)", []map[string]any{rrset(z, "MX", "REPLACE", 3600, "10 mail@mx.example.org.")}, "IN MX"},
-		{"leading space (test_create_zone_with_leading_space)", []map[string]any{rrset(z, "A", "REPLACE", 3600, " 4.3.2.1")}, "Not in expected format"},
+		{"content of white space only (white space around content is dropped, as PowerDNS 4.9+ does: TestPowerDNSReplaceAndPatchParity)", []map[string]any{rrset(z, "A", "REPLACE", 3600, "  ")}, "Not in expected format"},
 		{"relative name in content", []map[string]any{rrset(z, "MX", "REPLACE", 3600, "10 mail")}, "names in record content must be absolute"},
 		{"two CNAMEs (test_rrset_single_qtypes)", []map[string]any{rrset("sub."+z, "CNAME", "REPLACE", 3600, "01.example.org.", "02.example.org.")}, "has more than one record"},
 		{"CNAME at the apex (test_rrset_exclusive_and_other)", []map[string]any{rrset(z, "CNAME", "REPLACE", 3600, "example.org.")}, "Conflicts with pre-existing RRset"},
@@ -493,9 +493,10 @@ func TestPowerDNSExportSearchMetadataAndKeys(t *testing.T) {
 		t.Errorf("cryptokeys of an unsigned zone = %d %s", r.status, r.raw)
 	}
 
-	// PUT with rrsets replaces the content (PowerDNS 4.9, #12086): the
-	// SOA stays, the apex NS stays unless given.
-	r = c.pdns(pdnsKey, "PUT", zonesPath+"/"+z, map[string]any{"rrsets": []any{rrset("new."+z, "A", "", 60, "192.0.2.99")}})
+	// PUT with rrsets replaces the content (PowerDNS 4.9, #12086); it
+	// must give the SOA, as in PowerDNS, whose content BIND keeps; the
+	// apex NS stays unless given.
+	r = c.pdns(pdnsKey, "PUT", zonesPath+"/"+z, map[string]any{"rrsets": []any{rrset(z, "SOA", "", 3600, "invalid. hostmaster.invalid. 1 10800 3600 604800 3600"), rrset("new."+z, "A", "", 60, "192.0.2.99")}})
 	expect(t, r, 204, "PUT rrsets")
 	g := c.pdns(pdnsKey, "GET", zonesPath+"/"+z, nil)
 	if rrsetOf(g, "www."+z, "A") != nil || rrsetOf(g, "new."+z, "A") == nil || rrsetOf(g, z, "NS") == nil || rrsetOf(g, z, "SOA") == nil {
@@ -668,4 +669,190 @@ func TestPowerDNSCryptokeys(t *testing.T) {
 	if r := c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"?rrsets=false", nil); r.body["dnssec"] != true {
 		t.Errorf("the zone does not show dnssec: true: %s", r.raw)
 	}
+}
+
+// TestPowerDNSSerialsAndRRsetChecks: a new zone's serial follows its
+// SOA-EDIT-API as PowerDNS's does (DEFAULT, the default, is YYYYMMDD01,
+// then each PATCH adds one: test_create_zone_dnssec_serial,
+// test_create_zone_with_soa_edit; EPOCH is the Unix time:
+// test_create_zone_with_soa_edit_api), as named serves it; and PATCHes
+// PowerDNS refuses with 422 (checkRRSet: non-hostname content, apex-only
+// and not-at-apex types, one record of a singleton type, a duplicate
+// record, a negative TTL, an unknown changetype) are refused in its words
+// and change nothing named serves.
+func TestPowerDNSSerialsAndRRsetChecks(t *testing.T) {
+	c := startPDNS(t, "")
+	date := func() uint32 {
+		y, m, d := time.Now().UTC().Date()
+		return uint32((y*10000+int(m)*100+d)*100 + 1)
+	}
+	before := date()
+	createPDNSZone(t, c, "serial.test.", nil)
+	if got, after := serialOf(t, c.ns, "serial.test"), date(); got != before && got != after {
+		t.Fatalf("serial of a new zone = %d, want %d (SOA-EDIT-API DEFAULT: YYYYMMDD01)", got, before)
+	}
+	first := serialOf(t, c.ns, "serial.test")
+	expect(t, pdnsPatch(c, "serial.test.", rrset("www.serial.test.", "A", "REPLACE", 3600, "192.0.2.1")), 204, "patch")
+	if got := serialOf(t, c.ns, "serial.test"); got != first+1 {
+		t.Errorf("serial after a PATCH = %d, want %d", got, first+1)
+	}
+	lo := uint32(time.Now().Unix())
+	createPDNSZone(t, c, "epoch.test.", map[string]any{"soa_edit_api": "EPOCH", "serial": 10})
+	if got, hi := serialOf(t, c.ns, "epoch.test"), uint32(time.Now().Unix()); got < lo || got > hi {
+		t.Errorf("serial with SOA-EDIT-API EPOCH = %d, want within [%d, %d]", got, lo, hi)
+	}
+	createPDNSZone(t, c, "kept.test.", map[string]any{"soa_edit_api": "", "serial": 22})
+	if got := serialOf(t, c.ns, "kept.test"); got != 22 {
+		t.Errorf("serial with soa_edit_api \"\" and serial 22 = %d", got)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "kept.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}}), http.StatusConflict, "Conflict")
+
+	settled := serialOf(t, c.ns, "serial.test")
+	negativeTTL := rrset("www.serial.test.", "A", "REPLACE", 0, "192.0.2.8")
+	negativeTTL["ttl"] = -1
+	for _, tc := range []struct {
+		set  map[string]any
+		want string
+	}{
+		{rrset("serial.test.", "MX", "REPLACE", 3600, "10 mail@mx.example.org."), "RRset serial.test. IN MX: non-hostname content mail@mx.example.org."},
+		{rrset("sub.serial.test.", "NS", "REPLACE", 3600, "ns_1.example.org."), "non-hostname content ns_1.example.org."},
+		{rrset("serial.test.", "DS", "REPLACE", 3600, "44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7"), "RRset serial.test. IN DS: is not allowed at apex"},
+		{rrset("sub.serial.test.", "DNSKEY", "REPLACE", 3600, "257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ=="), "RRset sub.serial.test. IN DNSKEY: is only allowed at apex"},
+		{rrset("alias.serial.test.", "CNAME", "REPLACE", 3600, "a.example.org.", "b.example.org."), "RRset alias.serial.test. IN CNAME: only one such record allowed"},
+		{rrset("www.serial.test.", "A", "REPLACE", 3600, "192.0.2.7", "192.0.2.7"), `duplicate record with content "192.0.2.7"`},
+		{negativeTTL, "Key 'ttl' is not a positive Integer"},
+		{rrset("www.serial.test.", "A", "UPSERT", 3600, "192.0.2.9"), "RRset www.serial.test. IN A: Changetype 'UPSERT' is not a valid value"},
+	} {
+		pdnsError(t, pdnsPatch(c, "serial.test.", tc.set), 422, tc.want)
+	}
+	if got := serialOf(t, c.ns, "serial.test"); got != settled {
+		t.Errorf("refused PATCHes changed the serial: %d, was %d", got, settled)
+	}
+	if got := answers(query(t, c.ns, "serial.test", dns.TypeMX), dns.TypeMX); len(got) != 0 {
+		t.Errorf("named serves MX %v after a refused PATCH", got)
+	}
+}
+
+// TestPowerDNSZoneListSerials: with named's statistics channel
+// configured, GET /zones carries each zone's serial as named reported it
+// (test_list_zones: a listed zone's serial is not 0), where every listed
+// zone had serial 0.
+func TestPowerDNSZoneListSerials(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{handle: "/api*", extra: "powerdns\nstatistics_channel " + ns.StatsAddr})
+	createPDNSZone(t, c, "listed.test.", map[string]any{"soa_edit_api": "", "serial": 22})
+	r := c.pdns(pdnsKey, "GET", zonesPath, nil)
+	expect(t, r, 200, "list")
+	var list []map[string]any
+	if err := json.Unmarshal(r.raw, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0]["name"] != "listed.test." || list[0]["serial"] != float64(22) {
+		t.Errorf("zone list = %s, want listed.test. with serial 22", r.raw)
+	}
+}
+
+// TestPowerDNSServerConfigAndUptime: GET /config lists ConfigSetting
+// items, daemon among them (test_read_config), and the statistics carry
+// PowerDNS's uptime, alone with ?statistic=uptime
+// (test_read_one_statistic); an unknown name is 422 "Unknown statistic
+// name" (test_read_one_non_existent_statistic). Both routes answered 404
+// and 422.
+func TestPowerDNSServerConfigAndUptime(t *testing.T) {
+	c := startPDNS(t, "")
+	items := func(path string) map[string]string {
+		t.Helper()
+		r := c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/"+path, nil)
+		expect(t, r, 200, path)
+		var list []map[string]string
+		if err := json.Unmarshal(r.raw, &list); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out := map[string]string{}
+		for _, it := range list {
+			out[it["name"]] = it["type"] + " " + it["value"]
+		}
+		return out
+	}
+	if got := items("config")["daemon"]; got != "ConfigSetting yes" {
+		t.Errorf("config daemon = %q", got)
+	}
+	up := items("statistics?statistic=uptime")
+	if v, ok := up["uptime"]; !ok || len(up) != 1 || !strings.HasPrefix(v, "StatisticItem ") {
+		t.Fatalf("statistic uptime = %v", up)
+	} else if n, err := strconv.Atoi(strings.TrimPrefix(v, "StatisticItem ")); err != nil || n < 0 || n > 3600 {
+		t.Errorf("uptime = %q, want seconds since named started", v)
+	}
+	if _, ok := items("statistics")["uptime"]; !ok {
+		t.Error("statistics lack uptime")
+	}
+	pdnsError(t, c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/statistics?statistic=uptimeAAAA", nil), 422, "Unknown statistic name")
+}
+
+// TestPowerDNSImportCNAMEConflict: zone file text with a CNAME beside
+// other data is 422 in PowerDNS's words, "Conflicts with another RRset"
+// (test_import_zone_bind_cname_apex), naming the line named-checkzone
+// failed on, where the answer named the warning before it ("no TTL
+// specified", the file has no $TTL), and no zone is made.
+func TestPowerDNSImportCNAMEConflict(t *testing.T) {
+	c := startPDNS(t, "")
+	file := "$ORIGIN cname.test.\n@ IN SOA ns1.example.org. hostmaster.example.org. (2002022401 3H 15 1W 3H)\n@ IN NS ns1.example.org.\n@ IN NS ns2.example.net.\n@ IN CNAME www.example.org.\n"
+	r := c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "cname.test.", "kind": "Master", "nameservers": []string{}, "zone": file})
+	pdnsError(t, r, 422, "Conflicts with another RRset")
+	if msg := r.str("error"); !strings.Contains(msg, "CNAME and other data") || strings.Contains(msg, "no TTL") {
+		t.Errorf("error = %q, want the CNAME conflict, not the TTL warning", msg)
+	}
+	if r := c.pdns(pdnsKey, "GET", zonesPath+"/cname.test.", nil); r.status != 404 {
+		t.Errorf("a refused import left the zone: %d", r.status)
+	}
+	// PowerDNS 5's words for it, at the apex (test_import_zone_bind_cname_apex).
+	pdnsError(t, r, 422, "RRset cname.test. IN CNAME: conflicts with existing NS RRset of the same name")
+}
+
+// TestPowerDNSReplaceAndPatchParity: PUT rrsets and PATCH as PowerDNS
+// 4.9+ answers them (test_zone_replace_rrsets_*, test_only_at_apex,
+// test_not_allowed_at_apex, test_create_zone_with_leading_space,
+// test_zone_rr_update_rrset_combine_replace_and_delete,
+// test_create_zone_without_dnssec_set_nsec3parm,
+// test_create_consumer_zone_no_nameservers, test_create_zone_double_dot),
+// checked against what named serves. Where it answered 500 (a DNSKEY
+// PATCH named could not sign, a PUT of a Slave zone's rrsets) it is 422
+// and nothing changes.
+func TestPowerDNSReplaceAndPatchParity(t *testing.T) {
+	c := startPDNS(t, "")
+	createPDNSZone(t, c, "par.test.", nil)
+	serial := serialOf(t, c.ns, "par.test")
+	soa := rrset("par.test.", "SOA", "", 3600, "invalid. hostmaster.invalid. 1 10800 3600 604800 3600")
+	ns := rrset("par.test.", "NS", "", 3600, "ns1.example.org.", "ns2.example.org.")
+
+	pdnsError(t, pdnsPatch(c, "par.test.", rrset("par.test.", "DNSKEY", "REPLACE", 3600, "257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==")), 422, "DNSKEY records are BIND's to publish")
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/par.test.", map[string]any{"rrsets": []any{ns}}), 422, "Must give SOA record for zone when replacing all RR sets")
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/par.test.", map[string]any{"rrsets": []any{soa, ns, rrset("par.test.", "CNAME", "", 3600, "example.org.")}}), 422, "conflicts with existing NS RRset")
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/par.test.", map[string]any{"nsec3param": "1 0 1 ab"}), 422, "NSEC3PARAM")
+	if got := serialOf(t, c.ns, "par.test"); got != serial {
+		t.Fatalf("refused requests changed the zone: serial %d, was %d", got, serial)
+	}
+
+	// Content with white space around it, a DELETE and a REPLACE of one
+	// RRset, and a DS with its digest in lower case below a delegation.
+	expect(t, pdnsPatch(c, "par.test.", rrset("www.par.test.", "A", "REPLACE", 3600, " 192.0.2.10 ")), 204, "padded content")
+	if got := answers(query(t, c.ns, "www.par.test", dns.TypeA), dns.TypeA); !slices.Equal(got, []string{"192.0.2.10"}) {
+		t.Errorf("www A = %v", got)
+	}
+	expect(t, pdnsPatch(c, "par.test.", rrset("sub.par.test.", "CNAME", "DELETE", 0), rrset("sub.par.test.", "CNAME", "REPLACE", 500, "www.example.org.")), 204, "delete then replace")
+	if got := answers(query(t, c.ns, "sub.par.test", dns.TypeCNAME), dns.TypeCNAME); !slices.Equal(got, []string{"www.example.org."}) {
+		t.Errorf("sub CNAME = %v", got)
+	}
+	expect(t, pdnsPatch(c, "par.test.", rrset("deleg.par.test.", "NS", "REPLACE", 3600, "ns.example.org."),
+		rrset("deleg.par.test.", "DS", "REPLACE", 3600, "44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7")), 204, "DS in lower case")
+	if got := answers(query(t, c.ns, "deleg.par.test", dns.TypeDS), dns.TypeDS); len(got) != 1 || !strings.EqualFold(got[0], "44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7") {
+		t.Errorf("DS = %v", got)
+	}
+
+	// A Slave zone's records are its primaries'.
+	expect(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "sec.par.", "kind": "Slave", "masters": []string{"127.0.0.2"}}), 201, "create Slave")
+	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/sec.par.", map[string]any{"rrsets": []any{}}), 422, "is a Slave zone")
+
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "cons.test.", "kind": "Consumer", "nameservers": []string{"127.0.0.1"}}), 422, "Nameservers MUST NOT be given for Consumer zones")
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "test..par.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}}), 422, "Unable to parse Zone Name")
 }

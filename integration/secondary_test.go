@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 )
 
 // primaryProxy stands between a secondary and its primary on one loopback

@@ -172,7 +172,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(args) == 0 {
 				return d.ArgErr()
 			}
-			if _, err := parsePrimaryNetworks(args); err != nil {
+			if _, err := auth.PrimariesPolicy.Parse(args); err != nil {
 				return d.Err(err.Error())
 			}
 			h.AllowedPrimaries = append(h.AllowedPrimaries, args...)
@@ -181,7 +181,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(args) == 0 {
 				return d.ArgErr()
 			}
-			if _, err := parseNotifyNetworks(args); err != nil {
+			if _, err := auth.NotifyPolicy.Parse(args); err != nil {
 				return d.Err(err.Error())
 			}
 			h.AllowedNotify = append(h.AllowedNotify, args...)

@@ -250,6 +250,9 @@ type eventsAPI struct {
 	releases   []func()
 	started    bool // ensure ran (the deliverers started, or cannot)
 	stopped    bool // the generation was unloaded: never start
+	// shutdowns maps each HTTP server that serves a stream to the channel
+	// closed when it begins to shut down (shutdownSignal).
+	shutdowns map[*http.Server]chan struct{}
 }
 
 // newEventsAPI returns the events front of h (its routes are listed
@@ -407,7 +410,7 @@ func (e *eventsAPI) handleStream(w http.ResponseWriter, r *http.Request, _ param
 	s := &events.Stream{
 		Source: log, After: after, Filter: f, Heartbeat: e.heartbeat,
 		Visible: changesInScope(grantOf(r), log, nil),
-		Stop:    anyClosed(r.Context().Done(), e.done, shutdownSignal(r)),
+		Stop:    anyClosed(r.Context().Done(), e.done, e.shutdownSignal(r)),
 	}
 	s.Until = streamUntil(r, time.Now())
 	if err := s.Serve(w, r); err != nil {
@@ -525,33 +528,30 @@ func (e *eventsAPI) current() []*events.Deliverer {
 	return append([]*events.Deliverer(nil), e.deliverers...)
 }
 
-// shutdowns maps each HTTP server that serves a stream to the channel
-// closed when it begins to shut down (a Caddy reload or stop shuts the
-// configuration's servers down and waits for their requests, so a
-// stream must end then or the shutdown waits for the grace period).
-var shutdowns = struct {
-	sync.Mutex
-	m map[*http.Server]chan struct{}
-}{m: map[*http.Server]chan struct{}{}}
-
 // shutdownSignal returns the channel closed when the request's server
-// begins to shut down (nil when unknown).
-func shutdownSignal(r *http.Request) <-chan struct{} {
+// begins to shut down (nil when unknown): a Caddy reload or stop shuts the
+// configuration's servers down and waits for their requests, so a stream
+// must end then or the shutdown waits for the grace period. The servers
+// are the configuration generation's, as e is.
+func (e *eventsAPI) shutdownSignal(r *http.Request) <-chan struct{} {
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
 		return nil
 	}
-	shutdowns.Lock()
-	defer shutdowns.Unlock()
-	if ch, ok := shutdowns.m[srv]; ok {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if ch, ok := e.shutdowns[srv]; ok {
 		return ch
 	}
 	ch := make(chan struct{})
-	shutdowns.m[srv] = ch
+	if e.shutdowns == nil {
+		e.shutdowns = map[*http.Server]chan struct{}{}
+	}
+	e.shutdowns[srv] = ch
 	srv.RegisterOnShutdown(func() {
-		shutdowns.Lock()
-		delete(shutdowns.m, srv)
-		shutdowns.Unlock()
+		e.mu.Lock()
+		delete(e.shutdowns, srv)
+		e.mu.Unlock()
 		close(ch)
 	})
 	return ch

@@ -209,15 +209,12 @@ func (c *HistoryConfig) notifyAddr() string {
 	return caddy.NewReplacer().ReplaceKnown(c.NotifyListen, "")
 }
 
-// caughtUp holds the history logs CatchUp ran for in this process: once
-// per log, not at every config reload.
-var caughtUp sync.Map
-
-// catchUpOnce runs CatchUp for the zones of every view: the handler's
-// own (the default view's) and each other view's, whose services share
-// the one history.
+// catchUpOnce runs CatchUp for the zones of every view, once per history
+// log and process (history.Log.FirstCatchUp): the handler's own (the
+// default view's) and each other view's, whose services share the one
+// history.
 func catchUpOnce(ctx context.Context, b *backend) {
-	if _, done := caughtUp.LoadOrStore(b.svc.History, true); done {
+	if !b.svc.History.FirstCatchUp() {
 		return
 	}
 	b.svc.CatchUp(ctx)
@@ -256,29 +253,26 @@ func viewServices(b *backend) []*zoneservice.Service {
 	return out
 }
 
-// notifyListeners are the NOTIFY listeners by address, shared by the
-// config generations (a reload hands the listener over; the newest
-// generation's service receives the notices).
-var notifyListeners = struct {
-	sync.Mutex
-	m map[string]*notifyListener
-}{m: map[string]*notifyListener{}}
+// notifyPool holds the NOTIFY listeners by address (*notifyListener),
+// shared by the config generations: a reload hands the listener over (the
+// new generation takes it before the old one gives it back), and the
+// newest generation's service receives the notices.
+var notifyPool = caddy.NewUsagePool()
 
 type notifyListener struct {
 	l      *dnsupdate.NotifyListener
-	refs   int
 	mu     sync.Mutex
 	notice func(string)
 }
 
+// Destruct closes the listener; no generation holds it any more.
+func (nl *notifyListener) Destruct() error { return nl.l.Close() }
+
 // acquireNotify listens on addr (or shares the listener there) and makes
 // notice the receiver of its NOTIFYs; release gives it back.
 func acquireNotify(addr string, notice func(string)) (release func(), err error) {
-	notifyListeners.Lock()
-	defer notifyListeners.Unlock()
-	nl := notifyListeners.m[addr]
-	if nl == nil {
-		nl = &notifyListener{}
+	v, _, err := notifyPool.LoadOrNew(addr, func() (caddy.Destructor, error) {
+		nl := &notifyListener{notice: notice}
 		l, err := dnsupdate.ListenNotify(addr, func(zone string, _ uint32, _ bool) {
 			nl.mu.Lock()
 			f := nl.notice
@@ -289,22 +283,18 @@ func acquireNotify(addr string, notice func(string)) (release func(), err error)
 			return nil, err
 		}
 		nl.l = l
-		notifyListeners.m[addr] = nl
+		return nl, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	nl.refs++
+	nl := v.(*notifyListener)
 	nl.mu.Lock()
 	nl.notice = notice
 	nl.mu.Unlock()
 	var once sync.Once
 	return func() {
-		once.Do(func() {
-			notifyListeners.Lock()
-			defer notifyListeners.Unlock()
-			if nl.refs--; nl.refs == 0 {
-				delete(notifyListeners.m, addr)
-				nl.l.Close()
-			}
-		})
+		once.Do(func() { _, _ = notifyPool.Delete(addr) })
 	}, nil
 }
 

@@ -216,8 +216,8 @@ type Handler struct {
 	dnsServer     string
 	serialMethod  dnsupdate.SerialMethod
 	statsURL      string
-	primaryNets   primaryNetworks // AllowedPrimaries
-	notifyNets    primaryNetworks // AllowedNotify
+	primaryNets   auth.Networks // AllowedPrimaries
+	notifyNets    auth.Networks // AllowedNotify
 
 	// sharedRefs are this handler's references to the state shared
 	// across config generations (shared.go).
@@ -361,10 +361,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
-	if h.primaryNets, err = parsePrimaryNetworks(h.AllowedPrimaries); err != nil {
+	if h.primaryNets, err = auth.PrimariesPolicy.Parse(h.AllowedPrimaries); err != nil {
 		return err
 	}
-	if h.notifyNets, err = parseNotifyNetworks(h.AllowedNotify); err != nil {
+	if h.notifyNets, err = auth.NotifyPolicy.Parse(h.AllowedNotify); err != nil {
 		return err
 	}
 	if err := h.provisionPowerDNS(); err != nil {

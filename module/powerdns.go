@@ -190,9 +190,13 @@ func (s pdnsService) ListZones(ctx context.Context) ([]frontmount.ZoneInfo, erro
 	if err != nil {
 		return nil, &pdnsOpError{kind: "local", err: err}
 	}
+	// The serials named last reported (the statistics channel, when
+	// configured): a PowerDNS zone list carries each zone's.
+	serials := b.svc.Serials(ctx)
 	out := make([]frontmount.ZoneInfo, len(entries))
 	for i, e := range entries {
 		out[i] = frontmount.ZoneInfo{Name: e.Name, Type: e.Type}
+		out[i].Serial, out[i].HasSerial = serials[e.Name]
 	}
 	return out, nil
 }

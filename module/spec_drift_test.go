@@ -8,7 +8,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/specdrift"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/specdrift"
 )
 
 // TestRequestBodiesMatchSpec: the route table and the served

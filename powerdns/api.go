@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
@@ -67,6 +68,7 @@ func (a *API) Routes() []Route {
 		{Method: http.MethodGet, Template: "/api/v1/servers", Handle: a.servers},
 		{Method: http.MethodGet, Template: Prefix, Handle: a.server},
 		{Method: http.MethodGet, Template: Prefix + "/statistics", Action: auth.ActionServer, Handle: a.statistics},
+		{Method: http.MethodGet, Template: Prefix + "/config", Action: auth.ActionServer, Handle: a.config},
 		{Method: http.MethodGet, Template: Prefix + "/search-data", Action: auth.ActionRead, Handle: a.searchData},
 		{Method: http.MethodGet, Template: Prefix + "/zones", Action: auth.ActionRead, Handle: a.listZones},
 		{Method: http.MethodPost, Template: Prefix + "/zones", Action: auth.ActionZones, Op: "create", Handle: a.createZone},
@@ -127,6 +129,11 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		// input (422), as PowerDNS answers a field of the wrong type.
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
+			if key := te.Field[strings.LastIndex(te.Field, ".")+1:]; key == "ttl" && strings.HasPrefix(te.Value, "number") {
+				// PowerDNS's words for a TTL below 0 or above 2^32-1.
+				WriteError(w, http.StatusUnprocessableEntity, "Key '%s' is not a positive Integer", key)
+				return false
+			}
 			WriteError(w, http.StatusUnprocessableEntity, "Key '%s' is not of the expected type (%s): %v", te.Field, te.Type, err)
 			return false
 		}
@@ -153,7 +160,7 @@ func (a *API) fail(w http.ResponseWriter, err error, explain func(field, msg str
 	}
 	switch {
 	case errors.Is(err, zoneservice.ErrExists):
-		status, msg = http.StatusConflict, "Domain '"+f.Zone+".' already exists"
+		status, msg = http.StatusConflict, "Conflict: Domain '"+f.Zone+".' already exists"
 	case status == http.StatusNotFound:
 		msg = "Could not find domain '" + f.Zone + ".'"
 	}
@@ -218,12 +225,16 @@ func (a *API) server(w http.ResponseWriter, _ *http.Request, _ string) {
 	writeJSON(w, http.StatusOK, a.serverObject())
 }
 
+// statistics answers GET /statistics (?statistic= keeps one): named's
+// own figures under their names, and PowerDNS's uptime (seconds since
+// named's boot-time), which clients and PowerDNS's tests ask for.
 func (a *API) statistics(w http.ResponseWriter, r *http.Request, _ string) {
 	stats, err := a.Service.Statistics(r.Context())
 	if err != nil {
 		a.fail(w, err, nil, false)
 		return
 	}
+	stats = withUptime(stats, time.Now())
 	want := r.URL.Query().Get("statistic")
 	out := []StatisticItem{}
 	for _, kv := range stats {
@@ -234,6 +245,39 @@ func (a *API) statistics(w http.ResponseWriter, r *http.Request, _ string) {
 	if want != "" && len(out) == 0 {
 		WriteError(w, http.StatusUnprocessableEntity, "Unknown statistic name")
 		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// withUptime adds PowerDNS's uptime statistic, the seconds since named's
+// boot-time, when named reports a boot time.
+func withUptime(stats [][2]string, now time.Time) [][2]string {
+	for _, kv := range stats {
+		if kv[0] != "boot-time" {
+			continue
+		}
+		if boot, err := time.Parse(time.RFC1123, kv[1]); err == nil {
+			up := max(int64(now.Sub(boot)/time.Second), 0)
+			return append([][2]string{{"uptime", strconv.FormatInt(up, 10)}}, stats...)
+		}
+	}
+	return stats
+}
+
+// config answers GET /config: the settings of PowerDNS's configuration
+// that describe this server, as ConfigSetting items. The rest of
+// PowerDNS's configuration has no counterpart here: BIND's is named.conf.
+func (a *API) config(w http.ResponseWriter, _ *http.Request, _ string) {
+	settings := [][2]string{
+		{"api", "yes"},
+		{"daemon", "yes"},
+		{"primary", "yes"},
+		{"server-id", ServerID},
+		{"version-string", a.Version},
+	}
+	out := make([]StatisticItem, len(settings))
+	for i, kv := range settings {
+		out[i] = StatisticItem{Name: kv[0], Type: "ConfigSetting", Value: kv[1]}
 	}
 	writeJSON(w, http.StatusOK, out)
 }

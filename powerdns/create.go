@@ -1,10 +1,12 @@
 package powerdns
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -41,7 +43,7 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 				return
 			}
 			if _, zerr := a.Service.Zone(r.Context(), n); zerr == nil {
-				WriteError(w, http.StatusConflict, "Domain '%s' already exists", FQDN(n))
+				WriteError(w, http.StatusConflict, "Conflict: Domain '%s' already exists", FQDN(n))
 				return
 			}
 		}
@@ -69,7 +71,10 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 // without rrsets, nameservers or masters (PowerDNS takes "zone" instead
 // of them). A refused file is 422 with the line named-checkzone names.
 func (a *API) importZone(w http.ResponseWriter, r *http.Request, req *ZoneRequest, withSets bool) {
-	name, err := CanonicalName(req.Name)
+	name, err := zoneName(req.Name)
+	if err == nil {
+		err = consumerRules(req)
+	}
 	if err != nil {
 		WriteError(w, http.StatusUnprocessableEntity, "%s", err.Error())
 		return
@@ -87,6 +92,17 @@ func (a *API) importZone(w http.ResponseWriter, r *http.Request, req *ZoneReques
 		return
 	}
 	if err := a.Service.Import(r.Context(), zone, []byte(*req.Zone)); err != nil {
+		var fe *zonemodel.FileError
+		if errors.As(err, &fe) && (strings.Contains(fe.Message, "CNAME and other data") || strings.Contains(fe.Message, "CNAME is not allowed")) {
+			// PowerDNS's words for a CNAME beside other data; at the
+			// apex, the other data are the zone's NS records.
+			msg := "Conflicts with another RRset: " + a.Service.Status(err).Message
+			if strings.HasPrefix(fe.Message, zone+": ") || strings.Contains(fe.Message, "apex") {
+				msg = "RRset " + FQDN(zone) + " IN CNAME: conflicts with existing NS RRset of the same name (" + msg + ")"
+			}
+			WriteError(w, http.StatusUnprocessableEntity, "%s", msg)
+			return
+		}
 		a.fail(w, err, nil, true)
 		return
 	}
@@ -177,9 +193,12 @@ func createExplain(labels []string) func(field, msg string) string {
 
 func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, error) {
 	var labels []string
-	name, err := CanonicalName(req.Name)
+	name, err := zoneName(req.Name)
 	if err != nil {
-		return nil, nil, &InputError{Message: err.Error()}
+		return nil, nil, err
+	}
+	if err := consumerRules(req); err != nil {
+		return nil, nil, err
 	}
 	typ, err := BINDType(req.Kind)
 	if err != nil {
@@ -209,6 +228,10 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 	}
 	soa := &zonemodel.SOA{AdminEmail: "hostmaster." + name, Serial: req.Serial}
 	seen := map[string]bool{}
+	byName := map[string][]string{}
+	if len(req.Nameservers) > 0 {
+		byName[name] = []string{"NS"}
+	}
 	for _, s := range req.RRsets {
 		sn, err := CanonicalName(s.Name)
 		if err != nil {
@@ -220,15 +243,25 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 			return nil, nil, inputErr("Duplicate RRset %s", label)
 		}
 		seen[label] = true
+		if len(s.Records) > 0 {
+			byName[sn] = append(byName[sn], st)
+		}
 		if !InZone(sn, name) {
 			return nil, nil, inputErr("RRset %s: Name is out of zone", label)
 		}
 		if why, ok := refusedTypes[st]; ok {
 			return nil, nil, inputErr("RRset %s: %s", label, why)
 		}
+		if err := checkComments(s.Comments); err != nil {
+			return nil, nil, err
+		}
 		if hasComments(s.Comments) {
 			return nil, nil, inputErr("RRset %s: comments are not supported: BIND keeps no comments with records", label)
 		}
+		if err := checkApex(name, sn, st); err != nil {
+			return nil, nil, err
+		}
+		dup := map[string]bool{}
 		for _, rec := range s.Records {
 			if rec.Disabled {
 				return nil, nil, inputErr("RRset %s: disabled records are not supported", label)
@@ -236,14 +269,22 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 			if err := checkAbsolute(sn, st, rec.Content); err != nil {
 				return nil, nil, err
 			}
+			if err := checkHostname(label, st, rec.Content); err != nil {
+				return nil, nil, err
+			}
+			k := contentKey(rec.Content)
+			if dup[k] {
+				return nil, nil, errDuplicate(label, rec.Content)
+			}
+			dup[k] = true
+		}
+		if singletonTypes[st] && len(s.Records) > 1 {
+			return nil, nil, errOnlyOne(label)
 		}
 		switch {
 		case st == "SOA":
-			if len(s.Records) != 1 {
-				if len(s.Records) == 0 {
-					continue
-				}
-				return nil, nil, inputErr("RRset %s has more than one record", label)
+			if len(s.Records) == 0 {
+				continue
 			}
 			if err := soaFromContent(s.Records[0].Content, soa, req.Serial != nil); err != nil {
 				return nil, nil, inputErr("RRset %s: %v", label, err)
@@ -267,18 +308,43 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 			}
 		}
 	}
+	if err := checkExclusive(byName); err != nil {
+		return nil, nil, err
+	}
 	if len(zc.NameServers) == 0 {
 		return nil, nil, inputErr("a zone needs nameservers (or an NS RRset at its apex): BIND refuses to load a zone without NS records")
 	}
 	if soa.PrimaryNS == "" {
 		soa.PrimaryNS = zc.NameServers[0]
 	}
+	editSerial(soa, req)
 	zc.SOA = soa
 	if req.DNSSEC != nil && *req.DNSSEC {
 		zc.DNSSECPolicy = "default" // BIND's default policy: one CSK, ECDSAP256SHA256
 	}
 	out.ZoneConfig = zc
 	return out, labels, nil
+}
+
+// editSerial applies the request's SOA-EDIT-API (DEFAULT when absent, as
+// in PowerDNS) to the serial it gives (in serial or its SOA; 0 when
+// none). A serial the edit leaves at 0 stays unset: the zone API's
+// default then.
+func editSerial(soa *zonemodel.SOA, req *ZoneRequest) {
+	api, edit := SOAEditAPIDefault, ""
+	if req.SOAEditAPI != nil {
+		api = *req.SOAEditAPI
+	}
+	if req.SOAEdit != nil {
+		edit = *req.SOAEdit
+	}
+	var given uint32
+	if soa.Serial != nil {
+		given = *soa.Serial
+	}
+	if s := CreateSerial(given, api, edit, time.Now()); soa.Serial != nil || s != given {
+		soa.Serial = &s
+	}
 }
 
 // soaFromContent reads SOA content ("mname rname serial refresh retry
@@ -376,8 +442,20 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		WriteError(w, http.StatusUnprocessableEntity, "catalog membership is kept by zone_api's catalog option, not set per zone")
 		return
 	}
+	if req.NSEC3Param != nil && *req.NSEC3Param != "" && !z.Signed && (req.DNSSEC == nil || !*req.DNSSEC) {
+		WriteError(w, http.StatusUnprocessableEntity, "NSEC3PARAM can only be set on a DNSSEC-signed zone: %s is not signed", FQDN(name))
+		return
+	}
 	var plan *Plan
 	if req.RRsets != nil {
+		if z.Type == BINDSecondary {
+			WriteError(w, http.StatusUnprocessableEntity, "%s is a Slave zone: its records are what its primaries transfer, and BIND replaces them at the next transfer; replace a Master zone's records instead", FQDN(name))
+			return
+		}
+		if !hasApexSOA(name, req.RRsets) {
+			WriteError(w, http.StatusUnprocessableEntity, "Must give SOA record for zone when replacing all RR sets")
+			return
+		}
 		// Planned, and every RRset it changes (given or deleted)
 		// checked, before the configuration changes.
 		if plan, ok = a.contentPlan(w, r, name, req.RRsets); !ok || !a.allowRecords(w, r, name, plan.Sets) {
@@ -404,6 +482,16 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 // kept unless given) and a REPLACE of every one given, for one UPDATE.
 // It answers the failure itself (not ok).
 func (a *API) contentPlan(w http.ResponseWriter, r *http.Request, name string, sets []RRset) (*Plan, bool) {
+	byName := map[string][]string{}
+	for _, s := range sets {
+		if n, err := CanonicalName(s.Name); err == nil && len(s.Records) > 0 {
+			byName[n] = append(byName[n], strings.ToUpper(s.Type))
+		}
+	}
+	if err := checkExclusive(byName); err != nil {
+		a.fail(w, err, nil, false)
+		return nil, false
+	}
 	_, cur, err := a.Service.Records(r.Context(), name)
 	if err != nil {
 		a.fail(w, err, nil, false)

@@ -119,18 +119,26 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 		if typ == "" {
 			return nil, inputErr("RRset %s: Key 'type' not present or not a String", name)
 		}
-		if seen[label] {
-			return nil, inputErr("Duplicate RRset %s", label)
-		}
-		seen[label] = true
 		if s.ChangeType == nil {
 			return nil, inputErr("RRset %s: Key 'changetype' not present or not a String", label)
 		}
+		// An RRset may be named twice with different changetypes (a
+		// DELETE, then a REPLACE: applied in order), not twice with one.
+		if seen[label+" "+ct] {
+			return nil, inputErr("Duplicate RRset %s", label)
+		}
+		seen[label+" "+ct] = true
 		if why, ok := refusedTypes[typ]; ok {
 			return nil, inputErr("RRset %s: %s", label, why)
 		}
 		if singletonTypes[typ] && len(s.Records) > 1 {
-			return nil, inputErr("RRset %s has more than one record", label)
+			return nil, errOnlyOne(label)
+		}
+		if err := checkApex(zone, name, typ); err != nil {
+			return nil, err
+		}
+		if typ == "DNSKEY" {
+			return nil, inputErr("RRset %s: DNSKEY records are BIND's to publish: named signs a zone only with keys it holds (dnssec: true, or cryptokeys), and refuses a DNSKEY record it has no private key for", label)
 		}
 		if typ == "SOA" {
 			return nil, inputErr("RRset %s: the SOA record is maintained by BIND, which sets its serial on every change; it cannot be replaced or deleted through the API", label)
@@ -144,17 +152,26 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 		if ct != ChangeDelete && !InZone(name, zone) {
 			return nil, inputErr("RRset %s: Name is out of zone", label)
 		}
+		if err := checkComments(s.Comments); err != nil {
+			return nil, err
+		}
 		if hasComments(s.Comments) {
 			return nil, inputErr("RRset %s: comments are not supported: BIND keeps no comments with records, and this API does not store them elsewhere; send \"comments\": [] or leave them out", label)
 		}
+		// Content is taken without the white space around it, as
+		// PowerDNS 4.9+ does.
+		s.Records = trimmedRecords(s.Records)
 		for _, r := range s.Records {
 			if r.Disabled {
 				return nil, inputErr("RRset %s: disabled records are not supported: BIND serves every record of a zone; remove the record instead", label)
 			}
-			if c := strings.TrimSpace(r.Content); c != r.Content || c == "" {
-				return nil, inputErr("Record %s/%s '%s': Not in expected format (parsed as '%s')", name, typ, r.Content, c)
+			if r.Content == "" {
+				return nil, inputErr("Record %s/%s '%s': Not in expected format (parsed as '%s')", name, typ, r.Content, r.Content)
 			}
 			if err := checkAbsolute(name, typ, r.Content); err != nil {
+				return nil, err
+			}
+			if err := checkHostname(label, typ, r.Content); err != nil {
 				return nil, err
 			}
 		}
@@ -184,15 +201,12 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 			if s.TTL == nil {
 				return nil, inputErr("RRset %s: Key 'ttl' not present or not an Integer", label)
 			}
-			if singletonTypes[typ] && len(s.Records) > 1 {
-				return nil, inputErr("RRset %s has more than one record", label)
-			}
 			values := make([]string, 0, len(s.Records))
 			dup := map[string]bool{}
 			for _, r := range s.Records {
-				k := strings.ToLower(strings.Join(strings.Fields(r.Content), " "))
+				k := contentKey(r.Content)
 				if dup[k] {
-					return nil, inputErr("RRset %s: Duplicate record in RRset %s with content \"%s\"", label, label, r.Content)
+					return nil, errDuplicate(label, r.Content)
 				}
 				dup[k] = true
 				values = append(values, r.Content)
@@ -213,7 +227,7 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 			ttl := *s.TTL
 			add(dnsupdate.Change{Op: dnsupdate.OpAdd, Value: s.Records[0].Content, TTL: &ttl})
 		default:
-			return nil, inputErr("RRset %s: Changetype not understood", label)
+			return nil, inputErr("RRset %s: Changetype '%s' is not a valid value", label, *s.ChangeType)
 		}
 	}
 	return p, nil

@@ -2,6 +2,7 @@ package powerdns
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -38,6 +39,10 @@ func TestPlanPatch(t *testing.T) {
 			want: []dnsupdate.Change{{Op: "remove", Name: "_acme-challenge.example.com.", Type: "TXT", Value: `"abc"`}}},
 		{name: "several rrsets in order", body: `[{"name":"a.example.com.","type":"A","changetype":"DELETE"},{"name":"a.example.com.","type":"CNAME","ttl":60,"changetype":"REPLACE","records":[{"content":"b.example.com."}]}]`,
 			want: []dnsupdate.Change{{Op: "delete", Name: "a.example.com.", Type: "A"}, {Op: "replace", Name: "a.example.com.", Type: "CNAME", Values: []string{"b.example.com."}, TTL: u32(60)}}},
+		{name: "null MX", body: `[{"name":"example.com.","type":"MX","ttl":1,"changetype":"REPLACE","records":[{"content":"0 ."}]}]`,
+			want: []dnsupdate.Change{{Op: "replace", Name: "example.com.", Type: "MX", Values: []string{"0 ."}, TTL: u32(1)}}},
+		{name: "DS below the apex", body: `[{"name":"sub.example.com.","type":"DS","ttl":1,"changetype":"REPLACE","records":[{"content":"44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7"}]}]`,
+			want: []dnsupdate.Change{{Op: "replace", Name: "sub.example.com.", Type: "DS", Values: []string{"44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7"}, TTL: u32(1)}}},
 		{name: "names lower-cased", body: `[{"name":"WWW.Example.COM.","type":"A","changetype":"DELETE"}]`,
 			want: []dnsupdate.Change{{Op: "delete", Name: "www.example.com.", Type: "A"}}},
 
@@ -45,10 +50,12 @@ func TestPlanPatch(t *testing.T) {
 			err: "Duplicate RRset example.com. IN NS"},
 		{name: "duplicate record", body: `[{"name":"example.com.","type":"NS","ttl":1,"changetype":"REPLACE","records":[{"content":"ns1.example.net."},{"content":"NS1.example.net."}]}]`,
 			err: "Duplicate record in RRset example.com. IN NS"},
+		{name: "duplicate record in PowerDNS 4.9's words", body: `[{"name":"example.com.","type":"NS","ttl":1,"changetype":"REPLACE","records":[{"content":"ns1.example.net."},{"content":"NS1.example.net."}]}]`,
+			err: `RRset example.com. IN NS: duplicate record with content "NS1.example.net."`},
 		{name: "changetype missing", body: `[{"name":"www.example.com.","type":"A","ttl":1,"records":[{"content":"192.0.2.1"}]}]`,
 			err: "Key 'changetype' not present"},
 		{name: "changetype unknown", body: `[{"name":"www.example.com.","type":"A","changetype":"UPSERT"}]`,
-			err: "Changetype not understood"},
+			err: "RRset www.example.com. IN A: Changetype 'UPSERT' is not a valid value"},
 		{name: "replace out of zone", body: `[{"name":"not-in-zone.","type":"NS","ttl":1,"changetype":"REPLACE","records":[{"content":"ns1.bar.com."}]}]`,
 			err: "RRset not-in-zone. IN NS: Name is out of zone"},
 		{name: "similar suffix is out of zone", body: `[{"name":"notexample.com.","type":"A","ttl":1,"changetype":"EXTEND","records":[{"content":"192.0.2.1"}]}]`,
@@ -65,8 +72,32 @@ func TestPlanPatch(t *testing.T) {
 			err: "Key 'ttl' not present or not an Integer"},
 		{name: "two CNAMEs", body: `[{"name":"sub.example.com.","type":"CNAME","ttl":1,"changetype":"REPLACE","records":[{"content":"01.example.org."},{"content":"02.example.org."}]}]`,
 			err: "IN CNAME has more than one record"},
-		{name: "leading space", body: `[{"name":"example.com.","type":"A","ttl":1,"changetype":"REPLACE","records":[{"content":" 4.3.2.1"}]}]`,
+		{name: "two DNAMEs in PowerDNS 4.9's words", body: `[{"name":"sub.example.com.","type":"DNAME","ttl":1,"changetype":"REPLACE","records":[{"content":"01.example.org."},{"content":"02.example.org."}]}]`,
+			err: "RRset sub.example.com. IN DNAME: only one such record allowed"},
+		{name: "MX exchange not a host name", body: `[{"name":"example.com.","type":"MX","ttl":1,"changetype":"REPLACE","records":[{"content":"10 mail@mx.example.org."}]}]`,
+			err: "RRset example.com. IN MX: non-hostname content mail@mx.example.org."},
+		{name: "NS target not a host name", body: `[{"name":"sub.example.com.","type":"NS","ttl":1,"changetype":"EXTEND","records":[{"content":"ns_1.example.org."}]}]`,
+			err: "RRset sub.example.com. IN NS: non-hostname content ns_1.example.org."},
+		{name: "SRV target not a host name", body: `[{"name":"_sip._tcp.example.com.","type":"SRV","ttl":1,"changetype":"REPLACE","records":[{"content":"0 5 5060 -sip.example.org."}]}]`,
+			err: "non-hostname content -sip.example.org."},
+		{name: "DNSKEY below the apex", body: `[{"name":"sub.example.com.","type":"DNSKEY","ttl":1,"changetype":"REPLACE","records":[{"content":"257 3 13 AAAA"}]}]`,
+			err: "RRset sub.example.com. IN DNSKEY: is only allowed at apex"},
+		{name: "SOA below the apex", body: `[{"name":"sub.example.com.","type":"SOA","ttl":1,"changetype":"REPLACE","records":[{"content":"ns1.bar.com. hostmaster.foo.org. 1 1 1 1 1"}]}]`,
+			err: "RRset sub.example.com. IN SOA: is only allowed at apex"},
+		{name: "DS at the apex", body: `[{"name":"example.com.","type":"DS","ttl":1,"changetype":"REPLACE","records":[{"content":"44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7"}]}]`,
+			err: "RRset example.com. IN DS: is not allowed at apex"},
+		{name: "white space around content is dropped (PowerDNS 4.9+)", body: `[{"name":"example.com.","type":"A","ttl":1,"changetype":"REPLACE","records":[{"content":" 4.3.2.1 "}]}]`,
+			want: []dnsupdate.Change{{Op: "replace", Name: "example.com.", Type: "A", Values: []string{"4.3.2.1"}, TTL: u32(1)}}},
+		{name: "content of white space only", body: `[{"name":"example.com.","type":"A","ttl":1,"changetype":"REPLACE","records":[{"content":"  "}]}]`,
 			err: "Not in expected format"},
+		{name: "delete then replace one RRset (PowerDNS 4.9+)", body: `[{"name":"sub.example.com.","type":"CNAME","changetype":"DELETE"},{"name":"sub.example.com.","type":"CNAME","ttl":500,"changetype":"REPLACE","records":[{"content":"www.example.org."}]}]`,
+			want: []dnsupdate.Change{{Op: "delete", Name: "sub.example.com.", Type: "CNAME"}, {Op: "replace", Name: "sub.example.com.", Type: "CNAME", Values: []string{"www.example.org."}, TTL: u32(500)}}},
+		{name: "DNSKEY at the apex", body: `[{"name":"example.com.","type":"DNSKEY","ttl":1,"changetype":"REPLACE","records":[{"content":"257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ=="}]}]`,
+			err: "RRset example.com. IN DNSKEY: DNSKEY records are BIND's to publish"},
+		{name: "modified_at out of range", body: `[{"name":"example.com.","type":"NS","changetype":"REPLACE","comments":[{"account":"a","content":"c","modified_at":"4294967297"}]}]`,
+			err: "Key 'modified_at' is out of range"},
+		{name: "modified_at negative", body: `[{"name":"example.com.","type":"NS","changetype":"REPLACE","comments":[{"account":"a","content":"c","modified_at":-1}]}]`,
+			err: "Value for key 'modified_at' is out of range"},
 		{name: "relative name in content", body: `[{"name":"example.com.","type":"MX","ttl":1,"changetype":"REPLACE","records":[{"content":"10 mail"}]}]`,
 			err: "names in record content must be absolute"},
 		{name: "relative CNAME target", body: `[{"name":"www.example.com.","type":"CNAME","ttl":1,"changetype":"EXTEND","records":[{"content":"target.example.com"}]}]`,
@@ -124,5 +155,27 @@ func TestPlanExplain(t *testing.T) {
 	}
 	if got := p.Explain("", "x"); got != "x" {
 		t.Errorf("Explain without field = %q", got)
+	}
+}
+
+// TestDecodeTTLNotPositive: a negative TTL (or one above 2^32-1) is 422
+// in PowerDNS's words, "Key 'ttl' is not a positive Integer"; a TTL of
+// another JSON type keeps the type error.
+func TestDecodeTTLNotPositive(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"rrsets":[{"name":"a.example.com.","type":"A","ttl":-5,"changetype":"REPLACE"}]}`:         "Key 'ttl' is not a positive Integer",
+		`{"rrsets":[{"name":"a.example.com.","type":"A","ttl":4294967296,"changetype":"REPLACE"}]}`: "Key 'ttl' is not a positive Integer",
+		`{"rrsets":[{"name":"a.example.com.","type":"A","ttl":"60","changetype":"REPLACE"}]}`:       "is not of the expected type",
+	} {
+		w := httptest.NewRecorder()
+		var v struct {
+			RRsets []RRset `json:"rrsets"`
+		}
+		if decode(w, httptest.NewRequest("PATCH", "/", strings.NewReader(body)), &v) {
+			t.Fatalf("%s: decoded", body)
+		}
+		if w.Code != 422 || !strings.Contains(w.Body.String(), want) {
+			t.Errorf("%s: %d %s, want 422 with %q", body, w.Code, w.Body, want)
+		}
 	}
 }

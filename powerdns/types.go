@@ -1,5 +1,7 @@
 package powerdns
 
+import "encoding/json"
+
 // The JSON shapes of the PowerDNS Authoritative API (OpenAPI document
 // 0.0.x of the 5.x series), as far as this front end uses them.
 
@@ -110,9 +112,11 @@ type Record struct {
 
 // Comment is a comment on an RRset.
 type Comment struct {
-	Content    string `json:"content"`
-	Account    string `json:"account"`
-	ModifiedAt int64  `json:"modified_at"`
+	Content string `json:"content"`
+	Account string `json:"account"`
+	// ModifiedAt is a number, or a string of digits as PowerDNS also
+	// reads it; checkComments refuses one outside 0…2^32-1.
+	ModifiedAt json.Number `json:"modified_at,omitempty"`
 }
 
 // PatchRequest is the body of PATCH /zones/{id}.
@@ -152,7 +156,8 @@ type SearchResult struct {
 	Content    string  `json:"content,omitempty"`
 }
 
-// StatisticItem is one item of GET /statistics.
+// StatisticItem is one item of GET /statistics, and of GET /config
+// (with type ConfigSetting).
 type StatisticItem struct {
 	Name  string `json:"name"`
 	Type  string `json:"type"`

@@ -72,8 +72,10 @@ func boolParam(w http.ResponseWriter, r *http.Request, key string, def bool) (bo
 
 // listZones answers GET /zones (?zone= keeps one zone, as PowerDNS: an
 // empty list when it does not exist). Zones outside the identity's
-// scope are left out. Listed zones carry the serial only when one zone
-// is asked for (?zone=); GET the zone for it otherwise.
+// scope are left out. Listed zones carry the serial named's statistics
+// channel last reported (0 without one configured, and for a zone created
+// since); with ?zone= the serial is named's current one. GET the zone for
+// the current serial.
 func (a *API) listZones(w http.ResponseWriter, r *http.Request, _ string) {
 	withDNSSEC, ok := boolParam(w, r, "dnssec", true)
 	if !ok {

@@ -225,23 +225,43 @@ func MessageLine(msg string) (line int, text string, ok bool) {
 }
 
 // Refusal reads named-checkzone's messages about a file it refused and
-// returns the first problem as a *zonemodel.FileError: the first message
-// that names a line, else the reason of "loading from master file …
-// failed: reason", else every message.
+// returns the problem as a *zonemodel.FileError: the first message that
+// names a line and gives the reason of "loading from master file …
+// failed: reason" (not a warning before it, such as "no TTL specified"),
+// else the first message that names a line, else that reason, else
+// every message.
 func Refusal(zone string, msgs []string) *zonemodel.FileError {
+	var reason string
+	for _, m := range msgs {
+		if _, r, ok := strings.Cut(m, "loading from master file /dev/stdin failed: "); ok {
+			reason = r
+			break
+		}
+	}
+	var first *zonemodel.FileError
 	for _, m := range msgs {
 		if sm := lineAt.FindStringSubmatch(m); sm != nil {
 			n, err := strconv.Atoi(sm[1])
-			if err == nil && n > 0 {
-				return &zonemodel.FileError{Line: n, Message: sm[2]}
+			if err != nil || n <= 0 {
+				continue
+			}
+			fe := &zonemodel.FileError{Line: n, Message: sm[2]}
+			if reason != "" && strings.HasSuffix(sm[2], reason) {
+				return fe
+			}
+			if first == nil {
+				first = fe
 			}
 		}
 	}
+	if first != nil {
+		return first
+	}
+	if reason != "" {
+		return &zonemodel.FileError{Message: reason}
+	}
 	var other []string
 	for _, m := range msgs {
-		if _, reason, ok := strings.Cut(m, "loading from master file /dev/stdin failed: "); ok {
-			return &zonemodel.FileError{Message: reason}
-		}
 		m = strings.TrimPrefix(m, "zone "+zone+"/IN: ")
 		if m != "" && m != "not loaded due to errors." {
 			other = append(other, m)

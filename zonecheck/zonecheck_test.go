@@ -72,6 +72,29 @@ func TestCheckRefusals(t *testing.T) {
 	}
 }
 
+// TestRefusalNamesTheFailure: a refusal names the line of the error
+// named-checkzone failed on, not a warning it wrote before it (a file
+// without $TTL warns "no TTL specified" first), where the warning was
+// given as the reason.
+func TestRefusalNamesTheFailure(t *testing.T) {
+	fe := Refusal("t1.org", []string{
+		"/dev/stdin:2: no TTL specified; using SOA MINTTL instead",
+		"dns_master_load: /dev/stdin:5: t1.org: CNAME and other data",
+		"zone t1.org/IN: loading from master file /dev/stdin failed: CNAME and other data",
+		"zone t1.org/IN: not loaded due to errors.",
+	})
+	if fe.Line != 5 || fe.Message != "t1.org: CNAME and other data" {
+		t.Errorf("Refusal = %#v, want line 5, CNAME and other data", fe)
+	}
+	fe = Refusal("t1.org", []string{"/dev/stdin:7: unknown RR type 'FOO'", "zone t1.org/IN: not loaded due to errors."})
+	if fe.Line != 7 || fe.Message != "unknown RR type 'FOO'" {
+		t.Errorf("Refusal without a reason = %#v", fe)
+	}
+	if _, err := checker(t).Check(context.Background(), "t1.org", []byte("$ORIGIN t1.org.\n@ IN SOA ns1.example.org. h.example.org. 1 3H 15 1W 3H\n@ IN NS ns1.example.org.\n@ IN CNAME www.example.org.\n"), 100); err == nil || !strings.Contains(err.Error(), "CNAME and other data") {
+		t.Errorf("named-checkzone's refusal = %v, want CNAME and other data", err)
+	}
+}
+
 func TestCheckLimit(t *testing.T) {
 	_, err := checker(t).Check(context.Background(), "check.test", []byte(good), 3)
 	var le *zonemodel.LimitError

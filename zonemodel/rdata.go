@@ -187,8 +187,10 @@ func parseRecord(r *Record, origin string, defaultTTL uint32, field string, suff
 	rr.Header().Name = owner
 	// The parser accepts a type with no rdata at all ("MX ()"), the
 	// form RFC 2136 uses to delete an RRset, which no zone file can hold:
-	// what is kept must read back as itself.
-	if back, err := dns.NewRR(rr.String()); err != nil || back == nil || !dns.IsDuplicate(back, rr) {
+	// what is kept must read back as itself. Its text is compared, not
+	// its fields: a DS digest given in lower case is kept as given and
+	// written in upper case, which reads back the same.
+	if back, err := dns.NewRR(rr.String()); err != nil || back == nil || back.String() != rr.String() {
 		ve.add(field+".value", "%q is not valid %s data: it does not make a complete record", r.Value, typeName)
 		return nil
 	}

@@ -297,3 +297,21 @@ func TestNormalizeReportsAllProblems(t *testing.T) {
 		t.Errorf("want >= 7 problems, got %d: %s", len(ve.Problems), err)
 	}
 }
+
+// TestHexDigestsInLowerCase: DS, CDS and TLSA data whose hex is in lower
+// case (as dnssec-dsfromkey's peers and registries print it) are records
+// like any other, where the round-trip check refused them as "does not
+// make a complete record" because the digest is written in upper case.
+func TestHexDigestsInLowerCase(t *testing.T) {
+	for _, c := range []struct{ typ, value string }{
+		{"DS", "44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7"},
+		{"CDS", "44030 8 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7"},
+		{"TLSA", "3 1 1 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7"},
+		{"SSHFP", "4 2 d4c3d5552b8679faeebc317e5f048b614b2e5f607dc57f1553182d49ab2179f7"},
+	} {
+		rr, err := ParseRecord("example.com", 3600, "sub", c.typ, c.value, nil, nil, "f", "v")
+		if err != nil || rr == nil || !strings.Contains(strings.ToLower(rr.String()), c.value) {
+			t.Errorf("%s %s: %v, %v", c.typ, c.value, rr, err)
+		}
+	}
+}

@@ -150,10 +150,7 @@ func walkInventory(snap *inventory.Snapshot, indexed map[string][]zonestore.Entr
 			byKey[key{es[i].Name, view}] = &es[i]
 		}
 	}
-	defaultView := inventory.DefaultView
-	if len(snap.Views) == 1 {
-		defaultView = snap.Views[0]
-	}
+	defaultView := defaultViewOf(snap)
 	// The entries no zone of the snapshot stands for, sorted.
 	zones := snap.Zones
 	var extra []ListedZone
@@ -248,4 +245,40 @@ func (s *Service) inventoryForget(name string) {
 	if s.Inventory != nil {
 		s.Inventory.Forget(strings.TrimSuffix(name, "."), s.View)
 	}
+}
+
+// defaultViewOf is the view of the snapshot's zones that are addressed
+// without a view: named's only view, else the default view.
+func defaultViewOf(snap *inventory.Snapshot) string {
+	if len(snap.Views) == 1 {
+		return snap.Views[0]
+	}
+	return inventory.DefaultView
+}
+
+// Serials returns the SOA serial of each zone of the service's View as
+// named's statistics channel last reported it, by canonical name: as
+// fresh as the Inventory's snapshot (at most twice its refresh interval
+// old), so a zone created since has none yet, nor has a zone named has
+// not loaded. It is nil without an Inventory or when named cannot be
+// asked: a zone list then goes without serials rather than failing.
+func (s *Service) Serials(ctx context.Context) map[string]uint32 {
+	if s.Inventory == nil {
+		return nil
+	}
+	snap, err := s.Inventory.Zones(ctx)
+	if err != nil {
+		return nil
+	}
+	view := s.View
+	if view == "" {
+		view = defaultViewOf(snap)
+	}
+	out := make(map[string]uint32, len(snap.Zones))
+	for _, z := range snap.Zones {
+		if z.View == view && z.HasSerial {
+			out[z.Name] = z.Serial
+		}
+	}
+	return out
 }

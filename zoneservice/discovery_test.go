@@ -268,3 +268,28 @@ func TestAdoptedZoneDelete(t *testing.T) {
 		t.Error("the deleted zone is still indexed")
 	}
 }
+
+// TestSerials: the serials of the service's view's zones as named's
+// statistics channel reports them (a PowerDNS zone list's serial); none
+// without an inventory.
+func TestSerials(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	if got := r.s.Serials(ctx); got != nil {
+		t.Fatalf("without an inventory: %v", got)
+	}
+	r.s.Inventory = &inventory.Inventory{
+		Fetch: func(context.Context) ([]byte, error) {
+			return statsOf("a.test _default primary", "b.test _default secondary", "c.test internal primary"), nil
+		},
+		Status: func(context.Context, string, string) (bool, error) { return true, nil },
+	}
+	defer r.s.Inventory.Stop()
+	if got := r.s.Serials(ctx); len(got) != 2 || got["a.test"] != 5 || got["b.test"] != 5 {
+		t.Fatalf("default view: %v", got)
+	}
+	r.s.View = "internal"
+	if got := r.s.Serials(ctx); len(got) != 1 || got["c.test"] != 5 {
+		t.Fatalf("view internal: %v", got)
+	}
+}

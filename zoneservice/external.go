@@ -111,6 +111,9 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 func (s *Service) fullDiff(zone string, from uint32, full []dns.RR) history.Entry {
 	to := full[0].(*dns.SOA).Serial
 	old := s.Updater.Cached(zone, from)
+	if old == nil {
+		old = s.fileAt(zone, from, full)
+	}
 	// The zone at to is the base of the next such difference.
 	defer s.Updater.Transferred(zone, full)
 	if old != nil {
@@ -120,6 +123,33 @@ func (s *Service) fullDiff(zone string, from uint32, full []dns.RR) history.Entr
 	s.log().Warn("named sent the whole zone for an IXFR and its content before is not known: the change is recorded without its records (ixfr-from-differences makes named keep them)",
 		zap.String("zone", zone), zap.Uint32("from", from), zap.Uint32("to", to))
 	return external(zone, from, to, nil, nil)
+}
+
+// zoneFileMax bounds the zone file fileAt reads.
+const zoneFileMax = 256 << 10
+
+// fileAt returns the zone's content at serial from its file in the zone
+// directory, when that file holds the zone at that serial: the file the
+// API wrote at create (or an import), or named's dump of the dynamic zone
+// at that serial. This serves where the updater knows nothing of the
+// zone, as after a restart of Caddy between a change and its entry. A
+// signed zone's file is not what named serves (full has RRSIGs), and a
+// file over zoneFileMax, at another serial or that does not parse as
+// named loads it (an $INCLUDE is not followed) is not used: nil.
+func (s *Service) fileAt(zone string, from uint32, full []dns.RR) *dnsupdate.Snapshot {
+	if s.Store == nil {
+		return nil
+	}
+	for _, rr := range full {
+		if rr.Header().Rrtype == dns.TypeRRSIG {
+			return nil
+		}
+	}
+	data, ok := s.Store.ReadFile(zone, zoneFileMax)
+	if !ok || !s.Updater.Seed(zone, from, data) {
+		return nil
+	}
+	return s.Updater.Cached(zone, from)
 }
 
 // external is the entry of a change made elsewhere.

@@ -3,6 +3,7 @@ package zoneservice
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -256,5 +257,70 @@ func TestNoticedDiffsAWholeZoneAnswer(t *testing.T) {
 	}
 	if e := last(); *e.SerialAfter != 4 || logs.FilterMessageSnippet("named sent the whole zone").Len() != 1 {
 		t.Errorf("a change with nothing to diff against: %+v, warnings %v", e, logs.All())
+	}
+}
+
+// TestNoticedDiffsFromTheZoneFile: after a restart of Caddy between a
+// change and its entry (the updater holds nothing of the zone), a change
+// named answers with the whole zone is still recorded with its records,
+// from the zone's file in the zone directory when that file holds the
+// zone at the history's serial (the file the API wrote at create, or
+// named's dump); a file at another serial, or one that only a directive
+// would complete, gives the two serials alone, with the warning. Seen in
+// TestEventStreamCrashSafety: Caddy killed after a new zone's first
+// record add, and that change recorded without records.
+func TestNoticedDiffsFromTheZoneFile(t *testing.T) {
+	log, err := history.Open(t.TempDir(), history.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	named := newViewNamed(t, 1) // z.test: its SOA and NS, always whole
+	svc := viewService(t, "", named, log)
+	core, logs := observer.New(zap.WarnLevel)
+	svc.Logger = zap.New(core)
+	ctx := context.Background()
+	if _, err := log.Append(history.Entry{Zone: "z.test", Type: history.ZoneCreated, Source: history.SourceAPI, SerialAfter: history.Serial(1)}); err != nil {
+		t.Fatal(err)
+	}
+	last := func() history.Entry {
+		es, err := log.Read(0, history.Filter{Zone: "z.test"}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return es[len(es)-1]
+	}
+	write := func(text string) {
+		if err := os.WriteFile(svc.Store.FilePath("z.test"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The file at serial 1 (one record more than named has at 2).
+	write("$ORIGIN z.test.\n@ 300 IN SOA ns1 admin 1 3600 600 604800 300\n@ 300 IN NS ns1\nold 300 IN A 192.0.2.1\n")
+	named.serial.Store(2)
+	if err := svc.Noticed(ctx, "z.test"); err != nil {
+		t.Fatal(err)
+	}
+	if e := last(); e.Source != history.SourceExternal || len(e.Added) != 0 || len(e.Removed) != 1 || e.Removed[0].Name != "old.z.test" {
+		t.Errorf("the change from the zone file: %+v", e)
+	}
+	if n := logs.Len(); n != 0 {
+		t.Errorf("%d warnings, want none: %v", n, logs.All())
+	}
+	// A file at another serial than the history's, and one that includes
+	// another file: not the zone at the history's serial.
+	for i, text := range []string{
+		"$ORIGIN z.test.\n@ 300 IN SOA ns1 admin 7 3600 600 604800 300\n@ 300 IN NS ns1\n",
+		"$ORIGIN z.test.\n$INCLUDE /etc/hosts\n@ 300 IN SOA ns1 admin 3 3600 600 604800 300\n@ 300 IN NS ns1\n",
+	} {
+		svc.Updater.Forget("z.test")
+		write(text)
+		named.serial.Store(uint32(3 + i))
+		if err := svc.Noticed(ctx, "z.test"); err != nil {
+			t.Fatal(err)
+		}
+		if e := last(); *e.SerialAfter != uint32(3+i) || len(e.Added)+len(e.Removed) != 0 || logs.FilterMessageSnippet("named sent the whole zone").Len() != i+1 {
+			t.Errorf("file %d: %+v, warnings %v", i, e, logs.All())
+		}
 	}
 }

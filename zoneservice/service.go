@@ -109,7 +109,8 @@ type Intents interface {
 
 // Files is the zone directory, through which the service reads and writes
 // every file: Dir and FilePath name it and a zone's master file; HasFile
-// reports whether that file exists; CreateFile writes it atomically and
+// reports whether that file exists; ReadFile reads it (a regular file of
+// at most max bytes); CreateFile writes it atomically and
 // exclusively (zonestore.ErrExists); DiscardFile removes it and its
 // journal; Exists reports whether a file elsewhere (an adopted zone's)
 // exists; RemoveZoneFiles removes everything a deleted zone left;
@@ -119,6 +120,7 @@ type Files interface {
 	Dir() string
 	FilePath(zone string) string
 	HasFile(zone string) (bool, error)
+	ReadFile(zone string, max int64) ([]byte, bool)
 	Exists(path string) (bool, error)
 	CreateFile(zone string, data []byte) (string, error)
 	DiscardFile(zone string) error

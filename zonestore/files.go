@@ -3,6 +3,7 @@ package zonestore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -64,6 +65,28 @@ func (s *Store) HasFile(zone string) (bool, error) {
 	default:
 		return false, fmt.Errorf("looking for zone file: %w", err)
 	}
+}
+
+// ReadFile returns the content of the zone's master file <dir>/<zone>.zone
+// when it is a regular file (not followed through a symbolic link) of at
+// most max bytes; ok is false otherwise, or when it cannot be read.
+func (s *Store) ReadFile(zone string, max int64) (data []byte, ok bool) {
+	if checkZone(zone) != nil {
+		return nil, false
+	}
+	f, err := os.OpenFile(s.FilePath(zone), os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > max {
+		return nil, false
+	}
+	data, err = io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil || int64(len(data)) > max {
+		return nil, false
+	}
+	return data, true
 }
 
 // Exists reports whether the file at path exists (an adopted zone's file

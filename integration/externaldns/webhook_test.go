@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/external-dns/provider/webhook"
 
 	"github.com/zoneapi/caddy-zoneapi/client"
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
-	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
 const token = "externaldns-admin-token"

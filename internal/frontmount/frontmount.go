@@ -102,7 +102,10 @@ func Lookup(name string) *Mount {
 // are canonical (lower case, no trailing dot). Errors are the service's
 // own; Status classifies them.
 type Service interface {
-	// ListZones lists the zones the service manages, in name order.
+	// ListZones lists the zones the service manages, in name order, with
+	// the serials named last reported on its statistics channel when one
+	// is configured (HasSerial false otherwise, and for a zone created
+	// since or not loaded).
 	ListZones(ctx context.Context) ([]ZoneInfo, error)
 	// Zone describes one zone (what named reports: type, serial, its
 	// configuration).

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 )
 
 var (

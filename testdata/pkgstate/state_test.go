@@ -1,0 +1,7 @@
+package pkgstate
+
+import "testing"
+
+func TestWrite(t *testing.T) {
+	badTestWrite["x"] = 1
+}
