@@ -7,8 +7,8 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/testbind"
-	"github.com/zoneapi/caddy-zoneapi/internal/testcaddy"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
 // TestViewsJourney: with named in two views (internal, matched by its
