@@ -203,28 +203,25 @@ func BenchmarkViewNoticeRouting(b *testing.B) {
 	}
 }
 
-// TestNoticedDiffsAWholeZoneAnswer: when named answers the IXFR with the
-// whole zone, the change is recorded as the difference from the zone's
-// content at the history's serial: the seed of a zone created here, then
-// the zone as the last such answer sent it; without either, with its two
-// serials, no records and a warning (issue 25, defect 6).
-func TestNoticedDiffsAWholeZoneAnswer(t *testing.T) {
+// wholeZoneAnswers is the set-up of the tests of changes named answers
+// IXFRs with the whole zone for: a fake named serving z.test whole, the
+// service over it with a history in which the API created z.test at
+// serial 1, the warnings it logs, and a function that returns the
+// history's last entry of z.test.
+func wholeZoneAnswers(t *testing.T) (*viewNamed, *Service, *observer.ObservedLogs, func() history.Entry) {
+	t.Helper()
 	log, err := history.Open(t.TempDir(), history.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer log.Close()
+	t.Cleanup(func() { log.Close() })
 	named := newViewNamed(t, 1) // z.test: its SOA and NS, always whole
 	svc := viewService(t, "", named, log)
 	core, logs := observer.New(zap.WarnLevel)
 	svc.Logger = zap.New(core)
-	ctx := context.Background()
 	if _, err := log.Append(history.Entry{Zone: "z.test", Type: history.ZoneCreated, Source: history.SourceAPI, SerialAfter: history.Serial(1)}); err != nil {
 		t.Fatal(err)
 	}
-	// The file written at create: one record more than named has now.
-	svc.Updater.Seed("z.test", 1, []byte("$ORIGIN z.test.\n@ 300 IN SOA ns1 admin 1 3600 600 604800 300\n@ 300 IN NS ns1\nold 300 IN A 192.0.2.1\n"))
-
 	last := func() history.Entry {
 		es, err := log.Read(0, history.Filter{Zone: "z.test"}, 0)
 		if err != nil {
@@ -232,6 +229,19 @@ func TestNoticedDiffsAWholeZoneAnswer(t *testing.T) {
 		}
 		return es[len(es)-1]
 	}
+	return named, svc, logs, last
+}
+
+// TestNoticedDiffsAWholeZoneAnswer: when named answers the IXFR with the
+// whole zone, the change is recorded as the difference from the zone's
+// content at the history's serial: the seed of a zone created here, then
+// the zone as the last such answer sent it; without either, with its two
+// serials, no records and a warning (issue 25, defect 6).
+func TestNoticedDiffsAWholeZoneAnswer(t *testing.T) {
+	named, svc, logs, last := wholeZoneAnswers(t)
+	ctx := context.Background()
+	// The file written at create: one record more than named has now.
+	svc.Updater.Seed("z.test", 1, []byte("$ORIGIN z.test.\n@ 300 IN SOA ns1 admin 1 3600 600 604800 300\n@ 300 IN NS ns1\nold 300 IN A 192.0.2.1\n"))
 	named.serial.Store(2)
 	if err := svc.Noticed(ctx, "z.test"); err != nil {
 		t.Fatal(err)
@@ -270,26 +280,8 @@ func TestNoticedDiffsAWholeZoneAnswer(t *testing.T) {
 // TestEventStreamCrashSafety: Caddy killed after a new zone's first
 // record add, and that change recorded without records.
 func TestNoticedDiffsFromTheZoneFile(t *testing.T) {
-	log, err := history.Open(t.TempDir(), history.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	named := newViewNamed(t, 1) // z.test: its SOA and NS, always whole
-	svc := viewService(t, "", named, log)
-	core, logs := observer.New(zap.WarnLevel)
-	svc.Logger = zap.New(core)
+	named, svc, logs, last := wholeZoneAnswers(t)
 	ctx := context.Background()
-	if _, err := log.Append(history.Entry{Zone: "z.test", Type: history.ZoneCreated, Source: history.SourceAPI, SerialAfter: history.Serial(1)}); err != nil {
-		t.Fatal(err)
-	}
-	last := func() history.Entry {
-		es, err := log.Read(0, history.Filter{Zone: "z.test"}, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return es[len(es)-1]
-	}
 	write := func(text string) {
 		if err := os.WriteFile(svc.Store.FilePath("z.test"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
