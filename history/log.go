@@ -482,59 +482,6 @@ func (l *Log) syncer() {
 // was opened (for metrics and tests).
 func (l *Log) Syncs() uint64 { return l.syncs.Load() }
 
-// prune drops the segments the retention no longer keeps (never the
-// active one). l.mu is held.
-func (l *Log) prune() {
-	now := l.opts.Now()
-	var total int64
-	for _, s := range l.segs {
-		total += s.size
-	}
-	for len(l.segs) > 1 {
-		s := l.segs[0]
-		old := l.opts.MaxAge > 0 && s.last >= s.first && now.Sub(s.newest) > l.opts.MaxAge
-		big := l.opts.MaxSize > 0 && total > l.opts.MaxSize
-		empty := s.last < s.first
-		if !old && !big && !empty {
-			break
-		}
-		if err := os.Remove(s.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return
-		}
-		total -= s.size
-		l.segs = l.segs[1:]
-		keep := l.segs[0].first
-		i := 0
-		for i < len(l.tail) && l.tail[i].Seq < keep {
-			i++
-		}
-		l.tail = l.tail[i:]
-	}
-	// An active segment all of whose entries are too old is closed, so
-	// that the next prune drops it.
-	a := l.segs[len(l.segs)-1]
-	if l.opts.MaxAge > 0 && a.last >= a.first && now.Sub(a.newest) > l.opts.MaxAge && l.cur == nil && l.last == l.durable && l.saveState(l.last) == nil {
-		if l.newSegment(l.last+1) == nil {
-			l.prune()
-		}
-	}
-}
-
-// SetRetention changes the retention (as Options.MaxAge and MaxSize,
-// zero meaning the default) and applies it.
-func (l *Log) SetRetention(maxAge time.Duration, maxSize int64) {
-	if maxAge == 0 {
-		maxAge = DefaultMaxAge
-	}
-	if maxSize == 0 {
-		maxSize = DefaultMaxSize
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.opts.MaxAge, l.opts.MaxSize = maxAge, maxSize
-	l.prune()
-}
-
 // Last returns the highest Seq written (durable); 0 when the log has
 // never had an entry.
 func (l *Log) Last() uint64 {
