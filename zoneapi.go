@@ -7,9 +7,10 @@
 // challenges through the API, and the external-dns webhook provider
 // http.handlers.zone_api_external_dns (package externaldns), and the
 // PowerDNS-compatible API that zone_api serves with its powerdns option
-// (package powerdns, mounted through internal/frontmount), the operator
-// console http.handlers.zone_api_console (package console), and the
-// `caddy zoneapi-adopt` command (package client/adoptcmd).
+// (package powerdns, mounted through package frontend, the front ends'
+// contract), the operator console http.handlers.zone_api_console (package
+// console), and the `caddy zoneapi-adopt` command (package
+// client/adoptcmd).
 package zoneapi
 
 import (

@@ -260,7 +260,7 @@ func (h *Handler) allow(w http.ResponseWriter, r *http.Request, a auth.Action, z
 // one record-level question, auth's CheckRecordChanges, asked with the
 // view the request addresses. The REST record routes ask it, and the
 // PowerDNS API's PATCH and PUT with rrsets through
-// frontmount.Options.AllowRecords. Names that do not resolve in the zone
+// frontend.Options.AllowRecords. Names that do not resolve in the zone
 // are left for validation to refuse, unless the scope limits names or
 // types (then 400 here).
 func (h *Handler) allowRecords(w http.ResponseWriter, r *http.Request, zone string, req any) bool {

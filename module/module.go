@@ -26,7 +26,7 @@ import (
 	_ "github.com/zoneapi/caddy-zoneapi/apispec/speccmd"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/internal/frontmount"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
@@ -202,8 +202,8 @@ type Handler struct {
 
 	authDisabled bool
 	guard        *auth.Guard
-	pdnsMount    *frontmount.Mount // the PowerDNS API, when PowerDNS
-	logs                           // the module's loggers (observe.go)
+	pdnsMount    *frontend.Mount // the PowerDNS API, when PowerDNS
+	logs                         // the module's loggers (observe.go)
 	router       *router
 	rest         *restAPI   // the REST front end (rest.go), built with the routes
 	evts         *eventsAPI // the event stream and webhooks (events.go), built with the routes

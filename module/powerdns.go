@@ -16,7 +16,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/internal/frontmount"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -36,7 +36,7 @@ import (
 // starts like PowerDNS's.
 const pdnsVersion = "4.9.0-zoneapi-" + Version
 
-// pdnsMountName is the frontmount name of the PowerDNS API (package
+// pdnsMountName is the frontend mount name of the PowerDNS API (package
 // powerdns registers it).
 const pdnsMountName = "powerdns"
 
@@ -47,7 +47,7 @@ func (h *Handler) provisionPowerDNS() error {
 	if !h.PowerDNS {
 		return nil
 	}
-	if h.pdnsMount = frontmount.Lookup(pdnsMountName); h.pdnsMount == nil {
+	if h.pdnsMount = frontend.Lookup(pdnsMountName); h.pdnsMount == nil {
 		return fmt.Errorf("powerdns: this build lacks the PowerDNS API (package github.com/zoneapi/caddy-zoneapi/powerdns)")
 	}
 	return nil
@@ -59,7 +59,7 @@ func (h *Handler) pdnsRoutes() []route {
 		return nil
 	}
 	var out []route
-	for _, pr := range h.pdnsMount.Routes(frontmount.Options{Service: pdnsService{h}, Version: pdnsVersion, Denied: h.pdnsDenied, Allow: h.allow,
+	for _, pr := range h.pdnsMount.Routes(frontend.Options{Service: pdnsService{h}, Version: pdnsVersion, Denied: h.pdnsDenied, Allow: h.allow,
 		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
 			return h.allowRecords(w, r, zone, c)
 		},
@@ -181,7 +181,7 @@ func (s pdnsService) backend() (*backend, error) {
 	return b, nil
 }
 
-func (s pdnsService) ListZones(ctx context.Context) ([]frontmount.ZoneInfo, error) {
+func (s pdnsService) ListZones(ctx context.Context) ([]frontend.ZoneInfo, error) {
 	b, err := s.backend()
 	if err != nil {
 		return nil, err
@@ -193,20 +193,20 @@ func (s pdnsService) ListZones(ctx context.Context) ([]frontmount.ZoneInfo, erro
 	// The serials named last reported (the statistics channel, when
 	// configured): a PowerDNS zone list carries each zone's.
 	serials := b.svc.Serials(ctx)
-	out := make([]frontmount.ZoneInfo, len(entries))
+	out := make([]frontend.ZoneInfo, len(entries))
 	for i, e := range entries {
-		out[i] = frontmount.ZoneInfo{Name: e.Name, Type: e.Type}
+		out[i] = frontend.ZoneInfo{Name: e.Name, Type: e.Type}
 		out[i].Serial, out[i].HasSerial = serials[e.Name]
 	}
 	return out, nil
 }
 
-func (s pdnsService) Zone(ctx context.Context, zone string) (*frontmount.ZoneInfo, error) {
+func (s pdnsService) Zone(ctx context.Context, zone string) (*frontend.ZoneInfo, error) {
 	b, err := s.backend()
 	if err != nil {
 		return nil, err
 	}
-	z := &frontmount.ZoneInfo{Name: zone, Type: zonemodel.TypePrimary}
+	z := &frontend.ZoneInfo{Name: zone, Type: zonemodel.TypePrimary}
 	zs, err := b.svc.Zone(ctx, zone)
 	switch {
 	case err != nil:
@@ -299,7 +299,7 @@ func (s pdnsService) Delete(ctx context.Context, zone string) error {
 	return nil
 }
 
-func (s pdnsService) Modify(ctx context.Context, zone string, c frontmount.ZoneChange) error {
+func (s pdnsService) Modify(ctx context.Context, zone string, c frontend.ZoneChange) error {
 	b, err := s.backend()
 	if err != nil {
 		return err
@@ -342,7 +342,7 @@ func (s pdnsService) Retransfer(ctx context.Context, zone string) error {
 	return nil
 }
 
-func (s pdnsService) Keys(ctx context.Context, zone string) ([]frontmount.Key, error) {
+func (s pdnsService) Keys(ctx context.Context, zone string) ([]frontend.Key, error) {
 	b, err := s.backend()
 	if err != nil {
 		return nil, err
@@ -377,7 +377,7 @@ func (s pdnsService) Statistics(ctx context.Context) ([][2]string, error) {
 
 // Status maps an error with the zone API's mapping for its operation
 // (errors.go): the status and message the zone API would answer.
-func (s pdnsService) Status(err error) frontmount.Failure {
+func (s pdnsService) Status(err error) frontend.Failure {
 	var (
 		oe *pdnsOpError
 		f  failure
@@ -399,7 +399,7 @@ func (s pdnsService) Status(err error) frontmount.Failure {
 	default:
 		f = fail(http.StatusInternalServerError, "%v", err)
 	}
-	out := frontmount.Failure{Status: f.status, Message: f.message, RetryAfter: f.retryAfter}
+	out := frontend.Failure{Status: f.status, Message: f.message, RetryAfter: f.retryAfter}
 	if oe != nil {
 		out.Zone = oe.zone
 	}
@@ -407,4 +407,4 @@ func (s pdnsService) Status(err error) frontmount.Failure {
 }
 
 // Interface guard
-var _ frontmount.Service = pdnsService{}
+var _ frontend.Service = pdnsService{}

@@ -3,22 +3,22 @@ package powerdns
 import (
 	"net/http"
 
-	"github.com/zoneapi/caddy-zoneapi/internal/frontmount"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 )
 
 // The zone service as this front end sees it, defined where zone_api
-// implements it (package internal/frontmount).
+// implements it (package frontend).
 type (
 	// Service is the zone service.
-	Service = frontmount.Service
+	Service = frontend.Service
 	// ZoneInfo describes a zone.
-	ZoneInfo = frontmount.ZoneInfo
+	ZoneInfo = frontend.ZoneInfo
 	// ZoneChange changes zone configuration clauses.
-	ZoneChange = frontmount.ZoneChange
+	ZoneChange = frontend.ZoneChange
 	// Key is a DNSSEC key.
-	Key = frontmount.Key
+	Key = frontend.Key
 	// Route is one endpoint.
-	Route = frontmount.Route
+	Route = frontend.Route
 )
 
 // MountName is the name zone_api mounts this API by (its powerdns
@@ -26,8 +26,8 @@ type (
 const MountName = "powerdns"
 
 func init() {
-	frontmount.Register(MountName, &frontmount.Mount{
-		Routes: func(o frontmount.Options) []frontmount.Route {
+	frontend.Register(MountName, &frontend.Mount{
+		Routes: func(o frontend.Options) []frontend.Route {
 			return (&API{Service: o.Service, Version: o.Version, Denied: o.Denied, Allow: o.Allow, AllowRecords: o.AllowRecords, AllowPrimaries: o.AllowPrimaries, AllowNotify: o.AllowNotify}).Routes()
 		},
 		Owns:     IsPath,

@@ -1,12 +1,18 @@
-// Package frontmount lets a front end serve its routes inside the zone_api
-// handler without either importing the other: the front end registers a
+// Package frontend is the front ends' contract with the zones: Service,
+// the zone service as a front end sees it, with what each call does, its
+// errors, what is atomic and what is idempotent written in its doc
+// comment, and the way a front end serves its routes inside the zone_api
+// handler without either importing the other. The front end registers a
 // Mount here (from its init function; the module's root package imports
 // it), and zone_api, when its configuration names the mount, asks it for
-// routes over Service, the zone service as front ends see it, which
-// zone_api implements. The routes then run in zone_api's request path:
-// its authentication, scopes, rate limits, audit line and metrics. The
-// PowerDNS-compatible API (package powerdns) is mounted this way.
-package frontmount
+// routes over Service, which zone_api implements. The routes then run in
+// zone_api's request path: its authentication, scopes, rate limits, audit
+// line and metrics. The PowerDNS-compatible API (package powerdns) is
+// mounted this way.
+//
+// It was internal/frontmount. Records and changes are still dnsupdate
+// values here; they are to become zonemodel/apitypes values.
+package frontend
 
 import (
 	"context"
