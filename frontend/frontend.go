@@ -104,43 +104,154 @@ func Lookup(name string) *Mount {
 	return mounts[name]
 }
 
-// Service is the zone service as a mounted front end sees it. Zone names
-// are canonical (lower case, no trailing dot). Errors are the service's
-// own; Status classifies them.
+// Service is the zone service as a mounted front end sees it: every
+// interface below. Zone names are canonical (lower case, no trailing
+// dot) in and out. Every error is the service's own; the front end asks
+// Status how to answer it and never looks into it. A call whose context
+// ends returns promptly; a change it had sent may still be applied (the
+// failure then says the outcome is unknown: 504, nothing rolled back).
 type Service interface {
+	ZoneLister
+	ZoneReader
+	RecordReader
+	RecordApplier
+	ZoneCreator
+	ZoneImporter
+	ZoneDeleter
+	ZoneModifier
+	Notifier
+	Retransferrer
+	KeyLister
+	StatisticsReader
+	ErrorClassifier
+}
+
+// ZoneLister lists the zones.
+type ZoneLister interface {
 	// ListZones lists the zones the service manages, in name order, with
 	// the serials named last reported on its statistics channel when one
 	// is configured (HasSerial false otherwise, and for a zone created
-	// since or not loaded).
+	// since or not loaded). It reads the zone index only: errors are the
+	// index's (500). Read-only, so idempotent.
 	ListZones(ctx context.Context) ([]ZoneInfo, error)
-	// Zone describes one zone (what named reports: type, serial, its
-	// configuration).
+}
+
+// ZoneReader describes one zone.
+type ZoneReader interface {
+	// Zone describes one zone: what named reports (type, serial) and its
+	// configuration clauses. Errors: the zone is unknown (404), named's
+	// control channel fails or does not answer (500 "Bad Gateway", 504).
+	// Read-only, so idempotent.
 	Zone(ctx context.Context, zone string) (*ZoneInfo, error)
-	// Records reads the zone's RRsets (canonical order) and serial.
+}
+
+// RecordReader reads a zone's records.
+type RecordReader interface {
+	// Records reads the zone's RRsets (canonical order) and serial, from
+	// one zone transfer: the RRsets are those of that serial. Errors: the
+	// zone is unknown (404), record reads are not configured (no update
+	// key: 400), the transfer is refused or fails (500 "Bad Gateway").
+	// Read-only, so idempotent.
 	Records(ctx context.Context, zone string) (uint32, []dnsupdate.RRset, error)
+}
+
+// RecordApplier changes a zone's records.
+type RecordApplier interface {
 	// Apply applies the changes in order as one atomic UPDATE with one
-	// serial bump, returning the serials before and after.
+	// serial bump, returning the serials before and after: all of them
+	// or none. Errors: a change is invalid (400) or breaks a DNS rule
+	// (409), the zone is unknown (404), frozen (409), secondary or does
+	// not take updates signed with the module's key (400), named does
+	// not answer in time (504: applied or not is unknown, nothing rolled
+	// back). Not idempotent as such: an add of a record present is a
+	// no-op, a delete of one absent too, so a retry of the same changes
+	// leaves the same records but may bump the serial again.
 	Apply(ctx context.Context, zone string, changes []dnsupdate.Change) (old, new uint32, err error)
-	// Create creates a zone.
+}
+
+// ZoneCreator creates zones.
+type ZoneCreator interface {
+	// Create creates a zone: its file, named's zone (rndc addzone) and
+	// its index entry, crash-safely through a write-ahead intent (a
+	// create interrupted is completed or undone by the next reconcile).
+	// Errors: the request is invalid (400), the zone exists (409), named
+	// refuses or does not answer (409, 500 "Bad Gateway", 504: the
+	// outcome is unknown and a retry completes it), the disk is full
+	// (507). Not idempotent: a second create of the same zone is 409.
 	Create(ctx context.Context, req *zonemodel.CreateZoneRequest) error
+}
+
+// ZoneImporter creates zones from master files.
+type ZoneImporter interface {
 	// Import creates the primary zone from a master file, checked as
-	// named would check it and added all or nothing (the zone API's
-	// import, zoneservice.Service.Import).
+	// named would check it and added all or nothing, as Create adds a
+	// zone (the zone API's import, zoneservice.Service.Import). Errors:
+	// those of Create, a file named would refuse (400, naming its line),
+	// too many imports at once (429). Not idempotent: the zone exists
+	// after the first.
 	Import(ctx context.Context, zone string, file []byte) error
-	// Delete deletes a zone.
+}
+
+// ZoneDeleter deletes zones.
+type ZoneDeleter interface {
+	// Delete deletes a zone the API manages: from named (rndc delzone),
+	// its file and its index entry, crash-safely as Create. Errors: the
+	// zone is unknown (404), of named.conf or not managed by the API
+	// (409), the catalog zone (409), named does not answer (504).
+	// Not idempotent: a second delete is 404.
 	Delete(ctx context.Context, zone string) error
-	// Modify changes the zone's configuration clauses the change names.
+}
+
+// ZoneModifier changes a zone's configuration.
+type ZoneModifier interface {
+	// Modify changes the zone's configuration clauses the change names,
+	// keeping every other, in one rndc modzone under the zone's lock:
+	// named takes the whole change or none of it. Errors: the change is
+	// invalid or does not apply to the zone (400), named refuses it
+	// (409), the zone is unknown (404), the control channel fails (500
+	// "Bad Gateway", 504). Idempotent: the clauses are set, not added to.
 	Modify(ctx context.Context, zone string, change ZoneChange) error
-	// Notify sends NOTIFY for the zone to its secondaries.
+}
+
+// Notifier sends NOTIFY messages.
+type Notifier interface {
+	// Notify sends NOTIFY for the zone to its secondaries (rndc notify,
+	// then the service's own to the servers it can name). Errors: the
+	// zone is unknown (404), the control channel fails (500 "Bad
+	// Gateway", 504). Idempotent: a NOTIFY changes nothing.
 	Notify(ctx context.Context, zone string) error
+}
+
+// Retransferrer refreshes secondary zones.
+type Retransferrer interface {
 	// Retransfer makes a secondary zone transfer from its primaries now.
+	// Errors: the zone is unknown (404) or primary (409), the control
+	// channel fails (500 "Bad Gateway", 504). Idempotent.
 	Retransfer(ctx context.Context, zone string) error
-	// Keys lists the zone's DNSSEC keys (its DNSKEY records).
+}
+
+// KeyLister reads a zone's DNSSEC keys.
+type KeyLister interface {
+	// Keys lists the zone's DNSSEC keys (its apex DNSKEY records with
+	// the zone key flag). Errors: those of RecordReader.Records.
+	// Read-only, so idempotent.
 	Keys(ctx context.Context, zone string) ([]Key, error)
-	// Statistics returns what named reports about itself, name → value.
+}
+
+// StatisticsReader reads named's own state.
+type StatisticsReader interface {
+	// Statistics returns what named reports about itself (rndc status),
+	// name → value, in name order. Errors: the control channel fails
+	// (500 "Bad Gateway", 504). Read-only, so idempotent.
 	Statistics(ctx context.Context) ([][2]string, error)
+}
+
+// ErrorClassifier says how to answer the service's errors.
+type ErrorClassifier interface {
 	// Status classifies an error of the service: how the zone API
-	// answers it.
+	// answers it (the statuses the other interfaces name). It is a pure
+	// function of err, safe on any error (500 for one the service did
+	// not return).
 	Status(err error) Failure
 }
 
