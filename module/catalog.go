@@ -12,6 +12,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/catalog"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -157,12 +158,12 @@ func (a *restAPI) handleGetCatalog(w http.ResponseWriter, r *http.Request, _ par
 	}
 	members, err := b.svc.CatalogMembers(r.Context())
 	if err != nil {
-		writeBadGateway(w, "reading catalog zone %s: %v", a.catalogZone, err)
+		rest.WriteBadGateway(w, "reading catalog zone %s: %v", a.catalogZone, err)
 		return
 	}
 	rep, err := b.svc.ReconcileCatalog(r.Context(), false)
 	if err != nil {
-		writeBadGateway(w, "comparing catalog zone %s with the managed zones: %v", a.catalogZone, err)
+		rest.WriteBadGateway(w, "comparing catalog zone %s with the managed zones: %v", a.catalogZone, err)
 		return
 	}
 	if members == nil {
@@ -180,7 +181,7 @@ func (a *restAPI) handleReconcileCatalog(w http.ResponseWriter, r *http.Request,
 	}
 	rep, err := b.svc.ReconcileCatalog(r.Context(), true)
 	if err != nil {
-		writeBadGateway(w, "reconciling catalog zone %s: %v", a.catalogZone, err)
+		rest.WriteBadGateway(w, "reconciling catalog zone %s: %v", a.catalogZone, err)
 		return
 	}
 	a.logger.Info("catalog zone reconciled", zap.String("catalog", a.catalogZone), zap.Strings("added", rep.Missing), zap.Int("removed", len(rep.Stray)))

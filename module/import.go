@@ -48,7 +48,7 @@ func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p par
 	// from it and a named-checkzone process are what the bounds bound.
 	release, err := imports.enter(zoneservice.ActorOf(r.Context()).Identity)
 	if err != nil {
-		importFailureOf(name, err).write(w)
+		importFailureOf(name, err).Write(w)
 		return
 	}
 	defer release()
@@ -218,7 +218,7 @@ func importFailure(w http.ResponseWriter, name string, err error) {
 			Message: fileRefused(name, fe), Line: fe.Line})
 		return
 	}
-	importFailureOf(name, err).write(w)
+	importFailureOf(name, err).Write(w)
 }
 
 // fileRefused is the message of a refused zone file.

@@ -63,7 +63,7 @@ func (e *importsBusy) failure() failure {
 		status = http.StatusTooManyRequests
 	}
 	f := fail(status, "%s", e.Error())
-	f.retryAfter = importRetryAfter
+	f.RetryAfter = importRetryAfter
 	return f
 }
 

@@ -25,7 +25,7 @@ func TestImportGate(t *testing.T) {
 			t.Fatalf("err = %v, want an *importsBusy", err)
 		}
 		w := httptest.NewRecorder()
-		busy.failure().write(w)
+		busy.failure().Write(w)
 		if w.Header().Get("Retry-After") != "5" {
 			t.Errorf("Retry-After %q", w.Header().Get("Retry-After"))
 		}

@@ -399,7 +399,7 @@ func (s pdnsService) Status(err error) frontend.Failure {
 	default:
 		f = fail(http.StatusInternalServerError, "%v", err)
 	}
-	out := frontend.Failure{Status: f.status, Message: f.message, RetryAfter: f.retryAfter}
+	out := frontend.Failure{Status: f.Status, Message: f.Message, RetryAfter: f.RetryAfter}
 	if oe != nil {
 		out.Zone = oe.zone
 	}
