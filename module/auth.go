@@ -17,6 +17,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
+	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -179,7 +180,7 @@ func routeAction(method, template string) auth.Action {
 	switch {
 	case strings.Contains(template, "/openapi.") || strings.Contains(template, "/asyncapi.") || strings.Contains(template, "/docs"):
 		return "" // the specification and explorer: any identity
-	case template == whoamiTemplate:
+	case template == rest.WhoamiTemplate:
 		return "" // who am I: any identity
 	case strings.HasPrefix(template, apiPrefix+"/server/") || strings.HasPrefix(template, apiPrefix+"/catalog") || strings.HasPrefix(template, apiPrefix+"/events/webhooks"):
 		return auth.ActionServer // server-wide: status, reconcile, the catalog, the webhooks (their dead letters name every zone)

@@ -1,18 +1,14 @@
 package module
 
 import (
-	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/catalog"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -111,81 +107,6 @@ func (cs catalogSettings) newCatalog(store *zonestore.Store, rc catalog.Control,
 		DNS: records.Client(), Control: rc,
 		IsNotFound: rndc.IsNotFound, IsExists: rndc.IsAlreadyExists,
 	}
-}
-
-// catalogFirstRequest reconciles the catalog with the zone index at the
-// first request after start (and at later ones until that succeeded). It
-// runs before the request's handler takes any zone lock.
-func (a *restAPI) catalogFirstRequest(ctx context.Context) {
-	if a.catalogZone == "" {
-		return
-	}
-	b, err := a.backend()
-	if err != nil {
-		return // the handler answers it
-	}
-	b.svc.ReconcileCatalogAtStart(ctx)
-}
-
-// catalogBody answers GET /api/v1/catalog.
-type catalogBody struct {
-	Zone    string           `json:"zone"`
-	Group   string           `json:"group,omitempty"`
-	Count   int              `json:"count"`
-	Members []catalog.Member `json:"members"`
-	// Drift is what a reconcile would fix now.
-	Drift *catalog.Report `json:"drift"`
-}
-
-// catalogOr404 returns the backend, answering 404 when no catalog is
-// configured.
-func (a *restAPI) catalogOr404(w http.ResponseWriter, r *http.Request) (*backend, bool) {
-	if a.catalogZone == "" {
-		writeError(w, http.StatusNotFound, "no catalog zone is configured (zone_api's catalog option)")
-		return nil, false
-	}
-	// The catalog names every zone: an identity limited to some zones
-	// was refused by allow (the server action).
-	return a.backendOr500(w)
-}
-
-// handleGetCatalog lists the catalog's members and the drift from the
-// managed zones.
-func (a *restAPI) handleGetCatalog(w http.ResponseWriter, r *http.Request, _ params) {
-	b, ok := a.catalogOr404(w, r)
-	if !ok {
-		return
-	}
-	members, err := b.svc.CatalogMembers(r.Context())
-	if err != nil {
-		rest.WriteBadGateway(w, "reading catalog zone %s: %v", a.catalogZone, err)
-		return
-	}
-	rep, err := b.svc.ReconcileCatalog(r.Context(), false)
-	if err != nil {
-		rest.WriteBadGateway(w, "comparing catalog zone %s with the managed zones: %v", a.catalogZone, err)
-		return
-	}
-	if members == nil {
-		members = []catalog.Member{}
-	}
-	writeJSON(w, http.StatusOK, catalogBody{Zone: a.catalogZone, Group: a.catalogGroup, Count: len(members), Members: members, Drift: rep})
-}
-
-// handleReconcileCatalog repairs the catalog: members for managed zones
-// that lack one, no members for zones that are not managed.
-func (a *restAPI) handleReconcileCatalog(w http.ResponseWriter, r *http.Request, _ params) {
-	b, ok := a.catalogOr404(w, r)
-	if !ok {
-		return
-	}
-	rep, err := b.svc.ReconcileCatalog(r.Context(), true)
-	if err != nil {
-		rest.WriteBadGateway(w, "reconciling catalog zone %s: %v", a.catalogZone, err)
-		return
-	}
-	a.logger.Info("catalog zone reconciled", zap.String("catalog", a.catalogZone), zap.Strings("added", rep.Missing), zap.Int("removed", len(rep.Stray)))
-	writeJSON(w, http.StatusOK, rep)
 }
 
 // unmarshalCatalog reads the catalog subdirective:

@@ -18,7 +18,7 @@ import (
 //
 // The first time in the process it also reconciles the zone directory
 // with named (zoneservice.Service.ReconcileAtStart) and the catalog with
-// the index (catalogFirstRequest). Handlers call it only once the request is
+// the index (ReconcileCatalogAtStart). Handlers call it only once the request is
 // authorised completely (its route, zone and records), so that nothing an
 // unauthorised request does reaches named or the disk.
 func (a *restAPI) backendOr500(w http.ResponseWriter) (*backend, bool) {
@@ -29,7 +29,9 @@ func (a *restAPI) backendOr500(w http.ResponseWriter) (*backend, bool) {
 		return nil, false
 	}
 	b.svc.ReconcileAtStart(context.Background())
-	a.catalogFirstRequest(context.Background())
+	if a.catalogZone != "" {
+		b.svc.ReconcileCatalogAtStart(context.Background())
+	}
 	return b, true
 }
 

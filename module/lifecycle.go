@@ -1,7 +1,6 @@
 package module
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -58,50 +57,4 @@ func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, view string
 		svc.Catalog, svc.CatalogNotify = h.catalog.newCatalog(store, control, records, updateKey), h.catalog.notify
 	}
 	return svc
-}
-
-// reconcileBody is the answer of POST /api/v1/server/reconcile.
-type reconcileBody struct {
-	Success bool   `json:"success"`
-	Message string `json:"message"`
-	*zoneservice.Report
-}
-
-// handleReconcile reconciles on demand: it settles pending intents,
-// discards a torn index line, adopts zones named serves with their file
-// that the index lost, moves aside files no zone uses, and reports indexed
-// zones named does not serve. With views, it does so for every view, each
-// item of the report naming its view.
-func (a *restAPI) handleReconcile(w http.ResponseWriter, r *http.Request, _ params) {
-	b, ok := a.backendOr500(w)
-	if !ok {
-		return
-	}
-	rep := &zoneservice.Report{Fixed: []zoneservice.Fix{}, Pending: []zoneservice.Fix{}, Problems: []zoneservice.Fix{}}
-	backends := []*backend{b}
-	for _, name := range a.views.names {
-		if vb := b.forView(name); vb != nil && vb != b {
-			backends = append(backends, vb)
-		}
-	}
-	for _, vb := range backends {
-		vrep, err := vb.svc.Reconcile(r.Context(), true)
-		vb.svc.LogReconcile("reconcile", vrep, err)
-		if err != nil {
-			a.lifecycleFailed(w, "", err)
-			return
-		}
-		for _, l := range []struct{ dst, src *[]zoneservice.Fix }{{&rep.Fixed, &vrep.Fixed}, {&rep.Pending, &vrep.Pending}, {&rep.Problems, &vrep.Problems}} {
-			for _, f := range *l.src {
-				f.View = vb.view
-				*l.dst = append(*l.dst, f)
-			}
-		}
-		rep.Checked += vrep.Checked
-	}
-	msg := "nothing to repair"
-	if len(rep.Fixed) > 0 || len(rep.Pending) > 0 || len(rep.Problems) > 0 {
-		msg = "reconciled: see fixed, pending and problems"
-	}
-	writeJSON(w, http.StatusOK, reconcileBody{Success: true, Message: msg, Report: rep})
 }

@@ -6,14 +6,15 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/rest"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
-// restAPI is the zone API's REST front end over the zone service: the
-// handlers of the /api/v1 routes (zones.go, records.go, zoneconfig.go,
-// notify.go, catalog.go, server.go, lifecycle.go), which decode a
-// request, check its scope, call the zone service and encode its answer
-// or map its error (errors.go). It knows of the Caddy module only what
-// its fields give it.
+// restAPI holds the REST handlers not yet moved to package rest (zones.go,
+// records.go, modify.go, notify.go, import.go, history.go,
+// discovery.go), which decode a request, check its scope, call the zone
+// service and encode its answer or map its error (package rest's
+// errors.go). It knows of the Caddy module only what its fields give it.
 type restAPI struct {
 	// backend returns the zone service and what it works on, resolved on
 	// first use (Handler.getBackend).
@@ -42,6 +43,10 @@ type restAPI struct {
 	zoneDir      string
 	catalogZone  string // "" without a catalog
 	catalogGroup string
+
+	// api is the REST front end of package rest, where the handlers are
+	// moving (issue 26); those still here call it.
+	api *rest.API
 }
 
 // scopeChecker checks the authenticated identity of a request against a
@@ -60,5 +65,53 @@ func (h *Handler) newREST() *restAPI {
 		logger: h.logger, dnsLog: h.dnsLog, rndcLog: h.rndcLog, allowNotify: notifyCheck(h.notifyNets, h.forbid),
 		zoneDir: h.zoneDir, catalogZone: h.catalog.zone, catalogGroup: h.catalog.group, views: &h.views,
 	}
+	a.api = &rest.API{
+		Backend: func() (rest.Services, error) {
+			b, err := h.getBackend()
+			if err != nil {
+				return nil, err // not a nil *backend in an interface
+			}
+			return b, nil
+		},
+		Decode: func(w http.ResponseWriter, r *http.Request, p rest.Params, v any) bool {
+			rt, _ := p.Route.(*route)
+			return h.decodeRequest(w, r, params{route: rt, name: p.Name, view: p.View, viewErr: p.ViewErr}, v)
+		},
+		Allow: h.allow, AllowRecords: h.allowRecords, Forbid: h.forbid,
+		AllowPrimaries: a.allowPrimaries, AllowNotify: a.allowNotify,
+		Identity: func(r *http.Request) *auth.Identity { return authOf(r).id },
+		Quiet:    quiet,
+		Logger:   h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
+		Views:   rest.Views{Names: h.views.names, Default: h.views.def},
+		ZoneDir: h.zoneDir, CatalogZone: h.catalog.zone, CatalogGroup: h.catalog.group,
+		Version: Version,
+	}
 	return a
+}
+
+// Service returns the zone service of view (rest.Services): the
+// backend's own for "" and its view, a configured view's, nil for a view
+// not configured.
+func (b *backend) Service(view string) *zoneservice.Service {
+	if view == "" {
+		return b.svc
+	}
+	if vb := b.forView(view); vb != nil {
+		return vb.svc
+	}
+	return nil
+}
+
+// restRoutes are package rest's routes as routes of the handler: each
+// handler gets the matched route's parameters as rest.Params.
+func restRoutes(rs []rest.Route) []route {
+	out := make([]route, len(rs))
+	for i, rr := range rs {
+		handle := rr.Handle
+		out[i] = route{method: rr.Method, template: rr.Template, public: rr.Public, authOptional: rr.AuthOptional, op: rr.Op, body: rr.Body}
+		out[i].handle = func(w http.ResponseWriter, r *http.Request, p params) {
+			handle(w, r, rest.Params{Name: p.name, View: p.view, ViewErr: p.viewErr, Route: p.route})
+		}
+	}
+	return out
 }

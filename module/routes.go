@@ -95,11 +95,8 @@ type params struct {
 func (h *Handler) buildRoutes() []route {
 	a := h.newREST()
 	h.rest = a
-	rs := []route{
-		{method: http.MethodGet, template: "/api/v1/health", public: true, handle: a.handleHealth},
-		{method: http.MethodGet, template: "/api/v1/ready", public: true, authOptional: true, handle: a.handleReady},
-		{method: http.MethodGet, template: "/api/v1/server/status", handle: a.handleServerStatus},
-		{method: http.MethodPost, template: "/api/v1/server/reconcile", handle: a.handleReconcile, op: "reconcile"},
+	rs := restRoutes(a.api.Routes())
+	rs = append(rs, []route{
 		{method: http.MethodPost, template: "/api/v1/zones", body: bodyOf[createZoneRequest](), handle: a.handleCreateZone, op: "create"},
 		{method: http.MethodGet, template: "/api/v1/zones", handle: a.handleListZones},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}", handle: a.handleGetZone},
@@ -107,8 +104,6 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodPatch, template: "/api/v1/zones/{name}", body: bodyOf[ModifyZoneRequest](), handle: a.handleModifyZone, op: "modify"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/retransfer", handle: a.handleRetransfer, op: "retransfer"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/adopt", handle: a.handleAdoptZone, op: "adopt"},
-		{method: http.MethodGet, template: "/api/v1/catalog", handle: a.handleGetCatalog},
-		{method: http.MethodPost, template: "/api/v1/catalog/reconcile", handle: a.handleReconcileCatalog},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/status", handle: a.handleZoneStatus},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/reload", handle: a.zoneCommand("reload"), op: "reload"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/freeze", handle: a.zoneCommand("freeze"), op: "freeze"},
@@ -123,8 +118,7 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/import", body: bodyOf[importZoneRequest](), handle: a.handleImportZone, op: "import"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/changes", handle: a.handleListChanges},
 		{method: http.MethodGet, template: "/api/v1/changes", handle: a.handleListChanges},
-		{method: http.MethodGet, template: whoamiTemplate, handle: a.handleWhoami},
-	}
+	}...)
 	h.evts = newEventsAPI(h)
 	rs = append(rs, h.evts.routes()...)
 	rs = append(rs, h.pdnsRoutes()...)

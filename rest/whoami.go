@@ -1,4 +1,4 @@
-package module
+package rest
 
 import (
 	"net/http"
@@ -30,8 +30,8 @@ type whoamiBody struct {
 }
 
 // handleWhoami answers the request's identity and its grants.
-func (a *restAPI) handleWhoami(w http.ResponseWriter, r *http.Request, _ params) {
-	id := authOf(r).id
+func (a *API) handleWhoami(w http.ResponseWriter, r *http.Request, _ Params) {
+	id := a.identity(r)
 	if id == nil {
 		id = &auth.Identity{ID: "anonymous", Mode: "disabled"}
 	}
@@ -48,9 +48,9 @@ func (a *restAPI) handleWhoami(w http.ResponseWriter, r *http.Request, _ params)
 		t := id.Expires.UTC()
 		b.Expires = &t
 	}
-	writeJSON(w, http.StatusOK, b)
+	WriteJSON(w, http.StatusOK, b)
 }
 
-// whoamiTemplate is the route of handleWhoami: any authenticated
-// identity may ask it (routeAction gives it no action).
-const whoamiTemplate = apiPrefix + "/auth/whoami"
+// WhoamiTemplate is the route of handleWhoami: any authenticated
+// identity may ask it (the host's scope check gives it no action).
+const WhoamiTemplate = APIPrefix + "/auth/whoami"

@@ -1,0 +1,190 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+)
+
+// APIPrefix is the path prefix of the REST API's routes.
+const APIPrefix = "/api/v1"
+
+// API is the REST front end over the zone service: the handlers of the
+// /api/v1 routes (Routes), which decode a request, check its scope, call
+// the zone service and encode its answer or map its error (errors.go).
+// It knows of its host, the zone_api Caddy module, only what its fields
+// give it; the host routes, authenticates and authorises each request
+// before a handler runs.
+type API struct {
+	// Backend returns the zone services, resolved on first use; an error
+	// is answered 500 (an unreadable key file, no zone directory).
+	Backend func() (Services, error)
+	// Decode reads the request body once, checks it against the served
+	// specification's schema of the route and decodes it strictly into
+	// v, answering the request itself when it fails.
+	Decode func(w http.ResponseWriter, r *http.Request, p Params, v any) bool
+	// Allow checks that the request's identity may do the action on the
+	// zone ("" for none), answering 403 itself when not.
+	Allow func(w http.ResponseWriter, r *http.Request, a auth.Action, zone string) bool
+	// AllowRecords checks that the identity may change the records a
+	// record body (req) names, answering 403 itself when not.
+	AllowRecords func(w http.ResponseWriter, r *http.Request, zone string, req any) bool
+	// Forbid answers 403 for a refusal the handler decides, logs it and
+	// returns false.
+	Forbid func(w http.ResponseWriter, r *http.Request, err error) bool
+	// AllowPrimaries checks that the identity may name a secondary
+	// zone's primaries, answering 403 itself when not.
+	AllowPrimaries func(w http.ResponseWriter, r *http.Request, primaries []string) bool
+	// AllowNotify checks that the identity may name a zone's
+	// also-notify servers, answering 403 itself when not.
+	AllowNotify func(w http.ResponseWriter, r *http.Request, servers []string) bool
+	// Identity is the request's authenticated identity, nil when it has
+	// none (authentication off, or a public route without a token).
+	Identity func(r *http.Request) *auth.Identity
+	// Quiet marks a context whose control commands are logged at debug
+	// level only (the readiness probe's).
+	Quiet func(ctx context.Context) context.Context
+
+	Logger  *zap.Logger // zone operations
+	DNSLog  *zap.Logger // record changes
+	RNDCLog *zap.Logger // control commands
+
+	// Views are the configured views.
+	Views Views
+	// ZoneDir is the zone directory (the readiness probe checks it).
+	ZoneDir string
+	// CatalogZone is the catalog zone, "" without one; CatalogGroup its
+	// members' group.
+	CatalogZone  string
+	CatalogGroup string
+	// Version is the host's version, which GET /health answers.
+	Version string
+}
+
+// Services are the zone services of the configured views.
+type Services interface {
+	// Service returns the zone service of view: for "" (and the default
+	// view's name) the default view's, or the one service without views;
+	// nil for a view that is not configured.
+	Service(view string) *zoneservice.Service
+}
+
+// Params are a request's path parameter and view, as the host matched
+// them.
+type Params struct {
+	// Name is the decoded {name} segment ("" on routes without one).
+	Name string
+	// View is the request's ?view= on the routes that take one, mapped
+	// as Views.Named does; ViewErr is why it is not a valid view name.
+	View    string
+	ViewErr error
+	// Route is the host's matched route, handed back to Decode.
+	Route any
+}
+
+// Views are the configured views (the zero value: none).
+type Views struct {
+	// Names are every configured view's name, in configuration order.
+	Names []string
+	// Default is the default view ("" none): requests that name no view
+	// address it.
+	Default string
+}
+
+// Configured reports whether any view is configured.
+func (t Views) Configured() bool { return len(t.Names) > 0 }
+
+// List is the configured views for messages.
+func (t Views) List() string { return strings.Join(t.Names, ", ") }
+
+// Route is one endpoint of the REST API.
+type Route struct {
+	// Method and Template are the http.ServeMux pattern's parts; the
+	// zone segment of Template is {name}.
+	Method   string
+	Template string
+	// Public routes are served without authentication; AuthOptional
+	// ones authenticate a request that carries an Authorization header.
+	Public       bool
+	AuthOptional bool
+	// Op is the zoneapi_zone_operations_total label of a change ("" for
+	// reads).
+	Op string
+	// Body is the type of the request body, decoded by Decode.
+	Body reflect.Type
+	// Handle serves the request.
+	Handle func(w http.ResponseWriter, r *http.Request, p Params)
+}
+
+// bodyOf is the Route.Body of a request body type.
+func bodyOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+// Routes lists the endpoints of the handlers moved here so far, in the
+// order the host's route table lists them.
+func (a *API) Routes() []Route {
+	return []Route{
+		{Method: http.MethodGet, Template: APIPrefix + "/health", Public: true, Handle: a.handleHealth},
+		{Method: http.MethodGet, Template: APIPrefix + "/ready", Public: true, AuthOptional: true, Handle: a.handleReady},
+		{Method: http.MethodGet, Template: APIPrefix + "/server/status", Handle: a.handleServerStatus},
+		{Method: http.MethodPost, Template: APIPrefix + "/server/reconcile", Handle: a.handleReconcile, Op: "reconcile"},
+		{Method: http.MethodGet, Template: APIPrefix + "/catalog", Handle: a.handleGetCatalog},
+		{Method: http.MethodPost, Template: APIPrefix + "/catalog/reconcile", Handle: a.handleReconcileCatalog},
+		{Method: http.MethodGet, Template: WhoamiTemplate, Handle: a.handleWhoami},
+	}
+}
+
+// identity is the request's identity, nil when none.
+func (a *API) identity(r *http.Request) *auth.Identity {
+	if a.Identity == nil {
+		return nil
+	}
+	return a.Identity(r)
+}
+
+// grant is the request's grant (nil: everything allowed).
+func (a *API) grant(r *http.Request) *auth.Grant {
+	if id := a.identity(r); id != nil {
+		return id.Grant
+	}
+	return nil
+}
+
+// servicesOr500 returns the zone services, or answers 500 when they
+// cannot be set up (unreadable key file, missing zone directory).
+//
+// The first time in the process it also reconciles the zone directory
+// with named (zoneservice.Service.ReconcileAtStart) and the catalog with
+// the index (catalogFirstRequest). Handlers call it only once the request
+// is authorised completely (its route, zone and records), so that nothing
+// an unauthorised request does reaches named or the disk.
+func (a *API) servicesOr500(w http.ResponseWriter) (Services, bool) {
+	s, err := a.Backend()
+	if err != nil {
+		a.Logger.Error("backend unavailable", zap.Error(err))
+		WriteError(w, http.StatusInternalServerError, "%v", err)
+		return nil, false
+	}
+	s.Service("").ReconcileAtStart(context.Background())
+	a.catalogFirstRequest(context.Background())
+	return s, true
+}
+
+// catalogFirstRequest reconciles the catalog with the zone index at the
+// first request after start (and at later ones until that succeeded). It
+// runs before the request's handler takes any zone lock.
+func (a *API) catalogFirstRequest(ctx context.Context) {
+	if a.CatalogZone == "" {
+		return
+	}
+	s, err := a.Backend()
+	if err != nil {
+		return // the handler answers it
+	}
+	s.Service("").ReconcileCatalogAtStart(ctx)
+}
