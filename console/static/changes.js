@@ -36,13 +36,19 @@ export function entryDiffs(entry) {
   return [...m.values()].map((d) => ({ ...d, before: d.before.values.length ? d.before : null, after: d.after.values.length ? d.after : null }));
 }
 
+// zoneHref is the console's page of a zone, in its view if it has one
+// (the default view's zones have none).
+export function zoneHref(zone, view) {
+  return '#/zones/' + encodeURIComponent(zone) + (view ? '/records?view=' + encodeURIComponent(view) : '');
+}
+
 // entryView shows one change: when, who, through what, and its diff.
 export function entryView(entry, { showZone = true, actions = null } = {}) {
   const when = new Date(entry.time);
   return h('li', { class: 'change', 'data-id': entry.id },
     h('div', { class: 'meta' },
       h('time', { datetime: entry.time }, when.toLocaleString()),
-      showZone ? h('a', { href: '#/zones/' + encodeURIComponent(entry.zone) }, entry.zone) : null,
+      showZone ? h('a', { href: zoneHref(entry.zone, entry.view) }, entry.zone, entry.view ? h('span', { class: 'view' }, ` (${entry.view})`) : null) : null,
       h('span', { class: 'type' }, entry.type),
       h('span', { class: 'by' }, entry.source === 'external' ? 'external (found in named)' : `${entry.identity || ''} via ${entry.frontend || 'api'}`),
       entry.serial_after ? h('span', { class: 'serial' }, `serial ${entry.serial_before ?? '–'} → ${entry.serial_after}`) : null,

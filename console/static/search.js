@@ -1,10 +1,12 @@
 // Search: records across every zone the token may read, by name, type or
-// value. Each zone's records are read (by AXFR behind the API, cached by
-// serial), four zones at a time.
+// value, in every view (on a server with views each hit names its zone's
+// view and links to the zone's page in it). Each zone's records are read
+// (by AXFR behind the API, cached by serial), four zones at a time.
 
 import { h, replace, errorBox, field } from './dom.js';
 import { request, zonePath } from './api.js';
 import { relName } from './rrsets.js';
+import { zoneHref } from './changes.js';
 
 const maxResults = 500;
 
@@ -31,25 +33,25 @@ class Search extends HTMLElement {
       let cursor = '';
       for (;;) {
         const l = await request('GET', '/zones?limit=1000' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''));
-        zones = zones.concat(l.zones);
+        zones = zones.concat(l.items || l.zones.map((name) => ({ name })));
         if (!l.nextCursor) break;
         cursor = l.nextCursor;
       }
       let done = 0;
       const next = async () => {
         while (zones.length && run === this.runs && hits.length < maxResults) {
-          const z = zones.shift();
+          const { name: z, view = '' } = zones.shift();
           try {
             let c = '';
             for (;;) {
-              const p = await request('GET', zonePath(z, '/records?limit=1000' + (c ? '&cursor=' + encodeURIComponent(c) : '')));
+              const p = await request('GET', zonePath(z, '/records?limit=1000' + (c ? '&cursor=' + encodeURIComponent(c) : ''), view));
               for (const r of p.rrsets) {
-                if (r.name.toLowerCase().includes(q) || r.type.toLowerCase() === q || r.values.some((v) => v.toLowerCase().includes(q))) hits.push({ zone: z, ...r });
+                if (r.name.toLowerCase().includes(q) || r.type.toLowerCase() === q || r.values.some((v) => v.toLowerCase().includes(q))) hits.push({ zone: z, view, ...r });
               }
               if (!p.nextCursor) break;
               c = p.nextCursor;
             }
-          } catch (e) { if (e.status !== 403 && e.status !== 404) hits.push({ zone: z, error: e }); }
+          } catch (e) { if (e.status !== 403 && e.status !== 404) hits.push({ zone: z, view, error: e }); }
           done++;
           replace(this.progress, `${done} zones searched, ${hits.length} matches`);
         }
@@ -65,11 +67,11 @@ class Search extends HTMLElement {
   show(hits) {
     const rows = hits.filter((x) => !x.error);
     replace(this.results,
-      hits.filter((x) => x.error).map((x) => h('div', {}, x.zone + ': ', errorBox(x.error))),
+      hits.filter((x) => x.error).map((x) => h('div', {}, x.zone + (x.view ? ` (${x.view})` : '') + ': ', errorBox(x.error))),
       rows.length ? h('table', {}, h('caption', { class: 'sr' }, `${rows.length} matching RRsets`),
         h('thead', {}, h('tr', {}, ['Zone', 'Name', 'Type', 'TTL', 'Data'].map((c) => h('th', { scope: 'col' }, c)))),
         h('tbody', {}, rows.map((r) => h('tr', {},
-          h('td', {}, h('a', { href: '#/zones/' + encodeURIComponent(r.zone) }, r.zone)), h('td', {}, relName(r.name, r.zone)), h('td', {}, r.type),
+          h('td', {}, h('a', { href: zoneHref(r.zone, r.view) }, r.zone, r.view ? h('span', { class: 'view' }, ` (${r.view})`) : null)), h('td', {}, relName(r.name, r.zone)), h('td', {}, r.type),
           h('td', {}, String(r.ttl)), h('td', { class: 'data' }, r.values.map((v) => h('div', {}, v)))))))
         : h('p', {}, 'No record matches.'));
   }

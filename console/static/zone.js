@@ -36,10 +36,12 @@ class Zone extends HTMLElement {
       this.editor, this.pending, this.records);
     this.historyTab = h('div', { role: 'tabpanel', id: 'tab-history', 'aria-labelledby': 'tabbtn-history' },
       h('p', { class: 'hint' }, 'Newest first. Reverting stages the inverse change; you review it before it is applied.'), this.changes);
+    this.settings = h('div');
+    this.settingsTab = h('div', { role: 'tabpanel', id: 'tab-settings', 'aria-labelledby': 'tabbtn-settings' }, this.settings);
     const tab = (id, label) => h('a', { role: 'tab', id: 'tabbtn-' + id, href: this.href(id), 'aria-controls': 'tab-' + id, 'aria-selected': String(this.tab === id) }, label);
     replace(this, h('p', { class: 'crumbs' }, h('a', { href: '#/zones' }, 'Zones'), ' / '), h('h1', {}, this.zone, this.view ? h('span', { class: 'view' }, ` in view ${this.view}`) : null), this.head, this.notice,
-      h('div', { role: 'tablist', 'aria-label': 'Zone' }, tab('records', 'Records'), tab('history', 'History')),
-      this.recordsTab, this.historyTab);
+      h('div', { role: 'tablist', 'aria-label': 'Zone' }, tab('records', 'Records'), tab('history', 'History'), tab('settings', 'Transfer and notify')),
+      this.recordsTab, this.historyTab, this.settingsTab);
     this.setTab(this.tab);
     this.load();
   }
@@ -55,6 +57,7 @@ class Zone extends HTMLElement {
     this.tab = tab;
     this.recordsTab.hidden = tab !== 'records';
     this.historyTab.hidden = tab !== 'history';
+    this.settingsTab.hidden = tab !== 'settings';
     for (const t of this.querySelectorAll('[role=tab]')) t.setAttribute('aria-selected', String(t.id === 'tabbtn-' + tab));
   }
 
@@ -62,6 +65,7 @@ class Zone extends HTMLElement {
     try {
       this.info = await request('GET', zonePath(this.zone, '', this.view));
       this.renderHead();
+      this.renderSettings();
       await this.loadRecords();
     } catch (e) {
       replace(this.records, errorBox(e));
@@ -96,6 +100,40 @@ class Zone extends HTMLElement {
         cmd('retransfer', 'Retransfer', caps.retransfer ? caps.retransfer.allowed : false, caps.retransfer && caps.retransfer.reason)) : null,
       session.restrictsRecords() ? null : h('div', { class: 'exportbar' }, h('button', { type: 'button', class: 'export', onclick: () => this.exportFile() }, 'Export zone file')),
       caps.records && !caps.records.allowed && session.can('records') ? h('p', { class: 'hint' }, 'Records cannot be changed: ' + caps.records.reason) : null);
+  }
+
+  // renderSettings shows the zone's transfer and notify lists (named's
+  // showzone, through GET /zones/{name}), editable where the token has
+  // the zones action and the zone's modify capability allows it; the
+  // reason is shown where it does not. Saved with PATCH /zones/{name}.
+  renderSettings(message) {
+    const c = (this.info && this.info.config) || {};
+    const mod = (this.info && this.info.capabilities && this.info.capabilities.modify) || { allowed: false };
+    const canEdit = session.can('zones') && mod.allowed;
+    const list = (name, values) => h('textarea', { name, rows: '3', spellcheck: 'false', disabled: !canEdit, value: (values || []).join('\n') });
+    const notify = list('alsoNotify', c.alsoNotify);
+    const transfer = list('allowTransfer', c.allowTransfer);
+    const lines = (t) => t.value.split(/[\n,;]+/).map((v) => v.trim()).filter(Boolean);
+    const save = async (e) => {
+      e.preventDefault();
+      replace(this.settingsMsg, 'Saving…');
+      try {
+        const r = await request('PATCH', zonePath(this.zone, '', this.view), { body: { alsoNotify: lines(notify), allowTransfer: lines(transfer) } });
+        this.info = await request('GET', zonePath(this.zone, '', this.view));
+        this.renderSettings(h('p', { class: 'ok' }, r.message || 'Saved.'));
+      } catch (err) { replace(this.settingsMsg, errorBox(err)); }
+    };
+    this.settingsMsg = h('div', { class: 'settingsmsg', 'aria-live': 'polite' }, message || null);
+    const why = !session.can('zones') ? 'Your token may not change zones (the zones action).' : !mod.allowed ? 'These settings cannot be changed here: ' + (mod.reason || 'the API does not allow it') : null;
+    replace(this.settings,
+      h('form', { class: 'settingsform', onsubmit: save },
+        h('h2', {}, 'Transfer and notify'),
+        why ? h('p', { class: 'hint reason' }, why) : null,
+        field('Also notify', notify, 'Servers sent NOTIFY besides the NS targets, one a line: ip, ip:port or [v6]:port, optionally followed by "key NAME". Empty: none.'),
+        field('Allow transfer', transfer, 'Who may transfer the zone (AXFR, IXFR), one a line: ip, ip/len, !ip, "key NAME", any, none. Key grants the zone has are kept unless the list names keys.'),
+        canEdit ? h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Save settings')) : null,
+        c.statement ? h('details', {}, h('summary', {}, 'The zone statement named shows'), h('pre', { class: 'statement' }, c.statement)) : null),
+      this.settingsMsg);
   }
 
   // exportFile downloads the zone file (GET /export) under the zone's

@@ -86,6 +86,7 @@ func TestAccessibility(t *testing.T) {
 				{"#/zones", `document.querySelector('za-zones tbody tr')`},
 				{"#/zones/a11y.test/records", `document.querySelector('za-zone')?.base?.size > 0`},
 				{"#/zones/a11y.test/history", `document.querySelector('za-zone .changes li')`},
+				{"#/zones/a11y.test/settings", `document.querySelector('za-zone .settingsform textarea')`},
 				{"#/history", `document.querySelector('za-history .changes li')`},
 				{"#/search", `document.querySelector('za-search input')`},
 			} {

@@ -17,7 +17,9 @@ import (
 // reads and edits that view's records only: named serves the edit to
 // internal's clients and the old record to external's. A zone created
 // in the console in view internal is served there only. Fails on a
-// console whose zone pages do not pass ?view=.
+// console whose zone pages do not pass ?view=, or whose search and
+// history do not name the view (the search would find the default
+// view's record only).
 func TestViewsJourney(t *testing.T) {
 	var ns *testbind.Server
 	e := startWith(t, testbind.Options{
@@ -67,6 +69,26 @@ func TestViewsJourney(t *testing.T) {
 	e.waitText("za-zone .notice", "Applied 1 change")
 	want("internal", "www.same.test", "10.0.0.81")
 	want("external", "www.same.test", "192.0.2.80")
+
+	// Search reads each view's zone and names the view; the history
+	// across zones names the view of the change and links to its page.
+	e.open("#/search")
+	e.fill("za-search input[type=search]", "www")
+	e.click("za-search button[type=submit]")
+	e.waitText("za-search tbody", "10.0.0.81")
+	rows := evalAs[[]string](e, `[...document.querySelectorAll('za-search tbody tr')].map((tr) => tr.cells[0].querySelector('a').getAttribute('href') + '|' + tr.cells[0].textContent + '|' + tr.cells[4].textContent).sort()`)
+	if want := []string{
+		"#/zones/same.test/records?view=external|same.test (external)|192.0.2.80",
+		"#/zones/same.test/records?view=internal|same.test (internal)|10.0.0.81",
+	}; !slices.Equal(rows, want) {
+		t.Fatalf("search rows %q, want %q", rows, want)
+	}
+	e.open("#/history")
+	e.waitText("za-history li.change", "same.test (internal)")
+	if !evalAs[bool](e, `[...document.querySelectorAll('za-history li.change')].some((li) => li.textContent.includes('records.changed') && li.querySelector('a[href="#/zones/same.test/records?view=internal"]'))`) {
+		t.Fatal("the history's change of the internal view does not link to the zone's page in that view")
+	}
+	e.docShot("views")
 
 	e.open("#/zones")
 	e.click("za-zones .titlebar button.primary")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 )
 
 // openZone signs in as who and opens the zone's page, waiting for its
@@ -271,9 +274,17 @@ func TestACMETokenJourney(t *testing.T) {
 
 // TestZoneCommandsJourney: freeze and thaw from the zone page reach
 // named (rndc zonestatus says so), each button enabled only where the
-// zone's state allows it.
+// zone's state allows it. The zone's transfer and notify lists are
+// edited on its settings tab: rndc showzone shows the new lists, and a
+// transfer from an address the new list leaves out is refused. A zone
+// of named.conf shows the lists read-only with the API's reason. Fails
+// on a console without the settings tab.
 func TestZoneCommandsJourney(t *testing.T) {
-	e := start(t)
+	confFile := filepath.Join(t.TempDir(), "conf.test.db")
+	if err := os.WriteFile(confFile, []byte(testbind.MinimalZone("conf.test", 3)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := startWith(t, testbind.Options{ExtraConfig: testbind.ZoneStatement("conf.test", confFile, "")})
 	e.createZone("cmd.test")
 	e.openZone("admin", "cmd.test", "records")
 	if !evalAs[bool](e, `[...document.querySelectorAll('za-zone .commands button')].find((b) => b.textContent === 'Thaw').disabled`) {
@@ -289,7 +300,53 @@ func TestZoneCommandsJourney(t *testing.T) {
 	if out, err := e.ns.RNDC("zonestatus", "cmd.test"); err != nil || !strings.Contains(out, "frozen: no") {
 		t.Fatalf("rndc zonestatus after Thaw: %v %s", err, out)
 	}
+
+	// Transfer and notify.
+	if err := e.axfr("cmd.test"); err != nil {
+		t.Fatalf("a transfer of cmd.test before the change: %v", err)
+	}
+	e.click(`za-zone a#tabbtn-settings`)
+	e.fill(`za-zone textarea[name=alsoNotify]`, "127.0.0.1:5399\n192.0.2.9")
+	e.fill(`za-zone textarea[name=allowTransfer]`, "10.0.0.0/8")
+	e.click(`za-zone .settingsform button[type=submit]`)
+	e.waitText("za-zone .settingsmsg .ok", "")
+	e.waitJS(`document.querySelector('za-zone textarea[name=allowTransfer]').value.includes('10.0.0.0/8')`, "the saved list read back")
+	e.docShot("settings")
+	out, err := e.ns.RNDC("showzone", "cmd.test")
+	if err != nil || !strings.Contains(out, "also-notify { 127.0.0.1 port 5399; 192.0.2.9; }") || !regexp.MustCompile(`allow-transfer\s+\{ 10\.0\.0\.0/8; \}`).MatchString(out) {
+		t.Fatalf("rndc showzone cmd.test after the settings: %v %s", err, out)
+	}
+	if err := e.axfr("cmd.test"); err == nil {
+		t.Fatal("named still transfers cmd.test to 127.0.0.1 after allow-transfer { 10.0.0.0/8; }")
+	}
+	e.open("#/zones/conf.test/settings")
+	e.waitText("za-zone .settingsform .reason", "cannot be changed here")
+	if !evalAs[bool](e, `document.querySelector('za-zone textarea[name=allowTransfer]').disabled && !document.querySelector('za-zone .settingsform button[type=submit]')`) {
+		t.Error("the settings of a named.conf zone are editable")
+	}
 	e.noProblems()
+}
+
+// axfr transfers the zone from named (from 127.0.0.1, unsigned); an
+// error when named refuses.
+func (e *env) axfr(zone string) error {
+	m := new(dns.Msg)
+	m.SetAxfr(dns.Fqdn(zone))
+	ch, err := (&dns.Transfer{}).In(m, e.ns.DNSAddr)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for env := range ch {
+		if env.Error != nil {
+			return env.Error
+		}
+		n += len(env.RR)
+	}
+	if n == 0 {
+		return fmt.Errorf("an empty transfer")
+	}
+	return nil
 }
 
 // TestEditAsTextJourney: the zone's records as text; a changed line, a
