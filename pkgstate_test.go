@@ -30,13 +30,10 @@ var packageStateExceptions = map[string]string{
 	"internal/localcall.servers":   "the zone_api handlers of the running configurations, for in-process calls: a registry, as Caddy's own module registry",
 	"module.customTypes":           "a memo of a pure function of a reflect type (which decoder a type needs), as encoding/json's own caches",
 	"module.fieldTables":           "a memo of a pure function of a reflect type (its field table), as encoding/json's own caches",
-	"module.keysInFlight":          "the Idempotency-Keys being answered (module/idempotency.go is being changed by another session)",
 	"rndc.serial":                  "the control channel's message serial, random at start and numbered across all clients of the process, so that no two requests of the process to a named share one",
 	"zonestore.lockFiles":          "the lock file descriptors of the process: open file description locks belong to the process, which must hold one per file",
 	"zonestore.processLocks":       "the in-process halves of the zone locks: every Store of a directory in the process must share them, as the lock is the process's",
-	"zoneservice.boots":            "named's boot time per zone directory as the process last saw it, so that a reload's new Service does not take it for a restart (TODO: on the server object, one per directory)",
 	"zoneservice.notRecordedTotal": "the process's count of history entries not recorded, zoneapi_history_write_errors_total: a metric counter, which DESIGN.md keeps at package level (TODO: a counter on the server object)",
-	"zoneservice.startups":         "the start-up reconcile's gate per zone directory, once per process whichever generation serves the first request (TODO: on the server object, one per directory)",
 }
 
 // TestNoPackageState fails when a non-test package declares a mutable

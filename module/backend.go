@@ -9,6 +9,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // getBackend resolves keys and opens the zone store on first use. A
@@ -21,7 +22,7 @@ func (h *Handler) getBackend() (*backend, error) {
 		return h.cell.backend, nil
 	}
 	if h.updater == nil { // a handler built without Provision (unit tests)
-		h.store, h.updater = &sharedStore{dir: h.zoneDir}, sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
+		h.store, h.updater = zoneservice.NewDirectory(h.zoneDir, nil), sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
 	}
 	key, err := h.rndcKeyConf.Load()
 	if err != nil {
@@ -45,7 +46,7 @@ func (h *Handler) getBackend() (*backend, error) {
 	if records, err = getUpdater(h.dnsServer, tsig, h.rndcTimeout); err != nil {
 		return nil, err
 	}
-	store, err := h.store.open()
+	store, err := h.store.Store()
 	if err != nil {
 		return nil, fmt.Errorf("opening zone directory: %w", err)
 	}
@@ -55,7 +56,7 @@ func (h *Handler) getBackend() (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := h.newService(store, rc, h.views.def, records, updateKey, true)
+	svc := h.newService(h.store, store, rc, h.views.def, records, updateKey, true)
 	svc.History = hist
 	b := &backend{
 		store:     store,

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -59,11 +58,6 @@ func idempotencyKeyOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return v, true
 }
 
-// keysInFlight are the keys whose request is running in this process
-// (by zone directory and key id): a second request with the key meanwhile
-// answers 409, as the draft says.
-var keysInFlight sync.Map
-
 // createWithKey answers a create sent with an Idempotency-Key. Keys
 // belong to the principal that sends them (another identity's same key
 // is another key). The first use records the key and the request's
@@ -87,12 +81,15 @@ func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 	}
 	sum := sha256.Sum256([]byte(principal + "\x00" + key))
 	id := hex.EncodeToString(sum[:16])
-	flight := b.store.Dir() + "\x00" + id
-	if _, busy := keysInFlight.LoadOrStore(flight, true); busy {
+	// A second request with the key while the first runs in this
+	// process answers 409, as the draft says (the directory's
+	// zoneservice.Directory knows the keys in flight).
+	end, ok := b.svc.Directory.BeginKey(id)
+	if !ok {
 		writeError(w, http.StatusConflict, "a request with this Idempotency-Key is still being processed; retry once it has been answered")
 		return
 	}
-	defer keysInFlight.Delete(flight)
+	defer end()
 
 	keys := b.store.IdempotencyKeys()
 	rec, found, err := keys.Get(id)

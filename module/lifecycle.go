@@ -19,10 +19,11 @@ import (
 const commandExpiry = 10 * time.Second
 
 // newService builds the zone service of a backend: of the zones of view
+// in the directory dir (store is its store)
 // (its control commands name it; "" names none), with the catalog when
 // withCatalog is set (the handler's own backend, which is the default
 // view's).
-func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, view string, records *dnsupdate.Updater, updateKey string, withCatalog bool) *zoneservice.Service {
+func (h *Handler) newService(dir *zoneservice.Directory, store *zonestore.Store, c *rndc.Client, view string, records *dnsupdate.Updater, updateKey string, withCatalog bool) *zoneservice.Service {
 	var keyDirs []string
 	if d := caddy.NewReplacer().ReplaceKnown(h.KeyDirectory, ""); d != "" {
 		keyDirs = []string{d}
@@ -38,6 +39,7 @@ func (h *Handler) newService(store *zonestore.Store, c *rndc.Client, view string
 	control := c.InView(view)
 	svc := &zoneservice.Service{
 		Store:        store,
+		Directory:    dir,
 		Control:      control,
 		View:         view,
 		Updater:      records,

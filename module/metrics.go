@@ -153,14 +153,14 @@ func (*zonesCollector) Describe(ch chan<- *prometheus.Desc) { ch <- zonesDesc }
 
 // Collect implements prometheus.Collector.
 func (c *zonesCollector) Collect(ch chan<- prometheus.Metric) {
-	var stores []*sharedStore
+	var stores []*zoneservice.Directory
 	storePool.Range(func(_, v any) bool {
-		stores = append(stores, v.(*sharedStore))
+		stores = append(stores, v.(*zoneservice.Directory))
 		return true
 	})
 	counts := map[string]int{"primary": 0, "secondary": 0}
 	for _, ss := range stores {
-		s, err := ss.open()
+		s, err := ss.Store()
 		if err != nil {
 			continue // reported by /api/v1/ready
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -24,7 +25,10 @@ import (
 // The DNS updaters' pool is package internal/sharedupdater, shared with
 // the external-dns handler.
 var (
-	// storePool maps a zone directory to its *sharedStore.
+	// storePool maps a zone directory to its *zoneservice.Directory:
+	// its store, and the state the process keeps per directory (the
+	// start-up reconcile's gate, named's boot time, the Idempotency-Keys
+	// in flight).
 	storePool = caddy.NewUsagePool()
 	// historyPool maps a history directory to its *sharedHistory.
 	historyPool = caddy.NewUsagePool()
@@ -101,53 +105,12 @@ func (g *generation) leave() {
 	}
 }
 
-// sharedStore is the zone store of one directory, opened on first use.
-type sharedStore struct {
-	dir string
-	// openFn, if set, opens the store (a view's: zonestore.OpenView);
-	// default zonestore.Open(dir).
-	openFn func() (*zonestore.Store, error)
-
-	mu    sync.Mutex
-	store *zonestore.Store
-}
-
-// open returns the store, opening it on first use. A failure is not
-// remembered: the next call tries again.
-func (s *sharedStore) open() (*zonestore.Store, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.store == nil {
-		open := s.openFn
-		if open == nil {
-			open = func() (*zonestore.Store, error) { return zonestore.Open(s.dir) }
-		}
-		st, err := open()
-		if err != nil {
-			return nil, err
-		}
-		s.store = st
-	}
-	return s.store, nil
-}
-
-// Destruct closes the store's index log; no handler uses the directory
-// any more.
-func (s *sharedStore) Destruct() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.store == nil {
-		return nil
-	}
-	return s.store.Close()
-}
-
 // sharedRefs are a handler's references to the shared store and updater:
 // nil until Provision takes them (acquire) and after Cleanup gives them
 // back (release). storeKey and updaterKey are their pool keys, set while
 // the references are held.
 type sharedRefs struct {
-	store      *sharedStore
+	store      *zoneservice.Directory
 	updater    *sharedupdater.Updater
 	history    *sharedHistory
 	storeKey   string
@@ -188,12 +151,12 @@ func (s *sharedRefs) acquireView(zoneDir, view, server string, key *KeyConfig, t
 			open = func() (*zonestore.Store, error) { return zonestore.OpenView(zoneDir, view) }
 		}
 		v, _, err := storePool.LoadOrNew(dir, func() (caddy.Destructor, error) {
-			return &sharedStore{dir: dir, openFn: open}, nil
+			return zoneservice.NewDirectory(dir, open), nil
 		})
 		if err != nil {
 			return err
 		}
-		s.store, s.storeKey = v.(*sharedStore), dir
+		s.store, s.storeKey = v.(*zoneservice.Directory), dir
 	}
 	if view != "" {
 		server += "\x00view"

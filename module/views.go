@@ -194,7 +194,7 @@ func (t *viewTable) release() {
 // zone service (newService) whose control commands name the view; root
 // is the handler's backend, whose control-channel client it shares.
 func (vs *viewSettings) backend(root *backend, zoneDir string, timeout time.Duration,
-	newService func(*zonestore.Store, *rndc.Client, string, *dnsupdate.Updater, string, bool) *zoneservice.Service,
+	newService func(*zoneservice.Directory, *zonestore.Store, *rndc.Client, string, *dnsupdate.Updater, string, bool) *zoneservice.Service,
 ) (*backend, error) {
 	updateKey := ""
 	var err error
@@ -207,19 +207,19 @@ func (vs *viewSettings) backend(root *backend, zoneDir string, timeout time.Dura
 	}
 	if vs.store == nil || vs.updater == nil { // a handler built without Provision (unit tests)
 		dir, parent, view := zonestore.ViewDir(zoneDir, vs.name), zoneDir, vs.name
-		vs.store = &sharedStore{dir: dir, openFn: func() (*zonestore.Store, error) { return zonestore.OpenView(parent, view) }}
+		vs.store = zoneservice.NewDirectory(dir, func() (*zonestore.Store, error) { return zonestore.OpenView(parent, view) })
 		vs.updater = sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
 	}
 	records, err := vs.updater.GetForView(vs.dnsServer, tsigKey, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("view %s: %w", vs.name, err)
 	}
-	store, err := vs.store.open()
+	store, err := vs.store.Store()
 	if err != nil {
 		return nil, fmt.Errorf("view %s: opening its zone directory: %w", vs.name, err)
 	}
 	b := &backend{store: store, rndc: root.rndc, updateKey: updateKey, records: records, view: vs.name}
-	b.svc = newService(store, root.rndc, vs.name, records, updateKey, false)
+	b.svc = newService(vs.store, store, root.rndc, vs.name, records, updateKey, false)
 	return b, nil
 }
 

@@ -123,18 +123,16 @@ func TestRetryGate(t *testing.T) {
 }
 
 // TestReconcileAtStart runs once per zone directory, whichever service
-// asks.
+// of it asks.
 func TestReconcileAtStart(t *testing.T) {
 	r := newOpsRig(t)
 	ctx := context.Background()
+	r.svc.Directory = NewDirectory(r.store.Dir(), nil)
 	r.svc.ReconcileAtStart(ctx)
-	startups.Lock()
-	g := startups.m[r.store.Dir()]
-	startups.Unlock()
-	if g == nil || !g.done.Load() {
+	if !r.svc.Directory.startup.done.Load() {
 		t.Fatal("the start-up reconcile did not run to success")
 	}
-	other := &Service{Store: r.store, Control: r.svc.Control}
+	other := &Service{Store: r.store, Control: r.svc.Control, Directory: r.svc.Directory}
 	other.ReconcileAtStart(ctx) // the same directory: nothing runs
 	rep, err := r.svc.Reconcile(ctx, true)
 	r.svc.LogReconcile("test", rep, err)

@@ -2,7 +2,6 @@ package zoneservice
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -13,17 +12,9 @@ import (
 // DefaultWatchEvery is how often WatchRestarts asks named for its status.
 const DefaultWatchEvery = 2 * time.Second
 
-// boots remembers, per zone directory, named's boot time as this process
-// last saw it, so that a new Service of the same directory (a config
-// reload) does not take it for a restart.
-var boots = struct {
-	sync.Mutex
-	m map[string]string
-}{m: map[string]string{}}
-
 // WatchRestarts runs until ctx ends. Every interval (DefaultWatchEvery
 // when 0) it asks named for its status; when named's boot time is not the
-// one this process saw last (named restarted, or this process just
+// one this process saw last (the service's Directory remembers it) (named restarted, or this process just
 // started), or named could not be asked since the last answer, it runs
 // HealAfterRestart. Its control commands run on contexts derived from
 // ctx (a front end marks ctx to keep them out of its command log).
@@ -51,10 +42,10 @@ func (s *Service) WatchRestarts(ctx context.Context, interval time.Duration) {
 			down = true
 			continue
 		}
-		boots.Lock()
-		last, seen := boots.m[s.Store.Dir()]
-		boots.m[s.Store.Dir()] = st.BootTime
-		boots.Unlock()
+		// named's boot time is remembered by the directory, so that a
+		// new Service of it (a config reload) does not take it for a
+		// restart.
+		last, seen := s.directory().sawBoot(st.BootTime)
 		if seen && last == st.BootTime && !down {
 			continue
 		}

@@ -227,6 +227,12 @@ type Service struct {
 	// Now returns the time (tests). Default time.Now.
 	Now func() time.Time
 
+	// Directory is the process's state of the zone directory Store
+	// works on, shared by every Service of it (the start-up reconcile's
+	// gate, named's boot time as last seen); nil: the service keeps its
+	// own.
+	Directory *Directory
+
 	// WatchStatus, if set, is how WatchRestarts asks named for its
 	// status (default Control.Status). A front end gives it a client of
 	// its own that keeps no idle connection, so that the watch, which
@@ -243,6 +249,19 @@ type Service struct {
 	notLoaded atomic.Pointer[[]Fix]
 
 	catalogStart retryGate // ReconcileCatalogAtStart
+
+	// own is the service's Directory when Directory is nil.
+	own     *Directory
+	ownOnce sync.Once
+}
+
+// directory is the service's Directory: Directory, else one of its own.
+func (s *Service) directory() *Directory {
+	if s.Directory != nil {
+		return s.Directory
+	}
+	s.ownOnce.Do(func() { s.own = NewDirectory(s.Store.Dir(), nil) })
+	return s.own
 }
 
 // NotLoaded returns the managed primary zones the last full Reconcile

@@ -38,30 +38,16 @@ func (g *retryGate) run(f func() error) {
 	g.done.Store(f() == nil)
 }
 
-// startups holds, per zone directory and for the whole process, the gate
-// of the start-up reconcile: it runs at the first request after start
-// (whichever config generation serves it) and until it succeeds.
-var startups = struct {
-	sync.Mutex
-	m map[string]*retryGate
-}{m: map[string]*retryGate{}}
-
 func (s *Service) timeout() time.Duration { return orDefault(s.Timeout, 10*time.Second) }
 
 // ReconcileAtStart runs Reconcile (not full) once per zone directory and
-// process, at the first call, and again at later calls (at most every
+// process (the service's Directory holds its gate, so that it runs at the
+// first request whichever config generation serves it), at the first call, and again at later calls (at most every
 // RetryEvery) until it succeeds: it completes or undoes what a crash left
 // half done before the first request is served. It is bounded by four
 // times Timeout, whatever ctx's deadline, and logs what it did.
 func (s *Service) ReconcileAtStart(ctx context.Context) {
-	startups.Lock()
-	g := startups.m[s.Store.Dir()]
-	if g == nil {
-		g = new(retryGate)
-		startups.m[s.Store.Dir()] = g
-	}
-	startups.Unlock()
-	g.run(func() error {
+	s.directory().startup.run(func() error {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*s.timeout())
 		defer cancel()
 		rep, err := s.Reconcile(ctx, false)
