@@ -33,7 +33,6 @@ var packageStateExceptions = map[string]string{
 	"rndc.serial":                  "the control channel's message serial, random at start and numbered across all clients of the process, so that no two requests of the process to a named share one",
 	"zonestore.lockFiles":          "the lock file descriptors of the process: open file description locks belong to the process, which must hold one per file",
 	"zonestore.processLocks":       "the in-process halves of the zone locks: every Store of a directory in the process must share them, as the lock is the process's",
-	"zoneservice.notRecordedTotal": "the process's count of history entries not recorded, zoneapi_history_write_errors_total: a metric counter, which DESIGN.md keeps at package level (TODO: a counter on the server object)",
 }
 
 // TestNoPackageState fails when a non-test package declares a mutable

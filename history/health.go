@@ -120,3 +120,14 @@ func (l *Log) syncFailed(err error) {
 // SyncErrors returns how many background fsyncs of the history failed
 // since the Log was opened (for metrics).
 func (l *Log) SyncErrors() uint64 { return l.syncErrs.Load() }
+
+// CountNotRecorded counts n entries of changes that were made but that
+// could not be written to the history, which their writer logged instead
+// (the zone service's policy, docs/history.md). The count is the Log's,
+// so that every writer of the directory (the zone API, the external-dns
+// webhook) adds to one.
+func (l *Log) CountNotRecorded(n int) { l.notRecorded.Add(uint64(n)) }
+
+// NotRecorded returns how many entries CountNotRecorded counted since
+// the Log was opened (zoneapi_history_write_errors_total).
+func (l *Log) NotRecorded() uint64 { return l.notRecorded.Load() }

@@ -130,6 +130,9 @@ type Log struct {
 	// syncs counts the fsyncs of written entries (Syncs); syncErrs those
 	// that failed (SyncErrors).
 	syncs, syncErrs atomic.Uint64
+	// notRecorded counts the entries its writers could not write and
+	// logged instead (NotRecorded).
+	notRecorded atomic.Uint64
 	// syncFile fsyncs the active segment (Options.syncFile or
 	// (*os.File).Sync).
 	syncFile func(*os.File) error

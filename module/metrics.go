@@ -174,8 +174,9 @@ func (c *zonesCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // historyErrorsCollector reports zoneapi_history_write_errors_total:
-// the entries of changes made that the process could not write to the
-// change history (zoneservice.NotRecorded; each is logged in full), and
+// the entries of changes made that could not be written to the open
+// change histories (history.Log.NotRecorded, summed; each is logged in
+// full), and
 // zoneapi_history_sync_errors_total: the history's background fsyncs
 // that failed.
 type historyErrorsCollector struct{}
@@ -192,11 +193,12 @@ func (historyErrorsCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector.
 func (historyErrorsCollector) Collect(ch chan<- prometheus.Metric) {
-	ch <- prometheus.MustNewConstMetric(historyErrorsDesc, prometheus.CounterValue, float64(zoneservice.NotRecorded()))
-	var syncErrs uint64
+	var notRecorded, syncErrs uint64
 	for _, l := range history.OpenLogs() {
+		notRecorded += l.NotRecorded()
 		syncErrs += l.SyncErrors()
 	}
+	ch <- prometheus.MustNewConstMetric(historyErrorsDesc, prometheus.CounterValue, float64(notRecorded))
 	ch <- prometheus.MustNewConstMetric(historySyncErrorsDesc, prometheus.CounterValue, float64(syncErrs))
 }
 

@@ -3,7 +3,6 @@ package zoneservice
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 
 	"github.com/miekg/dns"
 	"go.uber.org/zap"
@@ -37,22 +36,16 @@ func (s *Service) entry(ctx context.Context, typ, zone string) history.Entry {
 // written"): the change was made, so it is answered as made (a client
 // must not be told to retry what is done); the entry is logged in full
 // at error level (notRecorded), so that the audit trail can be completed
-// from the log, and counted (NotRecorded: zoneapi_history_write_errors_total);
+// from the log, and counted by the Log (history.Log.NotRecorded:
+// zoneapi_history_write_errors_total);
 // /api/v1/ready reports the history failing (history.Log.Check) until
 // it takes writes again.
 
-// notRecordedTotal counts the entries notRecorded logged (NotRecorded).
-var notRecordedTotal atomic.Uint64
-
-// NotRecorded returns how many entries of changes made (through the API,
-// or found in named) the process could not write to the change history
-// and logged instead (zoneapi_history_write_errors_total).
-func NotRecorded() uint64 { return notRecordedTotal.Load() }
-
 // notRecorded logs the entries of changes that were made but whose
-// history entries could not be written, each in full, and counts them.
+// history entries could not be written, each in full, and counts them
+// on the history (history.Log.CountNotRecorded).
 func (s *Service) notRecorded(es []history.Entry, err error) {
-	notRecordedTotal.Add(uint64(len(es)))
+	s.History.CountNotRecorded(len(es))
 	for _, e := range es {
 		s.log().Error("a change was made but its change history entry could not be written; the entry is logged here instead",
 			zap.String("zone", e.Zone), zap.String("view", e.View), zap.String("type", e.Type), zap.String("source", e.Source),

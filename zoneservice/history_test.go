@@ -98,7 +98,7 @@ func TestHistoryFailureAnswersTheChange(t *testing.T) {
 	l.Close()
 	r.svc.History = l
 	ctx := WithActor(context.Background(), Actor{Identity: "static:ops", Frontend: "rest", RequestID: "r1"})
-	before := NotRecorded()
+	before := l.NotRecorded()
 	if _, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "new", Type: "A", Value: "192.0.2.9"}, nil); err != nil {
 		t.Fatalf("add: %v", err)
 	}
@@ -110,7 +110,7 @@ func TestHistoryFailureAnswersTheChange(t *testing.T) {
 	if _, err := r.svc.Freeze(ctx, "rec.test"); err != nil {
 		t.Fatalf("freeze: %v", err)
 	}
-	if n := NotRecorded() - before; n != 3 {
+	if n := l.NotRecorded() - before; n != 3 {
 		t.Errorf("NotRecorded grew by %d, want 3", n)
 	}
 	if rrs := r.dns.Records("rec.test"); len(rrs) != 5 {
