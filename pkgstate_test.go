@@ -19,7 +19,6 @@ import (
 // the list only shrinks. Issue 26 moves each into the object that owns it.
 var packageStateExceptions = map[string]string{
 	"auth.expensiveReads":          "each identity's expensive reads in flight, process-wide so that a reload neither forgets nor doubles them (TODO: a caddy.UsagePool held by the Guards, with auth.limiters)",
-	"module.imports":               "the imports running, per identity and in all, process-wide as expensiveReads (module/importgate.go is new work of another session; TODO: on the server object)",
 	"zonecheck.procs":              "the named-checkzone processes running, bounded per process (zonecheck/ is being changed by another session; TODO: a field of the checker the service holds)",
 	"auth.limiters":                "every token bucket of the process, so that a reload that keeps a limit keeps its buckets (TODO: a caddy.UsagePool held by the Guards)",
 	"events.running":               "the webhook deliverers by directory, source and configuration, reference-counted across reloads as a caddy.UsagePool does, and kept Linger after the last release, which a UsagePool cannot (TODO: on the server object)",

@@ -46,7 +46,7 @@ func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p par
 	}
 	// Counted in before the body is read: the body, the records parsed
 	// from it and a named-checkzone process are what the bounds bound.
-	release, err := imports.enter(zoneservice.ActorOf(r.Context()).Identity)
+	release, err := a.imports.enter(zoneservice.ActorOf(r.Context()).Identity)
 	if err != nil {
 		importFailureOf(name, err).Write(w)
 		return

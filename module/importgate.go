@@ -22,10 +22,9 @@ const (
 	importRetryAfter = 5
 )
 
-// imports is the process's gate of imports.
-var imports = newImportGate(maxImports, maxImportsPerIdentity)
-
-// importGate counts the imports running, in all and by identity.
+// importGate counts the imports running, in all and by identity. The
+// process has one, which every zone_api handler of every config
+// generation shares (importsPool, shared.go).
 type importGate struct {
 	total, perIdentity int
 
@@ -39,6 +38,10 @@ type importGate struct {
 func newImportGate(total, perIdentity int) *importGate {
 	return &importGate{total: total, perIdentity: perIdentity, by: map[string]int{}}
 }
+
+// Destruct does nothing: the gate holds no resource (caddy.Destructor,
+// for importsPool).
+func (g *importGate) Destruct() error { return nil }
 
 // importsBusy is an import refused by the gate: over the identity's
 // bound (429) or over the bound in all (503).

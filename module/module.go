@@ -223,6 +223,10 @@ type Handler struct {
 	// across config generations (shared.go).
 	sharedRefs
 
+	// imports is the process's gate of imports (importsPool), held
+	// from Provision to Cleanup.
+	imports *importGate
+
 	catalog catalogSettings // the catalog option, checked (zero: none)
 	views   viewTable       // the views option, checked (zero: none)
 
@@ -370,6 +374,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionPowerDNS(); err != nil {
 		return err
 	}
+	h.imports = acquireImports()
 	h.router = newRouter(h.buildRoutes())
 	h.cell = new(backendCell)
 	h.gen = newGeneration(func() { releaseShared(h) })
@@ -440,6 +445,9 @@ func (h *Handler) Validate() error {
 func (h *Handler) Cleanup() error {
 	unregisterLocal(h)
 	if h.cell == nil {
+		if h.imports != nil { // Provision failed after taking it
+			releaseImports()
+		}
 		return nil
 	}
 	if h.cell.stopWatch != nil {
@@ -458,6 +466,7 @@ func (h *Handler) Cleanup() error {
 func releaseShared(h *Handler) {
 	h.release()
 	h.views.release()
+	releaseImports()
 	h.cell.mu.Lock()
 	b := h.cell.backend
 	h.cell.mu.Unlock()

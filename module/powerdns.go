@@ -271,7 +271,7 @@ func (s pdnsService) Create(ctx context.Context, req *zonemodel.CreateZoneReques
 }
 
 func (s pdnsService) Import(ctx context.Context, zone string, file []byte) error {
-	release, err := imports.enter(zoneservice.ActorOf(ctx).Identity)
+	release, err := s.h.rest.imports.enter(zoneservice.ActorOf(ctx).Identity)
 	if err != nil {
 		return &pdnsOpError{kind: "import", zone: zone, err: err}
 	}

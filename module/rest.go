@@ -39,6 +39,8 @@ type restAPI struct {
 
 	// views are the configured views (views.go).
 	views *viewTable
+	// imports is the process's gate of imports (importgate.go).
+	imports *importGate
 
 	zoneDir      string
 	catalogZone  string // "" without a catalog
@@ -63,7 +65,10 @@ func (h *Handler) newREST() *restAPI {
 	a := &restAPI{
 		backend: h.getBackend, decode: h.decodeRequest, scopes: h, allowPrimaries: primariesCheck(h.primaryNets, h.forbid),
 		logger: h.logger, dnsLog: h.dnsLog, rndcLog: h.rndcLog, allowNotify: notifyCheck(h.notifyNets, h.forbid),
-		zoneDir: h.zoneDir, catalogZone: h.catalog.zone, catalogGroup: h.catalog.group, views: &h.views,
+		zoneDir: h.zoneDir, catalogZone: h.catalog.zone, catalogGroup: h.catalog.group, views: &h.views, imports: h.imports,
+	}
+	if a.imports == nil { // a handler built without Provision (unit tests)
+		a.imports = newImportGate(maxImports, maxImportsPerIdentity)
 	}
 	a.api = &rest.API{
 		Backend: func() (rest.Services, error) {

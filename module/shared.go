@@ -32,7 +32,25 @@ var (
 	storePool = caddy.NewUsagePool()
 	// historyPool maps a history directory to its *sharedHistory.
 	historyPool = caddy.NewUsagePool()
+	// importsPool holds the process's one *importGate (key importsKey):
+	// the bounds of the imports running at once are the process's, over
+	// every handler and config generation.
+	importsPool = caddy.NewUsagePool()
 )
+
+// importsKey is the key of the import gate in importsPool.
+const importsKey = "imports"
+
+// acquireImports takes a reference to the process's import gate;
+// releaseImports gives it back.
+func acquireImports() *importGate {
+	v, _, _ := importsPool.LoadOrNew(importsKey, func() (caddy.Destructor, error) {
+		return newImportGate(maxImports, maxImportsPerIdentity), nil
+	})
+	return v.(*importGate)
+}
+
+func releaseImports() { _, _ = importsPool.Delete(importsKey) }
 
 // sharedHistory is the change history of one directory, opened on first
 // use (getBackend) and closed when no config generation holds it any
