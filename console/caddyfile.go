@@ -16,6 +16,11 @@ func init() {
 //	zone_api_console [<path>] {
 //		path <path>   # where the console is served; default /console/
 //		api  <path>   # the REST API on the same origin; default /api/v1
+//		oidc_issuer    <url>     # sign-in with this OpenID Connect provider
+//		oidc_client_id <id>      # the console's (public) client id there
+//		oidc_scopes    <scope…>  # default openid
+//		oidc_token     id_token|access_token   # sent to the API; default id_token
+//		oidc_name      <name>    # on the button; default the issuer's host
 //	}
 func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	c := new(Handler)
@@ -36,13 +41,34 @@ func (c *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	for d.NextBlock(0) {
 		var dst *string
+		oidc := func() *OIDC {
+			if c.OIDC == nil {
+				c.OIDC = new(OIDC)
+			}
+			return c.OIDC
+		}
 		switch d.Val() {
 		case "path":
 			dst = &c.Path
 		case "api":
 			dst = &c.API
+		case "oidc_issuer":
+			dst = &oidc().Issuer
+		case "oidc_client_id":
+			dst = &oidc().ClientID
+		case "oidc_token":
+			dst = &oidc().Token
+		case "oidc_name":
+			dst = &oidc().Name
+		case "oidc_scopes":
+			o := oidc()
+			o.Scopes = append(o.Scopes, d.RemainingArgs()...)
+			if len(o.Scopes) == 0 {
+				return d.ArgErr()
+			}
+			continue
 		default:
-			return d.Errf("unknown option %q: want path or api", d.Val())
+			return d.Errf("unknown option %q: want path, api, oidc_issuer, oidc_client_id, oidc_scopes, oidc_token or oidc_name", d.Val())
 		}
 		if !d.NextArg() {
 			return d.ArgErr()

@@ -17,6 +17,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -53,6 +54,9 @@ type Handler struct {
 	// API is the path of the REST API the console talks to, on the same
 	// origin; default /api/v1.
 	API string `json:"api,omitempty"`
+	// OIDC, if set, offers the sign-in with an OpenID Connect provider
+	// (authorization code flow with PKCE) beside the pasted token.
+	OIDC *OIDC `json:"oidc,omitempty"`
 
 	site *site
 }
@@ -83,6 +87,11 @@ func (h *Handler) Provision(caddy.Context) error {
 		return fmt.Errorf("api %q: want an absolute path on the same origin such as /api/v1", h.API)
 	}
 	h.API = strings.TrimSuffix(h.API, "/")
+	if h.OIDC != nil {
+		if err := h.OIDC.provision(); err != nil {
+			return err
+		}
+	}
 	s, err := loadSite(h.API)
 	if err != nil {
 		return err
@@ -95,7 +104,7 @@ func (h *Handler) Provision(caddy.Context) error {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	p := r.URL.Path
 	if p == strings.TrimSuffix(h.Path, "/") {
-		setHeaders(w)
+		setHeaders(w, CSP)
 		http.Redirect(w, r, h.Path, http.StatusPermanentRedirect)
 		return nil
 	}
@@ -103,14 +112,34 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if !ok {
 		return next.ServeHTTP(w, r)
 	}
+	if h.OIDC != nil && (rest == "" || rest == "index.html") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		// The page names the provider's endpoints, and its CSP allows
+		// the token endpoint.
+		c, src := h.OIDC.page(r.Context())
+		page, err := h.site.render(h.API, c)
+		if err != nil {
+			return err
+		}
+		h.site.servePage(w, r, page, CSPWith(src))
+		return nil
+	}
 	h.site.serve(w, r, rest)
 	return nil
 }
 
+// CSPWith is CSP with src added to connect-src (the OIDC provider's
+// token endpoint); CSP itself when src is empty.
+func CSPWith(src string) string {
+	if src == "" {
+		return CSP
+	}
+	return strings.Replace(CSP, "connect-src 'self';", "connect-src 'self' "+src+";", 1)
+}
+
 // setHeaders sets the security headers every console answer carries.
-func setHeaders(w http.ResponseWriter) {
+func setHeaders(w http.ResponseWriter, csp string) {
 	hd := w.Header()
-	hd.Set("Content-Security-Policy", CSP)
+	hd.Set("Content-Security-Policy", csp)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("X-Frame-Options", "DENY")
@@ -122,6 +151,7 @@ func setHeaders(w http.ResponseWriter) {
 type site struct {
 	hash   string
 	index  []byte
+	page   *template.Template
 	assets map[string][]byte
 }
 
@@ -161,26 +191,41 @@ func loadSite(api string) (*site, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console page: %v", err)
 	}
+	s.page = t
+	if s.index, err = s.render(api, nil); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// render renders the page for the API at api and the sign-in with an
+// OIDC provider, if oidc is set (the meta element zoneapi-oidc).
+func (s *site) render(api string, oidc any) ([]byte, error) {
+	data := map[string]any{"Assets": "assets/" + s.hash, "API": api}
+	if oidc != nil {
+		b, err := json.Marshal(oidc)
+		if err != nil {
+			return nil, err
+		}
+		data["OIDC"] = string(b)
+	}
 	var out bytes.Buffer
-	if err := t.Execute(&out, map[string]string{"Assets": "assets/" + s.hash, "API": api}); err != nil {
+	if err := s.page.Execute(&out, data); err != nil {
 		return nil, fmt.Errorf("console page: %v", err)
 	}
-	s.index = out.Bytes()
-	return s, nil
+	return out.Bytes(), nil
 }
 
 // serve answers the request for rest, the path below the console's.
 func (s *site) serve(w http.ResponseWriter, r *http.Request, rest string) {
-	setHeaders(w)
+	setHeaders(w, CSP)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
 	if rest == "" || rest == "index.html" {
-		w.Header().Set("Cache-Control", "no-cache")
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(s.index))
+		s.servePage(w, r, s.index, CSP)
 		return
 	}
 	name, ok := strings.CutPrefix(rest, "assets/"+s.hash+"/")
@@ -198,6 +243,14 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request, rest string) {
 	// No modification time: the ETag (the hash) answers conditional
 	// requests.
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(b))
+}
+
+// servePage answers with the page, never cached, under the CSP.
+func (s *site) servePage(w http.ResponseWriter, r *http.Request, page []byte, csp string) {
+	setHeaders(w, csp)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(page))
 }
 
 // Interface guards

@@ -5,6 +5,7 @@
 
 import { h, replace, errorBox, field } from './dom.js';
 import { session } from './api.js';
+import * as oidc from './oidc.js';
 import './overview.js';
 import './zones.js';
 import './zone.js';
@@ -52,13 +53,19 @@ class App extends HTMLElement {
   }
 
   async start() {
-    if (session.signedIn) {
+    let problem;
+    if (oidc.returning()) {
+      // The provider's answer: the code and state leave the URL first.
+      try {
+        await session.signIn(await oidc.finish());
+      } catch (e) { problem = e; }
+    } else if (session.signedIn) {
       try {
         await session.signIn(sessionStorage.getItem('zoneapi.console.token'));
       } catch { /* the sign-in form follows */ }
     }
     this.renderChrome();
-    if (!session.me) this.askSignIn();
+    if (!session.me) this.askSignIn(problem);
     else this.show();
   }
 
@@ -90,6 +97,7 @@ class App extends HTMLElement {
 
   signOut() {
     session.signOut();
+    oidc.forget();
     replace(this.main);
     this.askSignIn('Signed out.');
   }
@@ -97,16 +105,23 @@ class App extends HTMLElement {
   signInDialog() {
     this.tokenInput = h('input', { type: 'password', name: 'token', autocomplete: 'off', spellcheck: 'false', required: true });
     this.signInMsg = h('div', { class: 'signin-msg', 'aria-live': 'polite' });
+    const p = oidc.provider;
+    this.oidcNote = h('p', { class: 'hint', hidden: true }, `Signing in with ${p ? p.name : ''} leaves this page: changes not yet applied are lost. Paste a token to keep them.`);
     const form = h('form', { onsubmit: (e) => { e.preventDefault(); this.submitToken(); } },
       h('h2', { id: 'signin-title' }, 'Sign in'),
       this.signInMsg,
+      p ? h('div', { class: 'oidc' },
+        h('button', { type: 'button', class: 'primary oidcbtn', disabled: !!p.error, onclick: () => oidc.begin().catch((e) => replace(this.signInMsg, errorBox(e))) }, `Sign in with ${p.name}`),
+        p.error ? h('p', { class: 'hint reason' }, `Unavailable: ${p.error}`) : this.oidcNote,
+        h('p', { class: 'or' }, 'or paste a token')) : null,
       field('API token', this.tokenInput, 'The bearer token you use with the API. It is kept in this tab only and forgotten at sign-out.'),
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Sign in')));
     return h('dialog', { class: 'signin', 'aria-labelledby': 'signin-title', oncancel: (e) => e.preventDefault() }, form);
   }
 
   askSignIn(message) {
-    replace(this.signInMsg, message ? h('p', {}, message) : null);
+    replace(this.signInMsg, message instanceof Error ? errorBox(message) : message ? h('p', {}, message) : null);
+    this.oidcNote.hidden = !this.main.firstChild;
     this.tokenInput.value = '';
     if (!this.dialog.open) this.dialog.showModal();
     this.tokenInput.focus();
