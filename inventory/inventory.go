@@ -30,9 +30,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -105,11 +107,30 @@ type Inventory struct {
 	// Parallel is how many zonestatus commands classify new zones at
 	// once. Default 4.
 	Parallel int
+	// Rate bounds the zonestatus commands that classify new zones, per
+	// second, so that learning where thousands of zones come from never
+	// takes named from the foreground. Default 200.
+	Rate int
+	// ClassifyWait is how long a refresh waits for the classification of
+	// the zones it found new before it answers; the rest is learned in
+	// the background and published as it ends. Default 1 s.
+	ClassifyWait time.Duration
+	// Indexed, if set, reports whether the zone service's index has the
+	// zone: one the API created or adopted, in the new-zone database,
+	// whose source is not asked.
+	Indexed func(name, view string) bool
 	// Logger receives a line per failed refresh.
 	Logger *zap.Logger
 
+	// Fetches and StatusCalls count the reads of the statistics channel
+	// and the zonestatus commands, for tests and metrics.
+	Fetches, StatusCalls atomic.Int64
+
 	mu       sync.Mutex
 	snap     *Snapshot
+	origins  map[string]string // source by Key, of the zones of the last fetch
+	learning bool              // a classification runs
+	learned  chan struct{}     // closed when it ends
 	lastUse  time.Time
 	running  bool
 	kick     chan struct{}
@@ -136,9 +157,10 @@ func (inv *Inventory) log() *zap.Logger {
 }
 
 // Zones returns the current snapshot. The first call asks named (and
-// waits for it), and so does a call that finds the snapshot older than
-// twice Refresh; other calls answer the snapshot kept, which the
-// background refresh renews every Refresh while calls keep coming.
+// waits for it); later calls answer the snapshot kept at once, which the
+// background refresh renews every Refresh while calls keep coming (one
+// that finds it older than twice Refresh asks for a refresh, and does not
+// wait for it).
 func (inv *Inventory) Zones(ctx context.Context) (*Snapshot, error) {
 	if inv == nil || inv.Fetch == nil {
 		return nil, ErrNoStatistics
@@ -147,8 +169,11 @@ func (inv *Inventory) Zones(ctx context.Context) (*Snapshot, error) {
 	snap := inv.snap
 	inv.lastUse = time.Now()
 	inv.mu.Unlock()
-	if snap != nil && time.Since(snap.Taken) <= 2*inv.refreshEvery() {
+	if snap != nil {
 		inv.startLoop()
+		if time.Since(snap.Taken) > 2*inv.refreshEvery() {
+			inv.Invalidate()
+		}
 		return snap, nil
 	}
 	snap, err := inv.RefreshNow(ctx)
@@ -159,13 +184,19 @@ func (inv *Inventory) Zones(ctx context.Context) (*Snapshot, error) {
 	return snap, nil
 }
 
-// RefreshNow asks named now and returns the new snapshot.
+// RefreshNow asks named now and returns the new snapshot. Where each
+// zone comes from is known from earlier refreshes or the index
+// (Indexed); the zones new to it are classified by zonestatus, at most
+// Rate a second, and RefreshNow waits at most ClassifyWait for that: the
+// snapshot it returns then has "" for the zones not classified yet, and
+// a snapshot with them is published when the classification ends.
 func (inv *Inventory) RefreshNow(ctx context.Context) (*Snapshot, error) {
 	inv.refreshM.Lock()
 	defer inv.refreshM.Unlock()
 	inv.mu.Lock()
-	prev, gen := inv.snap, inv.gen
+	gen := inv.gen
 	inv.mu.Unlock()
+	inv.Fetches.Add(1)
 	body, err := inv.Fetch(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading named's statistics channel: %w", err)
@@ -174,76 +205,155 @@ func (inv *Inventory) RefreshNow(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	known := map[string]string{}
-	if prev != nil {
-		for _, z := range prev.Zones {
-			if z.Source != "" {
-				known[z.Key()] = z.Source
-			}
-		}
-	}
-	inv.classify(ctx, zones, known)
-	snap := &Snapshot{Zones: zones, Views: views, Taken: time.Now()}
 	inv.mu.Lock()
-	if inv.gen == gen {
-		inv.snap = snap
-	} else {
-		// A Forget ran meanwhile: named was asked before or after it,
-		// so ask again at the next refresh rather than trust this one.
-		inv.snap = snap
-		inv.signal()
-	}
-	inv.mu.Unlock()
-	return snap, nil
-}
-
-// classify fills Source: from known (zones seen before), else by Status.
-func (inv *Inventory) classify(ctx context.Context, zones []Zone, known map[string]string) {
-	var todo []int
+	origins := make(map[string]string, len(zones))
+	var todo []Zone
 	for i := range zones {
-		if src, ok := known[zones[i].Key()]; ok {
-			zones[i].Source = src
+		z := &zones[i]
+		k := z.Key()
+		switch src, ok := inv.origins[k]; {
+		case ok:
+			z.Source = src
+		case inv.Indexed != nil && inv.Indexed(z.Name, z.View):
+			z.Source = SourceNZD
+		case inv.Status != nil:
+			todo = append(todo, *z)
+			continue
+		default:
 			continue
 		}
-		if inv.Status != nil {
-			todo = append(todo, i)
+		origins[k] = z.Source
+	}
+	inv.origins = origins
+	snap := &Snapshot{Zones: zones, Views: views, Taken: time.Now()}
+	inv.snap = snap
+	if inv.gen != gen {
+		// A Forget ran meanwhile: named was asked before or after it,
+		// so ask again at the next refresh rather than trust this one.
+		inv.signal()
+	}
+	var learned chan struct{}
+	if len(todo) > 0 && !inv.learning {
+		inv.learning = true
+		learned = make(chan struct{})
+		inv.learned = learned
+		go inv.learn(todo, learned)
+	} else if inv.learning {
+		learned = inv.learned
+	}
+	inv.mu.Unlock()
+	if learned != nil {
+		wait := inv.ClassifyWait
+		if wait <= 0 {
+			wait = time.Second
 		}
+		t := time.NewTimer(wait)
+		select {
+		case <-learned:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
 	}
-	if len(todo) == 0 {
-		return
-	}
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	return inv.snap, nil
+}
+
+// learn classifies zones by Status, at most Parallel at once and Rate a
+// second, records what it learns in origins, and then publishes a copy of
+// the snapshot with the sources learned. Zones a refresh no longer finds
+// are not asked. It closes done when it ends.
+func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
+	defer close(done)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(len(zones))*time.Second+time.Minute)
+	defer cancel()
 	par := inv.Parallel
 	if par <= 0 {
 		par = 4
 	}
-	work := make(chan int)
+	rate := inv.Rate
+	if rate <= 0 {
+		rate = 200
+	}
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	defer tick.Stop()
+	work := make(chan Zone)
 	var wg sync.WaitGroup
-	for w := 0; w < min(par, len(todo)); w++ {
+	for w := 0; w < min(par, len(zones)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range work {
-				z := &zones[i]
+			for z := range work {
+				inv.StatusCalls.Add(1)
 				re, err := inv.Status(ctx, z.Name, z.View)
+				src := SourceNamedConf
 				switch {
 				case err != nil:
 					inv.log().Debug("zonestatus for the inventory failed", zap.String("zone", z.Name), zap.String("view", z.View), zap.Error(err))
+					continue
 				case re:
-					z.Source = SourceNZD
-				default:
-					z.Source = SourceNamedConf
+					src = SourceNZD
 				}
+				inv.mu.Lock()
+				if inv.origins != nil {
+					inv.origins[z.Key()] = src
+				}
+				inv.mu.Unlock()
 			}
 		}()
 	}
-	for _, i := range todo {
-		if ctx.Err() != nil {
-			break
+	for i, z := range zones {
+		if i > 0 {
+			<-tick.C
 		}
-		work <- i
+		inv.mu.Lock()
+		_, known := inv.origins[z.Key()]
+		present := inv.snap != nil && inv.snap.find(z.Name, z.View) >= 0
+		inv.mu.Unlock()
+		if known || !present {
+			continue
+		}
+		work <- z
 	}
 	close(work)
 	wg.Wait()
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	inv.learning = false
+	if inv.snap == nil {
+		return
+	}
+	zs := slices.Clone(inv.snap.Zones)
+	for i := range zs {
+		if zs[i].Source == "" {
+			zs[i].Source = inv.origins[zs[i].Key()]
+		}
+	}
+	inv.snap = &Snapshot{Zones: zs, Views: inv.snap.Views, Taken: inv.snap.Taken}
+}
+
+// Find returns the zone of the snapshot of that name in that view.
+func (s *Snapshot) Find(name, view string) (*Zone, bool) {
+	i := s.find(name, view)
+	if i < 0 {
+		return nil, false
+	}
+	return &s.Zones[i], true
+}
+
+// find returns the index of the zone in s.Zones, or -1.
+func (s *Snapshot) find(name, view string) int {
+	i, ok := slices.BinarySearchFunc(s.Zones, Zone{Name: name, View: view}, func(a, b Zone) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.View, b.View)
+	})
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 // Invalidate asks for a refresh soon (in the background); the snapshot

@@ -88,6 +88,21 @@ func withInventory(b *backend, url string, timeout, refresh time.Duration, logge
 	if inv == nil {
 		return
 	}
+	// A zone of an index is one the API created or adopted: of the
+	// new-zone database, not asked (the default view's zones are those
+	// of the index of no view too).
+	inv.Indexed = func(name, view string) bool {
+		if vb, ok := b.views[view]; ok {
+			if _, found, _ := vb.store.Get(name); found {
+				return true
+			}
+		}
+		if view != inventory.DefaultView && len(b.views) > 0 {
+			return false
+		}
+		_, found, _ := b.store.Get(name)
+		return found
+	}
 	b.svc.Inventory = inv
 	for _, vb := range b.views {
 		vb.svc.Inventory = inv

@@ -116,36 +116,47 @@ func (s *Service) Reconcile(ctx context.Context, full bool) (*Report, error) {
 			if err := ctx.Err(); err != nil {
 				return rep, newErr(ErrBusy, "", "", "reconcile interrupted", err)
 			}
-			rep.Checked++
-			zc, err := s.Control.ShowZoneStatement(ctx, e.Name)
-			switch {
-			case err == nil:
-				f, t := fileOf(zc), zc.Type()
-				switch {
-				case e.File != "" && f == e.File:
-					// An adopted zone, its file where it was.
-				case f != s.Store.FilePath(e.Name):
-					rep.Problems = append(rep.Problems, Fix{Zone: e.Name, Action: "indexed-zone-other-file", Detail: "named serves it with file " + f})
-				case t == "primary" || t == "master":
-					s.checkLoaded(ctx, e.Name, rep)
-				}
-			case rndc.IsNotFound(err):
-				if _, pending, _ := s.Store.PendingIntent(e.Name); !pending {
-					rep.Problems = append(rep.Problems, Fix{Zone: e.Name, Action: "indexed-zone-not-served", Detail: "named does not serve this indexed zone"})
-				}
-			default:
-				rep.Pending = append(rep.Pending, Fix{Zone: e.Name, Action: "check", Detail: err.Error()})
-			}
+			s.checkIndexed(ctx, e, rep)
 		}
-		notLoaded := []Fix{}
-		for _, p := range rep.Problems {
-			if p.Action == ProblemNotLoaded {
-				notLoaded = append(notLoaded, p)
-			}
-		}
-		s.notLoaded.Store(&notLoaded)
+		s.keepNotLoaded(rep)
 	}
 	return rep, nil
+}
+
+// checkIndexed asks named about one indexed zone (showzone, and
+// zonestatus for a primary) and adds to rep what is wrong with it.
+func (s *Service) checkIndexed(ctx context.Context, e zonestore.Entry, rep *Report) {
+	rep.Checked++
+	zc, err := s.Control.ShowZoneStatement(ctx, e.Name)
+	switch {
+	case err == nil:
+		f, t := fileOf(zc), zc.Type()
+		switch {
+		case e.File != "" && f == e.File:
+			// An adopted zone, its file where it was.
+		case f != s.Store.FilePath(e.Name):
+			rep.Problems = append(rep.Problems, Fix{Zone: e.Name, Action: "indexed-zone-other-file", Detail: "named serves it with file " + f})
+		case t == "primary" || t == "master":
+			s.checkLoaded(ctx, e.Name, rep)
+		}
+	case rndc.IsNotFound(err):
+		if _, pending, _ := s.Store.PendingIntent(e.Name); !pending {
+			rep.Problems = append(rep.Problems, Fix{Zone: e.Name, Action: "indexed-zone-not-served", Detail: "named does not serve this indexed zone"})
+		}
+	default:
+		rep.Pending = append(rep.Pending, Fix{Zone: e.Name, Action: "check", Detail: err.Error()})
+	}
+}
+
+// keepNotLoaded keeps the zones rep found not loaded, for the status.
+func (s *Service) keepNotLoaded(rep *Report) {
+	notLoaded := []Fix{}
+	for _, p := range rep.Problems {
+		if p.Action == ProblemNotLoaded {
+			notLoaded = append(notLoaded, p)
+		}
+	}
+	s.notLoaded.Store(&notLoaded)
 }
 
 // settleLocked settles one zone's pending intent under its lock and adds

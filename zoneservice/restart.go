@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-
-	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // DefaultWatchEvery is how often WatchRestarts asks named for its status.
@@ -61,24 +59,31 @@ func (s *Service) WatchRestarts(ctx context.Context, interval time.Duration) {
 // HealAfterRestart repairs what a restart of named leaves behind, in
 // this order:
 //
-//   - a full Reconcile: operations a restart interrupted are settled (a
-//     delete named forgot because its removal was not yet durable is done
-//     again at once), and managed zones named does not load are repaired
-//     or reported (an empty journal);
+//   - a reconcile: operations a restart interrupted are settled (a delete
+//     named forgot because its removal was not yet durable is done again
+//     at once), and managed zones named does not load are repaired or
+//     reported (an empty journal). With an Inventory, which zones those
+//     are is read from one read of named's statistics channel, and only
+//     they are asked about (showzone, zonestatus): the work is that of
+//     the zones that need it, not of every zone. Without one, every
+//     indexed zone is asked about (Reconcile with full);
 //   - with a catalog, ReconcileCatalog with fix: members equal the index;
-//   - rndc notify for the catalog zone and every managed primary zone:
-//     named sends NOTIFY to the zone's secondaries (its also-notify and
-//     NS), which refresh it. It is queued by named, so this costs well
-//     under a millisecond per zone, whatever the secondaries' state. (A
-//     secondary that cached named as unreachable while it restarted is
-//     not helped: BIND 9.18 drops that entry only for a NOTIFY from the
-//     very address and port it transfers from, see docs/reliability.md.)
+//   - rndc notify for the catalog zone only.
+//
+// It sends no rndc notify per zone: named itself sends NOTIFY for every
+// primary zone it loads at its start (paced by its startup-notify-rate),
+// to the same secondaries, from the same address; one rndc notify per
+// zone only queued a second NOTIFY behind each of those (100,000 commands
+// at 100,000 zones). A secondary that cached named as unreachable while it
+// restarted is helped by neither (BIND 9.18 drops that entry only for a
+// NOTIFY from the very address and port it transfers from, see
+// docs/reliability.md).
 //
 // why is logged. It returns when done or when ctx ends.
 func (s *Service) HealAfterRestart(ctx context.Context, why string) {
 	start := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, 4*s.timeout())
-	rep, err := s.Reconcile(rctx, true)
+	rep, err := s.reconcileAfterRestart(rctx)
 	cancel()
 	s.LogReconcile("reconcile after named restarted", rep, err)
 	if s.Catalog != nil {
@@ -91,24 +96,10 @@ func (s *Service) HealAfterRestart(ctx context.Context, why string) {
 			s.log().Warn("catalog reconciled after named restarted", zap.Strings("added", crep.Missing), zap.Int("removed", len(crep.Stray)))
 		}
 	}
-	var zones []string
-	if s.Catalog != nil {
-		zones = append(zones, s.Catalog.Zone)
-	}
-	entries, _, _, err := s.Store.List(zonemodel.TypePrimary, "", 0)
-	if err != nil {
-		s.log().Error("listing the zones to notify after named restarted", zap.Error(err))
-	}
-	for _, e := range entries {
-		zones = append(zones, e.Name)
-	}
 	notified, failed := 0, 0
-	for _, z := range zones {
-		if ctx.Err() != nil {
-			return
-		}
+	if s.Catalog != nil && ctx.Err() == nil {
 		nctx, cancel := context.WithTimeout(ctx, s.timeout())
-		if _, err := s.Control.Notify(nctx, z); err != nil {
+		if _, err := s.Control.Notify(nctx, s.Catalog.Zone); err != nil {
 			failed++
 		} else {
 			notified++
@@ -117,4 +108,43 @@ func (s *Service) HealAfterRestart(ctx context.Context, why string) {
 	}
 	s.log().Info("healed after named restarted", zap.String("why", why), zap.Int("notified", notified), zap.Int("notify_failed", failed),
 		zap.Int("fixed", len(rep.Fixed)), zap.Int("problems", len(rep.Problems)), zap.Duration("took", time.Since(start)))
+}
+
+// reconcileAfterRestart is HealAfterRestart's reconcile: Reconcile, and
+// the check of the indexed zones named does not report loaded in a fresh
+// read of its statistics channel (Reconcile with full without an
+// Inventory, or when the statistics cannot be read).
+func (s *Service) reconcileAfterRestart(ctx context.Context) (*Report, error) {
+	if s.Inventory == nil {
+		return s.Reconcile(ctx, true)
+	}
+	snap, err := s.Inventory.RefreshNow(ctx)
+	if err != nil {
+		s.log().Warn("reading named's statistics after it restarted failed: asking about every zone", zap.Error(err))
+		return s.Reconcile(ctx, true)
+	}
+	rep, err := s.Reconcile(ctx, false)
+	if err != nil {
+		return rep, err
+	}
+	entries, _, _, err := s.Store.List("", "", 0)
+	if err != nil {
+		return rep, newErr(ErrStorage, "", "", "reading the zone index", err)
+	}
+	view := s.View
+	if view == "" {
+		view = defaultViewOf(snap)
+	}
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return rep, newErr(ErrBusy, "", "", "reconcile interrupted", err)
+		}
+		if z, ok := snap.Find(e.Name, view); ok && (z.HasSerial || z.Type != "primary") {
+			rep.Checked++
+			continue
+		}
+		s.checkIndexed(ctx, e, rep)
+	}
+	s.keepNotLoaded(rep)
+	return rep, nil
 }
