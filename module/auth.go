@@ -19,7 +19,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // The 401 messages of the service specification, exactly.
@@ -360,38 +359,6 @@ func (h *Handler) audit(r *http.Request, op string, status int) {
 		fields = append(fields, zap.String("view", st.view))
 	}
 	h.authLog.Info("audit", fields...)
-}
-
-// listInScope lists zones as Store.List does, keeping only those the
-// grant allows. With a grant that names zones, the whole index is read
-// and filtered, so pages, cursors and totals count only allowed zones.
-func listInScope(s *zonestore.Store, g *auth.Grant, typ, cursor string, limit int) ([]zonestore.Entry, string, int, error) {
-	if !g.RestrictsZones() {
-		return s.List(typ, cursor, limit)
-	}
-	all, _, _, err := s.List(typ, "", 0)
-	if err != nil {
-		return nil, "", 0, err
-	}
-	var allowed []zonestore.Entry
-	for _, e := range all {
-		if g.AllowsZone(e.Name) {
-			allowed = append(allowed, e)
-		}
-	}
-	page := []zonestore.Entry{}
-	next := ""
-	for _, e := range allowed {
-		if cursor != "" && e.Name <= cursor {
-			continue
-		}
-		if limit > 0 && len(page) == limit {
-			next = page[len(page)-1].Name
-			break
-		}
-		page = append(page, e)
-	}
-	return page, next, len(allowed), nil
 }
 
 // recordsInScope keeps the RRsets whose name and type the grant allows.

@@ -80,7 +80,7 @@ func scopeView(view string) string {
 
 // withCapabilities adds the zone's source and capabilities to info (GET
 // /zones/{name}), from its zonestatus and statement.
-func withCapabilities(b *backend, info *zoneInfo, name string, st *rndc.ZoneStatus, zc *rndc.ZoneStatement, managed bool) {
+func withCapabilities(svc *zoneservice.Service, info *zoneInfo, name string, st *rndc.ZoneStatus, zc *rndc.ZoneStatement, managed bool) {
 	switch {
 	case managed:
 		info.Source = inventory.SourceAPI
@@ -90,7 +90,7 @@ func withCapabilities(b *backend, info *zoneInfo, name string, st *rndc.ZoneStat
 	default:
 		info.Source = inventory.SourceNamedConf
 	}
-	c := b.svc.CapabilitiesOf(name, st, zc, managed)
+	c := svc.CapabilitiesOf(name, st, zc, managed)
 	info.Capabilities = &apitypes.ZoneCapabilities{
 		Records: apitypes.Capability(c.Records), Modify: apitypes.Capability(c.Modify), Delete: apitypes.Capability(c.Delete),
 		Adopt: apitypes.Capability(c.Adopt), Retransfer: apitypes.Capability(c.Retransfer),

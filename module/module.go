@@ -31,6 +31,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
+	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
@@ -225,7 +226,7 @@ type Handler struct {
 
 	// imports is the process's gate of imports (importsPool), held
 	// from Provision to Cleanup.
-	imports *importGate
+	imports *rest.ImportGate
 
 	catalog catalogSettings // the catalog option, checked (zero: none)
 	views   viewTable       // the views option, checked (zero: none)

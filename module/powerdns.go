@@ -18,6 +18,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
+	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -271,7 +272,7 @@ func (s pdnsService) Create(ctx context.Context, req *zonemodel.CreateZoneReques
 }
 
 func (s pdnsService) Import(ctx context.Context, zone string, file []byte) error {
-	release, err := s.h.rest.imports.enter(zoneservice.ActorOf(ctx).Identity)
+	release, err := s.h.rest.imports.Enter(zoneservice.ActorOf(ctx).Identity)
 	if err != nil {
 		return &pdnsOpError{kind: "import", zone: zone, err: err}
 	}
@@ -391,7 +392,7 @@ func (s pdnsService) Status(err error) frontend.Failure {
 	case oe.kind == "life":
 		f = lifecycleFailure(oe.zone, oe.err)
 	case oe.kind == "import":
-		f = importFailureOf(oe.zone, oe.err)
+		f = rest.ImportFailure(oe.zone, oe.err)
 	case oe.kind == "invalid":
 		f = fail(http.StatusBadRequest, "%v", oe.err)
 	case oe.kind == "service":

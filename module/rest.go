@@ -1,12 +1,14 @@
 package module
 
 import (
+	"context"
 	"net/http"
 
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/rest"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -40,7 +42,7 @@ type restAPI struct {
 	// views are the configured views (views.go).
 	views *viewTable
 	// imports is the process's gate of imports (importgate.go).
-	imports *importGate
+	imports *rest.ImportGate
 
 	zoneDir      string
 	catalogZone  string // "" without a catalog
@@ -68,7 +70,7 @@ func (h *Handler) newREST() *restAPI {
 		zoneDir: h.zoneDir, catalogZone: h.catalog.zone, catalogGroup: h.catalog.group, views: &h.views, imports: h.imports,
 	}
 	if a.imports == nil { // a handler built without Provision (unit tests)
-		a.imports = newImportGate(maxImports, maxImportsPerIdentity)
+		a.imports = newImportGate()
 	}
 	a.api = &rest.API{
 		Backend: func() (rest.Services, error) {
@@ -90,6 +92,11 @@ func (h *Handler) newREST() *restAPI {
 		Views:   rest.Views{Names: h.views.names, Default: h.views.def},
 		ZoneDir: h.zoneDir, CatalogZone: h.catalog.zone, CatalogGroup: h.catalog.group,
 		Version: Version,
+
+		MaxBodyBytes: MaxBodyBytes, Imports: a.imports,
+
+		ListAllZones: a.handleListAllZones,
+		Capabilities: withCapabilities,
 	}
 	return a
 }
@@ -119,4 +126,47 @@ func restRoutes(rs []rest.Route) []route {
 		}
 	}
 	return out
+}
+
+// List paging bounds (rest's).
+const (
+	defaultListLimit = rest.DefaultListLimit
+	maxListLimit     = rest.MaxListLimit
+)
+
+// zoneName validates the {name} path parameter, answering 400 when it is
+// not a valid zone name (the handlers still here; rest has its own).
+func zoneName(w http.ResponseWriter, p params) (string, bool) {
+	name, err := zonemodel.NormalizeZoneName(p.name)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid zone name %q: %v", p.name, err)
+		return "", false
+	}
+	return name, true
+}
+
+// zoneTarget validates the {name} parameter and returns the backend of
+// the view the request addresses (backendFor); on failure it has answered
+// the request.
+func (a *restAPI) zoneTarget(w http.ResponseWriter, p params) (*backend, string, bool) {
+	name, ok := zoneName(w, p)
+	if !ok {
+		return nil, "", false
+	}
+	b, ok := a.backendFor(w, p)
+	return b, name, ok
+}
+
+// settingsFor reads the zone's configuration (rest.SettingsFor).
+func (a *restAPI) settingsFor(ctx context.Context, b *backend, name string) *zoneSettings {
+	return rest.SettingsFor(ctx, b.svc, name)
+}
+
+// newImportGate returns a gate of the imports at once (docs/import.md),
+// which the REST and PowerDNS imports share, counted in the
+// zoneapi_imports metric.
+func newImportGate() *rest.ImportGate {
+	return rest.NewImportGate(rest.MaxImports, rest.MaxImportsPerIdentity, func(state string, delta float64) {
+		metrics.imports.WithLabelValues(state).Add(delta)
+	})
 }

@@ -97,25 +97,13 @@ func (h *Handler) buildRoutes() []route {
 	h.rest = a
 	rs := restRoutes(a.api.Routes())
 	rs = append(rs, []route{
-		{method: http.MethodPost, template: "/api/v1/zones", body: bodyOf[createZoneRequest](), handle: a.handleCreateZone, op: "create"},
-		{method: http.MethodGet, template: "/api/v1/zones", handle: a.handleListZones},
-		{method: http.MethodGet, template: "/api/v1/zones/{name}", handle: a.handleGetZone},
-		{method: http.MethodDelete, template: "/api/v1/zones/{name}", handle: a.handleDeleteZone, op: "delete"},
-		{method: http.MethodPatch, template: "/api/v1/zones/{name}", body: bodyOf[ModifyZoneRequest](), handle: a.handleModifyZone, op: "modify"},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/retransfer", handle: a.handleRetransfer, op: "retransfer"},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/adopt", handle: a.handleAdoptZone, op: "adopt"},
-		{method: http.MethodGet, template: "/api/v1/zones/{name}/status", handle: a.handleZoneStatus},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/reload", handle: a.zoneCommand("reload"), op: "reload"},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/freeze", handle: a.zoneCommand("freeze"), op: "freeze"},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/thaw", handle: a.zoneCommand("thaw"), op: "thaw"},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/notify", handle: a.handleNotify, op: "notify"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/records", handle: a.handleListRecords},
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/records", body: bodyOf[addRecordRequest](), handle: a.handleAddRecord, op: "record_add"},
 		{method: http.MethodPut, template: "/api/v1/zones/{name}/records", body: bodyOf[updateRecordRequest](), handle: a.handleUpdateRecord, op: "record_update"},
 		{method: http.MethodDelete, template: "/api/v1/zones/{name}/records", body: bodyOf[removeRecordRequest](), handle: a.handleRemoveRecord, op: "record_remove"},
 		{method: http.MethodPatch, template: "/api/v1/zones/{name}/records", body: bodyOf[batchRequest](), handle: a.handleBatchRecords, op: "record_batch"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/export", handle: a.handleExportZone},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/import", body: bodyOf[importZoneRequest](), handle: a.handleImportZone, op: "import"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/changes", handle: a.handleListChanges},
 		{method: http.MethodGet, template: "/api/v1/changes", handle: a.handleListChanges},
 	}...)

@@ -10,6 +10,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
+	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -32,7 +33,7 @@ var (
 	storePool = caddy.NewUsagePool()
 	// historyPool maps a history directory to its *sharedHistory.
 	historyPool = caddy.NewUsagePool()
-	// importsPool holds the process's one *importGate (key importsKey):
+	// importsPool holds the process's one *rest.ImportGate (key importsKey):
 	// the bounds of the imports running at once are the process's, over
 	// every handler and config generation.
 	importsPool = caddy.NewUsagePool()
@@ -43,11 +44,11 @@ const importsKey = "imports"
 
 // acquireImports takes a reference to the process's import gate;
 // releaseImports gives it back.
-func acquireImports() *importGate {
+func acquireImports() *rest.ImportGate {
 	v, _, _ := importsPool.LoadOrNew(importsKey, func() (caddy.Destructor, error) {
-		return newImportGate(maxImports, maxImportsPerIdentity), nil
+		return newImportGate(), nil
 	})
-	return v.(*importGate)
+	return v.(*rest.ImportGate)
 }
 
 func releaseImports() { _, _ = importsPool.Delete(importsKey) }

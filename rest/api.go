@@ -8,7 +8,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -65,7 +67,23 @@ type API struct {
 	CatalogGroup string
 	// Version is the host's version, which GET /health answers.
 	Version string
+	// MaxBodyBytes is the largest JSON request body the host reads.
+	MaxBodyBytes int64
+	// Imports bounds the imports running at once (the process's).
+	Imports *ImportGate
+
+	// ListAllZones answers GET /zones?all=true: every zone named serves
+	// (the host's, for now).
+	ListAllZones func(w http.ResponseWriter, r *http.Request, typ, cursor string, limit int)
+	// Capabilities adds the zone's source and capabilities to info (GET
+	// /zones/{name}), from its zonestatus and statement (the host's, for
+	// now).
+	Capabilities func(svc *zoneservice.Service, info *apitypes.ZoneInfo, name string, st *rndc.ZoneStatus, zc *rndc.ZoneStatement, managed bool)
 }
+
+// listAllParams are the filters only the list of every zone takes (view
+// filters it too, and addresses a view in the list of the API's zones).
+var listAllParams = []string{"managed", "source"}
 
 // Services are the zone services of the configured views.
 type Services interface {
@@ -133,8 +151,20 @@ func (a *API) Routes() []Route {
 		{Method: http.MethodGet, Template: APIPrefix + "/ready", Public: true, AuthOptional: true, Handle: a.handleReady},
 		{Method: http.MethodGet, Template: APIPrefix + "/server/status", Handle: a.handleServerStatus},
 		{Method: http.MethodPost, Template: APIPrefix + "/server/reconcile", Handle: a.handleReconcile, Op: "reconcile"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones", Body: bodyOf[createZoneRequest](), Handle: a.handleCreateZone, Op: "create"},
+		{Method: http.MethodGet, Template: APIPrefix + "/zones", Handle: a.handleListZones},
+		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}", Handle: a.handleGetZone},
+		{Method: http.MethodDelete, Template: APIPrefix + "/zones/{name}", Handle: a.handleDeleteZone, Op: "delete"},
+		{Method: http.MethodPatch, Template: APIPrefix + "/zones/{name}", Body: bodyOf[modifyZoneRequest](), Handle: a.handleModifyZone, Op: "modify"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/retransfer", Handle: a.handleRetransfer, Op: "retransfer"},
 		{Method: http.MethodGet, Template: APIPrefix + "/catalog", Handle: a.handleGetCatalog},
 		{Method: http.MethodPost, Template: APIPrefix + "/catalog/reconcile", Handle: a.handleReconcileCatalog},
+		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}/status", Handle: a.handleZoneStatus},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/reload", Handle: a.zoneCommand("reload"), Op: "reload"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/freeze", Handle: a.zoneCommand("freeze"), Op: "freeze"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/thaw", Handle: a.zoneCommand("thaw"), Op: "thaw"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/notify", Handle: a.handleNotify, Op: "notify"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/import", Body: bodyOf[importZoneRequest](), Handle: a.handleImportZone, Op: "import"},
 		{Method: http.MethodGet, Template: WhoamiTemplate, Handle: a.handleWhoami},
 	}
 }

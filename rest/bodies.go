@@ -2,6 +2,8 @@ package rest
 
 import (
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // The handler's request and response bodies are package apitypes' types,
@@ -41,3 +43,46 @@ type (
 	// changeRequest is one item of a batchRequest.
 	changeRequest = apitypes.Change
 )
+
+// The conversions from the API's bodies to the zone model's domain types
+// happen here, at the front end.
+
+// createRequestOf converts the body of POST /zones to the zone model's
+// create request. The model's request keeps its own JSON form: the zone
+// service fingerprints it, and the fingerprints of the zones made so far
+// must not change. TestCreateRequestWireAndModelStayConvertible pins that
+// the two shapes stay field for field the same.
+func createRequestOf(c *createZoneRequest) *zonemodel.CreateZoneRequest {
+	req := &zonemodel.CreateZoneRequest{ZoneName: c.ZoneName, ZoneType: c.ZoneType, UpdateKeyName: c.UpdateKeyName}
+	if zc := c.ZoneConfig; zc != nil {
+		req.ZoneConfig = &zonemodel.ZoneConfig{
+			TTL: zc.TTL, NameServers: zc.NameServers, NameServerIPs: zc.NameServerIPs,
+			AlsoNotify: zc.AlsoNotify, AllowTransfer: zc.AllowTransfer, Primaries: zc.Primaries,
+			DNSSECPolicy: zc.DNSSECPolicy, InlineSigning: zc.InlineSigning,
+		}
+		if s := zc.SOA; s != nil {
+			soa := zonemodel.SOA(*s)
+			req.ZoneConfig.SOA = &soa
+		}
+		if zc.Records != nil {
+			req.ZoneConfig.Records = make([]zonemodel.Record, len(zc.Records))
+			for i, r := range zc.Records {
+				req.ZoneConfig.Records[i] = zonemodel.Record(r)
+			}
+		}
+	}
+	return req
+}
+
+// zoneEntries converts index entries to list items; views, when set,
+// holds each entry's view.
+func zoneEntries(es []zonestore.Entry, views []string) []apitypes.ZoneEntry {
+	out := make([]apitypes.ZoneEntry, len(es))
+	for i, e := range es {
+		out[i] = apitypes.ZoneEntry{Name: e.Name, Type: e.Type, Created: e.Created}
+		if views != nil {
+			out[i].View = views[i]
+		}
+	}
+	return out
+}

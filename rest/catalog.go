@@ -73,4 +73,3 @@ func (a *API) handleReconcileCatalog(w http.ResponseWriter, r *http.Request, _ P
 	a.Logger.Info("catalog zone reconciled", zap.String("catalog", a.CatalogZone), zap.Strings("added", rep.Missing), zap.Int("removed", len(rep.Stray)))
 	WriteJSON(w, http.StatusOK, rep)
 }
-

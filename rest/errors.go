@@ -380,6 +380,14 @@ func serverRefusal(zone, op, rc, tsigErr, key string, le *zoneservice.Error) Fai
 	}
 }
 
+// serviceFailed answers a failed zone operation (ServiceFailure).
+func serviceFailed(w http.ResponseWriter, zone string, err error) { ServiceFailure(zone, err).Write(w) }
+
+// lifecycleFailed answers a failed create or delete (LifecycleFailure).
+func lifecycleFailed(w http.ResponseWriter, zone string, err error) {
+	LifecycleFailure(zone, err).Write(w)
+}
+
 // indexFailed answers a failure to read the zone index.
 func indexFailed(w http.ResponseWriter, err error) {
 	WriteError(w, http.StatusInternalServerError, "reading the zone index: %v", err)

@@ -1,4 +1,4 @@
-package module
+package rest
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package module
+package rest
 
 import (
 	"crypto/sha256"
@@ -35,7 +35,7 @@ const textDNS = "text/dns"
 // copy needs the read action on the zone copied as well; a transfer, the
 // server action. An
 // Idempotency-Key is taken as on create.
-func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params) {
 	name, ok := zoneName(w, p)
 	if !ok {
 		return
@@ -46,9 +46,9 @@ func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p par
 	}
 	// Counted in before the body is read: the body, the records parsed
 	// from it and a named-checkzone process are what the bounds bound.
-	release, err := a.imports.enter(zoneservice.ActorOf(r.Context()).Identity)
+	release, err := a.Imports.Enter(zoneservice.ActorOf(r.Context()).Identity)
 	if err != nil {
-		importFailureOf(name, err).Write(w)
+		ImportFailure(name, err).Write(w)
 		return
 	}
 	defer release()
@@ -59,33 +59,33 @@ func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p par
 	)
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct := r.Header.Get("Content-Type"); ct != "" && mt != textDNS && mt != "application/json" && !strings.HasSuffix(mt, "+json") {
-		writeError(w, http.StatusUnsupportedMediaType, "send the zone file with Content-Type: text/dns, or a JSON body (Content-Type: application/json); got %q", ct)
+		WriteError(w, http.StatusUnsupportedMediaType, "send the zone file with Content-Type: text/dns, or a JSON body (Content-Type: application/json); got %q", ct)
 		return
 	}
 	if mt == textDNS {
 		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, zonemodel.MaxImportBytes))
 		if err != nil {
-			if isTooLarge(err) {
-				writeError(w, http.StatusRequestEntityTooLarge, "the zone file exceeds %d bytes (64 MiB); larger zones can be imported by AXFR (docs/import.md)", zonemodel.MaxImportBytes)
+			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+				WriteError(w, http.StatusRequestEntityTooLarge, "the zone file exceeds %d bytes (64 MiB); larger zones can be imported by AXFR (docs/import.md)", zonemodel.MaxImportBytes)
 			} else {
-				writeError(w, http.StatusBadRequest, "reading the request body: %v", err)
+				WriteError(w, http.StatusBadRequest, "reading the request body: %v", err)
 			}
 			return
 		}
 		if len(raw) == 0 {
-			writeError(w, http.StatusBadRequest, "the request body is empty; send the zone file")
+			WriteError(w, http.StatusBadRequest, "the request body is empty; send the zone file")
 			return
 		}
 		src.File = raw
 		sum.Write([]byte("file\x00"))
 		sum.Write(raw)
 	} else {
-		if r.ContentLength > MaxBodyBytes {
-			writeError(w, http.StatusRequestEntityTooLarge, "a JSON body is limited to %d bytes; send a larger zone file as the body itself, with Content-Type: text/dns (up to 64 MiB)", MaxBodyBytes)
+		if r.ContentLength > a.MaxBodyBytes {
+			WriteError(w, http.StatusRequestEntityTooLarge, "a JSON body is limited to %d bytes; send a larger zone file as the body itself, with Content-Type: text/dns (up to 64 MiB)", a.MaxBodyBytes)
 			return
 		}
 		var body importZoneRequest
-		if !a.decode(w, r, p, &body) {
+		if !a.Decode(w, r, p, &body) {
 			return
 		}
 		if !a.importSource(w, r, &body, &src, &copyOf) {
@@ -95,7 +95,7 @@ func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p par
 		sum.Write([]byte("json\x00"))
 		sum.Write(j)
 	}
-	b, ok := a.backendFor(w, p) // the view addressed (?view=)
+	b, ok := a.serviceFor(w, p) // the view addressed (?view=)
 	if !ok {
 		return
 	}
@@ -104,9 +104,9 @@ func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p par
 		var res *zoneservice.Imported
 		var err error
 		if copyOf != "" {
-			res, err = b.svc.Copy(r.Context(), copyOf, name, fp)
+			res, err = b.Copy(r.Context(), copyOf, name, fp)
 		} else {
-			res, err = b.svc.Import(r.Context(), name, &src, fp)
+			res, err = b.Import(r.Context(), name, &src, fp)
 		}
 		a.importAnswer(w, name, res, err, keyed)
 	}
@@ -119,7 +119,7 @@ func (a *restAPI) handleImportZone(w http.ResponseWriter, r *http.Request, p par
 
 // importSource reads a JSON import body into the zone service's source
 // (or copyOf), answering 400 (and the copy's scope check, 403) itself.
-func (a *restAPI) importSource(w http.ResponseWriter, r *http.Request, body *importZoneRequest, src *zoneservice.ImportSource, copyOf *string) bool {
+func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZoneRequest, src *zoneservice.ImportSource, copyOf *string) bool {
 	given := 0
 	for _, set := range []bool{body.ZoneFile != nil, body.AXFR != nil, body.CopyOf != ""} {
 		if set {
@@ -127,7 +127,7 @@ func (a *restAPI) importSource(w http.ResponseWriter, r *http.Request, body *imp
 		}
 	}
 	if given != 1 {
-		writeError(w, http.StatusBadRequest, "give exactly one of zoneFile, axfr and copyOf (got %d); a zone file may also be sent as the body with Content-Type: text/dns", given)
+		WriteError(w, http.StatusBadRequest, "give exactly one of zoneFile, axfr and copyOf (got %d); a zone file may also be sent as the body with Content-Type: text/dns", given)
 		return false
 	}
 	switch {
@@ -136,10 +136,10 @@ func (a *restAPI) importSource(w http.ResponseWriter, r *http.Request, body *imp
 	case body.CopyOf != "":
 		from, err := zonemodel.NormalizeZoneName(body.CopyOf)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "copyOf: invalid zone name %q: %v", body.CopyOf, err)
+			WriteError(w, http.StatusBadRequest, "copyOf: invalid zone name %q: %v", body.CopyOf, err)
 			return false
 		}
-		if !a.scopes.allow(w, r, auth.ActionRead, from) {
+		if !a.Allow(w, r, auth.ActionRead, from) {
 			return false
 		}
 		*copyOf = from
@@ -151,7 +151,7 @@ func (a *restAPI) importSource(w http.ResponseWriter, r *http.Request, body *imp
 		// itself, its other views). Only an identity that may act on the
 		// whole server (the server action, as reconcile) may ask for one
 		// (docs/import.md).
-		if !a.scopes.allow(w, r, auth.ActionServer, "") {
+		if !a.Allow(w, r, auth.ActionServer, "") {
 			return false
 		}
 		// An address, never a host name: the server's resolver is not
@@ -162,7 +162,7 @@ func (a *restAPI) importSource(w http.ResponseWriter, r *http.Request, body *imp
 		}
 		ap, err := netip.ParseAddrPort(addr)
 		if err != nil || ap.Port() == 0 || ap.Addr().Zone() != "" {
-			writeError(w, http.StatusBadRequest, "axfr.address %q: want ip, ip:port or [v6]:port (an IP address without a zone, a port from 1 to 65535; no host names)", body.AXFR.Address)
+			WriteError(w, http.StatusBadRequest, "axfr.address %q: want ip, ip:port or [v6]:port (an IP address without a zone, a port from 1 to 65535; no host names)", body.AXFR.Address)
 			return false
 		}
 		src.AXFR = &zoneservice.AXFRSource{Address: netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()}
@@ -180,7 +180,7 @@ func (a *restAPI) importSource(w http.ResponseWriter, r *http.Request, body *imp
 // importAnswer answers an import or copy: 201 with the zone, its record
 // count and serial; 409 for a zone that exists (as a create answers it);
 // else importFailure.
-func (a *restAPI) importAnswer(w http.ResponseWriter, name string, res *zoneservice.Imported, err error, keyed bool) {
+func (a *API) importAnswer(w http.ResponseWriter, name string, res *zoneservice.Imported, err error, keyed bool) {
 	if err == nil && res.Existed && !keyed {
 		err = &zoneservice.Error{Kind: zoneservice.ErrExists, Zone: name, Msg: "zone " + name + " already exists", SameConfig: true}
 	}
@@ -190,7 +190,7 @@ func (a *restAPI) importAnswer(w http.ResponseWriter, name string, res *zoneserv
 		if le.SameConfig {
 			msg = le.Msg + ", imported by an earlier request with the same body (send an Idempotency-Key to have a retry recognised as yours)"
 		}
-		writeJSON(w, http.StatusConflict, conflictBody{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
+		WriteJSON(w, http.StatusConflict, conflictBody{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
 		return
 	}
 	if err != nil {
@@ -198,11 +198,11 @@ func (a *restAPI) importAnswer(w http.ResponseWriter, name string, res *zoneserv
 		return
 	}
 	serial := res.Serial
-	w.Header().Set("Location", apiPrefix+"/zones/"+url.PathEscape(name))
+	w.Header().Set("Location", APIPrefix+"/zones/"+url.PathEscape(name))
 	if !res.Existed {
-		a.logger.Info("zone imported", zap.String("zone", name), zap.Int("records", res.Records), zap.Uint32("serial", res.Serial), zap.String("checked_by", res.CheckedBy))
+		a.Logger.Info("zone imported", zap.String("zone", name), zap.Int("records", res.Records), zap.Uint32("serial", res.Serial), zap.String("checked_by", res.CheckedBy))
 	}
-	writeJSON(w, http.StatusCreated, apitypes.ImportResult{
+	WriteJSON(w, http.StatusCreated, apitypes.ImportResult{
 		Success: true, Message: "Zone " + name + " imported successfully", Details: res.Details,
 		Zone:    &zoneInfo{Name: name, ZoneType: zonemodel.TypePrimary, FilePath: res.File, Serial: &serial},
 		Records: res.Records, Serial: res.Serial, CheckedBy: res.CheckedBy, Warnings: res.Warnings,
@@ -210,15 +210,15 @@ func (a *restAPI) importAnswer(w http.ResponseWriter, name string, res *zoneserv
 }
 
 // importFailure answers a failed import: 400 with the line for a refused
-// zone file (apitypes.FileError), else importFailureOf's answer.
+// zone file (apitypes.FileError), else ImportFailure's answer.
 func importFailure(w http.ResponseWriter, name string, err error) {
 	var fe *zonemodel.FileError
 	if errors.Is(err, zoneservice.ErrInvalid) && errors.As(err, &fe) {
-		writeJSON(w, http.StatusBadRequest, apitypes.FileError{Error: apitypes.ReasonPhrase(http.StatusBadRequest),
+		WriteJSON(w, http.StatusBadRequest, apitypes.FileError{Error: apitypes.ReasonPhrase(http.StatusBadRequest),
 			Message: fileRefused(name, fe), Line: fe.Line})
 		return
 	}
-	importFailureOf(name, err).Write(w)
+	ImportFailure(name, err).Write(w)
 }
 
 // fileRefused is the message of a refused zone file.
@@ -226,14 +226,14 @@ func fileRefused(name string, fe *zonemodel.FileError) string {
 	return "zone " + name + " was not imported, nothing was written: " + fe.Error()
 }
 
-// importFailureOf is the answer to a failed import: 400 for a refused
+// ImportFailure is the answer to a failed import: 400 for a refused
 // zone (its line in the message), 413 over the limits, 429 or 503 over
-// the imports at once (importGate), 404 for a copy of an unknown zone,
+// the imports at once (ImportGate), 404 for a copy of an unknown zone,
 // 502 for a source that failed and 504 for one that did not answer; the
 // rest as a create's failures.
-func importFailureOf(name string, err error) failure {
+func ImportFailure(name string, err error) Failure {
 	var fe *zonemodel.FileError
-	var busy *importsBusy
+	var busy *ImportsBusy
 	switch {
 	case errors.As(err, &busy):
 		return busy.failure()
@@ -250,6 +250,6 @@ func importFailureOf(name string, err error) failure {
 	case errors.Is(err, zoneservice.ErrNotFound):
 		return fail(http.StatusNotFound, "%v", err)
 	default:
-		return lifecycleFailure(name, err)
+		return LifecycleFailure(name, err)
 	}
 }

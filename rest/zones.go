@@ -1,4 +1,4 @@
-package module
+package rest
 
 import (
 	"context"
@@ -21,8 +21,8 @@ import (
 
 // List paging bounds.
 const (
-	defaultListLimit = 100
-	maxListLimit     = 1000
+	DefaultListLimit = 100
+	MaxListLimit     = 1000
 )
 
 // infoFromStatus builds zoneInfo from parsed zonestatus output.
@@ -47,24 +47,24 @@ func infoFromStatus(st *rndc.ZoneStatus, managed bool) *zoneInfo {
 
 // zoneName validates the {name} path parameter, answering 400 when it is
 // not a valid zone name.
-func zoneName(w http.ResponseWriter, p params) (string, bool) {
-	name, err := zonemodel.NormalizeZoneName(p.name)
+func zoneName(w http.ResponseWriter, p Params) (string, bool) {
+	name, err := zonemodel.NormalizeZoneName(p.Name)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid zone name %q: %v", p.name, err)
+		WriteError(w, http.StatusBadRequest, "invalid zone name %q: %v", p.Name, err)
 		return "", false
 	}
 	return name, true
 }
 
-// zoneTarget validates the {name} parameter and returns the backend of
-// the view the request addresses (backendFor); on failure it has answered
-// the request.
-func (a *restAPI) zoneTarget(w http.ResponseWriter, p params) (*backend, string, bool) {
+// zoneTarget validates the {name} parameter and returns the zone service
+// of the view the request addresses (serviceFor); on failure it has
+// answered the request.
+func (a *API) zoneTarget(w http.ResponseWriter, p Params) (*zoneservice.Service, string, bool) {
 	name, ok := zoneName(w, p)
 	if !ok {
 		return nil, "", false
 	}
-	b, ok := a.backendFor(w, p)
+	b, ok := a.serviceFor(w, p)
 	return b, name, ok
 }
 
@@ -73,31 +73,31 @@ func (a *restAPI) zoneTarget(w http.ResponseWriter, p params) (*backend, string,
 // the zone file, runs addzone and indexes the zone. A create of a zone
 // that exists answers 409 with sameConfig; a request with an
 // Idempotency-Key is answered as create.go says.
-func (a *restAPI) handleCreateZone(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleCreateZone(w http.ResponseWriter, r *http.Request, p Params) {
 	key, ok := idempotencyKeyOf(w, r)
 	if !ok {
 		return
 	}
 	var body createZoneRequest
-	if !a.decode(w, r, p, &body) {
+	if !a.Decode(w, r, p, &body) {
 		return
 	}
 	req := createRequestOf(&body)
 	zone, err := req.Normalize(time.Now())
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid zone: %v", err)
+		WriteError(w, http.StatusBadRequest, "invalid zone: %v", err)
 		return
 	}
-	if !a.scopes.allow(w, r, auth.ActionZones, zone.Name) {
+	if !a.Allow(w, r, auth.ActionZones, zone.Name) {
 		return
 	}
-	if zone.Type == zonemodel.TypeSecondary && req.ZoneConfig != nil && !a.allowPrimaries(w, r, req.ZoneConfig.Primaries) {
+	if zone.Type == zonemodel.TypeSecondary && req.ZoneConfig != nil && !a.AllowPrimaries(w, r, req.ZoneConfig.Primaries) {
 		return
 	}
-	if req.ZoneConfig != nil && !a.allowNotify(w, r, req.ZoneConfig.AlsoNotify) {
+	if req.ZoneConfig != nil && !a.AllowNotify(w, r, req.ZoneConfig.AlsoNotify) {
 		return
 	}
-	b, ok := a.backendFor(w, p)
+	b, ok := a.serviceFor(w, p)
 	if !ok {
 		return
 	}
@@ -116,8 +116,8 @@ func (a *restAPI) handleCreateZone(w http.ResponseWriter, r *http.Request, p par
 // was made by this very keyed request (its fingerprint carries the key),
 // which answers the 201 the first attempt would have (a retry after an
 // unknown outcome that settled as created).
-func (a *restAPI) createZone(w http.ResponseWriter, r *http.Request, b *backend, zone *zonemodel.Zone, fp string, keyed bool) {
-	res, err := b.svc.Create(r.Context(), zone, fp)
+func (a *API) createZone(w http.ResponseWriter, r *http.Request, b *zoneservice.Service, zone *zonemodel.Zone, fp string, keyed bool) {
+	res, err := b.Create(r.Context(), zone, fp)
 	var le *zoneservice.Error
 	if err == nil && res.Existed && !keyed {
 		// The same body made it earlier, without a key (a key would be
@@ -129,11 +129,11 @@ func (a *restAPI) createZone(w http.ResponseWriter, r *http.Request, b *backend,
 		if le.SameConfig {
 			msg = le.Msg + " with the configuration this request asks for (made by an earlier request with the same body; send an Idempotency-Key to have a retry recognised as yours)"
 		}
-		writeJSON(w, http.StatusConflict, conflictBody{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
+		WriteJSON(w, http.StatusConflict, conflictBody{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
 		return
 	}
 	if err != nil {
-		a.lifecycleFailed(w, zone.Name, err)
+		lifecycleFailed(w, zone.Name, err)
 		return
 	}
 	info := &zoneInfo{Name: zone.Name, ZoneType: zone.Type, FilePath: res.File}
@@ -141,20 +141,20 @@ func (a *restAPI) createZone(w http.ResponseWriter, r *http.Request, b *backend,
 		s := zone.Serial
 		info.Serial = &s
 	}
-	loc := apiPrefix + "/zones/" + url.PathEscape(zone.Name)
-	if b.view != "" && b.view != a.views.def {
-		loc += "?view=" + url.QueryEscape(b.view)
-		info.View = b.view
-	} else if b.view != "" {
-		info.View = b.view
+	loc := APIPrefix + "/zones/" + url.PathEscape(zone.Name)
+	if b.View != "" && b.View != a.Views.Default {
+		loc += "?view=" + url.QueryEscape(b.View)
+		info.View = b.View
+	} else if b.View != "" {
+		info.View = b.View
 	}
 	w.Header().Set("Location", loc)
 	if res.Existed {
-		a.logger.Info("zone create retried with its Idempotency-Key; the zone it made is answered", zap.String("zone", zone.Name), zap.String("settled", res.Settled))
+		a.Logger.Info("zone create retried with its Idempotency-Key; the zone it made is answered", zap.String("zone", zone.Name), zap.String("settled", res.Settled))
 	} else {
-		a.logger.Info("zone created", zap.String("zone", zone.Name), zap.String("zone_type", zone.Type), zap.Uint32("serial", zone.Serial))
+		a.Logger.Info("zone created", zap.String("zone", zone.Name), zap.String("zone_type", zone.Type), zap.Uint32("serial", zone.Serial))
 	}
-	writeJSON(w, http.StatusCreated, zoneResponse{
+	WriteJSON(w, http.StatusCreated, zoneResponse{
 		Success: true, Message: "Zone " + zone.Name + " created successfully", Details: res.Details, Zone: info,
 	})
 }
@@ -169,21 +169,21 @@ type conflictBody struct {
 
 // handleListZones lists managed zones from the index, in name order, one
 // page at a time (limit, cursor), optionally only one type; with
-// all=true, every zone named serves (handleListAllZones).
-func (a *restAPI) handleListZones(w http.ResponseWriter, r *http.Request, p params) {
+// all=true, every zone named serves (ListAllZones).
+func (a *API) handleListZones(w http.ResponseWriter, r *http.Request, p Params) {
 	q := r.URL.Query()
-	limit := defaultListLimit
+	limit := DefaultListLimit
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxListLimit {
-			writeError(w, http.StatusBadRequest, "limit must be an integer from 1 to %d, got %q", maxListLimit, v)
+		if err != nil || n < 1 || n > MaxListLimit {
+			WriteError(w, http.StatusBadRequest, "limit must be an integer from 1 to %d, got %q", MaxListLimit, v)
 			return
 		}
 		limit = n
 	}
 	typ := q.Get("type")
 	if typ != "" && typ != "primary" && typ != "secondary" {
-		writeError(w, http.StatusBadRequest, "type must be primary or secondary, got %q", typ)
+		WriteError(w, http.StatusBadRequest, "type must be primary or secondary, got %q", typ)
 		return
 	}
 	cursor := q.Get("cursor")
@@ -191,33 +191,33 @@ func (a *restAPI) handleListZones(w http.ResponseWriter, r *http.Request, p para
 	if v := q.Get("all"); v != "" {
 		var err error
 		if all, err = strconv.ParseBool(v); err != nil {
-			writeError(w, http.StatusBadRequest, "all must be true or false, got %q", v)
+			WriteError(w, http.StatusBadRequest, "all must be true or false, got %q", v)
 			return
 		}
 	}
-	if msg := checkListCursor(cursor, all, a.views.configured()); msg != "" {
-		writeError(w, http.StatusBadRequest, "%s", msg)
+	if msg := checkListCursor(cursor, all, a.Views.Configured()); msg != "" {
+		WriteError(w, http.StatusBadRequest, "%s", msg)
 		return
 	}
 	if all {
-		a.handleListAllZones(w, r, typ, cursor, limit)
+		a.ListAllZones(w, r, typ, cursor, limit)
 		return
 	}
 	for _, p := range listAllParams {
 		if q.Has(p) {
-			writeError(w, http.StatusBadRequest, "%s filters the list of every zone named serves: add all=true", p)
+			WriteError(w, http.StatusBadRequest, "%s filters the list of every zone named serves: add all=true", p)
 			return
 		}
 	}
-	if a.views.configured() {
+	if a.Views.Configured() {
 		a.listViews(w, r, p, typ, cursor, limit)
 		return
 	}
-	b, ok := a.backendFor(w, p) // 404 for a ?view= without views
+	b, ok := a.serviceFor(w, p) // 404 for a ?view= without views
 	if !ok {
 		return
 	}
-	entries, next, total, err := listInScope(b.store, grantOf(r), typ, cursor, limit)
+	entries, next, total, err := listInScope(b.Store, a.grant(r), typ, cursor, limit)
 	if err != nil {
 		indexFailed(w, err)
 		return
@@ -226,49 +226,49 @@ func (a *restAPI) handleListZones(w http.ResponseWriter, r *http.Request, p para
 	for i, e := range entries {
 		body.Zones[i] = e.Name
 	}
-	writeJSON(w, http.StatusOK, body)
+	WriteJSON(w, http.StatusOK, body)
 }
 
 // handleGetZone answers the zone's parsed state from `rndc zonestatus`.
-func (a *restAPI) handleGetZone(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleGetZone(w http.ResponseWriter, r *http.Request, p Params) {
 	b, name, ok := a.zoneTarget(w, p)
 	if !ok {
 		return
 	}
-	zs, err := b.svc.Zone(r.Context(), name)
+	zs, err := b.Zone(r.Context(), name)
 	if err != nil {
-		a.serviceFailed(w, name, err)
+		serviceFailed(w, name, err)
 		return
 	}
-	info := infoOfState(zs, name, b.view)
-	if grantOf(r).RestrictsRecords() {
+	info := infoOfState(zs, name, b.View)
+	if a.grant(r).RestrictsRecords() {
 		// A token limited to some record names or types reads the zone's
 		// state (type, serial, loaded, frozen), not its configuration
 		// (key names, notify and transfer targets), its file's path or
 		// what the API could do with it.
 		info.FilePath = ""
-		writeJSON(w, http.StatusOK, info)
+		WriteJSON(w, http.StatusOK, info)
 		return
 	}
-	zc, err := b.svc.ZoneStatement(r.Context(), name)
+	zc, err := b.ZoneStatement(r.Context(), name)
 	if err == nil {
 		info.Config = (*zoneSettings)(zoneservice.SettingsOf(zc))
 	}
-	withCapabilities(b, info, name, zs.Status, zc, zs.Managed)
-	writeJSON(w, http.StatusOK, info)
+	a.Capabilities(b, info, name, zs.Status, zc, zs.Managed)
+	WriteJSON(w, http.StatusOK, info)
 }
 
 // zoneState asks the zone service for the zone's state. A zone named
 // knows but has not loaded (a secondary before its first transfer) is
 // described from the index with loaded false. On failure it answers the
 // request and returns false.
-func (a *restAPI) zoneState(w http.ResponseWriter, r *http.Request, b *backend, name string) (*zoneInfo, string, bool) {
-	zs, err := b.svc.Zone(r.Context(), name)
+func (a *API) zoneState(w http.ResponseWriter, r *http.Request, b *zoneservice.Service, name string) (*zoneInfo, string, bool) {
+	zs, err := b.Zone(r.Context(), name)
 	if err != nil {
-		a.serviceFailed(w, name, err)
+		serviceFailed(w, name, err)
 		return nil, "", false
 	}
-	return infoOfState(zs, name, b.view), zs.Details, true
+	return infoOfState(zs, name, b.View), zs.Details, true
 }
 
 // infoOfState is the zone's state as answered: from zonestatus, or, for
@@ -286,7 +286,7 @@ func infoOfState(zs *zoneservice.ZoneState, name, view string) *zoneInfo {
 
 // handleZoneStatus answers `rndc zonestatus`: BIND's text in details
 // (as bindcar does) and the parsed state in zone.
-func (a *restAPI) handleZoneStatus(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleZoneStatus(w http.ResponseWriter, r *http.Request, p Params) {
 	b, name, ok := a.zoneTarget(w, p)
 	if !ok {
 		return
@@ -295,12 +295,12 @@ func (a *restAPI) handleZoneStatus(w http.ResponseWriter, r *http.Request, p par
 	if !ok {
 		return
 	}
-	if grantOf(r).RestrictsRecords() {
+	if a.grant(r).RestrictsRecords() {
 		// As GET /zones/{name}: the state, not the file (BIND's text
 		// names it).
 		info.FilePath, raw = "", ""
 	}
-	writeJSON(w, http.StatusOK, zoneResponse{
+	WriteJSON(w, http.StatusOK, zoneResponse{
 		Success: true, Message: "Zone " + name + " status retrieved", Details: raw, Zone: info,
 	})
 }
@@ -314,34 +314,34 @@ func (a *restAPI) handleZoneStatus(w http.ResponseWriter, r *http.Request, p par
 // A zone the API does not manage (added with `rndc addzone` outside it)
 // is deleted only with ?confirm=unmanaged (409 otherwise); a zone of
 // named.conf is never (409: delzone cannot delete it durably).
-func (a *restAPI) handleDeleteZone(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleDeleteZone(w http.ResponseWriter, r *http.Request, p Params) {
 	var opts zoneservice.DeleteOptions
 	switch c := r.URL.Query().Get("confirm"); c {
 	case "":
 	case "unmanaged":
 		opts.Unmanaged = true
 	default:
-		writeError(w, http.StatusBadRequest, "confirm must be unmanaged (to delete a zone the API does not manage), got %q", c)
+		WriteError(w, http.StatusBadRequest, "confirm must be unmanaged (to delete a zone the API does not manage), got %q", c)
 		return
 	}
 	b, name, ok := a.zoneTarget(w, p)
 	if !ok {
 		return
 	}
-	res, err := b.svc.Delete(r.Context(), name, opts)
+	res, err := b.Delete(r.Context(), name, opts)
 	if err != nil {
-		a.lifecycleFailed(w, name, err)
+		lifecycleFailed(w, name, err)
 		return
 	}
-	a.logger.Info("zone deleted", zap.String("zone", name), zap.Strings("files", res.Removed), zap.Bool("durable", res.Durable))
+	a.Logger.Info("zone deleted", zap.String("zone", name), zap.Strings("files", res.Removed), zap.Bool("durable", res.Durable))
 	if !res.Durable {
-		writeJSON(w, http.StatusAccepted, zoneResponse{Success: true,
+		WriteJSON(w, http.StatusAccepted, zoneResponse{Success: true,
 			Message: "Zone " + name + " deleted from named, which has not yet confirmed that the removal is durable; " +
 				"the delete is completed when it does (GET /api/v1/zones/" + name + " already answers 404)",
 			Details: res.Details})
 		return
 	}
-	writeJSON(w, http.StatusOK, zoneResponse{Success: true, Message: "Zone " + name + " deleted successfully", Details: res.Details})
+	WriteJSON(w, http.StatusOK, zoneResponse{Success: true, Message: "Zone " + name + " deleted successfully", Details: res.Details})
 }
 
 // zoneCommands maps each action route to its zone service operation and
@@ -358,22 +358,22 @@ var zoneCommands = map[string]struct {
 // zoneCommand returns the handler of one action route (reload, freeze,
 // thaw): the zone service runs the command under the zone's lock (and
 // thaw waits until named has thawed the zone).
-func (a *restAPI) zoneCommand(command string) func(http.ResponseWriter, *http.Request, params) {
+func (a *API) zoneCommand(command string) func(http.ResponseWriter, *http.Request, Params) {
 	zc := zoneCommands[command]
-	return func(w http.ResponseWriter, r *http.Request, p params) {
+	return func(w http.ResponseWriter, r *http.Request, p Params) {
 		b, name, ok := a.zoneTarget(w, p)
 		if !ok {
 			return
 		}
-		text, err := zc.run(b.svc, r.Context(), name)
+		text, err := zc.run(b, r.Context(), name)
 		if err != nil {
-			a.serviceFailed(w, name, err)
+			serviceFailed(w, name, err)
 			return
 		}
 		if command == "reload" {
-			a.logger.Info("zone reloaded", zap.String("zone", name))
+			a.Logger.Info("zone reloaded", zap.String("zone", name))
 		}
-		writeJSON(w, http.StatusOK, zoneResponse{Success: true, Message: fmt.Sprintf(zc.message, name), Details: text})
+		WriteJSON(w, http.StatusOK, zoneResponse{Success: true, Message: fmt.Sprintf(zc.message, name), Details: text})
 	}
 }
 

@@ -1,4 +1,4 @@
-package module
+package rest
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func idempotencyKeyOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 		return "", true
 	}
 	bad := func(why string) (string, bool) {
-		writeError(w, http.StatusBadRequest, "Idempotency-Key: %s; send one quoted string of 1 to %d printable ASCII characters, e.g. Idempotency-Key: \"8e03978e-40d5-43e8-bc93-6894a57f9324\"", why, maxIdempotencyKey)
+		WriteError(w, http.StatusBadRequest, "Idempotency-Key: %s; send one quoted string of 1 to %d printable ASCII characters, e.g. Idempotency-Key: \"8e03978e-40d5-43e8-bc93-6894a57f9324\"", why, maxIdempotencyKey)
 		return "", false
 	}
 	if len(values) > 1 {
@@ -58,6 +58,12 @@ func idempotencyKeyOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return v, true
 }
 
+// keyStore is a zone directory that keeps the Idempotency-Keys of its
+// creates (*zonestore.Store).
+type keyStore interface {
+	IdempotencyKeys() *zonestore.IdempotencyKeys
+}
+
 // createWithKey answers a create sent with an Idempotency-Key. Keys
 // belong to the principal that sends them (another identity's same key
 // is another key). The first use records the key and the request's
@@ -74,9 +80,14 @@ func idempotencyKeyOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 // run does the create (or import) and answers it into w, with the
 // request's fingerprint carrying the key (zoneservice.WithKey) and keyed
 // set.
-func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backend, zone, fp, key string, run func(w http.ResponseWriter, fp string, keyed bool)) {
+func (a *API) createWithKey(w http.ResponseWriter, r *http.Request, b *zoneservice.Service, zone, fp, key string, run func(w http.ResponseWriter, fp string, keyed bool)) {
+	store, ok := b.Store.(keyStore)
+	if !ok {
+		WriteError(w, http.StatusInternalServerError, "the zone directory keeps no Idempotency-Keys")
+		return
+	}
 	principal := "anonymous"
-	if id := authOf(r).id; id != nil {
+	if id := a.identity(r); id != nil {
 		principal = id.ID
 	}
 	sum := sha256.Sum256([]byte(principal + "\x00" + key))
@@ -84,14 +95,14 @@ func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 	// A second request with the key while the first runs in this
 	// process answers 409, as the draft says (the directory's
 	// zoneservice.Directory knows the keys in flight).
-	end, ok := b.svc.Directory.BeginKey(id)
+	end, ok := b.Directory.BeginKey(id)
 	if !ok {
-		writeError(w, http.StatusConflict, "a request with this Idempotency-Key is still being processed; retry once it has been answered")
+		WriteError(w, http.StatusConflict, "a request with this Idempotency-Key is still being processed; retry once it has been answered")
 		return
 	}
 	defer end()
 
-	keys := b.store.IdempotencyKeys()
+	keys := store.IdempotencyKeys()
 	rec, found, err := keys.Get(id)
 	if err != nil {
 		indexFailed(w, err)
@@ -99,7 +110,7 @@ func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 	}
 	switch {
 	case found && rec.Request != fp:
-		writeError(w, http.StatusUnprocessableEntity, "Idempotency-Key %q was used with another request body; a key identifies one request: send a new key for a new request", key)
+		WriteError(w, http.StatusUnprocessableEntity, "Idempotency-Key %q was used with another request body; a key identifies one request: send a new key for a new request", key)
 		return
 	case found && rec.Status != 0:
 		for k, v := range rec.Header {
@@ -128,7 +139,7 @@ func (a *restAPI) createWithKey(w http.ResponseWriter, r *http.Request, b *backe
 		if err := keys.Put(rec); err != nil {
 			// The answer stands; a retry finds the zone by its index
 			// entry instead.
-			a.logger.Error("remembering the answer of an Idempotency-Key failed", zap.String("zone", zone), zap.Error(err))
+			a.Logger.Error("remembering the answer of an Idempotency-Key failed", zap.String("zone", zone), zap.Error(err))
 		}
 	}
 	for k, v := range bw.header {

@@ -1,4 +1,4 @@
-package module
+package rest
 
 import (
 	"net/http"
@@ -8,21 +8,21 @@ import (
 // (zoneservice.Service.Notify: `rndc notify`, then a NOTIFY of its own to
 // the zone's also-notify servers and the catalog's) and lists each
 // server with its acknowledgement, and the serial.
-func (a *restAPI) handleNotify(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleNotify(w http.ResponseWriter, r *http.Request, p Params) {
 	b, name, ok := a.zoneTarget(w, p)
 	if !ok {
 		return
 	}
-	res, err := b.svc.Notify(r.Context(), name)
+	res, err := b.Notify(r.Context(), name)
 	if err != nil {
-		a.serviceFailed(w, name, err)
+		serviceFailed(w, name, err)
 		return
 	}
 	servers := make([]notifiedServer, len(res.Servers))
 	for i, s := range res.Servers {
 		servers[i] = notifiedServer(s)
 	}
-	writeJSON(w, http.StatusOK, notifyResponse{
+	WriteJSON(w, http.StatusOK, notifyResponse{
 		Success: true, Message: "Notify sent for zone " + name, Details: res.Details, Serial: res.Serial, Servers: servers,
 	})
 }

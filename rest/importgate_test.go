@@ -1,4 +1,4 @@
-package module
+package rest
 
 import (
 	"errors"
@@ -12,17 +12,17 @@ import (
 // Retry-After; a release makes room again, once however often it is
 // called.
 func TestImportGate(t *testing.T) {
-	g := newImportGate(3, 2)
-	a1, err1 := g.enter("a")
-	_, err2 := g.enter("a")
+	g := NewImportGate(3, 2, nil)
+	a1, err1 := g.Enter("a")
+	_, err2 := g.Enter("a")
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
 	status := func(err error) int {
 		t.Helper()
-		var busy *importsBusy
+		var busy *ImportsBusy
 		if !errors.As(err, &busy) {
-			t.Fatalf("err = %v, want an *importsBusy", err)
+			t.Fatalf("err = %v, want an *ImportsBusy", err)
 		}
 		w := httptest.NewRecorder()
 		busy.failure().Write(w)
@@ -31,21 +31,21 @@ func TestImportGate(t *testing.T) {
 		}
 		return w.Code
 	}
-	if _, err := g.enter("a"); status(err) != http.StatusTooManyRequests {
+	if _, err := g.Enter("a"); status(err) != http.StatusTooManyRequests {
 		t.Error("a's third import is not 429")
 	}
-	if _, err := g.enter("b"); err != nil {
+	if _, err := g.Enter("b"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.enter("c"); status(err) != http.StatusServiceUnavailable {
+	if _, err := g.Enter("c"); status(err) != http.StatusServiceUnavailable {
 		t.Error("the fourth import in all is not 503")
 	}
 	a1()
 	a1()
-	if _, err := g.enter("c"); err != nil {
+	if _, err := g.Enter("c"); err != nil {
 		t.Fatalf("after a release: %v", err)
 	}
-	if _, err := g.enter("d"); status(err) != http.StatusServiceUnavailable {
+	if _, err := g.Enter("d"); status(err) != http.StatusServiceUnavailable {
 		t.Error("a second release made room twice")
 	}
 }

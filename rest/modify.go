@@ -1,0 +1,71 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+)
+
+// handleModifyZone changes a zone's configuration through the zone
+// service (showzone, change the named clauses, modzone, showzone again,
+// under the zone's lock). A change named refuses changes nothing: 400
+// when it names something named does not have (a dnssec-policy), else
+// 409 with named's reason.
+func (a *API) handleModifyZone(w http.ResponseWriter, r *http.Request, p Params) {
+	name, ok := zoneName(w, p)
+	if !ok {
+		return
+	}
+	var req modifyZoneRequest
+	if !a.Decode(w, r, p, &req) {
+		return
+	}
+	change := zoneservice.SettingsChange(req)
+	if err := change.Validate(); err != nil {
+		WriteError(w, http.StatusBadRequest, "invalid change: %v", err)
+		return
+	}
+	if change.Primaries != nil && !a.AllowPrimaries(w, r, *change.Primaries) {
+		return
+	}
+	if change.AlsoNotify != nil && !a.AllowNotify(w, r, *change.AlsoNotify) {
+		return
+	}
+	b, ok := a.serviceFor(w, p)
+	if !ok {
+		return
+	}
+	res, err := b.Modify(r.Context(), name, &change)
+	if err != nil {
+		serviceFailed(w, name, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, modifyResponse{Success: true, Message: "Zone " + name + " modified successfully", Details: res.Details, Config: (*zoneSettings)(res.Config)})
+}
+
+// SettingsFor reads the zone's configuration for GET; a failure leaves
+// the configuration out.
+func SettingsFor(ctx context.Context, svc *zoneservice.Service, name string) *apitypes.ZoneSettings {
+	zc, err := svc.ZoneStatement(ctx, name)
+	if err != nil {
+		return nil
+	}
+	return (*zoneSettings)(zoneservice.SettingsOf(zc))
+}
+
+// handleRetransfer asks named to transfer a secondary zone again. named
+// refuses on a primary zone: 409 with its reason.
+func (a *API) handleRetransfer(w http.ResponseWriter, r *http.Request, p Params) {
+	b, name, ok := a.zoneTarget(w, p)
+	if !ok {
+		return
+	}
+	text, err := b.Retransfer(r.Context(), name)
+	if err != nil {
+		serviceFailed(w, name, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, zoneResponse{Success: true, Message: "Retransfer initiated for zone " + name, Details: text})
+}
