@@ -15,7 +15,6 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -359,20 +358,6 @@ func (h *Handler) audit(r *http.Request, op string, status int) {
 		fields = append(fields, zap.String("view", st.view))
 	}
 	h.authLog.Info("audit", fields...)
-}
-
-// recordsInScope keeps the RRsets whose name and type the grant allows.
-func recordsInScope(g *auth.Grant, sets []dnsupdate.RRset) []dnsupdate.RRset {
-	if !g.RestrictsRecords() {
-		return sets
-	}
-	out := sets[:0:0]
-	for _, s := range sets {
-		if g.AllowsRecord(s.Name, s.Type) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // recordNeutral reports whether a zones-action request leaves the zone's

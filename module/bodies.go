@@ -2,7 +2,6 @@ package module
 
 import (
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 )
 
 // The handler's request and response bodies are package apitypes' types,
@@ -43,26 +42,3 @@ type (
 	// changeRequest is one item of a batchRequest.
 	changeRequest = apitypes.Change
 )
-
-// The conversions from the API's bodies to the zone model's domain types
-// happen here, at the front end. The record shapes are the same field for
-// field, so a Go conversion does it (and fails to compile if either side
-// grows a field the other lacks).
-
-// changesOf converts a batch's changes to the updater's.
-func changesOf(cs []changeRequest) []dnsupdate.Change {
-	out := make([]dnsupdate.Change, len(cs))
-	for i, c := range cs {
-		out[i] = dnsupdate.Change(c)
-	}
-	return out
-}
-
-// rrsetsOf converts the updater's RRsets to the API's.
-func rrsetsOf(sets []dnsupdate.RRset) []apitypes.RRset {
-	out := make([]apitypes.RRset, len(sets))
-	for i, s := range sets {
-		out[i] = apitypes.RRset{Name: s.Name, Type: s.Type, TTL: s.TTL, Values: s.Values}
-	}
-	return out
-}

@@ -98,12 +98,6 @@ func (h *Handler) buildRoutes() []route {
 	rs := restRoutes(a.api.Routes())
 	rs = append(rs, []route{
 		{method: http.MethodPost, template: "/api/v1/zones/{name}/adopt", handle: a.handleAdoptZone, op: "adopt"},
-		{method: http.MethodGet, template: "/api/v1/zones/{name}/records", handle: a.handleListRecords},
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/records", body: bodyOf[addRecordRequest](), handle: a.handleAddRecord, op: "record_add"},
-		{method: http.MethodPut, template: "/api/v1/zones/{name}/records", body: bodyOf[updateRecordRequest](), handle: a.handleUpdateRecord, op: "record_update"},
-		{method: http.MethodDelete, template: "/api/v1/zones/{name}/records", body: bodyOf[removeRecordRequest](), handle: a.handleRemoveRecord, op: "record_remove"},
-		{method: http.MethodPatch, template: "/api/v1/zones/{name}/records", body: bodyOf[batchRequest](), handle: a.handleBatchRecords, op: "record_batch"},
-		{method: http.MethodGet, template: "/api/v1/zones/{name}/export", handle: a.handleExportZone},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/changes", handle: a.handleListChanges},
 		{method: http.MethodGet, template: "/api/v1/changes", handle: a.handleListChanges},
 	}...)

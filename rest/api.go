@@ -164,6 +164,12 @@ func (a *API) Routes() []Route {
 		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/freeze", Handle: a.zoneCommand("freeze"), Op: "freeze"},
 		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/thaw", Handle: a.zoneCommand("thaw"), Op: "thaw"},
 		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/notify", Handle: a.handleNotify, Op: "notify"},
+		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}/records", Handle: a.handleListRecords},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[addRecordRequest](), Handle: a.handleAddRecord, Op: "record_add"},
+		{Method: http.MethodPut, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[updateRecordRequest](), Handle: a.handleUpdateRecord, Op: "record_update"},
+		{Method: http.MethodDelete, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[removeRecordRequest](), Handle: a.handleRemoveRecord, Op: "record_remove"},
+		{Method: http.MethodPatch, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[batchRequest](), Handle: a.handleBatchRecords, Op: "record_batch"},
+		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}/export", Handle: a.handleExportZone},
 		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/import", Body: bodyOf[importZoneRequest](), Handle: a.handleImportZone, Op: "import"},
 		{Method: http.MethodGet, Template: WhoamiTemplate, Handle: a.handleWhoami},
 	}

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -83,6 +84,24 @@ func zoneEntries(es []zonestore.Entry, views []string) []apitypes.ZoneEntry {
 		if views != nil {
 			out[i].View = views[i]
 		}
+	}
+	return out
+}
+
+// changesOf converts a batch's changes to the updater's.
+func changesOf(cs []changeRequest) []dnsupdate.Change {
+	out := make([]dnsupdate.Change, len(cs))
+	for i, c := range cs {
+		out[i] = dnsupdate.Change(c)
+	}
+	return out
+}
+
+// rrsetsOf converts the updater's RRsets to the API's.
+func rrsetsOf(sets []dnsupdate.RRset) []apitypes.RRset {
+	out := make([]apitypes.RRset, len(sets))
+	for i, s := range sets {
+		out[i] = apitypes.RRset{Name: s.Name, Type: s.Type, TTL: s.TTL, Values: s.Values}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -36,4 +37,18 @@ func listInScope(s zoneservice.Index, g *auth.Grant, typ, cursor string, limit i
 		page = append(page, e)
 	}
 	return page, next, len(allowed), nil
+}
+
+// recordsInScope keeps the RRsets whose name and type the grant allows.
+func recordsInScope(g *auth.Grant, sets []dnsupdate.RRset) []dnsupdate.RRset {
+	if !g.RestrictsRecords() {
+		return sets
+	}
+	out := sets[:0:0]
+	for _, s := range sets {
+		if g.AllowsRecord(s.Name, s.Type) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package module
+package rest
 
 import (
 	"context"
@@ -18,13 +18,13 @@ import (
 
 // recordTarget validates the zone and returns the backend; for writes it
 // also requires a key to sign updates with.
-func (a *restAPI) recordTarget(w http.ResponseWriter, p params, write bool) (*backend, string, bool) {
+func (a *API) recordTarget(w http.ResponseWriter, p Params, write bool) (*zoneservice.Service, string, bool) {
 	b, zone, ok := a.zoneTarget(w, p)
 	if !ok {
 		return nil, "", false
 	}
-	if write && !b.svc.CanUpdate() {
-		writeError(w, http.StatusBadRequest, "%s", noKeyMessage(b))
+	if write && !b.CanUpdate() {
+		WriteError(w, http.StatusBadRequest, "%s", NoKeyMessage(b.UpdateKey))
 		return nil, "", false
 	}
 	return b, zone, true
@@ -40,17 +40,15 @@ func ifMatch(w http.ResponseWriter, r *http.Request) (*uint32, bool) {
 	s := strings.Trim(strings.TrimPrefix(v, "W/"), `"`)
 	n, err := strconv.ParseUint(s, 10, 32)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "If-Match must be a zone serial as an ETag, e.g. \"2026112503\", got %q", v)
+		WriteError(w, http.StatusBadRequest, "If-Match must be a zone serial as an ETag, e.g. \"2026112503\", got %q", v)
 		return nil, false
 	}
 	serial := uint32(n)
 	return &serial, true
 }
 
-func etag(serial uint32) string { return `"` + strconv.FormatUint(uint64(serial), 10) + `"` }
-
 // handleAddRecord adds one record: POST /zones/{name}/records.
-func (a *restAPI) handleAddRecord(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleAddRecord(w http.ResponseWriter, r *http.Request, p Params) {
 	var req addRecordRequest
 	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.AddRecord(ctx, zone, zonemodel.Record(req), cond)
@@ -68,7 +66,7 @@ func (a *restAPI) handleAddRecord(w http.ResponseWriter, r *http.Request, p para
 
 // handleRemoveRecord deletes one record or an RRset: DELETE
 // /zones/{name}/records.
-func (a *restAPI) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p Params) {
 	var req removeRecordRequest
 	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.RemoveRecord(ctx, zone, dnsupdate.Removal(req), cond)
@@ -80,14 +78,14 @@ func (a *restAPI) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p p
 		a.recordFailed(w, b, zone, "remove", err)
 		return
 	}
-	a.dnsLog.Info("record removed", zap.String("zone", zone), zap.String("name", req.Name), zap.String("type", req.Type),
+	a.DNSLog.Info("record removed", zap.String("zone", zone), zap.String("name", req.Name), zap.String("type", req.Type),
 		zap.Bool("whole_rrset", req.Value == nil), zap.Uint32("serial", res.Serial))
 	echo := map[string]any{"name": req.Name, "type": req.Type, "value": req.Value}
 	a.writeChange(w, http.StatusOK, "Record removed from zone "+zone, zone, echo, nil, res)
 }
 
 // handleUpdateRecord replaces one record's data: PUT /zones/{name}/records.
-func (a *restAPI) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p Params) {
 	var req updateRecordRequest
 	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.ReplaceRecord(ctx, zone, dnsupdate.Replacement(req), cond)
@@ -97,7 +95,7 @@ func (a *restAPI) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p p
 	}
 	if err != nil {
 		if errors.Is(err, dnsupdate.ErrRecordNotFound) {
-			writeError(w, http.StatusNotFound, "%s record %q with value %q not found in zone %s; nothing was changed", strings.ToUpper(req.Type), req.Name, req.CurrentValue, zone)
+			WriteError(w, http.StatusNotFound, "%s record %q with value %q not found in zone %s; nothing was changed", strings.ToUpper(req.Type), req.Name, req.CurrentValue, zone)
 			return
 		}
 		a.recordFailed(w, b, zone, "update", err)
@@ -109,9 +107,9 @@ func (a *restAPI) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p p
 
 // writeStored logs and answers a change that stored one record (add,
 // update): the echo of the request gets the stored TTL and the priority.
-func (a *restAPI) writeStored(w http.ResponseWriter, status int, logMsg, msg, zone string, echo map[string]any, priority *uint16, res *dnsupdate.ChangeResult) {
+func (a *API) writeStored(w http.ResponseWriter, status int, logMsg, msg, zone string, echo map[string]any, priority *uint16, res *dnsupdate.ChangeResult) {
 	rec := storedRecord(dnsupdate.Stored(res.Records[0]))
-	a.dnsLog.Info(logMsg, zap.String("zone", zone), zap.String("name", rec.Name),
+	a.DNSLog.Info(logMsg, zap.String("zone", zone), zap.String("name", rec.Name),
 		zap.String("type", rec.Type), zap.Uint32("serial", res.Serial))
 	echo["ttl"] = rec.TTL
 	if priority != nil {
@@ -128,12 +126,12 @@ type applyFunc func(ctx context.Context, svc *zoneservice.Service, zone string, 
 // key to sign with, the body checked against the API specification's
 // schema and decoded strictly into req, If-Match, then apply. ok false means the request has been answered; err is
 // apply's error, for the caller to answer.
-func (a *restAPI) recordWrite(w http.ResponseWriter, r *http.Request, p params, req any, apply applyFunc,
-) (b *backend, zone string, res *dnsupdate.ChangeResult, ok bool, err error) {
+func (a *API) recordWrite(w http.ResponseWriter, r *http.Request, p Params, req any, apply applyFunc,
+) (b *zoneservice.Service, zone string, res *dnsupdate.ChangeResult, ok bool, err error) {
 	// Authorised completely (each record's name and type) before the
 	// backend, whose first use reconciles with named.
 	zone, ok = zoneName(w, p)
-	if !ok || !a.decode(w, r, p, req) || !a.scopes.allowRecords(w, r, zone, req) {
+	if !ok || !a.Decode(w, r, p, req) || !a.AllowRecords(w, r, zone, req) {
 		return nil, "", nil, false, nil
 	}
 	if b, zone, ok = a.recordTarget(w, p, true); !ok {
@@ -143,12 +141,12 @@ func (a *restAPI) recordWrite(w http.ResponseWriter, r *http.Request, p params, 
 	if !ok {
 		return nil, "", nil, false, nil
 	}
-	res, err = apply(r.Context(), b.svc, zone, cond)
+	res, err = apply(r.Context(), b, zone, cond)
 	return b, zone, res, true, err
 }
 
 // writeChange answers a single-record change.
-func (a *restAPI) writeChange(w http.ResponseWriter, status int, msg, zone string, echo map[string]any, rec *storedRecord, res *dnsupdate.ChangeResult) {
+func (a *API) writeChange(w http.ResponseWriter, status int, msg, zone string, echo map[string]any, rec *storedRecord, res *dnsupdate.ChangeResult) {
 	body := recordBody{Success: true, Message: msg, Details: recordDetails{Zone: zone, Record: echo}}
 	body.Record = rec
 	if res.HasSerial {
@@ -156,12 +154,12 @@ func (a *restAPI) writeChange(w http.ResponseWriter, status int, msg, zone strin
 		body.Serial = &s
 		w.Header().Set("ETag", etag(s))
 	}
-	writeJSON(w, status, body)
+	WriteJSON(w, status, body)
 }
 
 // handleBatchRecords applies changes atomically: PATCH
 // /zones/{name}/records.
-func (a *restAPI) handleBatchRecords(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleBatchRecords(w http.ResponseWriter, r *http.Request, p Params) {
 	var req batchRequest
 	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.ApplyChanges(ctx, zone, changesOf(req.Changes), cond)
@@ -173,26 +171,26 @@ func (a *restAPI) handleBatchRecords(w http.ResponseWriter, r *http.Request, p p
 		a.recordFailed(w, b, zone, "batch", err)
 		return
 	}
-	a.dnsLog.Info("record batch applied", zap.String("zone", zone), zap.Int("changes", res.Changes),
+	a.DNSLog.Info("record batch applied", zap.String("zone", zone), zap.Int("changes", res.Changes),
 		zap.Uint32("old_serial", res.OldSerial), zap.Uint32("serial", res.Serial))
 	if res.HasSerial {
 		w.Header().Set("ETag", etag(res.Serial))
 	}
-	writeJSON(w, http.StatusOK, batchBody{
+	WriteJSON(w, http.StatusOK, batchBody{
 		Success: true, Message: fmt.Sprintf("%d changes applied to zone %s", len(req.Changes), zone),
 		Zone: zone, Changes: len(req.Changes), OldSerial: res.OldSerial, Serial: res.Serial,
 	})
 }
 
 // handleListRecords lists RRsets read by AXFR: GET /zones/{name}/records.
-func (a *restAPI) handleListRecords(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleListRecords(w http.ResponseWriter, r *http.Request, p Params) {
 	b, zone, ok := a.recordTarget(w, p, false)
 	if !ok {
 		return
 	}
 	q := r.URL.Query()
-	opt := dnsupdate.ListOptions{Limit: defaultListLimit, Cursor: q.Get("cursor")}
-	if g := grantOf(r); g.RestrictsRecords() {
+	opt := dnsupdate.ListOptions{Limit: DefaultListLimit, Cursor: q.Get("cursor")}
+	if g := a.grant(r); g.RestrictsRecords() {
 		// Filtered before the page is cut: a page and its cursor only
 		// ever come from RRsets the token may read.
 		opt.Keep = func(name string, rrtype uint16) bool { return g.AllowsRecord(name, zonemodel.TypeString(rrtype)) }
@@ -200,8 +198,8 @@ func (a *restAPI) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 	var problems []string
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxListLimit {
-			problems = append(problems, fmt.Sprintf("limit: must be an integer from 1 to %d, got %q", maxListLimit, v))
+		if err != nil || n < 1 || n > MaxListLimit {
+			problems = append(problems, fmt.Sprintf("limit: must be an integer from 1 to %d, got %q", MaxListLimit, v))
 		}
 		opt.Limit = n
 	}
@@ -220,40 +218,40 @@ func (a *restAPI) handleListRecords(w http.ResponseWriter, r *http.Request, p pa
 		opt.Type = t
 	}
 	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid query: %s", problemList(problems))
+		WriteError(w, http.StatusBadRequest, "invalid query: %s", ProblemList(problems))
 		return
 	}
-	snap, sets, next, err := b.svc.ListRecords(r.Context(), zone, opt)
+	snap, sets, next, err := b.ListRecords(r.Context(), zone, opt)
 	if err != nil {
 		a.recordFailed(w, b, zone, "read", err)
 		return
 	}
-	sets = recordsInScope(grantOf(r), sets)
+	sets = recordsInScope(a.grant(r), sets)
 	tag := etag(snap.Serial())
 	w.Header().Set("ETag", tag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && strings.Contains(inm, tag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	writeJSON(w, http.StatusOK, listRecordsBody{Zone: zone, Serial: snap.Serial(), RRsets: rrsetsOf(sets), Count: len(sets), NextCursor: next})
+	WriteJSON(w, http.StatusOK, listRecordsBody{Zone: zone, Serial: snap.Serial(), RRsets: rrsetsOf(sets), Count: len(sets), NextCursor: next})
 }
 
 // handleExportZone answers the zone in master-file text: GET
 // /zones/{name}/export.
-func (a *restAPI) handleExportZone(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleExportZone(w http.ResponseWriter, r *http.Request, p Params) {
 	zone, ok := zoneName(w, p)
 	if !ok {
 		return
 	}
-	if g := grantOf(r); g.RestrictsRecords() {
-		a.scopes.forbid(w, r, &auth.Denied{Message: authOf(r).id.ID + " may not export zone " + zone + ": its scope limits record names or types; read GET /api/v1/zones/" + zone + "/records instead"})
+	if g := a.grant(r); g.RestrictsRecords() {
+		a.Forbid(w, r, &auth.Denied{Message: a.identity(r).ID + " may not export zone " + zone + ": its scope limits record names or types; read GET /api/v1/zones/" + zone + "/records instead"})
 		return
 	}
 	b, zone, ok := a.recordTarget(w, p, false)
 	if !ok {
 		return
 	}
-	snap, err := b.svc.Snapshot(r.Context(), zone)
+	snap, err := b.Snapshot(r.Context(), zone)
 	if err != nil {
 		a.recordFailed(w, b, zone, "read", err)
 		return
@@ -269,4 +267,12 @@ func (a *restAPI) handleExportZone(w http.ResponseWriter, r *http.Request, p par
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(snap.MasterFile())
+}
+
+// recordFailed logs and answers a failed record operation
+// (RecordFailure).
+func (a *API) recordFailed(w http.ResponseWriter, svc *zoneservice.Service, zone, op string, err error) {
+	f := RecordFailure(svc, zone, op, err)
+	LogFailure(a.DNSLog, f)
+	f.Write(w)
 }
