@@ -140,6 +140,21 @@ type Route struct {
 	Handle func(w http.ResponseWriter, r *http.Request, p Params)
 }
 
+// handlerFunc is a handler of the API: it answers a request that
+// succeeds itself and returns the failure of one that does not, which
+// serve answers (writeFailure).
+type handlerFunc func(w http.ResponseWriter, r *http.Request, p Params) error
+
+// serve makes h a Route.Handle: a failure h returns is answered by
+// writeFailure, the one mapping of the API's failures to answers.
+func serve(h handlerFunc) func(http.ResponseWriter, *http.Request, Params) {
+	return func(w http.ResponseWriter, r *http.Request, p Params) {
+		if err := h(w, r, p); err != nil {
+			writeFailure(w, err)
+		}
+	}
+}
+
 // bodyOf is the Route.Body of a request body type.
 func bodyOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
@@ -147,31 +162,31 @@ func bodyOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // order the host's route table lists them.
 func (a *API) Routes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Template: APIPrefix + "/health", Public: true, Handle: a.handleHealth},
-		{Method: http.MethodGet, Template: APIPrefix + "/ready", Public: true, AuthOptional: true, Handle: a.handleReady},
-		{Method: http.MethodGet, Template: APIPrefix + "/server/status", Handle: a.handleServerStatus},
-		{Method: http.MethodPost, Template: APIPrefix + "/server/reconcile", Handle: a.handleReconcile, Op: "reconcile"},
-		{Method: http.MethodPost, Template: APIPrefix + "/zones", Body: bodyOf[createZoneRequest](), Handle: a.handleCreateZone, Op: "create"},
-		{Method: http.MethodGet, Template: APIPrefix + "/zones", Handle: a.handleListZones},
-		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}", Handle: a.handleGetZone},
-		{Method: http.MethodDelete, Template: APIPrefix + "/zones/{name}", Handle: a.handleDeleteZone, Op: "delete"},
-		{Method: http.MethodPatch, Template: APIPrefix + "/zones/{name}", Body: bodyOf[modifyZoneRequest](), Handle: a.handleModifyZone, Op: "modify"},
-		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/retransfer", Handle: a.handleRetransfer, Op: "retransfer"},
-		{Method: http.MethodGet, Template: APIPrefix + "/catalog", Handle: a.handleGetCatalog},
-		{Method: http.MethodPost, Template: APIPrefix + "/catalog/reconcile", Handle: a.handleReconcileCatalog},
-		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}/status", Handle: a.handleZoneStatus},
-		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/reload", Handle: a.zoneCommand("reload"), Op: "reload"},
-		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/freeze", Handle: a.zoneCommand("freeze"), Op: "freeze"},
-		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/thaw", Handle: a.zoneCommand("thaw"), Op: "thaw"},
-		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/notify", Handle: a.handleNotify, Op: "notify"},
-		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}/records", Handle: a.handleListRecords},
-		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[addRecordRequest](), Handle: a.handleAddRecord, Op: "record_add"},
-		{Method: http.MethodPut, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[updateRecordRequest](), Handle: a.handleUpdateRecord, Op: "record_update"},
-		{Method: http.MethodDelete, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[removeRecordRequest](), Handle: a.handleRemoveRecord, Op: "record_remove"},
-		{Method: http.MethodPatch, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[batchRequest](), Handle: a.handleBatchRecords, Op: "record_batch"},
-		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}/export", Handle: a.handleExportZone},
-		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/import", Body: bodyOf[importZoneRequest](), Handle: a.handleImportZone, Op: "import"},
-		{Method: http.MethodGet, Template: WhoamiTemplate, Handle: a.handleWhoami},
+		{Method: http.MethodGet, Template: APIPrefix + "/health", Public: true, Handle: serve(a.handleHealth)},
+		{Method: http.MethodGet, Template: APIPrefix + "/ready", Public: true, AuthOptional: true, Handle: serve(a.handleReady)},
+		{Method: http.MethodGet, Template: APIPrefix + "/server/status", Handle: serve(a.handleServerStatus)},
+		{Method: http.MethodPost, Template: APIPrefix + "/server/reconcile", Handle: serve(a.handleReconcile), Op: "reconcile"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones", Body: bodyOf[createZoneRequest](), Handle: serve(a.handleCreateZone), Op: "create"},
+		{Method: http.MethodGet, Template: APIPrefix + "/zones", Handle: serve(a.handleListZones)},
+		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}", Handle: serve(a.handleGetZone)},
+		{Method: http.MethodDelete, Template: APIPrefix + "/zones/{name}", Handle: serve(a.handleDeleteZone), Op: "delete"},
+		{Method: http.MethodPatch, Template: APIPrefix + "/zones/{name}", Body: bodyOf[modifyZoneRequest](), Handle: serve(a.handleModifyZone), Op: "modify"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/retransfer", Handle: serve(a.handleRetransfer), Op: "retransfer"},
+		{Method: http.MethodGet, Template: APIPrefix + "/catalog", Handle: serve(a.handleGetCatalog)},
+		{Method: http.MethodPost, Template: APIPrefix + "/catalog/reconcile", Handle: serve(a.handleReconcileCatalog)},
+		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}/status", Handle: serve(a.handleZoneStatus)},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/reload", Handle: serve(a.zoneCommand("reload")), Op: "reload"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/freeze", Handle: serve(a.zoneCommand("freeze")), Op: "freeze"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/thaw", Handle: serve(a.zoneCommand("thaw")), Op: "thaw"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/notify", Handle: serve(a.handleNotify), Op: "notify"},
+		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}/records", Handle: serve(a.handleListRecords)},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[addRecordRequest](), Handle: serve(a.handleAddRecord), Op: "record_add"},
+		{Method: http.MethodPut, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[updateRecordRequest](), Handle: serve(a.handleUpdateRecord), Op: "record_update"},
+		{Method: http.MethodDelete, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[removeRecordRequest](), Handle: serve(a.handleRemoveRecord), Op: "record_remove"},
+		{Method: http.MethodPatch, Template: APIPrefix + "/zones/{name}/records", Body: bodyOf[batchRequest](), Handle: serve(a.handleBatchRecords), Op: "record_batch"},
+		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}/export", Handle: serve(a.handleExportZone)},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/import", Body: bodyOf[importZoneRequest](), Handle: serve(a.handleImportZone), Op: "import"},
+		{Method: http.MethodGet, Template: WhoamiTemplate, Handle: serve(a.handleWhoami)},
 	}
 }
 
@@ -191,24 +206,23 @@ func (a *API) grant(r *http.Request) *auth.Grant {
 	return nil
 }
 
-// servicesOr500 returns the zone services, or answers 500 when they
-// cannot be set up (unreadable key file, missing zone directory).
+// services returns the zone services, or the 500 that answers a
+// failure to set them up (unreadable key file, missing zone directory).
 //
 // The first time in the process it also reconciles the zone directory
 // with named (zoneservice.Service.ReconcileAtStart) and the catalog with
 // the index (catalogFirstRequest). Handlers call it only once the request
 // is authorised completely (its route, zone and records), so that nothing
 // an unauthorised request does reaches named or the disk.
-func (a *API) servicesOr500(w http.ResponseWriter) (Services, bool) {
+func (a *API) services() (Services, error) {
 	s, err := a.Backend()
 	if err != nil {
 		a.Logger.Error("backend unavailable", zap.Error(err))
-		WriteError(w, http.StatusInternalServerError, "%v", err)
-		return nil, false
+		return nil, fail(http.StatusInternalServerError, "%v", err)
 	}
 	s.Service("").ReconcileAtStart(context.Background())
 	a.catalogFirstRequest(context.Background())
-	return s, true
+	return s, nil
 }
 
 // catalogFirstRequest reconciles the catalog with the zone index at the

@@ -69,6 +69,45 @@ type failureLog struct {
 	fields []zap.Field
 }
 
+// Error is the failure's message: a Failure is the error a handler
+// returns, which the route answers (serve), as Caddy's handlers return a
+// caddyhttp.Error.
+func (f Failure) Error() string { return f.Message }
+
+// answer is a failure answered with a body of its own (a 409 that says
+// whether the zone has the configuration asked for, an import's refused
+// line, an adoption's refusal).
+type answer struct {
+	status int
+	body   any
+}
+
+func (e *answer) Error() string { return http.StatusText(e.status) }
+
+// errAnswered is what a handler returns when a hook of the host (Decode,
+// the scope checks) has answered the request already.
+var errAnswered = errors.New("answered by the host")
+
+// writeFailure answers the error a handler returned: the one place where
+// the REST API's failures become answers. A Failure is written as it
+// says, an answer with its body, errAnswered not at all (the host has
+// answered), anything else 500 with its text.
+func writeFailure(w http.ResponseWriter, err error) {
+	var (
+		f Failure
+		b *answer
+	)
+	switch {
+	case errors.Is(err, errAnswered):
+	case errors.As(err, &f):
+		f.Write(w)
+	case errors.As(err, &b):
+		WriteJSON(w, b.status, b.body)
+	default:
+		WriteError(w, http.StatusInternalServerError, "%v", err)
+	}
+}
+
 // fail is a failure answered with status and its reason phrase.
 func fail(status int, format string, args ...any) Failure {
 	return Failure{Status: status, Message: fmt.Sprintf(format, args...)}
@@ -380,17 +419,9 @@ func serverRefusal(zone, op, rc, tsigErr, key string, le *zoneservice.Error) Fai
 	}
 }
 
-// serviceFailed answers a failed zone operation (ServiceFailure).
-func serviceFailed(w http.ResponseWriter, zone string, err error) { ServiceFailure(zone, err).Write(w) }
-
-// lifecycleFailed answers a failed create or delete (LifecycleFailure).
-func lifecycleFailed(w http.ResponseWriter, zone string, err error) {
-	LifecycleFailure(zone, err).Write(w)
-}
-
-// indexFailed answers a failure to read the zone index.
-func indexFailed(w http.ResponseWriter, err error) {
-	WriteError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
+// indexFailure is the answer to a failure to read the zone index.
+func indexFailure(err error) Failure {
+	return fail(http.StatusInternalServerError, "reading the zone index: %v", err)
 }
 
 // LogFailure writes the failure's log line, if it has one (a failed

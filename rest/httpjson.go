@@ -29,12 +29,6 @@ func WriteError(w http.ResponseWriter, status int, format string, args ...any) {
 	WriteJSON(w, status, errorBody{Error: apitypes.ReasonPhrase(status), Message: fmt.Sprintf(format, args...)})
 }
 
-// WriteBadGateway answers a failed control command: status 500 labelled
-// "Bad Gateway", as the service specification lists it.
-func WriteBadGateway(w http.ResponseWriter, format string, args ...any) {
-	WriteJSON(w, http.StatusInternalServerError, errorBody{Error: "Bad Gateway", Message: fmt.Sprintf(format, args...)})
-}
-
 // MaxProblems is the most problems of a query one 400 names.
 const MaxProblems = 5
 

@@ -21,15 +21,14 @@ const maxIdempotencyKey = 255
 // idempotencyKeyOf reads the request's Idempotency-Key header (the IETF
 // httpapi draft "The Idempotency-Key HTTP Header Field": a Structured
 // Field string, "…"; a bare token is taken too). It returns "" when there
-// is none; a malformed key is answered 400.
-func idempotencyKeyOf(w http.ResponseWriter, r *http.Request) (string, bool) {
+// is none; a malformed key is a 400.
+func idempotencyKeyOf(r *http.Request) (string, error) {
 	values := r.Header.Values("Idempotency-Key")
 	if len(values) == 0 {
-		return "", true
+		return "", nil
 	}
-	bad := func(why string) (string, bool) {
-		WriteError(w, http.StatusBadRequest, "Idempotency-Key: %s; send one quoted string of 1 to %d printable ASCII characters, e.g. Idempotency-Key: \"8e03978e-40d5-43e8-bc93-6894a57f9324\"", why, maxIdempotencyKey)
-		return "", false
+	bad := func(why string) (string, error) {
+		return "", fail(http.StatusBadRequest, "Idempotency-Key: %s; send one quoted string of 1 to %d printable ASCII characters, e.g. Idempotency-Key: \"8e03978e-40d5-43e8-bc93-6894a57f9324\"", why, maxIdempotencyKey)
 	}
 	if len(values) > 1 {
 		return bad("given more than once")
@@ -55,7 +54,7 @@ func idempotencyKeyOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 			return bad("not printable ASCII")
 		}
 	}
-	return v, true
+	return v, nil
 }
 
 // keyStore is a zone directory that keeps the Idempotency-Keys of its
@@ -80,11 +79,10 @@ type keyStore interface {
 // run does the create (or import) and answers it into w, with the
 // request's fingerprint carrying the key (zoneservice.WithKey) and keyed
 // set.
-func (a *API) createWithKey(w http.ResponseWriter, r *http.Request, b *zoneservice.Service, zone, fp, key string, run func(w http.ResponseWriter, fp string, keyed bool)) {
+func (a *API) createWithKey(w http.ResponseWriter, r *http.Request, b *zoneservice.Service, zone, fp, key string, run func(w http.ResponseWriter, fp string, keyed bool) error) error {
 	store, ok := b.Store.(keyStore)
 	if !ok {
-		WriteError(w, http.StatusInternalServerError, "the zone directory keeps no Idempotency-Keys")
-		return
+		return fail(http.StatusInternalServerError, "the zone directory keeps no Idempotency-Keys")
 	}
 	principal := "anonymous"
 	if id := a.identity(r); id != nil {
@@ -97,21 +95,18 @@ func (a *API) createWithKey(w http.ResponseWriter, r *http.Request, b *zoneservi
 	// zoneservice.Directory knows the keys in flight).
 	end, ok := b.Directory.BeginKey(id)
 	if !ok {
-		WriteError(w, http.StatusConflict, "a request with this Idempotency-Key is still being processed; retry once it has been answered")
-		return
+		return fail(http.StatusConflict, "a request with this Idempotency-Key is still being processed; retry once it has been answered")
 	}
 	defer end()
 
 	keys := store.IdempotencyKeys()
 	rec, found, err := keys.Get(id)
 	if err != nil {
-		indexFailed(w, err)
-		return
+		return indexFailure(err)
 	}
 	switch {
 	case found && rec.Request != fp:
-		WriteError(w, http.StatusUnprocessableEntity, "Idempotency-Key %q was used with another request body; a key identifies one request: send a new key for a new request", key)
-		return
+		return fail(http.StatusUnprocessableEntity, "Idempotency-Key %q was used with another request body; a key identifies one request: send a new key for a new request", key)
 	case found && rec.Status != 0:
 		for k, v := range rec.Header {
 			w.Header().Set(k, v)
@@ -120,17 +115,18 @@ func (a *API) createWithKey(w http.ResponseWriter, r *http.Request, b *zoneservi
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(rec.Status)
 		_, _ = w.Write(append(bytes.Clone(rec.Body), '\n'))
-		return
+		return nil
 	case !found:
 		rec = zonestore.IdempotencyRecord{Key: id, Principal: principal, Request: fp, Time: time.Now().UTC()}
 		if err := keys.Put(rec); err != nil {
-			indexFailed(w, err)
-			return
+			return indexFailure(err)
 		}
 	}
 
 	bw := &bufferedResponse{header: http.Header{}}
-	run(bw, zoneservice.WithKey(fp, id), true)
+	if err := run(bw, zoneservice.WithKey(fp, id), true); err != nil {
+		writeFailure(bw, err) // recorded as any answer is
+	}
 	if bw.status == http.StatusCreated || bw.status == http.StatusConflict {
 		rec.Status, rec.Body = bw.status, bytes.TrimSpace(bw.body.Bytes())
 		if loc := bw.header.Get("Location"); loc != "" {
@@ -147,6 +143,7 @@ func (a *API) createWithKey(w http.ResponseWriter, r *http.Request, b *zoneservi
 	}
 	w.WriteHeader(bw.status)
 	_, _ = w.Write(bw.body.Bytes())
+	return nil
 }
 
 // bufferedResponse holds an answer so that it can be recorded before it

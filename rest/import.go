@@ -35,21 +35,20 @@ const textDNS = "text/dns"
 // copy needs the read action on the zone copied as well; a transfer, the
 // server action. An
 // Idempotency-Key is taken as on create.
-func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params) {
-	name, ok := zoneName(w, p)
-	if !ok {
-		return
+func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params) error {
+	name, err := zoneName(p)
+	if err != nil {
+		return err
 	}
-	key, ok := idempotencyKeyOf(w, r)
-	if !ok {
-		return
+	key, err := idempotencyKeyOf(r)
+	if err != nil {
+		return err
 	}
 	// Counted in before the body is read: the body, the records parsed
 	// from it and a named-checkzone process are what the bounds bound.
 	release, err := a.Imports.Enter(zoneservice.ActorOf(r.Context()).Identity)
 	if err != nil {
-		ImportFailure(name, err).Write(w)
-		return
+		return ImportFailure(name, err)
 	}
 	defer release()
 	var (
@@ -59,48 +58,43 @@ func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params)
 	)
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if ct := r.Header.Get("Content-Type"); ct != "" && mt != textDNS && mt != "application/json" && !strings.HasSuffix(mt, "+json") {
-		WriteError(w, http.StatusUnsupportedMediaType, "send the zone file with Content-Type: text/dns, or a JSON body (Content-Type: application/json); got %q", ct)
-		return
+		return fail(http.StatusUnsupportedMediaType, "send the zone file with Content-Type: text/dns, or a JSON body (Content-Type: application/json); got %q", ct)
 	}
 	if mt == textDNS {
 		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, zonemodel.MaxImportBytes))
 		if err != nil {
 			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-				WriteError(w, http.StatusRequestEntityTooLarge, "the zone file exceeds %d bytes (64 MiB); larger zones can be imported by AXFR (docs/import.md)", zonemodel.MaxImportBytes)
-			} else {
-				WriteError(w, http.StatusBadRequest, "reading the request body: %v", err)
+				return fail(http.StatusRequestEntityTooLarge, "the zone file exceeds %d bytes (64 MiB); larger zones can be imported by AXFR (docs/import.md)", zonemodel.MaxImportBytes)
 			}
-			return
+			return fail(http.StatusBadRequest, "reading the request body: %v", err)
 		}
 		if len(raw) == 0 {
-			WriteError(w, http.StatusBadRequest, "the request body is empty; send the zone file")
-			return
+			return fail(http.StatusBadRequest, "the request body is empty; send the zone file")
 		}
 		src.File = raw
 		sum.Write([]byte("file\x00"))
 		sum.Write(raw)
 	} else {
 		if r.ContentLength > a.MaxBodyBytes {
-			WriteError(w, http.StatusRequestEntityTooLarge, "a JSON body is limited to %d bytes; send a larger zone file as the body itself, with Content-Type: text/dns (up to 64 MiB)", a.MaxBodyBytes)
-			return
+			return fail(http.StatusRequestEntityTooLarge, "a JSON body is limited to %d bytes; send a larger zone file as the body itself, with Content-Type: text/dns (up to 64 MiB)", a.MaxBodyBytes)
 		}
 		var body importZoneRequest
 		if !a.Decode(w, r, p, &body) {
-			return
+			return errAnswered
 		}
-		if !a.importSource(w, r, &body, &src, &copyOf) {
-			return
+		if err := a.importSource(w, r, &body, &src, &copyOf); err != nil {
+			return err
 		}
 		j, _ := json.Marshal(&body)
 		sum.Write([]byte("json\x00"))
 		sum.Write(j)
 	}
-	b, ok := a.serviceFor(w, p) // the view addressed (?view=)
-	if !ok {
-		return
+	b, err := a.serviceFor(p) // the view addressed (?view=)
+	if err != nil {
+		return err
 	}
 	fp := "import-" + hex.EncodeToString(sum.Sum(nil)[:16])
-	run := func(w http.ResponseWriter, fp string, keyed bool) {
+	run := func(w http.ResponseWriter, fp string, keyed bool) error {
 		var res *zoneservice.Imported
 		var err error
 		if copyOf != "" {
@@ -108,18 +102,18 @@ func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params)
 		} else {
 			res, err = b.Import(r.Context(), name, &src, fp)
 		}
-		a.importAnswer(w, name, res, err, keyed)
+		return a.importAnswer(w, name, res, err, keyed)
 	}
 	if key == "" {
-		run(w, fp, false)
-		return
+		return run(w, fp, false)
 	}
-	a.createWithKey(w, r, b, name, fp, key, run)
+	return a.createWithKey(w, r, b, name, fp, key, run)
 }
 
 // importSource reads a JSON import body into the zone service's source
-// (or copyOf), answering 400 (and the copy's scope check, 403) itself.
-func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZoneRequest, src *zoneservice.ImportSource, copyOf *string) bool {
+// (or copyOf): 400 for a body that names no source or several (the copy's
+// scope check answers 403 itself).
+func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZoneRequest, src *zoneservice.ImportSource, copyOf *string) error {
 	given := 0
 	for _, set := range []bool{body.ZoneFile != nil, body.AXFR != nil, body.CopyOf != ""} {
 		if set {
@@ -127,8 +121,7 @@ func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZ
 		}
 	}
 	if given != 1 {
-		WriteError(w, http.StatusBadRequest, "give exactly one of zoneFile, axfr and copyOf (got %d); a zone file may also be sent as the body with Content-Type: text/dns", given)
-		return false
+		return fail(http.StatusBadRequest, "give exactly one of zoneFile, axfr and copyOf (got %d); a zone file may also be sent as the body with Content-Type: text/dns", given)
 	}
 	switch {
 	case body.ZoneFile != nil:
@@ -136,11 +129,10 @@ func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZ
 	case body.CopyOf != "":
 		from, err := zonemodel.NormalizeZoneName(body.CopyOf)
 		if err != nil {
-			WriteError(w, http.StatusBadRequest, "copyOf: invalid zone name %q: %v", body.CopyOf, err)
-			return false
+			return fail(http.StatusBadRequest, "copyOf: invalid zone name %q: %v", body.CopyOf, err)
 		}
 		if !a.Allow(w, r, auth.ActionRead, from) {
-			return false
+			return errAnswered
 		}
 		*copyOf = from
 	default:
@@ -152,7 +144,7 @@ func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZ
 		// whole server (the server action, as reconcile) may ask for one
 		// (docs/import.md).
 		if !a.Allow(w, r, auth.ActionServer, "") {
-			return false
+			return errAnswered
 		}
 		// An address, never a host name: the server's resolver is not
 		// asked about names a client chose.
@@ -162,8 +154,7 @@ func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZ
 		}
 		ap, err := netip.ParseAddrPort(addr)
 		if err != nil || ap.Port() == 0 || ap.Addr().Zone() != "" {
-			WriteError(w, http.StatusBadRequest, "axfr.address %q: want ip, ip:port or [v6]:port (an IP address without a zone, a port from 1 to 65535; no host names)", body.AXFR.Address)
-			return false
+			return fail(http.StatusBadRequest, "axfr.address %q: want ip, ip:port or [v6]:port (an IP address without a zone, a port from 1 to 65535; no host names)", body.AXFR.Address)
 		}
 		src.AXFR = &zoneservice.AXFRSource{Address: netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()}
 		if k := body.AXFR.TSIG; k != nil {
@@ -174,13 +165,13 @@ func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZ
 			src.AXFR.Key = &dnsupdate.TSIGKey{Name: k.Name, Algorithm: alg, Secret: k.Secret}
 		}
 	}
-	return true
+	return nil
 }
 
 // importAnswer answers an import or copy: 201 with the zone, its record
 // count and serial; 409 for a zone that exists (as a create answers it);
 // else importFailure.
-func (a *API) importAnswer(w http.ResponseWriter, name string, res *zoneservice.Imported, err error, keyed bool) {
+func (a *API) importAnswer(w http.ResponseWriter, name string, res *zoneservice.Imported, err error, keyed bool) error {
 	if err == nil && res.Existed && !keyed {
 		err = &zoneservice.Error{Kind: zoneservice.ErrExists, Zone: name, Msg: "zone " + name + " already exists", SameConfig: true}
 	}
@@ -190,12 +181,10 @@ func (a *API) importAnswer(w http.ResponseWriter, name string, res *zoneservice.
 		if le.SameConfig {
 			msg = le.Msg + ", imported by an earlier request with the same body (send an Idempotency-Key to have a retry recognised as yours)"
 		}
-		WriteJSON(w, http.StatusConflict, conflictBody{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
-		return
+		return &answer{http.StatusConflict, conflictBody{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, SameConfig: le.SameConfig}}
 	}
 	if err != nil {
-		importFailure(w, name, err)
-		return
+		return importFailure(name, err)
 	}
 	serial := res.Serial
 	w.Header().Set("Location", APIPrefix+"/zones/"+url.PathEscape(name))
@@ -207,18 +196,18 @@ func (a *API) importAnswer(w http.ResponseWriter, name string, res *zoneservice.
 		Zone:    &zoneInfo{Name: name, ZoneType: zonemodel.TypePrimary, FilePath: res.File, Serial: &serial},
 		Records: res.Records, Serial: res.Serial, CheckedBy: res.CheckedBy, Warnings: res.Warnings,
 	})
+	return nil
 }
 
-// importFailure answers a failed import: 400 with the line for a refused
-// zone file (apitypes.FileError), else ImportFailure's answer.
-func importFailure(w http.ResponseWriter, name string, err error) {
+// importFailure is the answer to a failed import: 400 with the line for
+// a refused zone file (apitypes.FileError), else ImportFailure's answer.
+func importFailure(name string, err error) error {
 	var fe *zonemodel.FileError
 	if errors.Is(err, zoneservice.ErrInvalid) && errors.As(err, &fe) {
-		WriteJSON(w, http.StatusBadRequest, apitypes.FileError{Error: apitypes.ReasonPhrase(http.StatusBadRequest),
-			Message: fileRefused(name, fe), Line: fe.Line})
-		return
+		return &answer{http.StatusBadRequest, apitypes.FileError{Error: apitypes.ReasonPhrase(http.StatusBadRequest),
+			Message: fileRefused(name, fe), Line: fe.Line}}
 	}
-	ImportFailure(name, err).Write(w)
+	return ImportFailure(name, err)
 }
 
 // fileRefused is the message of a refused zone file.

@@ -13,36 +13,35 @@ import (
 // under the zone's lock). A change named refuses changes nothing: 400
 // when it names something named does not have (a dnssec-policy), else
 // 409 with named's reason.
-func (a *API) handleModifyZone(w http.ResponseWriter, r *http.Request, p Params) {
-	name, ok := zoneName(w, p)
-	if !ok {
-		return
+func (a *API) handleModifyZone(w http.ResponseWriter, r *http.Request, p Params) error {
+	name, err := zoneName(p)
+	if err != nil {
+		return err
 	}
 	var req modifyZoneRequest
 	if !a.Decode(w, r, p, &req) {
-		return
+		return errAnswered
 	}
 	change := zoneservice.SettingsChange(req)
 	if err := change.Validate(); err != nil {
-		WriteError(w, http.StatusBadRequest, "invalid change: %v", err)
-		return
+		return fail(http.StatusBadRequest, "invalid change: %v", err)
 	}
 	if change.Primaries != nil && !a.AllowPrimaries(w, r, *change.Primaries) {
-		return
+		return errAnswered
 	}
 	if change.AlsoNotify != nil && !a.AllowNotify(w, r, *change.AlsoNotify) {
-		return
+		return errAnswered
 	}
-	b, ok := a.serviceFor(w, p)
-	if !ok {
-		return
+	b, err := a.serviceFor(p)
+	if err != nil {
+		return err
 	}
 	res, err := b.Modify(r.Context(), name, &change)
 	if err != nil {
-		serviceFailed(w, name, err)
-		return
+		return ServiceFailure(name, err)
 	}
 	WriteJSON(w, http.StatusOK, modifyResponse{Success: true, Message: "Zone " + name + " modified successfully", Details: res.Details, Config: (*zoneSettings)(res.Config)})
+	return nil
 }
 
 // SettingsFor reads the zone's configuration for GET; a failure leaves
@@ -57,15 +56,15 @@ func SettingsFor(ctx context.Context, svc *zoneservice.Service, name string) *ap
 
 // handleRetransfer asks named to transfer a secondary zone again. named
 // refuses on a primary zone: 409 with its reason.
-func (a *API) handleRetransfer(w http.ResponseWriter, r *http.Request, p Params) {
-	b, name, ok := a.zoneTarget(w, p)
-	if !ok {
-		return
+func (a *API) handleRetransfer(w http.ResponseWriter, r *http.Request, p Params) error {
+	b, name, err := a.zoneTarget(p)
+	if err != nil {
+		return err
 	}
 	text, err := b.Retransfer(r.Context(), name)
 	if err != nil {
-		serviceFailed(w, name, err)
-		return
+		return ServiceFailure(name, err)
 	}
 	WriteJSON(w, http.StatusOK, zoneResponse{Success: true, Message: "Retransfer initiated for zone " + name, Details: text})
+	return nil
 }

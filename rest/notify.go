@@ -8,15 +8,14 @@ import (
 // (zoneservice.Service.Notify: `rndc notify`, then a NOTIFY of its own to
 // the zone's also-notify servers and the catalog's) and lists each
 // server with its acknowledgement, and the serial.
-func (a *API) handleNotify(w http.ResponseWriter, r *http.Request, p Params) {
-	b, name, ok := a.zoneTarget(w, p)
-	if !ok {
-		return
+func (a *API) handleNotify(w http.ResponseWriter, r *http.Request, p Params) error {
+	b, name, err := a.zoneTarget(p)
+	if err != nil {
+		return err
 	}
 	res, err := b.Notify(r.Context(), name)
 	if err != nil {
-		serviceFailed(w, name, err)
-		return
+		return ServiceFailure(name, err)
 	}
 	servers := make([]notifiedServer, len(res.Servers))
 	for i, s := range res.Servers {
@@ -25,4 +24,5 @@ func (a *API) handleNotify(w http.ResponseWriter, r *http.Request, p Params) {
 	WriteJSON(w, http.StatusOK, notifyResponse{
 		Success: true, Message: "Notify sent for zone " + name, Details: res.Details, Serial: res.Serial, Servers: servers,
 	})
+	return nil
 }

@@ -16,93 +16,90 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
-// recordTarget validates the zone and returns the backend; for writes it
-// also requires a key to sign updates with.
-func (a *API) recordTarget(w http.ResponseWriter, p Params, write bool) (*zoneservice.Service, string, bool) {
-	b, zone, ok := a.zoneTarget(w, p)
-	if !ok {
-		return nil, "", false
+// recordTarget validates the zone and returns its zone service; for
+// writes it also requires a key to sign updates with.
+func (a *API) recordTarget(p Params, write bool) (*zoneservice.Service, string, error) {
+	b, zone, err := a.zoneTarget(p)
+	if err != nil {
+		return nil, "", err
 	}
 	if write && !b.CanUpdate() {
-		WriteError(w, http.StatusBadRequest, "%s", NoKeyMessage(b.UpdateKey))
-		return nil, "", false
+		return nil, "", fail(http.StatusBadRequest, "%s", NoKeyMessage(b.UpdateKey))
 	}
-	return b, zone, true
+	return b, zone, nil
 }
 
 // ifMatch parses an If-Match header holding a zone serial ("123", 123 or
 // W/"123"); "*" or no header means no condition.
-func ifMatch(w http.ResponseWriter, r *http.Request) (*uint32, bool) {
+func ifMatch(r *http.Request) (*uint32, error) {
 	v := strings.TrimSpace(r.Header.Get("If-Match"))
 	if v == "" || v == "*" {
-		return nil, true
+		return nil, nil
 	}
 	s := strings.Trim(strings.TrimPrefix(v, "W/"), `"`)
 	n, err := strconv.ParseUint(s, 10, 32)
 	if err != nil {
-		WriteError(w, http.StatusBadRequest, "If-Match must be a zone serial as an ETag, e.g. \"2026112503\", got %q", v)
-		return nil, false
+		return nil, fail(http.StatusBadRequest, "If-Match must be a zone serial as an ETag, e.g. \"2026112503\", got %q", v)
 	}
 	serial := uint32(n)
-	return &serial, true
+	return &serial, nil
 }
 
 // handleAddRecord adds one record: POST /zones/{name}/records.
-func (a *API) handleAddRecord(w http.ResponseWriter, r *http.Request, p Params) {
+func (a *API) handleAddRecord(w http.ResponseWriter, r *http.Request, p Params) error {
 	var req addRecordRequest
-	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.AddRecord(ctx, zone, zonemodel.Record(req), cond)
 	})
-	if !ok {
-		return
+	if !applied {
+		return err
 	}
 	if err != nil {
-		a.recordFailed(w, b, zone, "add", err)
-		return
+		return a.recordFailure(b, zone, "add", err)
 	}
 	echo := map[string]any{"name": req.Name, "type": req.Type, "value": req.Value}
 	a.writeStored(w, http.StatusCreated, "record added", "Record added to zone ", zone, echo, req.Priority, res)
+	return nil
 }
 
 // handleRemoveRecord deletes one record or an RRset: DELETE
 // /zones/{name}/records.
-func (a *API) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p Params) {
+func (a *API) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p Params) error {
 	var req removeRecordRequest
-	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.RemoveRecord(ctx, zone, dnsupdate.Removal(req), cond)
 	})
-	if !ok {
-		return
+	if !applied {
+		return err
 	}
 	if err != nil {
-		a.recordFailed(w, b, zone, "remove", err)
-		return
+		return a.recordFailure(b, zone, "remove", err)
 	}
 	a.DNSLog.Info("record removed", zap.String("zone", zone), zap.String("name", req.Name), zap.String("type", req.Type),
 		zap.Bool("whole_rrset", req.Value == nil), zap.Uint32("serial", res.Serial))
 	echo := map[string]any{"name": req.Name, "type": req.Type, "value": req.Value}
 	a.writeChange(w, http.StatusOK, "Record removed from zone "+zone, zone, echo, nil, res)
+	return nil
 }
 
 // handleUpdateRecord replaces one record's data: PUT /zones/{name}/records.
-func (a *API) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p Params) {
+func (a *API) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p Params) error {
 	var req updateRecordRequest
-	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.ReplaceRecord(ctx, zone, dnsupdate.Replacement(req), cond)
 	})
-	if !ok {
-		return
+	if !applied {
+		return err
 	}
 	if err != nil {
 		if errors.Is(err, dnsupdate.ErrRecordNotFound) {
-			WriteError(w, http.StatusNotFound, "%s record %q with value %q not found in zone %s; nothing was changed", strings.ToUpper(req.Type), req.Name, req.CurrentValue, zone)
-			return
+			return fail(http.StatusNotFound, "%s record %q with value %q not found in zone %s; nothing was changed", strings.ToUpper(req.Type), req.Name, req.CurrentValue, zone)
 		}
-		a.recordFailed(w, b, zone, "update", err)
-		return
+		return a.recordFailure(b, zone, "update", err)
 	}
 	echo := map[string]any{"name": req.Name, "type": req.Type, "currentValue": req.CurrentValue, "newValue": req.NewValue}
 	a.writeStored(w, http.StatusOK, "record updated", "Record updated in zone ", zone, echo, req.Priority, res)
+	return nil
 }
 
 // writeStored logs and answers a change that stored one record (add,
@@ -124,22 +121,25 @@ type applyFunc func(ctx context.Context, svc *zoneservice.Service, zone string, 
 
 // recordWrite runs the steps every record change shares: the zone and a
 // key to sign with, the body checked against the API specification's
-// schema and decoded strictly into req, If-Match, then apply. ok false means the request has been answered; err is
-// apply's error, for the caller to answer.
+// schema and decoded strictly into req, If-Match, then apply. applied
+// false means a step before apply failed, with err its failure; else err
+// is apply's error, for the caller to map.
 func (a *API) recordWrite(w http.ResponseWriter, r *http.Request, p Params, req any, apply applyFunc,
-) (b *zoneservice.Service, zone string, res *dnsupdate.ChangeResult, ok bool, err error) {
+) (b *zoneservice.Service, zone string, res *dnsupdate.ChangeResult, applied bool, err error) {
 	// Authorised completely (each record's name and type) before the
 	// backend, whose first use reconciles with named.
-	zone, ok = zoneName(w, p)
-	if !ok || !a.Decode(w, r, p, req) || !a.AllowRecords(w, r, zone, req) {
-		return nil, "", nil, false, nil
+	if zone, err = zoneName(p); err != nil {
+		return nil, "", nil, false, err
 	}
-	if b, zone, ok = a.recordTarget(w, p, true); !ok {
-		return nil, "", nil, false, nil
+	if !a.Decode(w, r, p, req) || !a.AllowRecords(w, r, zone, req) {
+		return nil, "", nil, false, errAnswered
 	}
-	cond, ok := ifMatch(w, r)
-	if !ok {
-		return nil, "", nil, false, nil
+	if b, zone, err = a.recordTarget(p, true); err != nil {
+		return nil, "", nil, false, err
+	}
+	cond, err := ifMatch(r)
+	if err != nil {
+		return nil, "", nil, false, err
 	}
 	res, err = apply(r.Context(), b, zone, cond)
 	return b, zone, res, true, err
@@ -159,17 +159,16 @@ func (a *API) writeChange(w http.ResponseWriter, status int, msg, zone string, e
 
 // handleBatchRecords applies changes atomically: PATCH
 // /zones/{name}/records.
-func (a *API) handleBatchRecords(w http.ResponseWriter, r *http.Request, p Params) {
+func (a *API) handleBatchRecords(w http.ResponseWriter, r *http.Request, p Params) error {
 	var req batchRequest
-	b, zone, res, ok, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
 		return svc.ApplyChanges(ctx, zone, changesOf(req.Changes), cond)
 	})
-	if !ok {
-		return
+	if !applied {
+		return err
 	}
 	if err != nil {
-		a.recordFailed(w, b, zone, "batch", err)
-		return
+		return a.recordFailure(b, zone, "batch", err)
 	}
 	a.DNSLog.Info("record batch applied", zap.String("zone", zone), zap.Int("changes", res.Changes),
 		zap.Uint32("old_serial", res.OldSerial), zap.Uint32("serial", res.Serial))
@@ -180,13 +179,14 @@ func (a *API) handleBatchRecords(w http.ResponseWriter, r *http.Request, p Param
 		Success: true, Message: fmt.Sprintf("%d changes applied to zone %s", len(req.Changes), zone),
 		Zone: zone, Changes: len(req.Changes), OldSerial: res.OldSerial, Serial: res.Serial,
 	})
+	return nil
 }
 
 // handleListRecords lists RRsets read by AXFR: GET /zones/{name}/records.
-func (a *API) handleListRecords(w http.ResponseWriter, r *http.Request, p Params) {
-	b, zone, ok := a.recordTarget(w, p, false)
-	if !ok {
-		return
+func (a *API) handleListRecords(w http.ResponseWriter, r *http.Request, p Params) error {
+	b, zone, err := a.recordTarget(p, false)
+	if err != nil {
+		return err
 	}
 	q := r.URL.Query()
 	opt := dnsupdate.ListOptions{Limit: DefaultListLimit, Cursor: q.Get("cursor")}
@@ -218,61 +218,60 @@ func (a *API) handleListRecords(w http.ResponseWriter, r *http.Request, p Params
 		opt.Type = t
 	}
 	if len(problems) > 0 {
-		WriteError(w, http.StatusBadRequest, "invalid query: %s", ProblemList(problems))
-		return
+		return fail(http.StatusBadRequest, "invalid query: %s", ProblemList(problems))
 	}
 	snap, sets, next, err := b.ListRecords(r.Context(), zone, opt)
 	if err != nil {
-		a.recordFailed(w, b, zone, "read", err)
-		return
+		return a.recordFailure(b, zone, "read", err)
 	}
 	sets = recordsInScope(a.grant(r), sets)
 	tag := etag(snap.Serial())
 	w.Header().Set("ETag", tag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && strings.Contains(inm, tag) {
 		w.WriteHeader(http.StatusNotModified)
-		return
+		return nil
 	}
 	WriteJSON(w, http.StatusOK, listRecordsBody{Zone: zone, Serial: snap.Serial(), RRsets: rrsetsOf(sets), Count: len(sets), NextCursor: next})
+	return nil
 }
 
 // handleExportZone answers the zone in master-file text: GET
 // /zones/{name}/export.
-func (a *API) handleExportZone(w http.ResponseWriter, r *http.Request, p Params) {
-	zone, ok := zoneName(w, p)
-	if !ok {
-		return
+func (a *API) handleExportZone(w http.ResponseWriter, r *http.Request, p Params) error {
+	zone, err := zoneName(p)
+	if err != nil {
+		return err
 	}
 	if g := a.grant(r); g.RestrictsRecords() {
 		a.Forbid(w, r, &auth.Denied{Message: a.identity(r).ID + " may not export zone " + zone + ": its scope limits record names or types; read GET /api/v1/zones/" + zone + "/records instead"})
-		return
+		return errAnswered
 	}
-	b, zone, ok := a.recordTarget(w, p, false)
-	if !ok {
-		return
+	b, zone, err := a.recordTarget(p, false)
+	if err != nil {
+		return err
 	}
 	snap, err := b.Snapshot(r.Context(), zone)
 	if err != nil {
-		a.recordFailed(w, b, zone, "read", err)
-		return
+		return a.recordFailure(b, zone, "read", err)
 	}
 	tag := etag(snap.Serial())
 	w.Header().Set("ETag", tag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && strings.Contains(inm, tag) {
 		w.WriteHeader(http.StatusNotModified)
-		return
+		return nil
 	}
 	w.Header().Set("Content-Type", "text/dns; charset=utf-8")
 	w.Header().Set("Content-Disposition", `inline; filename="`+zone+`.zone"`)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(snap.MasterFile())
+	return nil
 }
 
-// recordFailed logs and answers a failed record operation
-// (RecordFailure).
-func (a *API) recordFailed(w http.ResponseWriter, svc *zoneservice.Service, zone, op string, err error) {
+// recordFailure logs and returns the answer to a failed record
+// operation (RecordFailure).
+func (a *API) recordFailure(svc *zoneservice.Service, zone, op string, err error) Failure {
 	f := RecordFailure(svc, zone, op, err)
 	LogFailure(a.DNSLog, f)
-	f.Write(w)
+	return f
 }

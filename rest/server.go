@@ -17,15 +17,16 @@ import (
 // readyTimeout bounds the readiness probe's rndc round trip.
 const readyTimeout = 3 * time.Second
 
-func (a *API) handleHealth(w http.ResponseWriter, r *http.Request, _ Params) {
+func (a *API) handleHealth(w http.ResponseWriter, r *http.Request, _ Params) error {
 	WriteJSON(w, http.StatusOK, apitypes.Health{Status: "healthy", Version: a.Version})
+	return nil
 }
 
 // handleReady checks, concurrently, that the zone directory is a writable
 // directory and that named answers `status` on the control channel. It
 // also names the managed zones named does not load (the last full
 // reconcile's finding), without counting them as a failed check.
-func (a *API) handleReady(w http.ResponseWriter, r *http.Request, _ Params) {
+func (a *API) handleReady(w http.ResponseWriter, r *http.Request, _ Params) error {
 	var (
 		wg      sync.WaitGroup
 		dirErr  error
@@ -85,7 +86,7 @@ func (a *API) handleReady(w http.ResponseWriter, r *http.Request, _ Params) {
 	// identity that may do server-wide operations.
 	if id := a.identity(r); id == nil || !id.Grant.AllowsServer() {
 		WriteJSON(w, status, apitypes.Readiness{Checks: checks, Ready: len(checks) == 0})
-		return
+		return nil
 	}
 	if s, err := a.Backend(); err == nil {
 		for _, f := range s.Service("").NotLoaded() {
@@ -93,17 +94,17 @@ func (a *API) handleReady(w http.ResponseWriter, r *http.Request, _ Params) {
 		}
 	}
 	WriteJSON(w, status, apitypes.Readiness{Checks: checks, Ready: len(checks) == 0, ZonesNotLoaded: notLoaded})
+	return nil
 }
 
-func (a *API) handleServerStatus(w http.ResponseWriter, r *http.Request, _ Params) {
-	s, ok := a.servicesOr500(w)
-	if !ok {
-		return
+func (a *API) handleServerStatus(w http.ResponseWriter, r *http.Request, _ Params) error {
+	s, err := a.services()
+	if err != nil {
+		return err
 	}
 	st, err := s.Service("").ServerStatus(r.Context())
 	if err != nil {
-		ServiceFailure("", err).Write(w)
-		return
+		return ServiceFailure("", err)
 	}
 	WriteJSON(w, http.StatusOK, serverStatusBody{
 		Status: st.Raw, Version: st.Version, BootTime: st.BootTime, LastConfigured: st.LastConfigured,
@@ -111,6 +112,7 @@ func (a *API) handleServerStatus(w http.ResponseWriter, r *http.Request, _ Param
 		XfersDeferred: st.XfersDeferred, SOAQueries: st.SOAQueries, QueryLogging: st.QueryLogging,
 		RecursiveClients: st.RecursiveClients, TCPClients: st.TCPClients, ServerUp: st.ServerUp, Fields: st.Fields,
 	})
+	return nil
 }
 
 // reconcileBody is the answer of POST /api/v1/server/reconcile.
@@ -125,10 +127,10 @@ type reconcileBody struct {
 // that the index lost, moves aside files no zone uses, and reports indexed
 // zones named does not serve. With views, it does so for every view, each
 // item of the report naming its view.
-func (a *API) handleReconcile(w http.ResponseWriter, r *http.Request, _ Params) {
-	s, ok := a.servicesOr500(w)
-	if !ok {
-		return
+func (a *API) handleReconcile(w http.ResponseWriter, r *http.Request, _ Params) error {
+	s, err := a.services()
+	if err != nil {
+		return err
 	}
 	rep := &zoneservice.Report{Fixed: []zoneservice.Fix{}, Pending: []zoneservice.Fix{}, Problems: []zoneservice.Fix{}}
 	root := s.Service("")
@@ -142,8 +144,7 @@ func (a *API) handleReconcile(w http.ResponseWriter, r *http.Request, _ Params) 
 		vrep, err := vs.Reconcile(r.Context(), true)
 		vs.LogReconcile("reconcile", vrep, err)
 		if err != nil {
-			LifecycleFailure("", err).Write(w)
-			return
+			return LifecycleFailure("", err)
 		}
 		for _, l := range []struct{ dst, src *[]zoneservice.Fix }{{&rep.Fixed, &vrep.Fixed}, {&rep.Pending, &vrep.Pending}, {&rep.Problems, &vrep.Problems}} {
 			for _, f := range *l.src {
@@ -158,4 +159,5 @@ func (a *API) handleReconcile(w http.ResponseWriter, r *http.Request, _ Params) 
 		msg = "reconciled: see fixed, pending and problems"
 	}
 	WriteJSON(w, http.StatusOK, reconcileBody{Success: true, Message: msg, Report: rep})
+	return nil
 }

@@ -10,54 +10,49 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
-// checkView answers the request itself and returns false when the view
-// it names (requestView's view and error) is invalid (400) or not
-// configured (404).
-func (a *API) checkView(w http.ResponseWriter, view string, viewErr error) bool {
+// checkView is the failure of a request whose view (requestView's view
+// and error) is invalid (400) or not configured (404), nil for a good
+// one.
+func (a *API) checkView(view string, viewErr error) error {
 	if viewErr != nil {
-		WriteError(w, http.StatusBadRequest, "invalid view: %v", viewErr)
-		return false
+		return fail(http.StatusBadRequest, "invalid view: %v", viewErr)
 	}
 	t := a.Views
 	if view != "" && !slices.Contains(t.Names, view) {
 		if !t.Configured() {
-			WriteError(w, http.StatusNotFound, "view %q is not configured: zone_api addresses no views (configure them with `view <name> { … }` in the zone_api block)", view)
-		} else {
-			WriteError(w, http.StatusNotFound, "view %q is not configured; the views are: %s", view, t.List())
+			return fail(http.StatusNotFound, "view %q is not configured: zone_api addresses no views (configure them with `view <name> { … }` in the zone_api block)", view)
 		}
-		return false
+		return fail(http.StatusNotFound, "view %q is not configured; the views are: %s", view, t.List())
 	}
-	return true
+	return nil
 }
 
 // serviceFor returns the zone service of the view the request addresses
-// (p.View, else the default view), answering the request itself when the
-// view is invalid (400), not configured (404), or, with views configured
-// and none of them the default, not named (400). It runs only once the
-// request is authorised completely.
-func (a *API) serviceFor(w http.ResponseWriter, p Params) (*zoneservice.Service, bool) {
-	if !a.checkView(w, p.View, p.ViewErr) {
-		return nil, false
+// (p.View, else the default view), or the failure of a view that is
+// invalid (400), not configured (404), or, with views configured and none
+// of them the default, not named (400). It runs only once the request is
+// authorised completely.
+func (a *API) serviceFor(p Params) (*zoneservice.Service, error) {
+	if err := a.checkView(p.View, p.ViewErr); err != nil {
+		return nil, err
 	}
 	t := a.Views
 	if p.View == "" && t.Configured() && t.Default == "" {
-		WriteError(w, http.StatusBadRequest, "named has views and none is the default: name the zone's view with ?view= (one of %s)", t.List())
-		return nil, false
+		return nil, fail(http.StatusBadRequest, "named has views and none is the default: name the zone's view with ?view= (one of %s)", t.List())
 	}
-	s, ok := a.servicesOr500(w)
-	if !ok {
-		return nil, false
+	s, err := a.services()
+	if err != nil {
+		return nil, err
 	}
 	if p.View == "" || p.View == t.Default {
-		return s.Service(""), true
+		return s.Service(""), nil
 	}
 	vs := s.Service(p.View)
 	if vs == nil {
-		WriteError(w, http.StatusInternalServerError, "view %s has no backend", p.View)
-		return nil, false
+		return nil, fail(http.StatusInternalServerError, "view %s has no backend", p.View)
 	}
 	vs.ReconcileAtStart(context.Background())
-	return vs, true
+	return vs, nil
 }
 
 // viewEntry is an index entry and its view, in a list of several views.
@@ -84,20 +79,20 @@ func (e viewEntry) before(name, view string) bool {
 // of the view named by ?view=, or of every view, each item with its view;
 // in name order, then view; paged by a cursor "<name>[@<view>]"; only the
 // zones in views the identity's scope allows.
-func (a *API) listViews(w http.ResponseWriter, r *http.Request, p Params, typ, cursor string, limit int) {
+func (a *API) listViews(w http.ResponseWriter, r *http.Request, p Params, typ, cursor string, limit int) error {
 	var backends []*zoneservice.Service
 	if p.View != "" || p.ViewErr != nil {
-		b, ok := a.serviceFor(w, p)
-		if !ok {
-			return
+		b, err := a.serviceFor(p)
+		if err != nil {
+			return err
 		}
 		backends = []*zoneservice.Service{b}
 	} else {
 		// Every view: the default view's service (or that of the
 		// zones created without a view) and each other view's.
-		s, ok := a.servicesOr500(w)
-		if !ok {
-			return
+		s, err := a.services()
+		if err != nil {
+			return err
 		}
 		root := s.Service("")
 		backends = []*zoneservice.Service{root}
@@ -112,8 +107,7 @@ func (a *API) listViews(w http.ResponseWriter, r *http.Request, p Params, typ, c
 	for _, vb := range backends {
 		es, _, _, err := vb.Store.List(typ, "", 0)
 		if err != nil {
-			indexFailed(w, err)
-			return
+			return indexFailure(err)
 		}
 		for _, e := range es {
 			if g.AllowsZoneIn(e.Name, vb.View) {
@@ -148,4 +142,5 @@ func (a *API) listViews(w http.ResponseWriter, r *http.Request, p Params, typ, c
 		body.Zones[i] = e.Name
 	}
 	WriteJSON(w, http.StatusOK, body)
+	return nil
 }

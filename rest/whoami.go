@@ -30,7 +30,7 @@ type whoamiBody struct {
 }
 
 // handleWhoami answers the request's identity and its grants.
-func (a *API) handleWhoami(w http.ResponseWriter, r *http.Request, _ Params) {
+func (a *API) handleWhoami(w http.ResponseWriter, r *http.Request, _ Params) error {
 	id := a.identity(r)
 	if id == nil {
 		id = &auth.Identity{ID: "anonymous", Mode: "disabled"}
@@ -49,6 +49,7 @@ func (a *API) handleWhoami(w http.ResponseWriter, r *http.Request, _ Params) {
 		b.Expires = &t
 	}
 	WriteJSON(w, http.StatusOK, b)
+	return nil
 }
 
 // WhoamiTemplate is the route of handleWhoami: any authenticated

@@ -45,27 +45,25 @@ func infoFromStatus(st *rndc.ZoneStatus, managed bool) *zoneInfo {
 	return zi
 }
 
-// zoneName validates the {name} path parameter, answering 400 when it is
-// not a valid zone name.
-func zoneName(w http.ResponseWriter, p Params) (string, bool) {
+// zoneName validates the {name} path parameter: 400 when it is not a
+// valid zone name.
+func zoneName(p Params) (string, error) {
 	name, err := zonemodel.NormalizeZoneName(p.Name)
 	if err != nil {
-		WriteError(w, http.StatusBadRequest, "invalid zone name %q: %v", p.Name, err)
-		return "", false
+		return "", fail(http.StatusBadRequest, "invalid zone name %q: %v", p.Name, err)
 	}
-	return name, true
+	return name, nil
 }
 
 // zoneTarget validates the {name} parameter and returns the zone service
-// of the view the request addresses (serviceFor); on failure it has
-// answered the request.
-func (a *API) zoneTarget(w http.ResponseWriter, p Params) (*zoneservice.Service, string, bool) {
-	name, ok := zoneName(w, p)
-	if !ok {
-		return nil, "", false
+// of the view the request addresses (serviceFor).
+func (a *API) zoneTarget(p Params) (*zoneservice.Service, string, error) {
+	name, err := zoneName(p)
+	if err != nil {
+		return nil, "", err
 	}
-	b, ok := a.serviceFor(w, p)
-	return b, name, ok
+	b, err := a.serviceFor(p)
+	return b, name, err
 }
 
 // handleCreateZone decodes and validates a create request and hands it to
@@ -73,41 +71,39 @@ func (a *API) zoneTarget(w http.ResponseWriter, p Params) (*zoneservice.Service,
 // the zone file, runs addzone and indexes the zone. A create of a zone
 // that exists answers 409 with sameConfig; a request with an
 // Idempotency-Key is answered as create.go says.
-func (a *API) handleCreateZone(w http.ResponseWriter, r *http.Request, p Params) {
-	key, ok := idempotencyKeyOf(w, r)
-	if !ok {
-		return
+func (a *API) handleCreateZone(w http.ResponseWriter, r *http.Request, p Params) error {
+	key, err := idempotencyKeyOf(r)
+	if err != nil {
+		return err
 	}
 	var body createZoneRequest
 	if !a.Decode(w, r, p, &body) {
-		return
+		return errAnswered
 	}
 	req := createRequestOf(&body)
 	zone, err := req.Normalize(time.Now())
 	if err != nil {
-		WriteError(w, http.StatusBadRequest, "invalid zone: %v", err)
-		return
+		return fail(http.StatusBadRequest, "invalid zone: %v", err)
 	}
 	if !a.Allow(w, r, auth.ActionZones, zone.Name) {
-		return
+		return errAnswered
 	}
 	if zone.Type == zonemodel.TypeSecondary && req.ZoneConfig != nil && !a.AllowPrimaries(w, r, req.ZoneConfig.Primaries) {
-		return
+		return errAnswered
 	}
 	if req.ZoneConfig != nil && !a.AllowNotify(w, r, req.ZoneConfig.AlsoNotify) {
-		return
+		return errAnswered
 	}
-	b, ok := a.serviceFor(w, p)
-	if !ok {
-		return
+	b, err := a.serviceFor(p)
+	if err != nil {
+		return err
 	}
 	fp := zoneservice.Fingerprint(req)
 	if key == "" {
-		a.createZone(w, r, b, zone, fp, false)
-		return
+		return a.createZone(w, r, b, zone, fp, false)
 	}
-	a.createWithKey(w, r, b, zone.Name, fp, key, func(w http.ResponseWriter, fp string, keyed bool) {
-		a.createZone(w, r, b, zone, fp, keyed)
+	return a.createWithKey(w, r, b, zone.Name, fp, key, func(w http.ResponseWriter, fp string, keyed bool) error {
+		return a.createZone(w, r, b, zone, fp, keyed)
 	})
 }
 
@@ -116,7 +112,7 @@ func (a *API) handleCreateZone(w http.ResponseWriter, r *http.Request, p Params)
 // was made by this very keyed request (its fingerprint carries the key),
 // which answers the 201 the first attempt would have (a retry after an
 // unknown outcome that settled as created).
-func (a *API) createZone(w http.ResponseWriter, r *http.Request, b *zoneservice.Service, zone *zonemodel.Zone, fp string, keyed bool) {
+func (a *API) createZone(w http.ResponseWriter, r *http.Request, b *zoneservice.Service, zone *zonemodel.Zone, fp string, keyed bool) error {
 	res, err := b.Create(r.Context(), zone, fp)
 	var le *zoneservice.Error
 	if err == nil && res.Existed && !keyed {
@@ -129,12 +125,10 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, b *zoneservice.
 		if le.SameConfig {
 			msg = le.Msg + " with the configuration this request asks for (made by an earlier request with the same body; send an Idempotency-Key to have a retry recognised as yours)"
 		}
-		WriteJSON(w, http.StatusConflict, conflictBody{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, SameConfig: le.SameConfig})
-		return
+		return &answer{http.StatusConflict, conflictBody{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, SameConfig: le.SameConfig}}
 	}
 	if err != nil {
-		lifecycleFailed(w, zone.Name, err)
-		return
+		return LifecycleFailure(zone.Name, err)
 	}
 	info := &zoneInfo{Name: zone.Name, ZoneType: zone.Type, FilePath: res.File}
 	if zone.Type == zonemodel.TypePrimary {
@@ -157,6 +151,7 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, b *zoneservice.
 	WriteJSON(w, http.StatusCreated, zoneResponse{
 		Success: true, Message: "Zone " + zone.Name + " created successfully", Details: res.Details, Zone: info,
 	})
+	return nil
 }
 
 // conflictBody is the 409 of a create for a zone that exists: the error
@@ -170,75 +165,68 @@ type conflictBody struct {
 // handleListZones lists managed zones from the index, in name order, one
 // page at a time (limit, cursor), optionally only one type; with
 // all=true, every zone named serves (ListAllZones).
-func (a *API) handleListZones(w http.ResponseWriter, r *http.Request, p Params) {
+func (a *API) handleListZones(w http.ResponseWriter, r *http.Request, p Params) error {
 	q := r.URL.Query()
 	limit := DefaultListLimit
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxListLimit {
-			WriteError(w, http.StatusBadRequest, "limit must be an integer from 1 to %d, got %q", MaxListLimit, v)
-			return
+			return fail(http.StatusBadRequest, "limit must be an integer from 1 to %d, got %q", MaxListLimit, v)
 		}
 		limit = n
 	}
 	typ := q.Get("type")
 	if typ != "" && typ != "primary" && typ != "secondary" {
-		WriteError(w, http.StatusBadRequest, "type must be primary or secondary, got %q", typ)
-		return
+		return fail(http.StatusBadRequest, "type must be primary or secondary, got %q", typ)
 	}
 	cursor := q.Get("cursor")
 	all := false
 	if v := q.Get("all"); v != "" {
 		var err error
 		if all, err = strconv.ParseBool(v); err != nil {
-			WriteError(w, http.StatusBadRequest, "all must be true or false, got %q", v)
-			return
+			return fail(http.StatusBadRequest, "all must be true or false, got %q", v)
 		}
 	}
 	if msg := checkListCursor(cursor, all, a.Views.Configured()); msg != "" {
-		WriteError(w, http.StatusBadRequest, "%s", msg)
-		return
+		return fail(http.StatusBadRequest, "%s", msg)
 	}
 	if all {
 		a.ListAllZones(w, r, typ, cursor, limit)
-		return
+		return nil
 	}
 	for _, p := range listAllParams {
 		if q.Has(p) {
-			WriteError(w, http.StatusBadRequest, "%s filters the list of every zone named serves: add all=true", p)
-			return
+			return fail(http.StatusBadRequest, "%s filters the list of every zone named serves: add all=true", p)
 		}
 	}
 	if a.Views.Configured() {
-		a.listViews(w, r, p, typ, cursor, limit)
-		return
+		return a.listViews(w, r, p, typ, cursor, limit)
 	}
-	b, ok := a.serviceFor(w, p) // 404 for a ?view= without views
-	if !ok {
-		return
+	b, err := a.serviceFor(p) // 404 for a ?view= without views
+	if err != nil {
+		return err
 	}
 	entries, next, total, err := listInScope(b.Store, a.grant(r), typ, cursor, limit)
 	if err != nil {
-		indexFailed(w, err)
-		return
+		return indexFailure(err)
 	}
 	body := listBody{Zones: make([]string, len(entries)), Count: len(entries), Total: total, Items: zoneEntries(entries, nil), NextCursor: next}
 	for i, e := range entries {
 		body.Zones[i] = e.Name
 	}
 	WriteJSON(w, http.StatusOK, body)
+	return nil
 }
 
 // handleGetZone answers the zone's parsed state from `rndc zonestatus`.
-func (a *API) handleGetZone(w http.ResponseWriter, r *http.Request, p Params) {
-	b, name, ok := a.zoneTarget(w, p)
-	if !ok {
-		return
+func (a *API) handleGetZone(w http.ResponseWriter, r *http.Request, p Params) error {
+	b, name, err := a.zoneTarget(p)
+	if err != nil {
+		return err
 	}
 	zs, err := b.Zone(r.Context(), name)
 	if err != nil {
-		serviceFailed(w, name, err)
-		return
+		return ServiceFailure(name, err)
 	}
 	info := infoOfState(zs, name, b.View)
 	if a.grant(r).RestrictsRecords() {
@@ -248,7 +236,7 @@ func (a *API) handleGetZone(w http.ResponseWriter, r *http.Request, p Params) {
 		// what the API could do with it.
 		info.FilePath = ""
 		WriteJSON(w, http.StatusOK, info)
-		return
+		return nil
 	}
 	zc, err := b.ZoneStatement(r.Context(), name)
 	if err == nil {
@@ -256,19 +244,18 @@ func (a *API) handleGetZone(w http.ResponseWriter, r *http.Request, p Params) {
 	}
 	a.Capabilities(b, info, name, zs.Status, zc, zs.Managed)
 	WriteJSON(w, http.StatusOK, info)
+	return nil
 }
 
 // zoneState asks the zone service for the zone's state. A zone named
 // knows but has not loaded (a secondary before its first transfer) is
-// described from the index with loaded false. On failure it answers the
-// request and returns false.
-func (a *API) zoneState(w http.ResponseWriter, r *http.Request, b *zoneservice.Service, name string) (*zoneInfo, string, bool) {
+// described from the index with loaded false.
+func (a *API) zoneState(r *http.Request, b *zoneservice.Service, name string) (*zoneInfo, string, error) {
 	zs, err := b.Zone(r.Context(), name)
 	if err != nil {
-		serviceFailed(w, name, err)
-		return nil, "", false
+		return nil, "", ServiceFailure(name, err)
 	}
-	return infoOfState(zs, name, b.View), zs.Details, true
+	return infoOfState(zs, name, b.View), zs.Details, nil
 }
 
 // infoOfState is the zone's state as answered: from zonestatus, or, for
@@ -286,14 +273,14 @@ func infoOfState(zs *zoneservice.ZoneState, name, view string) *zoneInfo {
 
 // handleZoneStatus answers `rndc zonestatus`: BIND's text in details
 // (as bindcar does) and the parsed state in zone.
-func (a *API) handleZoneStatus(w http.ResponseWriter, r *http.Request, p Params) {
-	b, name, ok := a.zoneTarget(w, p)
-	if !ok {
-		return
+func (a *API) handleZoneStatus(w http.ResponseWriter, r *http.Request, p Params) error {
+	b, name, err := a.zoneTarget(p)
+	if err != nil {
+		return err
 	}
-	info, raw, ok := a.zoneState(w, r, b, name)
-	if !ok {
-		return
+	info, raw, err := a.zoneState(r, b, name)
+	if err != nil {
+		return err
 	}
 	if a.grant(r).RestrictsRecords() {
 		// As GET /zones/{name}: the state, not the file (BIND's text
@@ -303,6 +290,7 @@ func (a *API) handleZoneStatus(w http.ResponseWriter, r *http.Request, p Params)
 	WriteJSON(w, http.StatusOK, zoneResponse{
 		Success: true, Message: "Zone " + name + " status retrieved", Details: raw, Zone: info,
 	})
+	return nil
 }
 
 // handleDeleteZone deletes a zone through the zone lifecycle: `rndc
@@ -314,24 +302,22 @@ func (a *API) handleZoneStatus(w http.ResponseWriter, r *http.Request, p Params)
 // A zone the API does not manage (added with `rndc addzone` outside it)
 // is deleted only with ?confirm=unmanaged (409 otherwise); a zone of
 // named.conf is never (409: delzone cannot delete it durably).
-func (a *API) handleDeleteZone(w http.ResponseWriter, r *http.Request, p Params) {
+func (a *API) handleDeleteZone(w http.ResponseWriter, r *http.Request, p Params) error {
 	var opts zoneservice.DeleteOptions
 	switch c := r.URL.Query().Get("confirm"); c {
 	case "":
 	case "unmanaged":
 		opts.Unmanaged = true
 	default:
-		WriteError(w, http.StatusBadRequest, "confirm must be unmanaged (to delete a zone the API does not manage), got %q", c)
-		return
+		return fail(http.StatusBadRequest, "confirm must be unmanaged (to delete a zone the API does not manage), got %q", c)
 	}
-	b, name, ok := a.zoneTarget(w, p)
-	if !ok {
-		return
+	b, name, err := a.zoneTarget(p)
+	if err != nil {
+		return err
 	}
 	res, err := b.Delete(r.Context(), name, opts)
 	if err != nil {
-		lifecycleFailed(w, name, err)
-		return
+		return LifecycleFailure(name, err)
 	}
 	a.Logger.Info("zone deleted", zap.String("zone", name), zap.Strings("files", res.Removed), zap.Bool("durable", res.Durable))
 	if !res.Durable {
@@ -339,9 +325,10 @@ func (a *API) handleDeleteZone(w http.ResponseWriter, r *http.Request, p Params)
 			Message: "Zone " + name + " deleted from named, which has not yet confirmed that the removal is durable; " +
 				"the delete is completed when it does (GET /api/v1/zones/" + name + " already answers 404)",
 			Details: res.Details})
-		return
+		return nil
 	}
 	WriteJSON(w, http.StatusOK, zoneResponse{Success: true, Message: "Zone " + name + " deleted successfully", Details: res.Details})
+	return nil
 }
 
 // zoneCommands maps each action route to its zone service operation and
@@ -358,22 +345,22 @@ var zoneCommands = map[string]struct {
 // zoneCommand returns the handler of one action route (reload, freeze,
 // thaw): the zone service runs the command under the zone's lock (and
 // thaw waits until named has thawed the zone).
-func (a *API) zoneCommand(command string) func(http.ResponseWriter, *http.Request, Params) {
+func (a *API) zoneCommand(command string) handlerFunc {
 	zc := zoneCommands[command]
-	return func(w http.ResponseWriter, r *http.Request, p Params) {
-		b, name, ok := a.zoneTarget(w, p)
-		if !ok {
-			return
+	return func(w http.ResponseWriter, r *http.Request, p Params) error {
+		b, name, err := a.zoneTarget(p)
+		if err != nil {
+			return err
 		}
 		text, err := zc.run(b, r.Context(), name)
 		if err != nil {
-			serviceFailed(w, name, err)
-			return
+			return ServiceFailure(name, err)
 		}
 		if command == "reload" {
 			a.Logger.Info("zone reloaded", zap.String("zone", name))
 		}
 		WriteJSON(w, http.StatusOK, zoneResponse{Success: true, Message: fmt.Sprintf(zc.message, name), Details: text})
+		return nil
 	}
 }
 
