@@ -7,6 +7,9 @@
 //     files removed;
 //   - index.go: the index of managed zones; intent.go the write-ahead
 //     intents of the lifecycle.
+//   - sidefile.go: the side files front ends keep beside a zone
+//     (<zone>.pdns.json), replaced atomically under a lock of their own
+//     and removed with the zone's files.
 //
 // The zone content itself (names, records, validation, rendering) is
 // package zonemodel, which has no I/O.

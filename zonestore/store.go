@@ -371,8 +371,8 @@ var zoneFileSuffixes = []string{
 var keyFileRE = regexp.MustCompile(`^\+[0-9]{3}\+[0-9]{5}\.(key|private|state)$`)
 
 // RemoveZoneFiles removes what a zone left in the directory: <zone>.zone,
-// .zone.jnl, .zone.jbk, .zone.signed, .zone.signed.jnl, .zone.signed.jbk and
-// the DNSSEC key files K<zone>.+NNN+NNNNN.{key,private,state}. It returns
+// .zone.jnl, .zone.jbk, .zone.signed, .zone.signed.jnl, .zone.signed.jbk,
+// its side files (<zone>.pdns.json, see ReplaceSideFile) and the DNSSEC key files K<zone>.+NNN+NNNNN.{key,private,state}. It returns
 // the removed paths; missing files are fine.
 func (s *Store) RemoveZoneFiles(zone string) ([]string, error) {
 	if err := checkZone(zone); err != nil {
@@ -381,6 +381,9 @@ func (s *Store) RemoveZoneFiles(zone string) ([]string, error) {
 	var candidates []string
 	for _, suf := range zoneFileSuffixes {
 		candidates = append(candidates, filepath.Join(s.dir, zone+suf))
+	}
+	for _, kind := range sideKinds {
+		candidates = append(candidates, s.SideFilePath(zone, kind))
 	}
 	// The zone name holds no glob metacharacters (checked above).
 	keys, err := filepath.Glob(filepath.Join(s.dir, "K"+zone+".+*"))

@@ -105,11 +105,12 @@ func TestRemoveZoneFiles(t *testing.T) {
 	mine := []string{
 		"example.com.zone", "example.com.zone.jnl", "example.com.zone.jbk", "example.com.zone.signed",
 		"example.com.zone.signed.jnl", "Kexample.com.+013+12345.key", "Kexample.com.+013+12345.private",
-		"Kexample.com.+013+12345.state", "Kexample.com.+008+00001.key",
+		"Kexample.com.+013+12345.state", "Kexample.com.+008+00001.key", "example.com.pdns.json",
 	}
 	others := []string{
 		"sub.example.com.zone", "Ksub.example.com.+013+12345.key", "example.com.zone.bak",
 		"Kexample.com.+013+1234.key", "Kexample.com.+013+12345.key.old", "xexample.com.zone",
+		"sub.example.com.pdns.json", "example.com.pdns.json.bak",
 	}
 	for _, n := range append(slices.Clone(mine), others...) {
 		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {

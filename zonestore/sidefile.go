@@ -1,0 +1,195 @@
+package zonestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Side files hold what a front end keeps of a zone that BIND has no place
+// for (the PowerDNS API's comments, disabled records and zone attributes):
+// <dir>/<zone>.<kind>.json, beside the zone's file. They are written
+// whole and atomically (ReplaceSideFile), read whole (ReadSideFile),
+// serialised per zone and kind across processes (LockSideFile), and
+// removed with the zone's other files when the zone is deleted
+// (RemoveZoneFiles, run again by the delete's intent after a crash).
+// What is in them is the front end's business.
+
+// SideKindPowerDNS is the PowerDNS API's side file kind:
+// <zone>.pdns.json.
+const SideKindPowerDNS = "pdns"
+
+// sideKinds are the side file kinds; RemoveZoneFiles removes each.
+var sideKinds = []string{SideKindPowerDNS}
+
+// sideLockFileName is the file, inside the meta directory, whose bytes are
+// the side files' locks (apart from the zones' locks, so that a side file
+// may be locked around a zone operation that takes the zone's lock).
+const sideLockFileName = "side.lock"
+
+// MaxSideFile bounds a side file read (ReadSideFile).
+const MaxSideFile = 64 << 20
+
+func checkSideKind(kind string) error {
+	for _, k := range sideKinds {
+		if k == kind {
+			return nil
+		}
+	}
+	return fmt.Errorf("side file kind %q is not one of %s", kind, strings.Join(sideKinds, ", "))
+}
+
+// SideFilePath is the path of the zone's side file of kind:
+// <dir>/<zone>.<kind>.json.
+func (s *Store) SideFilePath(zone, kind string) string {
+	return filepath.Join(s.dir, zone+"."+kind+".json")
+}
+
+// ReadSideFile reads the zone's side file of kind whole; ok is false when
+// there is none. A file over MaxSideFile bytes, or not a regular file, is
+// an error.
+func (s *Store) ReadSideFile(zone, kind string) (data []byte, ok bool, err error) {
+	if err := checkZone(zone); err != nil {
+		return nil, false, fmt.Errorf("reading side file: %w", err)
+	}
+	if err := checkSideKind(kind); err != nil {
+		return nil, false, err
+	}
+	path := s.SideFilePath(zone, kind)
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading side file %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, fmt.Errorf("reading side file %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > MaxSideFile {
+		return nil, false, fmt.Errorf("reading side file %s: not a regular file of at most %d bytes", path, MaxSideFile)
+	}
+	data, err = io.ReadAll(io.LimitReader(f, MaxSideFile+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("reading side file %s: %w", path, err)
+	}
+	return data, true, nil
+}
+
+// ReplaceSideFile writes the zone's side file of kind atomically: a
+// temporary file in the zone directory, written and fsynced, renamed over
+// the side file, and the directory fsynced. A crash leaves the old file or
+// the new one whole (and maybe a temporary file, .<zone>.<kind>.json.tmp-*,
+// which RemoveZoneFiles does not remove and nothing reads).
+func (s *Store) ReplaceSideFile(zone, kind string, data []byte) error {
+	if err := checkZone(zone); err != nil {
+		return fmt.Errorf("writing side file: %w", err)
+	}
+	if err := checkSideKind(kind); err != nil {
+		return err
+	}
+	path := s.SideFilePath(zone, kind)
+	tmp, err := os.CreateTemp(s.dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing side file %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := writeSync(tmp, data); err != nil {
+		return fmt.Errorf("writing side file %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing side file %s: %w", path, err)
+	}
+	if err := syncDir(s.dir); err != nil {
+		return fmt.Errorf("writing side file %s: %w", path, err)
+	}
+	return nil
+}
+
+// RemoveSideFile removes the zone's side file of kind; none is fine.
+func (s *Store) RemoveSideFile(zone, kind string) error {
+	if err := checkZone(zone); err != nil {
+		return fmt.Errorf("removing side file: %w", err)
+	}
+	if err := checkSideKind(kind); err != nil {
+		return err
+	}
+	path := s.SideFilePath(zone, kind)
+	switch err := os.Remove(path); {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("removing side file %s: %w", path, err)
+	}
+	return syncDir(s.dir)
+}
+
+// SideFileZones lists the zones that have a side file of kind (one read
+// of the zone directory), so that a listing of many zones reads only the
+// side files there are.
+func (s *Store) SideFileZones(kind string) (map[string]bool, error) {
+	if err := checkSideKind(kind); err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("listing side files: %w", err)
+	}
+	suffix := "." + kind + ".json"
+	out := map[string]bool{}
+	for _, e := range ents {
+		n := e.Name()
+		if zone, ok := strings.CutSuffix(n, suffix); ok && !strings.HasPrefix(n, ".") && e.Type().IsRegular() && checkZone(zone) == nil {
+			out[zone] = true
+		}
+	}
+	return out, nil
+}
+
+// LockSideFile takes the lock of the zone's side file of kind, as Lock
+// takes a zone's (in process, and a byte of <dir>/.zoneapi/side.lock
+// across processes, released by the kernel if the process dies), so that
+// a read, change and ReplaceSideFile is not interleaved with another's.
+// It is apart from the zone's lock: a zone operation may run while it is
+// held.
+func (s *Store) LockSideFile(ctx context.Context, zone, kind string) (unlock func(), err error) {
+	if err := checkZone(zone); err != nil {
+		return nil, fmt.Errorf("locking side file: %w", err)
+	}
+	if err := checkSideKind(kind); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(s.meta, sideLockFileName)
+	off := lockOffset(zone + "\x00" + kind)
+	release, err := acquireProcLock(ctx, path+"#"+strconv.FormatInt(off, 10))
+	if err != nil {
+		return nil, fmt.Errorf("locking side file of zone %s: %w", zone, err)
+	}
+	f, err := openLockFile(path)
+	if err == nil {
+		err = lockRange(ctx, f, off)
+	}
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("locking side file of zone %s: %w", zone, err)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			lk := unix.Flock_t{Type: unix.F_UNLCK, Whence: io.SeekStart, Start: off, Len: 1}
+			_ = unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk)
+			release()
+		})
+	}, nil
+}

@@ -1,0 +1,93 @@
+package zonestore
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestSideFiles: a zone's side file is read back as written, replaced
+// whole, listed, removed; a name that is not a zone's or a kind not known
+// is refused.
+func TestSideFiles(t *testing.T) {
+	s, dir := openTemp(t)
+	if _, ok, err := s.ReadSideFile("example.com", SideKindPowerDNS); ok || err != nil {
+		t.Fatalf("no side file: ok %v, err %v", ok, err)
+	}
+	for _, data := range []string{`{"a":1}`, `{"b":2}`} {
+		if err := s.ReplaceSideFile("example.com", SideKindPowerDNS, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := s.ReadSideFile("example.com", SideKindPowerDNS)
+		if err != nil || !ok || string(got) != data {
+			t.Fatalf("read %q %v %v, want %q", got, ok, err, data)
+		}
+	}
+	if p := s.SideFilePath("example.com", SideKindPowerDNS); p != filepath.Join(dir, "example.com.pdns.json") {
+		t.Errorf("SideFilePath = %s", p)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() != ".zoneapi" && e.Name() != "example.com.pdns.json" {
+			t.Errorf("left in the directory: %s", e.Name())
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "example.com.zone"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zones, err := s.SideFileZones(SideKindPowerDNS)
+	if err != nil || len(zones) != 1 || !zones["example.com"] {
+		t.Errorf("SideFileZones = %v, %v", zones, err)
+	}
+	if err := s.RemoveSideFile("example.com", SideKindPowerDNS); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.ReadSideFile("example.com", SideKindPowerDNS); ok {
+		t.Error("side file still there after RemoveSideFile")
+	}
+	if err := s.RemoveSideFile("example.com", SideKindPowerDNS); err != nil {
+		t.Errorf("removing no side file: %v", err)
+	}
+	if err := s.ReplaceSideFile("../x", SideKindPowerDNS, nil); err == nil {
+		t.Error("ReplaceSideFile took ../x")
+	}
+	if err := s.ReplaceSideFile("example.com", "zone", nil); err == nil {
+		t.Error("ReplaceSideFile took kind zone")
+	}
+	if err := os.Symlink("/etc/passwd", s.SideFilePath("link.test", SideKindPowerDNS)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.ReadSideFile("link.test", SideKindPowerDNS); err == nil {
+		t.Error("ReadSideFile followed a symlink")
+	}
+}
+
+// TestSideFileLockAcrossStores: a side file's lock excludes another Store
+// on the same directory, and is apart from the zone's lock.
+func TestSideFileLockAcrossStores(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := Open(dir)
+	b, _ := Open(dir)
+	unlock, err := a.LockSideFile(context.Background(), "example.com", SideKindPowerDNS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zoneUnlock, err := b.Lock(context.Background(), "example.com")
+	if err != nil {
+		t.Fatalf("the zone's lock waited for the side file's: %v", err)
+	}
+	zoneUnlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := b.LockSideFile(ctx, "example.com", SideKindPowerDNS); err == nil {
+		t.Fatal("a second lock of the side file was granted while held")
+	}
+	unlock()
+	u2, err := b.LockSideFile(context.Background(), "example.com", SideKindPowerDNS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u2()
+}
