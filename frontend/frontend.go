@@ -18,6 +18,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
@@ -124,6 +125,7 @@ type Service interface {
 	KeyLister
 	StatisticsReader
 	ErrorClassifier
+	SideFileKeeper
 }
 
 // ZoneLister lists the zones.
@@ -255,6 +257,27 @@ type ErrorClassifier interface {
 	Status(err error) Failure
 }
 
+// SideFileKeeper gives the zone directory's side files.
+type SideFileKeeper interface {
+	// SideFiles is the zone directory's per-zone side files, where a
+	// front end keeps what BIND has no place for: each is replaced
+	// atomically under a lock of its own (held across processes) and
+	// removed with the zone's other files when the zone is deleted
+	// through any front end (zonestore's side files). Errors: the zone
+	// directory cannot be opened (500). Nil SideFiles: none kept.
+	SideFiles() (SideFiles, error)
+}
+
+// SideFiles are a zone directory's side files (*zonestore.Store's): kind
+// names a front end's (zonestore.SideKindPowerDNS).
+type SideFiles interface {
+	ReadSideFile(zone, kind string) ([]byte, bool, error)
+	ReplaceSideFile(zone, kind string, data []byte) error
+	RemoveSideFile(zone, kind string) error
+	SideFileZones(kind string) (map[string]bool, error)
+	LockSideFile(ctx context.Context, zone, kind string) (func(), error)
+}
+
 // Failure is how the zone API answers an error of the service.
 type Failure struct {
 	// Status is the HTTP status.
@@ -287,6 +310,10 @@ type ZoneInfo struct {
 	DNSSECPolicy string
 	// Signed tells whether the zone is DNSSEC signed.
 	Signed bool
+	// Created is when the zone was created (its index entry's; zero for
+	// a zone the service does not manage): a side file written for an
+	// earlier zone of the name is told apart by it.
+	Created time.Time
 }
 
 // ZoneChange changes zone configuration clauses; nil leaves one as it

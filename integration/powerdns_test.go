@@ -154,7 +154,7 @@ func TestPowerDNSZoneLifecycle(t *testing.T) {
 			t.Errorf("created zone lacks %q: %s", k, r.raw)
 		}
 	}
-	if r.str("id") != "life.test." || r.str("name") != "life.test." || r.str("kind") != "Master" || r.body["serial"].(float64) != 22 {
+	if r.str("id") != "life.test." || r.str("name") != "life.test." || r.str("kind") != "Native" || r.body["serial"].(float64) != 22 {
 		t.Errorf("created zone = %s", r.raw)
 	}
 	if got := contents(rrsetOf(r, "life.test.", "NS")); !slices.Equal(got, []string{"ns1.example.com.", "ns2.example.com."}) {
@@ -386,8 +386,8 @@ func TestPowerDNSPatch(t *testing.T) {
 		{"CNAME at the apex (test_rrset_exclusive_and_other)", []map[string]any{rrset(z, "CNAME", "REPLACE", 3600, "example.org.")}, "Conflicts with pre-existing RRset"},
 		{"ALIAS", []map[string]any{rrset(z, "ALIAS", "REPLACE", 3600, "lb.example.net.")}, "ALIAS"},
 		{"LUA", []map[string]any{rrset("lua."+z, "LUA", "REPLACE", 3600, `A "ifportup(443, {'192.0.2.1'})"`)}, "LUA"},
-		{"disabled record", []map[string]any{{"name": z, "type": "NS", "ttl": 3600, "changetype": "REPLACE", "records": []any{map[string]any{"content": "ns1.bar.com.", "disabled": true}}}}, "disabled"},
-		{"comments", []map[string]any{{"name": z, "type": "NS", "changetype": "REPLACE", "comments": []any{map[string]any{"account": "a", "content": "c"}}}}, "comments are not supported"},
+		{"a disabled SOA", []map[string]any{{"name": z, "type": "SOA", "ttl": 3600, "changetype": "REPLACE", "records": []any{map[string]any{"content": "ns1.bar.com. hostmaster.foo.org. 1 1 1 1 1", "disabled": true}}}}, "disabling the SOA record is not supported"},
+		{"comment modified_at out of range (test_zone_comment_out_of_range_modified_at)", []map[string]any{{"name": z, "type": "NS", "changetype": "REPLACE", "comments": []any{map[string]any{"account": "a", "content": "c", "modified_at": "4294967297"}}}}, "Key 'modified_at' is out of range"},
 		{"atomic: a valid change then a conflict", []map[string]any{rrset("ok."+z, "A", "REPLACE", 60, "192.0.2.7"), rrset(z, "CNAME", "REPLACE", 60, "example.org.")}, "Conflicts with pre-existing RRset"},
 		{"ttl missing", []map[string]any{{"name": "b." + z, "type": "A", "changetype": "REPLACE", "records": []any{map[string]any{"content": "192.0.2.9"}}}}, "ttl"},
 	} {
@@ -476,12 +476,24 @@ func TestPowerDNSExportSearchMetadataAndKeys(t *testing.T) {
 		t.Errorf("metadata = %s", r.raw)
 	}
 	expect(t, c.pdns(pdnsKey, "PUT", zonesPath+"/"+z+"/metadata/SOA-EDIT-API", map[string]any{"metadata": []string{"EPOCH"}}), 200, "SOA-EDIT-API accepted")
-	for _, k := range []string{"NSEC3PARAM", "PRESIGNED", "LUA-AXFR-SCRIPT", "X-MYMETA", "AXFR-SOURCE"} {
-		pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/"+z+"/metadata/"+k, map[string]any{"metadata": []string{"FOO"}}), 422, "is not supported")
+	for _, k := range []string{"NSEC3PARAM", "PRESIGNED", "LUA-AXFR-SCRIPT", "NO-SUCH-KIND"} {
+		pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/"+z+"/metadata/"+k, map[string]any{"metadata": []string{"FOO"}}), 422, "Unsupported metadata kind")
 	}
+	// Kinds with no BIND meaning are kept beside the zone
+	// (test_create_external_zone_metadata, test_create_zone_metadata_kind).
+	for _, k := range []string{"X-MYMETA", "AXFR-SOURCE"} {
+		expect(t, c.pdns(pdnsKey, "PUT", zonesPath+"/"+z+"/metadata/"+k, map[string]any{"metadata": []string{"FOO"}}), 200, k)
+		if r := c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"/metadata/"+k, nil); fmt.Sprint(r.body["metadata"]) != "[FOO]" {
+			t.Errorf("GET %s = %s", k, r.raw)
+		}
+	}
+	// DELETE is 204, as PowerDNS (test_delete_zone_metadata).
 	r = c.pdns(pdnsKey, "DELETE", zonesPath+"/"+z+"/metadata/ALSO-NOTIFY", nil)
-	if r.status != 200 || fmt.Sprint(r.body["metadata"]) != "[]" {
+	if r.status != 204 {
 		t.Errorf("DELETE ALSO-NOTIFY = %d %s", r.status, r.raw)
+	}
+	if r = c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"/metadata/ALSO-NOTIFY", nil); fmt.Sprint(r.body["metadata"]) != "[]" {
+		t.Errorf("ALSO-NOTIFY after DELETE = %s", r.raw)
 	}
 	pdnsError(t, c.pdns(pdnsKey, "GET", zonesPath+"/missing.test./metadata", nil), 404, "Could not find domain")
 	// An unknown zone is 404 before an unsupported kind is 422

@@ -196,7 +196,7 @@ func (s pdnsService) ListZones(ctx context.Context) ([]frontend.ZoneInfo, error)
 	serials := b.svc.Serials(ctx)
 	out := make([]frontend.ZoneInfo, len(entries))
 	for i, e := range entries {
-		out[i] = frontend.ZoneInfo{Name: e.Name, Type: e.Type}
+		out[i] = frontend.ZoneInfo{Name: e.Name, Type: e.Type, Created: e.Created}
 		out[i].Serial, out[i].HasSerial = serials[e.Name]
 	}
 	return out, nil
@@ -217,6 +217,9 @@ func (s pdnsService) Zone(ctx context.Context, zone string) (*frontend.ZoneInfo,
 		// its first transfer) has no serial yet.
 		st := zs.Status
 		z.Type, z.Serial, z.HasSerial, z.Signed = st.Type, st.Serial, st.HasSerial, st.Secure
+	}
+	if zs.Managed {
+		z.Created = zs.Entry.Created
 	}
 	if cfg := s.h.rest.settingsFor(ctx, b, zone); cfg != nil {
 		z.Type = cfg.Type
@@ -374,6 +377,16 @@ func (s pdnsService) Statistics(ctx context.Context) ([][2]string, error) {
 		out = append(out, [2]string{strings.ReplaceAll(k, " ", "-"), st.Fields[k]})
 	}
 	return out, nil
+}
+
+// SideFiles is the default view's zone directory, where the PowerDNS API
+// keeps each zone's side file.
+func (s pdnsService) SideFiles() (frontend.SideFiles, error) {
+	b, err := s.backend()
+	if err != nil {
+		return nil, err
+	}
+	return b.store, nil
 }
 
 // Status maps an error with the zone API's mapping for its operation

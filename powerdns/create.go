@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,7 +32,7 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 		a.importZone(w, r, &req, withSets)
 		return
 	}
-	cr, labels, err := CreateRequest(&req)
+	cr, labels, data, err := createRequest(&req)
 	if err != nil {
 		// A zone that exists is a conflict whatever else is wrong with
 		// the request, as PowerDNS answers; but only for a zone the
@@ -60,6 +61,9 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 	}
 	if err := a.Service.Create(r.Context(), cr); err != nil {
 		a.fail(w, err, createExplain(labels), true)
+		return
+	}
+	if !a.keepCreated(w, r, name, data) {
 		return
 	}
 	w.Header().Set("Location", Prefix+"/zones/"+ZoneID(name))
@@ -106,8 +110,39 @@ func (a *API) importZone(w http.ResponseWriter, r *http.Request, req *ZoneReques
 		a.fail(w, err, nil, true)
 		return
 	}
+	data := &zoneData{}
+	dataFromRequest(data, req, BINDPrimary)
+	if !a.keepCreated(w, r, zone, data) {
+		return
+	}
 	w.Header().Set("Location", Prefix+"/zones/"+ZoneID(zone))
 	a.writeZone(w, r, zone, http.StatusCreated, withSets, "", "")
+}
+
+// keepCreated writes a new zone's side file when the create gave
+// anything to keep there. When that fails the zone is deleted again
+// (a create is all or nothing) and the failure answered (not ok).
+func (a *API) keepCreated(w http.ResponseWriter, r *http.Request, name string, data *zoneData) bool {
+	if data.empty() {
+		return true
+	}
+	z, ok := a.zone(w, r, name)
+	if !ok {
+		return false
+	}
+	if a.sideFiles() == nil {
+		return true
+	}
+	err := a.updateData(r.Context(), z, func(d *zoneData) error {
+		*d = *data
+		return nil
+	})
+	if err != nil {
+		_ = a.Service.Delete(r.Context(), name)
+		WriteError(w, http.StatusInternalServerError, "zone %s was not created: keeping its PowerDNS data (comments, disabled records, attributes) failed: %v", FQDN(name), err)
+		return false
+	}
+	return true
 }
 
 // allowZones checks that the identity may create the zone (the zones
@@ -167,7 +202,7 @@ func (a *API) allowServers(w http.ResponseWriter, r *http.Request, servers []str
 // it). labels name, for each record of
 // the result, the RRset it came from ("www.example.com. IN A").
 func CreateRequest(req *ZoneRequest) (out *zonemodel.CreateZoneRequest, labels []string, err error) {
-	out, labels, err = createRequest(req)
+	out, labels, _, err = createRequest(req)
 	return out, labels, err
 }
 
@@ -191,38 +226,52 @@ func createExplain(labels []string) func(field, msg string) string {
 	}
 }
 
-func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, error) {
+func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, *zoneData, error) {
+	out, labels, data, err := createRequestData(req)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dataFromRequest(data, req, out.ZoneType)
+	return out, labels, data, nil
+}
+
+// createRequestData is createRequest but for the zone attributes: data
+// holds the rrsets' comments and disabled records, which named does not
+// get.
+func createRequestData(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, *zoneData, error) {
 	var labels []string
+	data := &zoneData{}
+	now := time.Now()
 	name, err := zoneName(req.Name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := consumerRules(req); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	typ, err := BINDType(req.Kind)
 	if err != nil {
-		return nil, nil, &InputError{Message: err.Error()}
+		return nil, nil, nil, &InputError{Message: err.Error()}
 	}
 	if req.Zone != nil && *req.Zone != "" {
-		return nil, nil, inputErr("zone file text (\"zone\") is imported by the create endpoint, not translated into a create request")
+		return nil, nil, nil, inputErr("zone file text (\"zone\") is imported by the create endpoint, not translated into a create request")
 	}
 	out := &zonemodel.CreateZoneRequest{ZoneName: strings.TrimSuffix(name, "."), ZoneType: typ}
 	if typ == BINDSecondary {
 		if len(req.Masters) == 0 {
-			return nil, nil, inputErr("a Slave zone needs masters")
+			return nil, nil, nil, inputErr("a Slave zone needs masters")
 		}
 		out.ZoneConfig = &zonemodel.ZoneConfig{Primaries: req.Masters}
-		return out, nil, nil
+		return out, nil, data, nil
 	}
 	if len(req.Masters) > 0 {
-		return nil, nil, inputErr("masters are only for Slave zones (kind %s)", req.Kind)
+		return nil, nil, nil, inputErr("masters are only for Slave zones (kind %s)", req.Kind)
 	}
 	zc := &zonemodel.ZoneConfig{TTL: defaultTTL}
 	for _, ns := range req.Nameservers {
 		n, err := CanonicalName(ns)
 		if err != nil {
-			return nil, nil, inputErr("Nameserver is not canonical: '%s'", ns)
+			return nil, nil, nil, inputErr("Nameserver is not canonical: '%s'", ns)
 		}
 		zc.NameServers = append(zc.NameServers, n)
 	}
@@ -235,51 +284,63 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 	for _, s := range req.RRsets {
 		sn, err := CanonicalName(s.Name)
 		if err != nil {
-			return nil, nil, &InputError{Message: err.Error()}
+			return nil, nil, nil, &InputError{Message: err.Error()}
 		}
 		st := strings.ToUpper(s.Type)
 		label := sn + " IN " + st
 		if seen[label] {
-			return nil, nil, inputErr("Duplicate RRset %s", label)
+			return nil, nil, nil, inputErr("Duplicate RRset %s", label)
 		}
 		seen[label] = true
 		if len(s.Records) > 0 {
 			byName[sn] = append(byName[sn], st)
 		}
 		if !InZone(sn, name) {
-			return nil, nil, inputErr("RRset %s: Name is out of zone", label)
+			return nil, nil, nil, inputErr("RRset %s: Name is out of zone", label)
 		}
 		if why, ok := refusedTypes[st]; ok {
-			return nil, nil, inputErr("RRset %s: %s", label, why)
+			return nil, nil, nil, inputErr("RRset %s: %s", label, why)
 		}
 		if err := checkComments(s.Comments); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if hasComments(s.Comments) {
-			return nil, nil, inputErr("RRset %s: comments are not supported: BIND keeps no comments with records", label)
+			data.rrset(sn, st).Comments = nowComments(s.Comments, now)
 		}
 		if err := checkApex(name, sn, st); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		dup := map[string]bool{}
+		var enabled []Record
 		for _, rec := range s.Records {
-			if rec.Disabled {
-				return nil, nil, inputErr("RRset %s: disabled records are not supported", label)
+			if rec.Disabled && (st == "SOA" || st == "DNSKEY") {
+				return nil, nil, nil, inputErr("RRset %s: disabling the %s record is not supported: BIND serves a zone only with it", label, st)
 			}
 			if err := checkAbsolute(sn, st, rec.Content); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if err := checkHostname(label, st, rec.Content); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			k := contentKey(rec.Content)
 			if dup[k] {
-				return nil, nil, errDuplicate(label, rec.Content)
+				return nil, nil, nil, errDuplicate(label, rec.Content)
 			}
 			dup[k] = true
+			if rec.Disabled {
+				// Kept in the side file, not served.
+				rs := data.rrset(sn, st)
+				rs.Disabled = append(rs.Disabled, rec.Content)
+				if s.TTL != nil {
+					rs.TTL = *s.TTL
+				}
+				continue
+			}
+			enabled = append(enabled, rec)
 		}
+		s.Records = enabled
 		if singletonTypes[st] && len(s.Records) > 1 {
-			return nil, nil, errOnlyOne(label)
+			return nil, nil, nil, errOnlyOne(label)
 		}
 		switch {
 		case st == "SOA":
@@ -287,11 +348,11 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 				continue
 			}
 			if err := soaFromContent(s.Records[0].Content, soa, req.Serial != nil); err != nil {
-				return nil, nil, inputErr("RRset %s: %v", label, err)
+				return nil, nil, nil, inputErr("RRset %s: %v", label, err)
 			}
 		case st == "NS" && sn == name:
 			if len(req.Nameservers) > 0 {
-				return nil, nil, inputErr("Nameservers list MUST NOT be mixed with zone-level NS in rrsets")
+				return nil, nil, nil, inputErr("Nameservers list MUST NOT be mixed with zone-level NS in rrsets")
 			}
 			for _, rec := range s.Records {
 				zc.NameServers = append(zc.NameServers, rec.Content)
@@ -309,10 +370,10 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 		}
 	}
 	if err := checkExclusive(byName); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(zc.NameServers) == 0 {
-		return nil, nil, inputErr("a zone needs nameservers (or an NS RRset at its apex): BIND refuses to load a zone without NS records")
+		return nil, nil, nil, inputErr("a zone needs nameservers (or an NS RRset at its apex): BIND refuses to load a zone without NS records")
 	}
 	if soa.PrimaryNS == "" {
 		soa.PrimaryNS = zc.NameServers[0]
@@ -323,7 +384,7 @@ func createRequest(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string, er
 		zc.DNSSECPolicy = "default" // BIND's default policy: one CSK, ECDSAP256SHA256
 	}
 	out.ZoneConfig = zc
-	return out, labels, nil
+	return out, labels, data, nil
 }
 
 // editSerial applies the request's SOA-EDIT-API (DEFAULT when absent, as
@@ -415,16 +476,9 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 			return
 		}
 	}
-	if req.Masters != nil {
-		if z.Type != BINDSecondary {
-			if len(req.Masters) > 0 {
-				WriteError(w, http.StatusUnprocessableEntity, "masters are only for Slave zones; %s is a Master zone", FQDN(name))
-				return
-			}
-		} else {
-			m := req.Masters
-			ch.Primaries, changed = &m, true
-		}
+	if req.Masters != nil && z.Type == BINDSecondary {
+		m := req.Masters
+		ch.Primaries, changed = &m, true
 	}
 	if req.DNSSEC != nil && *req.DNSSEC != z.Signed {
 		if !*req.DNSSEC {
@@ -438,15 +492,14 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		WriteError(w, http.StatusUnprocessableEntity, "A TSIG key with the name '%s' is not managed here: TSIG keys are BIND's (named.conf); grant transfers with the TSIG-ALLOW-AXFR metadata", k)
 		return
 	}
-	if req.Catalog != nil && *req.Catalog != "" {
-		WriteError(w, http.StatusUnprocessableEntity, "catalog membership is kept by zone_api's catalog option, not set per zone")
-		return
-	}
 	if req.NSEC3Param != nil && *req.NSEC3Param != "" && !z.Signed && (req.DNSSEC == nil || !*req.DNSSEC) {
 		WriteError(w, http.StatusUnprocessableEntity, "NSEC3PARAM can only be set on a DNSSEC-signed zone: %s is not signed", FQDN(name))
 		return
 	}
-	var plan *Plan
+	var (
+		plan *Plan
+		side []sideChange
+	)
 	if req.RRsets != nil {
 		if z.Type == BINDSecondary {
 			WriteError(w, http.StatusUnprocessableEntity, "%s is a Slave zone: its records are what its primaries transfer, and BIND replaces them at the next transfer; replace a Master zone's records instead", FQDN(name))
@@ -458,7 +511,7 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		}
 		// Planned, and every RRset it changes (given or deleted)
 		// checked, before the configuration changes.
-		if plan, ok = a.contentPlan(w, r, name, req.RRsets); !ok || !a.allowRecords(w, r, name, plan.Sets) {
+		if plan, side, ok = a.contentPlan(w, r, name, req.RRsets); !ok || !a.allowRecords(w, r, name, append(slices.Clone(plan.Sets), sideOnlySets(plan, side)...)) {
 			return
 		}
 	}
@@ -474,14 +527,37 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 			return
 		}
 	}
+	if plan != nil || putsData(&req) {
+		err := a.updateData(r.Context(), z, func(d *zoneData) error {
+			dataFromRequest(d, &req, z.Type)
+			if plan != nil {
+				// Every RRset was given: what is kept of them is
+				// what this request gives.
+				d.RRsets = nil
+				applySide(d, side, time.Now())
+			}
+			return nil
+		})
+		if err != nil {
+			a.fail(w, err, nil, false)
+			return
+		}
+	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// putsData reports whether a PUT gives zone attributes the side file
+// keeps.
+func putsData(req *ZoneRequest) bool {
+	return req.Kind != "" || req.Account != nil || req.Catalog != nil || req.SOAEdit != nil || req.SOAEditAPI != nil ||
+		req.APIRectify != nil || req.NSEC3Param != nil || req.NSEC3Narrow != nil || req.Masters != nil
 }
 
 // contentPlan plans the replacement of the zone's RRsets with sets (PUT
 // with rrsets): a DELETE of every RRset not given (SOA and apex NS are
 // kept unless given) and a REPLACE of every one given, for one UPDATE.
 // It answers the failure itself (not ok).
-func (a *API) contentPlan(w http.ResponseWriter, r *http.Request, name string, sets []RRset) (*Plan, bool) {
+func (a *API) contentPlan(w http.ResponseWriter, r *http.Request, name string, sets []RRset) (*Plan, []sideChange, bool) {
 	byName := map[string][]string{}
 	for _, s := range sets {
 		if n, err := CanonicalName(s.Name); err == nil && len(s.Records) > 0 {
@@ -490,12 +566,12 @@ func (a *API) contentPlan(w http.ResponseWriter, r *http.Request, name string, s
 	}
 	if err := checkExclusive(byName); err != nil {
 		a.fail(w, err, nil, false)
-		return nil, false
+		return nil, nil, false
 	}
 	_, cur, err := a.Service.Records(r.Context(), name)
 	if err != nil {
 		a.fail(w, err, nil, false)
-		return nil, false
+		return nil, nil, false
 	}
 	given := map[string]bool{}
 	var patch []RRset
@@ -523,10 +599,15 @@ func (a *API) contentPlan(w http.ResponseWriter, r *http.Request, name string, s
 			patch = append(patch, RRset{Name: s.Name, Type: s.Type, ChangeType: &del})
 		}
 	}
+	patch, side, err := splitPatch(name, patch)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return nil, nil, false
+	}
 	plan, err := PlanPatch(name, patch)
 	if err != nil {
 		a.fail(w, err, nil, false)
-		return nil, false
+		return nil, nil, false
 	}
-	return plan, true
+	return plan, side, true
 }

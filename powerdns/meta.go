@@ -15,14 +15,45 @@ const (
 	MetaAllowAXFRFrom = "ALLOW-AXFR-FROM" // allow-transfer addresses
 	MetaAlsoNotify    = "ALSO-NOTIFY"     // also-notify servers
 	MetaTSIGAllowAXFR = "TSIG-ALLOW-AXFR" // allow-transfer key grants
-	MetaSOAEditAPI    = "SOA-EDIT-API"    // accepted; BIND sets serials
 )
 
-// metaKinds lists the supported kinds, in the order GET lists them.
-var metaKinds = []string{MetaAllowAXFRFrom, MetaAlsoNotify, MetaTSIGAllowAXFR, MetaSOAEditAPI}
+// Metadata kinds that are zone attributes, kept in the zone's side file
+// with them (soa_edit_api, soa_edit, api_rectify, nsec3param,
+// nsec3narrow).
+const (
+	MetaSOAEditAPI  = "SOA-EDIT-API"
+	MetaSOAEdit     = "SOA-EDIT"
+	MetaAPIRectify  = "API-RECTIFY"
+	MetaNSEC3Param  = "NSEC3PARAM"
+	MetaNSEC3Narrow = "NSEC3NARROW"
+)
 
-// metaValues reads a kind's values from the zone's configuration.
-func metaValues(z *ZoneInfo, kind string) []string {
+// metaKinds lists the kinds read from the zone's configuration or
+// attributes, in the order GET lists them (the other kinds kept follow,
+// by name).
+var metaKinds = []string{MetaAllowAXFRFrom, MetaAlsoNotify, MetaTSIGAllowAXFR, MetaAPIRectify, MetaNSEC3Narrow, MetaNSEC3Param, MetaSOAEdit, MetaSOAEditAPI}
+
+// knownMetaKinds are PowerDNS's metadata kinds (its isValidMetadataKind);
+// X- kinds are the users'. Every one is kept; the mapped ones change
+// BIND's configuration.
+var knownMetaKinds = map[string]bool{
+	"ALLOW-AXFR-FROM": true, "AXFR-SOURCE": true, "ALLOW-DNSUPDATE-FROM": true, "TSIG-ALLOW-DNSUPDATE": true,
+	"FORWARD-DNSUPDATE": true, "SOA-EDIT-DNSUPDATE": true, "NOTIFY-DNSUPDATE": true, "ALSO-NOTIFY": true,
+	"AXFR-MASTER-TSIG": true, "GSS-ALLOW-AXFR-PRINCIPAL": true, "GSS-ACCEPTOR-PRINCIPAL": true, "IXFR": true,
+	"LUA-AXFR-SCRIPT": true, "NSEC3NARROW": true, "NSEC3PARAM": true, "PRESIGNED": true, "PUBLISH-CDNSKEY": true,
+	"PUBLISH-CDS": true, "SLAVE-RENOTIFY": true, "SOA-EDIT": true, "TSIG-ALLOW-AXFR": true,
+	"SOA-EDIT-API": true, "API-RECTIFY": true, "ENABLE-LUA-RECORDS": true, "RFC1123-CONFORMANCE": true,
+}
+
+// protectedMetaKinds cannot be set through the API, as in PowerDNS
+// (TSIG-ALLOW-AXFR can here: it maps onto allow-transfer key grants).
+var protectedMetaKinds = map[string]bool{
+	"API-RECTIFY": true, "AXFR-MASTER-TSIG": true, "NSEC3NARROW": true, "NSEC3PARAM": true, "PRESIGNED": true, "LUA-AXFR-SCRIPT": true,
+}
+
+// metaValues reads a kind's values from the zone's configuration and its
+// side file's data.
+func metaValues(z *ZoneInfo, d *zoneData, kind string) []string {
 	out := []string{}
 	switch kind {
 	case MetaAllowAXFRFrom:
@@ -40,7 +71,31 @@ func metaValues(z *ZoneInfo, kind string) []string {
 	case MetaAlsoNotify:
 		out = append(out, z.AlsoNotify...)
 	case MetaSOAEditAPI:
-		out = append(out, "DEFAULT")
+		v := SOAEditAPIDefault
+		if d.SOAEditAPI != nil {
+			v = *d.SOAEditAPI
+		}
+		if v != "" {
+			out = append(out, v)
+		}
+	case MetaSOAEdit:
+		if d.SOAEdit != "" {
+			out = append(out, d.SOAEdit)
+		}
+	case MetaAPIRectify:
+		if d.APIRectify != nil {
+			out = append(out, map[bool]string{true: "1", false: "0"}[*d.APIRectify])
+		}
+	case MetaNSEC3Param:
+		if d.NSEC3Param != "" {
+			out = append(out, d.NSEC3Param)
+		}
+	case MetaNSEC3Narrow:
+		if d.NSEC3Narrow {
+			out = append(out, "1")
+		}
+	default:
+		out = append(out, d.Metadata[kind]...)
 	}
 	return out
 }
@@ -57,17 +112,20 @@ func (a *API) mayReadConfig(w http.ResponseWriter, r *http.Request, name string)
 	return true
 }
 
-// metaKind checks a metadata kind: supported kinds pass; PowerDNS's
-// other kinds and X- kinds are 422, with why.
-func metaKind(w http.ResponseWriter, kind string) (string, bool) {
-	k := strings.ToUpper(kind)
-	for _, m := range metaKinds {
-		if k == m {
-			return k, true
-		}
+// metaKind checks a metadata kind as PowerDNS does: its kinds and X-
+// kinds pass, the protected ones only to be read (readonly); others are
+// 422 in its words.
+func metaKind(w http.ResponseWriter, kind string, readonly bool) (string, bool) {
+	k := kind
+	if !strings.HasPrefix(k, "X-") && !knownMetaKinds[k] {
+		WriteError(w, http.StatusUnprocessableEntity, "Unsupported metadata kind '%s': it is none of PowerDNS's kinds nor an X- kind", kind)
+		return "", false
 	}
-	WriteError(w, http.StatusUnprocessableEntity, "Metadata kind %s is not supported: BIND zones have no place for it (supported: %s)", kind, strings.Join(metaKinds, ", "))
-	return "", false
+	if !readonly && protectedMetaKinds[k] {
+		WriteError(w, http.StatusUnprocessableEntity, "Unsupported metadata kind '%s': setting it through the API is not supported", kind)
+		return "", false
+	}
+	return k, true
 }
 
 // kindArg is the {kind} (or {id}) segment of a route: the last one.
@@ -75,14 +133,39 @@ func kindArg(r *http.Request) string {
 	return path.Base(strings.TrimSuffix(r.URL.Path, "/"))
 }
 
+// zoneMeta reads the zone and its side file for the metadata routes, or
+// answers the failure (not ok).
+func (a *API) zoneMeta(w http.ResponseWriter, r *http.Request, zone string, config bool) (string, *ZoneInfo, *zoneData, bool) {
+	name, z, ok := a.zoneAt(w, r, zone, config)
+	if !ok {
+		return "", nil, nil, false
+	}
+	d, err := a.loadData(z)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return "", nil, nil, false
+	}
+	return name, z, d, true
+}
+
 func (a *API) listMetadata(w http.ResponseWriter, r *http.Request, zone string) {
-	_, z, ok := a.zoneAt(w, r, zone, true)
+	_, z, d, ok := a.zoneMeta(w, r, zone, true)
 	if !ok {
 		return
 	}
 	out := []Metadata{}
 	for _, k := range metaKinds {
-		if v := metaValues(z, k); len(v) > 0 {
+		if v := metaValues(z, d, k); len(v) > 0 {
+			out = append(out, Metadata{Type: "Metadata", Kind: k, Metadata: v})
+		}
+	}
+	kinds := make([]string, 0, len(d.Metadata))
+	for k := range d.Metadata {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		if v := metaValues(z, d, k); len(v) > 0 {
 			out = append(out, Metadata{Type: "Metadata", Kind: k, Metadata: v})
 		}
 	}
@@ -90,57 +173,127 @@ func (a *API) listMetadata(w http.ResponseWriter, r *http.Request, zone string) 
 }
 
 func (a *API) getMetadata(w http.ResponseWriter, r *http.Request, zone string) {
-	_, z, ok := a.zoneAt(w, r, zone, true)
+	_, z, d, ok := a.zoneMeta(w, r, zone, true)
 	if !ok {
 		return
 	}
-	kind, ok := metaKind(w, kindArg(r))
+	kind, ok := metaKind(w, kindArg(r), true)
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, Metadata{Type: "Metadata", Kind: kind, Metadata: metaValues(z, kind)})
+	writeJSON(w, http.StatusOK, Metadata{Type: "Metadata", Kind: kind, Metadata: metaValues(z, d, kind)})
 }
 
-// setMetadata replaces (or, with add, extends) a kind's values.
+// setMetadata replaces (or, with add, extends) a kind's values and
+// answers the kind (status; 204 without a body when status is 204).
 func (a *API) setMetadata(w http.ResponseWriter, r *http.Request, zone, kind string, values []string, add bool, status int) {
-	name, z, ok := a.zoneAt(w, r, zone, false)
+	name, z, d, ok := a.zoneMeta(w, r, zone, false)
 	if !ok {
 		return
 	}
 	if add {
-		values = append(metaValues(z, kind), values...)
+		values = append(metaValues(z, d, kind), values...)
+	}
+	if values == nil {
+		values = []string{}
 	}
 	var ch ZoneChange
 	switch kind {
-	case MetaSOAEditAPI:
-		// Accepted: BIND sets the serial of every change itself
-		// (serial_update_method).
-		writeJSON(w, status, Metadata{Type: "Metadata", Kind: kind, Metadata: metaValues(z, kind)})
-		return
 	case MetaAlsoNotify:
 		v := values
 		ch.AlsoNotify = &v
 	case MetaAllowAXFRFrom:
 		v := append([]string{}, values...)
-		for _, k := range metaValues(z, MetaTSIGAllowAXFR) {
+		for _, k := range metaValues(z, d, MetaTSIGAllowAXFR) {
 			v = append(v, "key "+k)
 		}
 		ch.AllowTransfer = &v
 	case MetaTSIGAllowAXFR:
-		v := metaValues(z, MetaAllowAXFRFrom)
+		v := metaValues(z, d, MetaAllowAXFRFrom)
 		for _, k := range values {
 			v = append(v, "key "+k)
 		}
 		ch.AllowTransfer = &v
+	default:
+		// Kept in the zone's side file.
+		if a.sideFiles() == nil {
+			WriteError(w, http.StatusUnprocessableEntity, "metadata kind %s is not kept: this server has no zone directory for it", kind)
+			return
+		}
+		err := a.updateData(r.Context(), z, func(d *zoneData) error {
+			setMetaData(d, kind, values)
+			return nil
+		})
+		if err != nil {
+			a.fail(w, err, nil, false)
+			return
+		}
+		a.answerMeta(w, r, name, kind, status)
+		return
 	}
 	if err := a.Service.Modify(r.Context(), name, ch); err != nil {
 		a.fail(w, err, nil, false)
 		return
 	}
-	if z, ok = a.zone(w, r, name); !ok {
+	a.answerMeta(w, r, name, kind, status)
+}
+
+// answerMeta answers a kind's values as the zone now has them.
+func (a *API) answerMeta(w http.ResponseWriter, r *http.Request, name, kind string, status int) {
+	if status == http.StatusNoContent {
+		w.WriteHeader(status)
 		return
 	}
-	writeJSON(w, status, Metadata{Type: "Metadata", Kind: kind, Metadata: metaValues(z, kind)})
+	z, ok := a.zone(w, r, name)
+	if !ok {
+		return
+	}
+	d, err := a.loadData(z)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	writeJSON(w, status, Metadata{Type: "Metadata", Kind: kind, Metadata: metaValues(z, d, kind)})
+}
+
+// setMetaData sets a kind that is not BIND configuration in the side
+// file's data: the zone attributes for their kinds, the kind's values
+// otherwise (none removes it).
+func setMetaData(d *zoneData, kind string, values []string) {
+	first := ""
+	if len(values) > 0 {
+		first = values[0]
+	}
+	switch kind {
+	case MetaSOAEditAPI:
+		v := first
+		d.SOAEditAPI = &v
+		if v == SOAEditAPIDefault || len(values) == 0 {
+			d.SOAEditAPI = nil
+		}
+	case MetaSOAEdit:
+		d.SOAEdit = first
+	case MetaAPIRectify:
+		if len(values) == 0 {
+			d.APIRectify = nil
+		} else {
+			v := first == "1"
+			d.APIRectify = &v
+		}
+	case MetaNSEC3Param:
+		d.NSEC3Param = first
+	case MetaNSEC3Narrow:
+		d.NSEC3Narrow = first == "1"
+	default:
+		if len(values) == 0 {
+			delete(d.Metadata, kind)
+			return
+		}
+		if d.Metadata == nil {
+			d.Metadata = map[string][]string{}
+		}
+		d.Metadata[kind] = append([]string(nil), values...)
+	}
 }
 
 // allowMeta checks that the identity may set these values of the kind:
@@ -155,7 +308,7 @@ func (a *API) postMetadata(w http.ResponseWriter, r *http.Request, zone string) 
 	if !decode(w, r, &m) || !a.allowMeta(w, r, m.Kind, m.Metadata) || !a.zoneExists(w, r, zone) {
 		return
 	}
-	kind, ok := metaKind(w, m.Kind)
+	kind, ok := metaKind(w, m.Kind, false)
 	if !ok {
 		return
 	}
@@ -181,22 +334,23 @@ func (a *API) putMetadata(w http.ResponseWriter, r *http.Request, zone string) {
 	if !a.zoneExists(w, r, zone) {
 		return
 	}
-	kind, ok := metaKind(w, kindArg(r))
+	kind, ok := metaKind(w, kindArg(r), false)
 	if !ok {
 		return
 	}
 	a.setMetadata(w, r, zone, kind, m.Metadata, false, http.StatusOK)
 }
 
+// deleteMetadata answers DELETE …/metadata/{kind}: 204, as PowerDNS.
 func (a *API) deleteMetadata(w http.ResponseWriter, r *http.Request, zone string) {
 	if !a.zoneExists(w, r, zone) {
 		return
 	}
-	kind, ok := metaKind(w, kindArg(r))
+	kind, ok := metaKind(w, kindArg(r), false)
 	if !ok {
 		return
 	}
-	a.setMetadata(w, r, zone, kind, []string{}, false, http.StatusOK)
+	a.setMetadata(w, r, zone, kind, []string{}, false, http.StatusNoContent)
 }
 
 // cryptokeys are the zone's DNSSEC keys as PowerDNS shows them.

@@ -3,8 +3,12 @@ package powerdns
 import (
 	"net/http"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // DefaultSearchResults is the number of results of a search without
@@ -48,8 +52,6 @@ func (a *API) searchData(w http.ResponseWriter, r *http.Request, _ string) {
 	switch ot {
 	case "", "all", "zone", "record":
 	case "comment":
-		writeJSON(w, http.StatusOK, []SearchResult{}) // no comments are stored
-		return
 	default:
 		WriteError(w, http.StatusUnprocessableEntity, "object_type must be one of the following options: all, zone, record, comment")
 		return
@@ -67,14 +69,14 @@ func (a *API) searchData(w http.ResponseWriter, r *http.Request, _ string) {
 	}
 	g := grant(r)
 	out := []SearchResult{}
-	if ot != "record" {
+	if ot != "record" && ot != "comment" {
 		for _, z := range zones {
 			if len(out) < max && g.AllowsZone(z.Name) && match(FQDN(z.Name)) {
 				out = append(out, SearchResult{ObjectType: "zone", Name: FQDN(z.Name), ZoneID: ZoneID(z.Name)})
 			}
 		}
 	}
-	if ot != "zone" {
+	if ot != "zone" && ot != "comment" {
 		for _, z := range zones {
 			if len(out) >= max {
 				break
@@ -100,7 +102,63 @@ func (a *API) searchData(w http.ResponseWriter, r *http.Request, _ string) {
 			}
 		}
 	}
+	if ot != "zone" {
+		out = a.searchSideFiles(zones, g, ot, match, max, out)
+	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// searchSideFiles adds what the zones' side files keep and match finds:
+// disabled records (unless only comments are searched) and comments
+// (unless only records are), up to max results.
+func (a *API) searchSideFiles(zones []ZoneInfo, g *auth.Grant, ot string, match func(string) bool, max int, out []SearchResult) []SearchResult {
+	sf := a.sideFiles()
+	if sf == nil || len(out) >= max {
+		return out
+	}
+	withData, err := sf.SideFileZones(zonestore.SideKindPowerDNS)
+	if err != nil || len(withData) == 0 {
+		return out
+	}
+	for i := range zones {
+		z := &zones[i]
+		if !withData[z.Name] || !g.AllowsZone(z.Name) {
+			continue
+		}
+		d, err := readData(sf, z)
+		if err != nil {
+			continue
+		}
+		keys := make([]string, 0, len(d.RRsets))
+		for k := range d.RRsets {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			rs := d.RRsets[k]
+			if !g.AllowsRecord(rs.Name, rs.Type) {
+				continue
+			}
+			if ot != "comment" {
+				for _, v := range rs.Disabled {
+					if len(out) < max && (match(rs.Name) || match(v)) {
+						ttl, disabled := rs.TTL, true
+						out = append(out, SearchResult{ObjectType: "record", Name: rs.Name, Type: rs.Type, TTL: &ttl,
+							Disabled: &disabled, Content: v, Zone: FQDN(z.Name), ZoneID: ZoneID(z.Name)})
+					}
+				}
+			}
+			if ot != "record" {
+				for _, c := range rs.Comments {
+					if len(out) < max && match(c.Content) {
+						out = append(out, SearchResult{ObjectType: "comment", Name: rs.Name, Type: rs.Type,
+							Content: c.Content, Zone: FQDN(z.Name), ZoneID: ZoneID(z.Name)})
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // ok2 matches names written without their trailing dot (PowerDNS stores

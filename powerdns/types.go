@@ -82,6 +82,7 @@ type ZoneRequest struct {
 	Account     *string  `json:"account"`
 	DNSSEC      *bool    `json:"dnssec"`
 	NSEC3Param  *string  `json:"nsec3param"`
+	NSEC3Narrow *bool    `json:"nsec3narrow"`
 	Presigned   *bool    `json:"presigned"`
 	APIRectify  *bool    `json:"api_rectify"`
 	Catalog     *string  `json:"catalog"`

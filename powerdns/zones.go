@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // zoneObject is the PowerDNS zone object of a zone.
@@ -26,11 +28,20 @@ func zoneObject(z *ZoneInfo) Zone {
 	}
 }
 
+// signerTypes are the records named's signer makes and keeps (the
+// signatures, the NSEC or NSEC3 chain and its parameters, BIND's private
+// signing state): PowerDNS shows none of them in a zone's RRsets, as it
+// makes them when it answers; the DNSKEY RRset is shown.
+var signerTypes = map[string]bool{"RRSIG": true, "NSEC": true, "NSEC3": true, "NSEC3PARAM": true, "TYPE65534": true}
+
 // rrsetObjects are the PowerDNS RRsets of the zone's RRsets the grant
 // allows, keeping those name (and typ) select when not empty.
 func rrsetObjects(sets []dnsupdate.RRset, g *auth.Grant, name, typ string) []RRset {
 	out := []RRset{}
 	for _, s := range sets {
+		if signerTypes[s.Type] {
+			continue
+		}
 		if name != "" && !strings.EqualFold(s.Name, name) || typ != "" && !strings.EqualFold(s.Type, typ) || !g.AllowsRecord(s.Name, s.Type) {
 			continue
 		}
@@ -81,10 +92,21 @@ func (a *API) listZones(w http.ResponseWriter, r *http.Request, _ string) {
 	if !ok {
 		return
 	}
+	// The side files there are, read for their zones only.
+	sf := a.sideFiles()
+	var withData map[string]bool
+	if sf != nil {
+		withData, _ = sf.SideFileZones(zonestore.SideKindPowerDNS)
+	}
 	item := func(z *ZoneInfo) ZoneListItem {
 		o := zoneObject(z)
+		if withData[z.Name] {
+			if d, err := readData(sf, z); err == nil {
+				applyData(&o, z, d)
+			}
+		}
 		it := ZoneListItem{ID: o.ID, Name: o.Name, URL: o.URL, Kind: o.Kind, Serial: o.Serial, NotifiedSerial: o.NotifiedSerial,
-			Masters: o.Masters, LastCheck: o.LastCheck}
+			Masters: o.Masters, LastCheck: o.LastCheck, Account: o.Account, Catalog: o.Catalog}
 		if withDNSSEC {
 			it.EditedSerial, it.DNSSEC = &o.EditedSerial, &o.DNSSEC
 		}
@@ -190,7 +212,13 @@ func (a *API) writeZone(w http.ResponseWriter, r *http.Request, name string, sta
 	if !ok {
 		return
 	}
+	data, err := a.loadData(z)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
 	obj := zoneObject(z)
+	applyData(&obj, z, data)
 	if g := grant(r); g.RestrictsRecords() {
 		// A secondary's primaries are its configuration, which a token
 		// limited to some records does not read (see mayReadConfig).
@@ -209,6 +237,10 @@ func (a *API) writeZone(w http.ResponseWriter, r *http.Request, name string, sta
 				sets = rrsetObjects(rs, grant(r), rname, rtype)
 			}
 		}
+		includeDisabled := r.URL.Query().Get("include_disabled") != "false"
+		sets = mergeData(sets, data, includeDisabled, func(n, t string) bool {
+			return (rname == "" || strings.EqualFold(n, rname)) && (rtype == "" || strings.EqualFold(t, rtype)) && grant(r).AllowsRecord(n, t)
+		})
 		obj.RRsets = &sets
 		if r.URL.Query().Get("record_count") == "true" {
 			n := 0
@@ -236,12 +268,22 @@ func (a *API) patchZone(w http.ResponseWriter, r *http.Request, zone string) {
 		WriteError(w, http.StatusUnprocessableEntity, "No rrsets given in update request")
 		return
 	}
-	plan, err := PlanPatch(name, *req.RRsets)
+	sets, side, err := splitPatch(name, *req.RRsets)
 	if err != nil {
 		a.fail(w, err, nil, false)
 		return
 	}
-	if !a.allowRecords(w, r, name, plan.Sets) {
+	plan, err := PlanPatch(name, sets)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
+	}
+	if !a.allowRecords(w, r, name, append(slices.Clone(plan.Sets), sideOnlySets(plan, side)...)) {
+		return
+	}
+	if a.sideTouched(name, side) {
+		// Comments or disabled records: kept in the zone's side file.
+		a.patchWithData(w, r, name, plan, side)
 		return
 	}
 	if len(plan.Changes) == 0 {
@@ -258,14 +300,19 @@ func (a *API) patchZone(w http.ResponseWriter, r *http.Request, zone string) {
 		a.fail(w, err, plan.Explain, false)
 		return
 	}
-	w.Header().Set("X-PDNS-Old-Serial", strconv.FormatUint(uint64(old), 10))
-	w.Header().Set("X-PDNS-New-Serial", strconv.FormatUint(uint64(serial), 10))
+	setSerialHeaders(w, old, serial)
 	w.WriteHeader(http.StatusNoContent)
 	// The change is applied and the answer has no body: it leaves now,
 	// so that the audit and request log lines and the metrics written
 	// after the handler returns are not part of the client's wait (a
 	// next request on the connection is still read only after them).
 	_ = http.NewResponseController(w).Flush()
+}
+
+// setSerialHeaders sets PowerDNS's headers of a PATCH's serials.
+func setSerialHeaders(w http.ResponseWriter, old, serial uint32) {
+	w.Header().Set("X-PDNS-Old-Serial", strconv.FormatUint(uint64(old), 10))
+	w.Header().Set("X-PDNS-New-Serial", strconv.FormatUint(uint64(serial), 10))
 }
 
 // deleteZone answers DELETE /zones/{id}: 204.
