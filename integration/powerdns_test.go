@@ -277,7 +277,7 @@ func TestPowerDNSSecondary(t *testing.T) {
 	}
 	r = c.pdns(pdnsKey, "PUT", zonesPath+"/sec.test./axfr-retrieve", nil)
 	expect(t, r, 200, "axfr-retrieve")
-	if r.str("result") != "Added retrieval request for 'sec.test.' from master 127.0.0.2" {
+	if r.str("result") != "Added retrieval request for 'sec.test.' from primary 127.0.0.2" {
 		t.Errorf("axfr-retrieve = %s", r.raw)
 	}
 	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/prim.test./axfr-retrieve", nil), 422, "is not a slave domain")

@@ -196,8 +196,7 @@ func (a *API) allowServers(w http.ResponseWriter, r *http.Request, servers []str
 // CreateRequest translates a PowerDNS zone creation into the zone
 // service's: kind → zone type, masters → primaries, nameservers (or the
 // apex NS RRset) → the apex NS records, an SOA RRset or serial → the SOA
-// (PowerDNS's default SOA otherwise, with the first name server as
-// MNAME), other RRsets → records. Unknown fields are ignored as PowerDNS
+// (PowerDNS's default SOA otherwise, defaultSOA), other RRsets → records. Unknown fields are ignored as PowerDNS
 // does; zone file text ("zone") is not translated (createZone imports
 // it). labels name, for each record of
 // the result, the RRset it came from ("www.example.com. IN A").
@@ -275,7 +274,7 @@ func createRequestData(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string
 		}
 		zc.NameServers = append(zc.NameServers, n)
 	}
-	soa := &zonemodel.SOA{AdminEmail: "hostmaster." + name, Serial: req.Serial}
+	soa := defaultSOA(name, req.Serial)
 	seen := map[string]bool{}
 	byName := map[string][]string{}
 	if len(req.Nameservers) > 0 {
@@ -375,9 +374,6 @@ func createRequestData(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string
 	if len(zc.NameServers) == 0 {
 		return nil, nil, nil, inputErr("a zone needs nameservers (or an NS RRset at its apex): BIND refuses to load a zone without NS records")
 	}
-	if soa.PrimaryNS == "" {
-		soa.PrimaryNS = zc.NameServers[0]
-	}
 	editSerial(soa, req)
 	zc.SOA = soa
 	if req.DNSSEC != nil && *req.DNSSEC {
@@ -403,9 +399,32 @@ func editSerial(soa *zonemodel.SOA, req *ZoneRequest) {
 	if soa.Serial != nil {
 		given = *soa.Serial
 	}
-	if s := CreateSerial(given, api, edit, time.Now()); soa.Serial != nil || s != given {
-		soa.Serial = &s
+	s := CreateSerial(given, api, edit, time.Now())
+	soa.Serial = &s
+}
+
+// PowerDNS's default-soa-content, the SOA of a zone created without one:
+// "a.misconfigured.dns.server.invalid hostmaster.@ 0 10800 3600 604800
+// 3600" (MNAME a name that resolves nowhere: BIND, like PowerDNS, sends
+// NOTIFY to every name server then).
+const (
+	defaultSOAMName   = "a.misconfigured.dns.server.invalid."
+	defaultSOARefresh = 10800
+	defaultSOARetry   = 3600
+	defaultSOAExpire  = 604800
+	defaultSOAMinimum = 3600
+)
+
+// defaultSOA is PowerDNS's default SOA of zone name (with its trailing
+// dot), serial the one given (0 when nil).
+func defaultSOA(name string, serial *uint32) *zonemodel.SOA {
+	refresh, retry, expire, minimum := uint32(defaultSOARefresh), uint32(defaultSOARetry), uint32(defaultSOAExpire), uint32(defaultSOAMinimum)
+	var sr uint32
+	if serial != nil {
+		sr = *serial
 	}
+	return &zonemodel.SOA{PrimaryNS: defaultSOAMName, AdminEmail: "hostmaster." + name, Serial: &sr,
+		Refresh: &refresh, Retry: &retry, Expire: &expire, NegativeTTL: &minimum}
 }
 
 // soaFromContent reads SOA content ("mname rname serial refresh retry

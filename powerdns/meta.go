@@ -384,7 +384,7 @@ func (a *API) cryptokeysOf(keys []Key) ([]Cryptokey, bool) {
 				kt = "csk"
 			}
 		}
-		out = append(out, Cryptokey{Type: "Cryptokey", ID: int(k.Tag), KeyType: kt, Active: true, Published: true,
+		out = append(out, Cryptokey{Type: "Cryptokey", ID: int(k.Tag), KeyType: kt, Flags: int(k.Flags), Active: true, Published: true,
 			DNSKey: k.DNSKEY, DS: k.DS, Algorithm: k.Algorithm, Bits: k.Bits})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })

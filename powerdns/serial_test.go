@@ -1,6 +1,7 @@
 package powerdns
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -75,5 +76,26 @@ func TestCreateRequestSerial(t *testing.T) {
 	req.RRsets = []RRset{{Name: "serial.test.", Type: "SOA", Records: []Record{{Content: "ns1.example.net. h.example.net. 10 10800 3600 604800 3600"}}}}
 	if got := serial(req); got != 10 {
 		t.Errorf("soa_edit_api \"\" with an SOA of serial 10 = %d", got)
+	}
+}
+
+// TestCreateRequestDefaultSOA: a zone created without an SOA RRset gets
+// PowerDNS's default-soa-content, "a.misconfigured.dns.server.invalid.
+// hostmaster.<zone> <serial> 10800 3600 604800 3600", serial 0 with
+// soa_edit_api "" (test_export_zone_json, test_search_rr_exact_zone);
+// before, its first name server and the zone API's timers.
+func TestCreateRequestDefaultSOA(t *testing.T) {
+	off := ""
+	out, _, err := CreateRequest(&ZoneRequest{Name: "soa.test.", Kind: "Native", Nameservers: []string{"ns1.example.com."}, SOAEditAPI: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	soa := out.ZoneConfig.SOA
+	got := fmt.Sprintf("%s %s %d %d %d %d %d", soa.PrimaryNS, soa.AdminEmail, *soa.Serial, *soa.Refresh, *soa.Retry, *soa.Expire, *soa.NegativeTTL)
+	if want := "a.misconfigured.dns.server.invalid. hostmaster.soa.test. 0 10800 3600 604800 3600"; got != want {
+		t.Errorf("SOA = %s, want %s", got, want)
+	}
+	if _, err := out.Normalize(time.Now()); err != nil {
+		t.Fatalf("the zone model refuses it: %v", err)
 	}
 }

@@ -137,6 +137,7 @@ type Cryptokey struct {
 	Type      string   `json:"type"`
 	ID        int      `json:"id"`
 	KeyType   string   `json:"keytype"`
+	Flags     int      `json:"flags"`
 	Active    bool     `json:"active"`
 	Published bool     `json:"published"`
 	DNSKey    string   `json:"dnskey"`

@@ -356,7 +356,7 @@ func (a *API) axfrRetrieve(w http.ResponseWriter, r *http.Request, zone string) 
 		a.fail(w, err, nil, false)
 		return
 	}
-	writeJSON(w, http.StatusOK, Result{Result: "Added retrieval request for '" + FQDN(name) + "' from master " + z.Primaries[0]})
+	writeJSON(w, http.StatusOK, Result{Result: "Added retrieval request for '" + FQDN(name) + "' from primary " + z.Primaries[0]})
 }
 
 // rectify answers PUT /zones/{id}/rectify: BIND keeps DNSSEC data
