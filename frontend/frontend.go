@@ -310,6 +310,10 @@ type ZoneInfo struct {
 	DNSSECPolicy string
 	// Signed tells whether the zone is DNSSEC signed.
 	Signed bool
+	// Catalog is the RFC 9432 catalog zone zone_api keeps the zone in
+	// (its catalog option: every zone it creates joins it), "" when
+	// none.
+	Catalog string
 	// Created is when the zone was created (its index entry's; zero for
 	// a zone the service does not manage): a side file written for an
 	// earlier zone of the name is told apart by it.

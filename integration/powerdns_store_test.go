@@ -264,3 +264,27 @@ func TestPowerDNSSideFileCrash(t *testing.T) {
 	check("after named's SIGKILL at the end", acked)
 	t.Logf("%d kills; %d PATCHes acknowledged, %d not", kills, nAcked, unanswered)
 }
+
+// TestPowerDNSCatalogMember: with zone_api's catalog option, every zone
+// it creates is a member of that RFC 9432 catalog zone, and the PowerDNS
+// API shows it as the zone's catalog, as PowerDNS shows its
+// default-catalog-zone (test_create_zone_with_account); a catalog given
+// is kept and shown. Before, catalog was always "".
+func TestPowerDNSCatalogMember(t *testing.T) {
+	c := startPDNS(t, "catalog default-catalog.example.com")
+	r := createPDNSZone(t, c, "member.test.", map[string]any{"kind": "Master", "account": "anaccount"})
+	if r.str("catalog") != "default-catalog.example.com." || r.str("account") != "anaccount" {
+		t.Errorf("created zone = %s", r.raw)
+	}
+	if got := answers(query(t, c.ns, "version.default-catalog.example.com.", dns.TypeTXT), dns.TypeTXT); len(got) == 0 {
+		t.Errorf("named serves no catalog zone")
+	}
+	m := c.do("GET", "/api/v1/catalog", nil)
+	if !strings.Contains(string(m.raw), "member.test") {
+		t.Errorf("the catalog lacks the zone: %s", m.raw)
+	}
+	r = createPDNSZone(t, c, "other.test.", map[string]any{"catalog": "catalog.invalid."})
+	if r.str("catalog") != "catalog.invalid." {
+		t.Errorf("catalog given = %s", r.str("catalog"))
+	}
+}

@@ -196,7 +196,7 @@ func (s pdnsService) ListZones(ctx context.Context) ([]frontend.ZoneInfo, error)
 	serials := b.svc.Serials(ctx)
 	out := make([]frontend.ZoneInfo, len(entries))
 	for i, e := range entries {
-		out[i] = frontend.ZoneInfo{Name: e.Name, Type: e.Type, Created: e.Created}
+		out[i] = frontend.ZoneInfo{Name: e.Name, Type: e.Type, Created: e.Created, Catalog: catalogOf(b)}
 		out[i].Serial, out[i].HasSerial = serials[e.Name]
 	}
 	return out, nil
@@ -219,7 +219,7 @@ func (s pdnsService) Zone(ctx context.Context, zone string) (*frontend.ZoneInfo,
 		z.Type, z.Serial, z.HasSerial, z.Signed = st.Type, st.Serial, st.HasSerial, st.Secure
 	}
 	if zs.Managed {
-		z.Created = zs.Entry.Created
+		z.Created, z.Catalog = zs.Entry.Created, catalogOf(b)
 	}
 	if cfg := s.h.rest.settingsFor(ctx, b, zone); cfg != nil {
 		z.Type = cfg.Type
@@ -377,6 +377,14 @@ func (s pdnsService) Statistics(ctx context.Context) ([][2]string, error) {
 		out = append(out, [2]string{strings.ReplaceAll(k, " ", "-"), st.Fields[k]})
 	}
 	return out, nil
+}
+
+// catalogOf is the catalog zone the backend's zones join ("" none).
+func catalogOf(b *backend) string {
+	if b.svc.Catalog == nil {
+		return ""
+	}
+	return b.svc.Catalog.Zone
 }
 
 // SideFiles is the default view's zone directory, where the PowerDNS API

@@ -44,7 +44,7 @@ type zoneData struct {
 	Created     time.Time           `json:"created"`
 	Kind        string              `json:"kind,omitempty"`
 	Account     string              `json:"account,omitempty"`
-	Catalog     string              `json:"catalog,omitempty"`
+	Catalog     *string             `json:"catalog,omitempty"`
 	SOAEdit     string              `json:"soa_edit,omitempty"`
 	SOAEditAPI  *string             `json:"soa_edit_api,omitempty"`
 	APIRectify  *bool               `json:"api_rectify,omitempty"`
@@ -73,7 +73,7 @@ func rrsetKey(name, typ string) string {
 
 // empty reports whether d keeps nothing (no side file is needed).
 func (d *zoneData) empty() bool {
-	return d.Kind == "" && d.Account == "" && d.Catalog == "" && d.SOAEdit == "" && d.SOAEditAPI == nil && d.APIRectify == nil &&
+	return d.Kind == "" && d.Account == "" && d.Catalog == nil && d.SOAEdit == "" && d.SOAEditAPI == nil && d.APIRectify == nil &&
 		d.NSEC3Param == "" && !d.NSEC3Narrow && len(d.Masters) == 0 && len(d.Metadata) == 0 && len(d.RRsets) == 0
 }
 
@@ -220,7 +220,15 @@ func applyData(obj *Zone, z *ZoneInfo, d *zoneData) {
 	if d.Kind != "" && kindFits(d.Kind, z.Type) {
 		obj.Kind = d.Kind
 	}
-	obj.Account, obj.Catalog, obj.SOAEdit = d.Account, d.Catalog, d.SOAEdit
+	obj.Account, obj.SOAEdit = d.Account, d.SOAEdit
+	switch {
+	case d.Catalog != nil:
+		obj.Catalog = *d.Catalog
+	case z.Catalog != "":
+		// zone_api's catalog, which every zone it makes joins: as
+		// PowerDNS's default-catalog-zone.
+		obj.Catalog = FQDN(z.Catalog)
+	}
 	if d.SOAEditAPI != nil {
 		obj.SOAEditAPI = *d.SOAEditAPI
 	}
@@ -245,7 +253,8 @@ func dataFromRequest(d *zoneData, req *ZoneRequest, bindType string) {
 		d.Account = *req.Account
 	}
 	if req.Catalog != nil {
-		d.Catalog = *req.Catalog
+		v := *req.Catalog
+		d.Catalog = &v
 	}
 	if req.SOAEdit != nil {
 		d.SOAEdit = *req.SOAEdit

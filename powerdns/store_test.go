@@ -26,7 +26,8 @@ type fakeNamed struct {
 	mu      sync.Mutex
 	store   *zonestore.Store
 	zones   map[string]*fakeZone
-	failing bool // Apply fails (named refused the UPDATE)
+	failing bool   // Apply fails (named refused the UPDATE)
+	catalog string // zone_api's catalog zone, every zone a member
 }
 
 type fakeZone struct {
@@ -152,7 +153,7 @@ func (f *fakeNamed) Create(_ context.Context, req *zonemodel.CreateZoneRequest) 
 	if f.zones[name] != nil {
 		return errors.New("exists")
 	}
-	z := &fakeZone{info: ZoneInfo{Name: name, Type: req.ZoneType, Created: time.Now().UTC()}, serial: 1, sets: map[string]*dnsupdate.RRset{}}
+	z := &fakeZone{info: ZoneInfo{Name: name, Type: req.ZoneType, Created: time.Now().UTC(), Catalog: f.catalog}, serial: 1, sets: map[string]*dnsupdate.RRset{}}
 	if zc := req.ZoneConfig; zc != nil {
 		apex := FQDN(name)
 		z.sets[apex+" SOA"] = &dnsupdate.RRset{Name: apex, Type: "SOA", TTL: 3600, Values: []string{zc.NameServers[0] + " hostmaster." + apex + " 1 10800 3600 604800 3600"}}
@@ -520,5 +521,32 @@ func TestSplitPatch(t *testing.T) {
 	}
 	if _, _, err := splitPatch("z.test", []RRset{{Name: "z.test.", Type: "SOA", ChangeType: &rep, TTL: &ttl, Records: []Record{{Content: "a. b. 1 1 1 1 1", Disabled: true}}}}); err == nil {
 		t.Error("a disabled SOA was taken")
+	}
+}
+
+// TestSideFileCatalog: with zone_api's catalog option every zone is a
+// member of its catalog zone, which a zone shows as its catalog, as
+// PowerDNS shows its default-catalog-zone (test_create_zone_with_account);
+// a catalog given (or "" given) is kept and shown instead. Before, the
+// catalog was always "".
+func TestSideFileCatalog(t *testing.T) {
+	f := newFakeNamed(t)
+	f.catalog = "default-catalog.example.com"
+	h := fakeAPI(f)
+	r := call(t, h, "POST", zp, map[string]any{"name": "a.test.", "kind": "Master", "nameservers": []string{"ns1.example.com."}, "account": "x"})
+	if r.body["catalog"] != "default-catalog.example.com." {
+		t.Errorf("catalog = %v, want zone_api's catalog", r.body["catalog"])
+	}
+	r = call(t, h, "POST", zp, map[string]any{"name": "b.test.", "kind": "Master", "nameservers": []string{"ns1.example.com."}, "catalog": "catalog.invalid."})
+	if r.body["catalog"] != "catalog.invalid." {
+		t.Errorf("catalog given = %v", r.body["catalog"])
+	}
+	call(t, h, "PUT", zp+"/b.test.", map[string]any{"catalog": ""})
+	if g := call(t, h, "GET", zp+"/b.test.", nil); g.body["catalog"] != "" {
+		t.Errorf("catalog after PUT \"\" = %v", g.body["catalog"])
+	}
+	l := call(t, h, "GET", zp, nil)
+	if len(l.list) != 2 || l.list[0].(map[string]any)["catalog"] != "default-catalog.example.com." || l.list[1].(map[string]any)["catalog"] != "" {
+		t.Errorf("list = %s", l.raw)
 	}
 }

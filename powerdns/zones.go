@@ -100,11 +100,13 @@ func (a *API) listZones(w http.ResponseWriter, r *http.Request, _ string) {
 	}
 	item := func(z *ZoneInfo) ZoneListItem {
 		o := zoneObject(z)
+		d := &zoneData{}
 		if withData[z.Name] {
-			if d, err := readData(sf, z); err == nil {
-				applyData(&o, z, d)
+			if rd, err := readData(sf, z); err == nil {
+				d = rd
 			}
 		}
+		applyData(&o, z, d)
 		it := ZoneListItem{ID: o.ID, Name: o.Name, URL: o.URL, Kind: o.Kind, Serial: o.Serial, NotifiedSerial: o.NotifiedSerial,
 			Masters: o.Masters, LastCheck: o.LastCheck, Account: o.Account, Catalog: o.Catalog}
 		if withDNSSEC {
