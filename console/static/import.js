@@ -123,13 +123,15 @@ export function importForm(onClose, done) {
   const keyAlg = h('select', { name: 'tsigAlgorithm' }, ['hmac-sha256', 'hmac-sha512', 'hmac-sha384', 'hmac-sha224', 'hmac-sha1', 'hmac-md5'].map((a) => h('option', { value: a }, a)));
   const keySecret = h('input', { name: 'tsigSecret', type: 'password', autocomplete: 'off', placeholder: 'base64' });
   const preview = h('div', { class: 'preview', 'aria-live': 'polite' });
+  const transferred = h('div', { class: 'preview transferred' });
   const out = h('div', { class: 'importmsg', 'aria-live': 'polite' });
   const fileBox = h('div', {}, field('Zone file', text, 'Paste it, or choose a file: its records are previewed before anything is sent.'),
     field('Or upload a file', upload),
     h('button', { type: 'button', class: 'previewbtn', onclick: () => renderPreview() }, 'Preview records'), preview);
   const axfrBox = h('div', {}, field('Server address', address, 'ip, ip:port or [v6]:port; port 53 by default'),
     h('div', { class: 'row' }, field('TSIG key name', keyName), field('Algorithm', keyAlg), field('Secret', keySecret)),
-    h('p', { class: 'hint' }, 'The API reads the zone from that server when you import; the browser cannot transfer a zone and the API has no dry run, so the records are shown once imported.'));
+    h('p', { class: 'hint' }, 'The API reads the zone from that server when you import; the browser cannot transfer a zone and the API has no dry run, so the records are shown once imported.'),
+    transferred);
   const go = h('button', { type: 'submit', class: 'primary' }, 'Import');
   const show = () => { fileBox.hidden = source.value !== 'file'; axfrBox.hidden = source.value !== 'axfr'; };
 
@@ -148,6 +150,20 @@ export function importForm(onClose, done) {
         h('thead', {}, h('tr', {}, ['Line', 'Name', 'TTL', 'Type', 'Data'].map((c) => h('th', { scope: 'col' }, c)))),
         h('tbody', {}, records.slice(0, previewRows).map((r) => h('tr', { 'data-line': r.line },
           h('td', {}, String(r.line)), h('td', {}, r.name), h('td', {}, r.ttl === null ? '' : String(r.ttl)), h('td', {}, r.type), h('td', { class: 'data' }, r.data))))) : null);
+  }
+
+  // showTransferred lists the records a transfer brought, as the API
+  // now serves them (the first previewRows RRsets).
+  async function showTransferred(z) {
+    try {
+      const p = await request('GET', zonePath(z, `/records?limit=${previewRows}`));
+      const rows = p.rrsets.flatMap((r) => r.values.map((v) => ({ ...r, value: v })));
+      replace(transferred,
+        h('p', { role: 'status', class: 'count' }, `Transferred: ${rows.length} records in ${p.rrsets.length} RRsets${p.nextCursor ? ' (the first ' + previewRows + ' RRsets below)' : ''}`),
+        h('table', {}, h('caption', { class: 'sr' }, `Records transferred for ${z}`),
+          h('thead', {}, h('tr', {}, ['Name', 'TTL', 'Type', 'Data'].map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', {}, rows.map((r) => h('tr', {}, h('td', {}, r.name), h('td', {}, String(r.ttl)), h('td', {}, r.type), h('td', { class: 'data' }, r.value))))));
+    } catch (err) { replace(transferred, errorBox(err)); }
   }
 
   // submit sends the import and shows how long it has been running.
@@ -169,12 +185,14 @@ export function importForm(onClose, done) {
     replace(out, h('div', { class: 'progress' }, h('progress', { 'aria-label': 'Importing ' + z }), ' ', status));
     const tick = setInterval(() => { status.textContent = `${axfr ? 'Transferring' : 'Sending'} and checking… ${Math.round((performance.now() - started) / 1000)} s`; }, 500);
     go.disabled = true;
+    replace(transferred);
     try {
       const r = await request('POST', zonePath(z, '/import'), opts);
       replace(out, h('div', { class: 'ok', role: 'status' },
         h('p', {}, `Imported ${z}: ${r.records} records, serial ${r.serial}, checked by ${r.checkedBy}.`),
         r.warnings && r.warnings.length ? h('ul', { class: 'warnings' }, r.warnings.map((w) => h('li', {}, w))) : null,
         h('p', {}, h('a', { href: '#/zones/' + encodeURIComponent(z) + '/records' }, 'Open ' + z))));
+      if (axfr) await showTransferred(z);
       if (done) done(z);
     } catch (err) {
       replace(out, errorBox(err));

@@ -2,9 +2,15 @@ package console
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 )
 
 // TestImportJourney: a zone file pasted into the import panel is
@@ -13,7 +19,10 @@ import (
 // and its line marked in the preview, and nothing is created (named
 // serves no such zone); the corrected file is imported and named serves
 // its records. A transfer from an address where nothing answers shows
-// the API's 502 message. Fails on a console without import.
+// the API's 502 message; one from a second named (TSIG-signed) lists the
+// records transferred, and named serves them at the source's serial.
+// Fails on a console without import (the transfer's listing: without
+// it).
 func TestImportJourney(t *testing.T) {
 	e := start(t)
 	e.signIn("admin")
@@ -66,5 +75,44 @@ func TestImportJourney(t *testing.T) {
 	if got := e.served("axfr.test", dns.TypeSOA); len(got) != 0 {
 		t.Fatalf("named serves axfr.test after a failed transfer: %q", got)
 	}
+
+	// A transfer from a second named, which transfers the zone only to
+	// its TSIG key: the records transferred are listed, and named
+	// serves them.
+	src := sourceNamed(t, "axfr.test", "$TTL 600\n@ SOA ns1 hostmaster 2024010101 3600 600 604800 300\n@ NS ns1\nns1 A 192.0.2.53\nwww A 192.0.2.81\nwww A 192.0.2.82\n@ MX 10 mail\nmail AAAA 2001:db8::25\n")
+	e.fill("za-zones form.import input[name=axfrAddress]", src.DNSAddr)
+	e.fill("za-zones form.import input[name=tsigName]", src.TSIGKeyName)
+	e.fill("za-zones form.import input[name=tsigSecret]", src.TSIGSecret)
+	e.click("za-zones form.import button[type=submit]")
+	e.waitText("za-zones .importmsg", "Imported axfr.test: 7 records, serial 2024010101")
+	e.waitText("za-zones .transferred [role=status]", "Transferred: 7 records in 6 RRsets")
+	rows = evalAs[[]string](e, `[...document.querySelectorAll('za-zones .transferred tbody tr')].map((tr) => [...tr.cells].map((c) => c.textContent).join('|'))`)
+	for _, w := range []string{"www.axfr.test.|600|A|192.0.2.81", "www.axfr.test.|600|A|192.0.2.82", "axfr.test.|600|MX|10 mail.axfr.test.", "mail.axfr.test.|600|AAAA|2001:db8::25"} {
+		if !slices.Contains(rows, w) {
+			t.Errorf("the records transferred lack %q: %q", w, rows)
+		}
+	}
+	e.docShot("axfr")
+	if bad := e.axe("the records transferred"); len(bad) > 0 {
+		t.Errorf("axe: %s", strings.Join(bad, "\n"))
+	}
+	e.want("www.axfr.test", dns.TypeA, "192.0.2.81", "192.0.2.82")
+	e.want("axfr.test", dns.TypeMX, "10 mail.axfr.test.")
+	e.want("mail.axfr.test", dns.TypeAAAA, "2001:db8::25")
+	if got := e.soaSerial("axfr.test"); got != 2024010101 {
+		t.Errorf("named serves axfr.test at serial %d, want the source's 2024010101", got)
+	}
 	e.noProblems()
+}
+
+// sourceNamed starts a second named serving zone from named.conf, its
+// transfers allowed only with that named's TSIG key.
+func sourceNamed(t *testing.T, zone, text string) *testbind.Server {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), zone+".db")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return testbind.Start(t, &testbind.Options{ExtraConfig: fmt.Sprintf(
+		"zone %q { type primary; file %q; allow-transfer { key %q; }; };\n", zone, file, testbind.TSIGKeyName)})
 }
