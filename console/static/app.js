@@ -98,6 +98,7 @@ class App extends HTMLElement {
   signOut() {
     session.signOut();
     oidc.forget();
+    sessionStorage.removeItem('zoneapi.console.draft');
     replace(this.main);
     this.askSignIn('Signed out.');
   }
@@ -106,12 +107,16 @@ class App extends HTMLElement {
     this.tokenInput = h('input', { type: 'password', name: 'token', autocomplete: 'off', spellcheck: 'false', required: true });
     this.signInMsg = h('div', { class: 'signin-msg', 'aria-live': 'polite' });
     const p = oidc.provider;
-    this.oidcNote = h('p', { class: 'hint', hidden: true }, `Signing in with ${p ? p.name : ''} leaves this page: changes not yet applied are lost. Paste a token to keep them.`);
+    this.oidcNote = h('p', { class: 'hint', hidden: true }, `Signing in with ${p ? p.name : ''} leaves this page for a moment: changes not yet applied are kept in this tab and staged again when you are back.`);
     const form = h('form', { onsubmit: (e) => { e.preventDefault(); this.submitToken(); } },
       h('h2', { id: 'signin-title' }, 'Sign in'),
       this.signInMsg,
       p ? h('div', { class: 'oidc' },
-        h('button', { type: 'button', class: 'primary oidcbtn', disabled: !!p.error, onclick: () => oidc.begin().catch((e) => replace(this.signInMsg, errorBox(e))) }, `Sign in with ${p.name}`),
+        h('button', { type: 'button', class: 'primary oidcbtn', disabled: !!p.error, onclick: () => {
+          // The page is left: pending edits wait in this tab (zone.js).
+          window.dispatchEvent(new CustomEvent('za:leaving'));
+          oidc.begin().catch((e) => replace(this.signInMsg, errorBox(e)));
+        } }, `Sign in with ${p.name}`),
         p.error ? h('p', { class: 'hint reason' }, `Unavailable: ${p.error}`) : this.oidcNote,
         h('p', { class: 'or' }, 'or paste a token')) : null,
       field('API token', this.tokenInput, 'The bearer token you use with the API. It is kept in this tab only and forgotten at sign-out.'),

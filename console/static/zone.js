@@ -15,6 +15,10 @@ import { entryView, readLast, rrsetDiff } from './changes.js';
 // more each "Show more rows" (or scrolling to the table's end) adds.
 const pageRows = 50;
 
+// draftKey is where the pending changes wait in this tab's
+// sessionStorage while the sign-in with an OIDC provider leaves the page.
+const draftKey = 'zoneapi.console.draft';
+
 const types = ['A', 'AAAA', 'CAA', 'CNAME', 'DNAME', 'DS', 'HTTPS', 'MX', 'NAPTR', 'NS', 'PTR', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT', 'URI'];
 
 class Zone extends HTMLElement {
@@ -43,10 +47,13 @@ class Zone extends HTMLElement {
       h('div', { role: 'tablist', 'aria-label': 'Zone' }, tab('records', 'Records'), tab('history', 'History'), tab('settings', 'Transfer and notify')),
       this.recordsTab, this.historyTab, this.settingsTab);
     this.setTab(this.tab);
+    this.onLeaving = () => this.keepDraft();
+    window.addEventListener('za:leaving', this.onLeaving);
     this.load();
   }
 
   disconnectedCallback() {
+    window.removeEventListener('za:leaving', this.onLeaving);
     if (this.sub) this.sub.close();
     if (this.moreSeen) this.moreSeen.disconnect();
     this.loadGen = -1;
@@ -206,6 +213,7 @@ class Zone extends HTMLElement {
     this.loading = false;
     this.serial = serial;
     this.base = snap;
+    if (first) this.restoreDraft();
     this.renderHead();
     this.renderRecords();
     this.renderPending();
@@ -377,6 +385,25 @@ class Zone extends HTMLElement {
     area.setAttribute('aria-describedby', 'text-hint');
     replace(this.editor, form);
     area.focus();
+  }
+
+  // keepDraft keeps the pending changes in this tab's sessionStorage
+  // while the page is left for the OIDC provider's sign-in.
+  keepDraft() {
+    if (this.staged.size) sessionStorage.setItem(draftKey, JSON.stringify({ zone: this.zone, view: this.view || '', serial: this.serial, staged: [...this.staged.values()] }));
+  }
+
+  // restoreDraft stages again the changes kept before the page was left,
+  // once the zone is read; if the zone moved on meanwhile, they are
+  // shown against the zone as it is now, with a warning.
+  restoreDraft() {
+    let d = null;
+    try { d = JSON.parse(sessionStorage.getItem(draftKey) || 'null'); } catch { /* none */ }
+    if (!d || d.zone !== this.zone || d.view !== (this.view || '')) return;
+    sessionStorage.removeItem(draftKey);
+    for (const rr of d.staged) this.stage(rr, false);
+    replace(this.notice, h('p', { class: d.serial === this.serial ? '' : 'warn' }, `Your pending changes from before the sign-in are back (${d.staged.length} RRset${d.staged.length === 1 ? '' : 's'})` +
+      (d.serial === this.serial ? '.' : `; the zone changed meanwhile (serial ${d.serial} → ${this.serial}): they are shown against the zone as it is now, review them before you apply.`)));
   }
 
   // stage adds an RRset's new state to the change set.

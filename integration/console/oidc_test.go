@@ -175,6 +175,41 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// refuseOnce answers the first request of the method to URLs matching
+// pattern with a 401, as the API does once a token expired, and lets
+// every other request through, until stop is called.
+func refuseOnce(t *testing.T, e *env, pattern, method string) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(e.ctx)
+	t.Cleanup(cancel)
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
+	if _, err := chromedp.Call(e.ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: pattern}}}); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		refused := false
+		for ev, err := range paused {
+			if err != nil {
+				return
+			}
+			if ev.Request.Method == method && !refused {
+				refused = true
+				_, _ = chromedp.Call(ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: ev.RequestID, ResponseCode: 401,
+					ResponseHeaders: []*fetch.HeaderEntry{{Name: "Content-Type", Value: "application/json"}, {Name: "WWW-Authenticate", Value: `Bearer realm="zone_api"`}},
+					Body:            []byte(`{"error":"Unauthorized","message":"token expired"}`)})
+				continue
+			}
+			_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		}
+	}()
+	return func() {
+		cancel()
+		if _, err := chromedp.Call(e.ctx, fetch.Disable, struct{}{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // startOIDC is start with the API's auth in jwt mode with the provider
 // as its issuer (audience: the console's client id), and the console
 // offering the sign-in with it; e.tok["admin"] is a token of the
@@ -199,7 +234,9 @@ func startOIDC(t *testing.T, p *idp) *env {
 // authorization code flow with PKCE against a provider the test runs:
 // the provider got an S256 challenge and gave the tokens for the
 // matching verifier; the console, signed in as jwt:alice, lists the
-// zones and applies an edit that named then serves. The code and state
+// zones and stages an edit; its apply gets a 401, and the sign-in with
+// the provider again (the page is left and reloaded) stages the edit
+// again, which is then applied and served by named. The code and state
 // are gone from the URL; the ID token is in no URL, no localStorage key
 // or value, no line of Caddy's logs at RUST_LOG=trace, and is forgotten
 // at sign-out. An answer with a state this tab did not start is refused
@@ -238,20 +275,39 @@ func TestSignInOIDC(t *testing.T) {
 		t.Errorf("the session holds %.20q…, not the ID token the provider issued", got)
 	}
 
-	// The journey: the zones, an edit applied, named serves it.
+	// The journey: the zones, an edit; its apply gets a 401 (the token
+	// expired, say): the sign-in with the provider leaves the page and
+	// comes back with the edit staged again; applied, named serves it.
 	e.waitText("za-zones tbody", "oidc.test")
 	e.open("#/zones/oidc.test/records")
 	e.waitJS(`document.querySelector('za-zone')?.base?.size > 0`, "the zone's records")
 	e.stageEdit("www A", "192.0.2.9")
+	stop := refuseOnce(t, e, "*/api/v1/zones/oidc.test/records", "PATCH")
+	e.click("za-zone .pending button.primary")
+	e.waitText("dialog.signin", "token expired")
+	e.waitText("dialog.signin .oidc .hint", "kept in this tab")
+	e.docShot("oidc-401")
+	e.click("dialog.signin .oidcbtn")
+	e.run("waiting for the sign-in", waitSignedIn)
+	e.waitText("za-zone .notice", "Your pending changes from before the sign-in are back (1 RRset).")
+	e.waitText("za-zone .pending", "192.0.2.9")
+	e.want("www.oidc.test", dns.TypeA, "192.0.2.1")
 	e.click("za-zone .pending button.primary")
 	e.waitText("za-zone .notice", "Applied 1 change")
 	e.want("www.oidc.test", dns.TypeA, "192.0.2.9")
+	stop()
 	if ch := e.changes("oidc.test"); ch[len(ch)-1]["identity"] != "jwt:alice" {
 		t.Errorf("the last change was made by %v, want jwt:alice", ch[len(ch)-1]["identity"])
 	}
+	p.mu.Lock()
+	tokens := append([]string(nil), p.issued...)
+	p.mu.Unlock()
+	if len(tokens) != 2 {
+		t.Fatalf("the provider issued %d tokens, want 2 (two sign-ins)", len(tokens))
+	}
 
-	// Where the token is not.
-	if ls := evalAs[string](e, `JSON.stringify(Object.entries(localStorage))`); strings.Contains(ls, tok) || ls != "[]" {
+	// Where the tokens are not.
+	if ls := evalAs[string](e, `JSON.stringify(Object.entries(localStorage))`); ls != "[]" {
 		t.Errorf("localStorage: %s", ls)
 	}
 	e.mu.Lock()
@@ -259,8 +315,10 @@ func TestSignInOIDC(t *testing.T) {
 	e.mu.Unlock()
 	sawCode := false
 	for _, u := range urls {
-		if strings.Contains(u, tok) {
-			t.Errorf("a URL holds the token: %s", u)
+		for _, tok := range tokens {
+			if strings.Contains(u, tok) {
+				t.Errorf("a URL holds the token: %s", u)
+			}
 		}
 		sawCode = sawCode || strings.Contains(u, "/console/?code=")
 	}
@@ -308,8 +366,8 @@ func TestSignInOIDC(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.mu.Lock()
-	if len(p.authorized) != 2 || len(p.issued) != 1 || len(p.refused) != 1 {
-		t.Errorf("the provider saw %d authorization requests, issued %d tokens, refused %v; want 2, 1 and the verifier", len(p.authorized), len(p.issued), p.refused)
+	if len(p.authorized) != 3 || len(p.issued) != 2 || len(p.refused) != 1 {
+		t.Errorf("the provider saw %d authorization requests, issued %d tokens, refused %v; want 3, 2 and the verifier", len(p.authorized), len(p.issued), p.refused)
 	}
 	p.mu.Unlock()
 	if evalAs[bool](e, `!!document.querySelector('.who .id') || sessionStorage.getItem('zoneapi.console.token') !== null`) {
@@ -343,8 +401,10 @@ func TestSignInOIDC(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, line := range strings.Split(string(b), "\n") {
-			if strings.Contains(line, tok) {
-				t.Errorf("%s has a line with the token: %s", name, line)
+			for _, tok := range tokens {
+				if strings.Contains(line, tok) {
+					t.Errorf("%s has a line with the token: %s", name, line)
+				}
 			}
 			if strings.Contains(line, `"level":"debug"`) && strings.Contains(line, `"target":"http.handlers.zone_api`) {
 				debugLines++
