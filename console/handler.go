@@ -14,6 +14,7 @@ package console
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -115,7 +116,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if h.OIDC != nil && (rest == "" || rest == "index.html") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		// The page names the provider's endpoints, and its CSP allows
 		// the token endpoint.
-		c, src := h.OIDC.page(r.Context())
+		// Not the request's cancellation: a client gone must not leave
+		// a failed discovery cached for the next minute.
+		c, src := h.OIDC.page(context.WithoutCancel(r.Context()))
 		page, err := h.site.render(h.API, c)
 		if err != nil {
 			return err
