@@ -10,6 +10,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // getBackend resolves keys and opens the zone store on first use. A
@@ -56,30 +57,38 @@ func (h *Handler) getBackend() (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := h.newService(h.store, store, rc, h.views.def, records, updateKey, true)
-	svc.History = hist
-	b := &backend{
-		store:     store,
-		rndc:      rc,
-		updateKey: updateKey,
-		records:   records,
-		svc:       svc,
-		view:      h.views.def,
-	}
-	if len(h.views.other) > 0 {
-		b.views = map[string]*backend{}
-		for name, vs := range h.views.other {
-			vb, err := vs.backend(b, h.zoneDir, h.rndcTimeout, h.newService)
+	cfg := h.serverConfig(rc)
+	cfg.Root = zoneservice.ViewParts{Name: h.views.def, Directory: h.store, Store: store, Updater: records, UpdateKey: updateKey}
+	cfg.History = hist // one history; entries name the view
+	for _, name := range h.views.names {
+		if vs := h.views.other[name]; vs != nil {
+			parts, err := vs.parts(h.zoneDir, h.rndcTimeout)
 			if err != nil {
 				return nil, err
 			}
-			vb.svc.History = hist // one history; entries name the view
-			b.views[name] = vb
+			cfg.Views = append(cfg.Views, parts)
 		}
 	}
-	withInventory(b, h.statsURL, h.rndcTimeout, time.Duration(h.InventoryRefresh), h.logger)
+	cfg.Inventory = newInventory(h.statsURL, h.rndcTimeout, time.Duration(h.InventoryRefresh), h.logger, rc)
+	b := newBackend(zoneservice.NewServer(cfg), rc)
 	h.cell.backend = b
 	return b, nil
+}
+
+// newBackend is the backend of srv: its root's, with a backend of each
+// other view's.
+func newBackend(srv *zoneservice.Server, rc *rndc.Client) *backend {
+	of := func(svc *zoneservice.Service) *backend {
+		return &backend{store: svc.Store.(*zonestore.Store), rndc: rc, updateKey: svc.UpdateKey, records: svc.Updater, svc: svc, view: svc.View, server: srv}
+	}
+	b := of(srv.Root())
+	for _, vs := range srv.Others() {
+		if b.views == nil {
+			b.views = map[string]*backend{}
+		}
+		b.views[vs.View] = of(vs)
+	}
+	return b
 }
 
 // resolveUpdateKey returns the name of the update key k describes and,

@@ -16,10 +16,10 @@ import (
 // backendOr500 returns the backend or answers 500 when it cannot be set up
 // (unreadable key file, missing zone directory).
 //
-// The first time in the process it also reconciles the zone directory
-// with named (zoneservice.Service.ReconcileAtStart) and the catalog with
-// the index (ReconcileCatalogAtStart). Handlers call it only once the request is
-// authorised completely (its route, zone and records), so that nothing an
+// The first time in the process it also runs the start-up reconciles
+// (zoneservice.Server.Start: the zone directory with named, the catalog
+// with the index). Handlers call it only once the request is authorised
+// completely (its route, zone and records), so that nothing an
 // unauthorised request does reaches named or the disk.
 func (a *restAPI) backendOr500(w http.ResponseWriter) (*backend, bool) {
 	b, err := a.backend()
@@ -28,10 +28,7 @@ func (a *restAPI) backendOr500(w http.ResponseWriter) (*backend, bool) {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return nil, false
 	}
-	b.svc.ReconcileAtStart(context.Background())
-	if a.catalogZone != "" {
-		b.svc.ReconcileCatalogAtStart(context.Background())
-	}
+	b.server.Start(context.Background(), "")
 	return b, true
 }
 

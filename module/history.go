@@ -173,15 +173,10 @@ func (c *HistoryConfig) watch(ctx context.Context, resolved func() *backend, log
 			break
 		}
 	}
-	var notice func(string)
-	if def, others := noticeTargets(b); len(others) == 0 {
-		notice = def.Notices(ctx)
-	} else {
-		// A NOTIFY names no view: ViewNotices hands it to the default
-		// view's service and to every other view's that follows the
-		// zone (docs/views.md).
-		notice = zoneservice.ViewNotices(ctx, def, others)
-	}
+	// A NOTIFY names no view: the server hands it to the default view's
+	// service and to every other view's that follows the zone
+	// (docs/views.md).
+	notice := b.server.Notices(ctx)
 	if addr := c.notifyAddr(); addr != "" {
 		for {
 			release, err := acquireNotify(addr, notice)
@@ -197,7 +192,7 @@ func (c *HistoryConfig) watch(ctx context.Context, resolved func() *backend, log
 			}
 		}
 	}
-	catchUpOnce(ctx, b)
+	b.server.CatchUpOnce(ctx)
 	<-ctx.Done()
 }
 
@@ -207,50 +202,6 @@ func (c *HistoryConfig) notifyAddr() string {
 		return ""
 	}
 	return caddy.NewReplacer().ReplaceKnown(c.NotifyListen, "")
-}
-
-// catchUpOnce runs CatchUp for the zones of every view, once per history
-// log and process (history.Log.FirstCatchUp): the handler's own (the
-// default view's) and each other view's, whose services share the one
-// history.
-func catchUpOnce(ctx context.Context, b *backend) {
-	if !b.svc.History.FirstCatchUp() {
-		return
-	}
-	b.svc.CatchUp(ctx)
-	for _, svc := range viewServices(b) {
-		svc.CatchUp(ctx)
-	}
-}
-
-// noticeTargets are the services named's NOTIFYs go to: def, which gets
-// every one (the handler's own: the default view's, or the only one
-// without views; nil when views are configured and none is the default,
-// since no zone is then addressed without a view, and a view-less
-// service would record another view's zone under no view), and others,
-// the other views' services, each of which gets those of the zones it
-// follows (zoneservice.ViewNotices).
-func noticeTargets(b *backend) (def *zoneservice.Service, others []*zoneservice.Service) {
-	others = viewServices(b)
-	if len(others) > 0 && b.view == "" {
-		return nil, others
-	}
-	return b.svc, others
-}
-
-// viewServices are the zone services of the views other than the
-// handler's own, by view name.
-func viewServices(b *backend) []*zoneservice.Service {
-	names := make([]string, 0, len(b.views))
-	for name := range b.views {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	out := make([]*zoneservice.Service, len(names))
-	for i, name := range names {
-		out[i] = b.views[name].svc
-	}
-	return out
 }
 
 // notifyPool holds the NOTIFY listeners by address (*notifyListener),

@@ -12,7 +12,6 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
 	"github.com/zoneapi/caddy-zoneapi/history"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // TestHistoryAcrossGenerations: a config reload (the new generation
@@ -126,32 +125,5 @@ func TestHistoryFailureAnswers(t *testing.T) {
 	b.svc.History = nil
 	if w := serve("GET", "/api/v1/ready", ""); w.Code != http.StatusOK {
 		t.Errorf("ready without a history: %d %s", w.Code, w.Body)
-	}
-}
-
-// TestNoticeTargets: named's NOTIFYs go to the handler's service and,
-// with views, to the other views' services too; with views configured
-// and none the default, not to the handler's view-less service (it would
-// record a zone of whichever view its key reaches under no view).
-func TestNoticeTargets(t *testing.T) {
-	root, a, z := &zoneservice.Service{}, &zoneservice.Service{View: "a"}, &zoneservice.Service{View: "z"}
-	views := map[string]*backend{"z": {svc: z, view: "z"}, "a": {svc: a, view: "a"}}
-	for _, tc := range []struct {
-		name    string
-		b       *backend
-		def     *zoneservice.Service
-		nOthers int
-	}{
-		{"no views", &backend{svc: root}, root, 0},
-		{"a default view", &backend{svc: root, view: "ext", views: views}, root, 2},
-		{"views, no default", &backend{svc: root, views: views}, nil, 2},
-	} {
-		def, others := noticeTargets(tc.b)
-		if def != tc.def || len(others) != tc.nOthers {
-			t.Errorf("%s: def %p (want %p), %d others (want %d)", tc.name, def, tc.def, len(others), tc.nOthers)
-		}
-		if len(others) == 2 && (others[0] != a || others[1] != z) {
-			t.Errorf("%s: others not in view order", tc.name)
-		}
 	}
 }

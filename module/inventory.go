@@ -13,7 +13,6 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // maxStatsBytes bounds the statistics channel's answer read (about 170
@@ -76,50 +75,5 @@ func newInventory(url string, timeout, refresh time.Duration, logger *zap.Logger
 			}
 			return st.Reconfigurable, nil
 		},
-	}
-}
-
-// withInventory gives b's zone services (the default view's and every
-// other view's) one inventory of named's zones, when the
-// statistics_channel option is set: it is of named, not of a view. The
-// default service lists every zone (AllZones) with each view's index.
-func withInventory(b *backend, url string, timeout, refresh time.Duration, logger *zap.Logger) {
-	inv := newInventory(url, timeout, refresh, logger, b.rndc)
-	if inv == nil {
-		return
-	}
-	// A zone of an index is one the API created or adopted: of the
-	// new-zone database, not asked (the default view's zones are those
-	// of the index of no view too).
-	inv.Indexed = func(name, view string) bool {
-		if vb, ok := b.views[view]; ok {
-			if _, found, _ := vb.store.Get(name); found {
-				return true
-			}
-		}
-		if view != inventory.DefaultView && len(b.views) > 0 {
-			return false
-		}
-		_, found, _ := b.store.Get(name)
-		return found
-	}
-	b.svc.Inventory = inv
-	for _, vb := range b.views {
-		vb.svc.Inventory = inv
-	}
-	if len(b.views) > 0 {
-		b.svc.ViewIndex = func(view string) (zoneservice.Index, error) {
-			if vb, ok := b.views[view]; ok {
-				return vb.store, nil
-			}
-			return nil, nil
-		}
-	}
-}
-
-// stopInventory ends the inventory's background refresh (Cleanup).
-func stopInventory(b *backend) {
-	if b != nil && b.svc != nil {
-		b.svc.Inventory.Stop()
 	}
 }

@@ -285,6 +285,10 @@ type backend struct {
 	// views are the backends of the configured views other than the
 	// default, by name (the handler's backend only).
 	views map[string]*backend
+	// server is the zone server whose services these are
+	// (zoneservice.Server): every view's, the start-up reconciles, the
+	// restart watch, the list across views.
+	server *zoneservice.Server
 }
 
 // CaddyModule returns the Caddy module information.
@@ -472,8 +476,7 @@ func releaseShared(h *Handler) {
 	b := h.cell.backend
 	h.cell.mu.Unlock()
 	if b != nil {
-		stopInventory(b)
-		b.rndc.Close()
+		b.server.Close() // the inventory's refresh, the control connections
 	}
 }
 

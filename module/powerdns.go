@@ -178,7 +178,7 @@ func (s pdnsService) backend() (*backend, error) {
 	if err != nil {
 		return nil, &pdnsOpError{kind: "local", err: err}
 	}
-	b.svc.ReconcileAtStart(context.Background())
+	b.server.Start(context.Background(), "")
 	return b, nil
 }
 

@@ -7,8 +7,8 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
-// watchNamed runs the zone service's restart watch (see
-// zoneservice.Service.WatchRestarts) for this handler until ctx ends
+// watchNamed runs the zone server's restart watch (see
+// zoneservice.Server.WatchRestarts) for this handler until ctx ends
 // (Cleanup): once named's backend can be resolved, every
 // zoneservice.DefaultWatchEvery it asks named for its status and, when
 // named restarted, heals what the restart left behind (interrupted
@@ -29,12 +29,7 @@ func watchNamed(ctx context.Context, backend func() (*backend, error)) {
 		if err != nil {
 			continue // a request reports it; try again
 		}
-		// Each view's zones are healed by a watch of their own (their
-		// index and intents are the view's).
-		for _, vb := range b.views {
-			go vb.svc.WatchRestarts(quiet(ctx), zoneservice.DefaultWatchEvery)
-		}
-		b.svc.WatchRestarts(quiet(ctx), zoneservice.DefaultWatchEvery)
+		b.server.WatchRestarts(quiet(ctx), zoneservice.DefaultWatchEvery)
 		return
 	}
 }

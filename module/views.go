@@ -189,20 +189,17 @@ func (t *viewTable) release() {
 	}
 }
 
-// backend builds the view's backend, as getBackend builds the
-// handler's: its store, an updater signing with the view's key, and a
-// zone service (newService) whose control commands name the view; root
-// is the handler's backend, whose control-channel client it shares.
-func (vs *viewSettings) backend(root *backend, zoneDir string, timeout time.Duration,
-	newService func(*zoneservice.Directory, *zonestore.Store, *rndc.Client, string, *dnsupdate.Updater, string, bool) *zoneservice.Service,
-) (*backend, error) {
-	updateKey := ""
+// parts resolves the view's own parts of the zone server, as getBackend
+// resolves the root's: its store, an updater signing with the view's key,
+// the name of that key.
+func (vs *viewSettings) parts(zoneDir string, timeout time.Duration) (zoneservice.ViewParts, error) {
+	p := zoneservice.ViewParts{Name: vs.name}
 	var err error
 	var tsigKey *rndc.Key
 	if vs.updateKeyConf != nil {
-		updateKey, tsigKey, err = resolveUpdateKey(*vs.updateKeyConf)
+		p.UpdateKey, tsigKey, err = resolveUpdateKey(*vs.updateKeyConf)
 		if err != nil {
-			return nil, fmt.Errorf("view %s: loading update key: %w", vs.name, err)
+			return p, fmt.Errorf("view %s: loading update key: %w", vs.name, err)
 		}
 	}
 	if vs.store == nil || vs.updater == nil { // a handler built without Provision (unit tests)
@@ -210,17 +207,14 @@ func (vs *viewSettings) backend(root *backend, zoneDir string, timeout time.Dura
 		vs.store = zoneservice.NewDirectory(dir, func() (*zonestore.Store, error) { return zonestore.OpenView(parent, view) })
 		vs.updater = sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
 	}
-	records, err := vs.updater.GetForView(vs.dnsServer, tsigKey, timeout)
-	if err != nil {
-		return nil, fmt.Errorf("view %s: %w", vs.name, err)
+	if p.Updater, err = vs.updater.GetForView(vs.dnsServer, tsigKey, timeout); err != nil {
+		return p, fmt.Errorf("view %s: %w", vs.name, err)
 	}
-	store, err := vs.store.Store()
-	if err != nil {
-		return nil, fmt.Errorf("view %s: opening its zone directory: %w", vs.name, err)
+	if p.Store, err = vs.store.Store(); err != nil {
+		return p, fmt.Errorf("view %s: opening its zone directory: %w", vs.name, err)
 	}
-	b := &backend{store: store, rndc: root.rndc, updateKey: updateKey, records: records, view: vs.name}
-	b.svc = newService(vs.store, store, root.rndc, vs.name, records, updateKey, false)
-	return b, nil
+	p.Directory = vs.store
+	return p, nil
 }
 
 // forView returns the backend of the zones of view, called on the
@@ -318,7 +312,7 @@ func (a *restAPI) backendFor(w http.ResponseWriter, p params) (*backend, bool) {
 		writeError(w, http.StatusInternalServerError, "view %s has no backend", p.view)
 		return nil, false
 	}
-	vb.svc.ReconcileAtStart(context.Background())
+	b.server.Start(context.Background(), p.view) // the view's start-up reconcile
 	return vb, true
 }
 
