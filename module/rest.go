@@ -9,7 +9,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // restAPI holds the REST handlers not yet moved to package rest (zones.go,
@@ -78,7 +77,7 @@ func (h *Handler) newREST() *restAPI {
 			if err != nil {
 				return nil, err // not a nil *backend in an interface
 			}
-			return b, nil
+			return b.server, nil
 		},
 		Decode: func(w http.ResponseWriter, r *http.Request, p rest.Params, v any) bool {
 			rt, _ := p.Route.(*route)
@@ -99,19 +98,6 @@ func (h *Handler) newREST() *restAPI {
 		Capabilities: withCapabilities,
 	}
 	return a
-}
-
-// Service returns the zone service of view (rest.Services): the
-// backend's own for "" and its view, a configured view's, nil for a view
-// not configured.
-func (b *backend) Service(view string) *zoneservice.Service {
-	if view == "" {
-		return b.svc
-	}
-	if vb := b.forView(view); vb != nil {
-		return vb.svc
-	}
-	return nil
 }
 
 // restRoutes are package rest's routes as routes of the handler: each

@@ -85,12 +85,18 @@ type API struct {
 // filters it too, and addresses a view in the list of the API's zones).
 var listAllParams = []string{"managed", "source"}
 
-// Services are the zone services of the configured views.
+// Services are the zone services of the configured views
+// (*zoneservice.Server implements it).
 type Services interface {
 	// Service returns the zone service of view: for "" (and the default
 	// view's name) the default view's, or the one service without views;
 	// nil for a view that is not configured.
 	Service(view string) *zoneservice.Service
+	// Start runs the start-up reconciles (once per process, until they
+	// succeed) and returns Service(view): see zoneservice.Server.Start.
+	Start(ctx context.Context, view string) *zoneservice.Service
+	// Reconcile reconciles every view: see zoneservice.Server.Reconcile.
+	Reconcile(ctx context.Context, fix bool) (*zoneservice.Report, error)
 }
 
 // Params are a request's path parameter and view, as the host matched
@@ -209,32 +215,17 @@ func (a *API) grant(r *http.Request) *auth.Grant {
 // services returns the zone services, or the 500 that answers a
 // failure to set them up (unreadable key file, missing zone directory).
 //
-// The first time in the process it also reconciles the zone directory
-// with named (zoneservice.Service.ReconcileAtStart) and the catalog with
-// the index (catalogFirstRequest). Handlers call it only once the request
-// is authorised completely (its route, zone and records), so that nothing
-// an unauthorised request does reaches named or the disk.
+// The first time in the process it also runs the start-up reconciles
+// (Services.Start: the zone directory with named, the catalog with the
+// index). Handlers call it only once the request is authorised completely
+// (its route, zone and records), so that nothing an unauthorised request
+// does reaches named or the disk.
 func (a *API) services() (Services, error) {
 	s, err := a.Backend()
 	if err != nil {
 		a.Logger.Error("backend unavailable", zap.Error(err))
 		return nil, fail(http.StatusInternalServerError, "%v", err)
 	}
-	s.Service("").ReconcileAtStart(context.Background())
-	a.catalogFirstRequest(context.Background())
+	s.Start(context.Background(), "")
 	return s, nil
-}
-
-// catalogFirstRequest reconciles the catalog with the zone index at the
-// first request after start (and at later ones until that succeeded). It
-// runs before the request's handler takes any zone lock.
-func (a *API) catalogFirstRequest(ctx context.Context) {
-	if a.CatalogZone == "" {
-		return
-	}
-	s, err := a.Backend()
-	if err != nil {
-		return // the handler answers it
-	}
-	s.Service("").ReconcileCatalogAtStart(ctx)
 }

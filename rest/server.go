@@ -132,27 +132,9 @@ func (a *API) handleReconcile(w http.ResponseWriter, r *http.Request, _ Params) 
 	if err != nil {
 		return err
 	}
-	rep := &zoneservice.Report{Fixed: []zoneservice.Fix{}, Pending: []zoneservice.Fix{}, Problems: []zoneservice.Fix{}}
-	root := s.Service("")
-	services := []*zoneservice.Service{root}
-	for _, name := range a.Views.Names {
-		if vs := s.Service(name); vs != nil && vs != root {
-			services = append(services, vs)
-		}
-	}
-	for _, vs := range services {
-		vrep, err := vs.Reconcile(r.Context(), true)
-		vs.LogReconcile("reconcile", vrep, err)
-		if err != nil {
-			return LifecycleFailure("", err)
-		}
-		for _, l := range []struct{ dst, src *[]zoneservice.Fix }{{&rep.Fixed, &vrep.Fixed}, {&rep.Pending, &vrep.Pending}, {&rep.Problems, &vrep.Problems}} {
-			for _, f := range *l.src {
-				f.View = vs.View
-				*l.dst = append(*l.dst, f)
-			}
-		}
-		rep.Checked += vrep.Checked
+	rep, err := s.Reconcile(r.Context(), true)
+	if err != nil {
+		return LifecycleFailure("", err)
 	}
 	msg := "nothing to repair"
 	if len(rep.Fixed) > 0 || len(rep.Pending) > 0 || len(rep.Problems) > 0 {

@@ -51,7 +51,7 @@ func (a *API) serviceFor(p Params) (*zoneservice.Service, error) {
 	if vs == nil {
 		return nil, fail(http.StatusInternalServerError, "view %s has no backend", p.View)
 	}
-	vs.ReconcileAtStart(context.Background())
+	s.Start(context.Background(), p.View) // the view's start-up reconcile
 	return vs, nil
 }
 

@@ -164,11 +164,11 @@ func (cfg *ServerConfig) service(v ViewParts, withCatalog bool) *Service {
 // view's, or without views the only one), which has the catalog.
 func (s *Server) Root() *Service { return s.root }
 
-// Service returns the service of the zones of view: the root for its own
-// view (the default view, or "" without views), a configured view's own
+// Service returns the service of the zones of view: the root for ""
+// and for its own view (the default view), a configured view's own
 // service, nil for a view not configured.
 func (s *Server) Service(view string) *Service {
-	if view == s.root.View {
+	if view == "" || view == s.root.View {
 		return s.root
 	}
 	return s.views[view]
