@@ -2,17 +2,14 @@ package rest
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // maxIdempotencyKey bounds the length of an Idempotency-Key value.
@@ -57,21 +54,17 @@ func idempotencyKeyOf(r *http.Request) (string, error) {
 	return v, nil
 }
 
-// keyStore is a zone directory that keeps the Idempotency-Keys of its
-// creates (*zonestore.Store).
-type keyStore interface {
-	IdempotencyKeys() *zonestore.IdempotencyKeys
-}
-
 // createWithKey answers a create sent with an Idempotency-Key. Keys
 // belong to the principal that sends them (another identity's same key
-// is another key). The first use records the key and the request's
-// fingerprint durably (zonestore.IdempotencyKeys, beside the zone index)
-// before the create runs; the final answer (201 with the zone, or 409)
-// is recorded with it and replayed to every retry of the same key and
-// body for zonestore.IdempotencyTTL (the store is bounded by age and
-// size, never by a count of keys: no key is refused); the key with
-// another body answers 422. An answer that is not final (504: named did not answer; 5xx) is
+// is another key); they are kept by the zone service
+// (zoneservice.Service.BeginKeyed): the first use records the key and the
+// request's fingerprint durably before the create runs; the final answer
+// (201 with the zone, or 409) is recorded with it and replayed to every
+// retry of the same key and body for zonestore.IdempotencyTTL (the store
+// is bounded by age and size, never by a count of keys: no key is
+// refused); the key with another body answers 422, and while a request
+// with the key runs in this process, another answers 409, as the draft
+// says. An answer that is not final (504: named did not answer; 5xx) is
 // not recorded: a retry runs the create again, which finds the zone if
 // the first attempt made it (the zone's index entry carries the key) and
 // answers the 201 it would have.
@@ -80,66 +73,50 @@ type keyStore interface {
 // request's fingerprint carrying the key (zoneservice.WithKey) and keyed
 // set.
 func (a *API) createWithKey(w http.ResponseWriter, r *http.Request, b *zoneservice.Service, zone, fp, key string, run func(w http.ResponseWriter, fp string, keyed bool) error) error {
-	store, ok := b.Store.(keyStore)
-	if !ok {
-		return fail(http.StatusInternalServerError, "the zone directory keeps no Idempotency-Keys")
-	}
 	principal := "anonymous"
 	if id := a.identity(r); id != nil {
 		principal = id.ID
 	}
-	sum := sha256.Sum256([]byte(principal + "\x00" + key))
-	id := hex.EncodeToString(sum[:16])
-	// A second request with the key while the first runs in this
-	// process answers 409, as the draft says (the directory's
-	// zoneservice.Directory knows the keys in flight).
-	end, ok := b.Directory.BeginKey(id)
-	if !ok {
+	k, err := b.BeginKeyed(principal, key, fp)
+	switch {
+	case errors.Is(err, zoneservice.ErrNoKeys):
+		return fail(http.StatusInternalServerError, "the zone directory keeps no Idempotency-Keys")
+	case errors.Is(err, zoneservice.ErrKeyBusy):
 		return fail(http.StatusConflict, "a request with this Idempotency-Key is still being processed; retry once it has been answered")
-	}
-	defer end()
-
-	keys := store.IdempotencyKeys()
-	rec, found, err := keys.Get(id)
-	if err != nil {
+	case errors.Is(err, zoneservice.ErrKeyReused):
+		return fail(http.StatusUnprocessableEntity, "Idempotency-Key %q was used with another request body; a key identifies one request: send a new key for a new request", key)
+	case err != nil:
 		return indexFailure(err)
 	}
-	switch {
-	case found && rec.Request != fp:
-		return fail(http.StatusUnprocessableEntity, "Idempotency-Key %q was used with another request body; a key identifies one request: send a new key for a new request", key)
-	case found && rec.Status != 0:
-		for k, v := range rec.Header {
-			w.Header().Set(k, v)
+	defer k.End()
+	if rec := k.Replay; rec != nil {
+		for name, v := range rec.Header {
+			w.Header().Set(name, v)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(rec.Status)
 		_, _ = w.Write(append(bytes.Clone(rec.Body), '\n'))
 		return nil
-	case !found:
-		rec = zonestore.IdempotencyRecord{Key: id, Principal: principal, Request: fp, Time: time.Now().UTC()}
-		if err := keys.Put(rec); err != nil {
-			return indexFailure(err)
-		}
 	}
 
 	bw := &bufferedResponse{header: http.Header{}}
-	if err := run(bw, zoneservice.WithKey(fp, id), true); err != nil {
+	if err := run(bw, k.Fingerprint, true); err != nil {
 		writeFailure(bw, err) // recorded as any answer is
 	}
 	if bw.status == http.StatusCreated || bw.status == http.StatusConflict {
-		rec.Status, rec.Body = bw.status, bytes.TrimSpace(bw.body.Bytes())
+		ans := zoneservice.Answer{Status: bw.status, Body: bytes.TrimSpace(bw.body.Bytes())}
 		if loc := bw.header.Get("Location"); loc != "" {
-			rec.Header = map[string]string{"Location": loc}
+			ans.Header = map[string]string{"Location": loc}
 		}
-		if err := keys.Put(rec); err != nil {
+		if err := k.Finish(ans); err != nil {
 			// The answer stands; a retry finds the zone by its index
 			// entry instead.
 			a.Logger.Error("remembering the answer of an Idempotency-Key failed", zap.String("zone", zone), zap.Error(err))
 		}
 	}
-	for k, v := range bw.header {
-		w.Header()[k] = v
+	for name, v := range bw.header {
+		w.Header()[name] = v
 	}
 	w.WriteHeader(bw.status)
 	_, _ = w.Write(bw.body.Bytes())
