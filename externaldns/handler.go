@@ -239,15 +239,14 @@ func (h *Handler) service() (*zoneservice.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := &zoneservice.Service{Updater: u, SerialMethod: h.method, Logger: h.logger}
 	l, err := h.historyLocked()
 	if err != nil {
 		return nil, err
 	}
-	if l != nil {
-		svc.History = l
-	}
-	h.st.svc = svc
+	// The same zone server as zone_api's (zoneservice.Server), of record
+	// operations only: no zone directory, no control channel.
+	srv := zoneservice.NewServer(zoneservice.ServerConfig{Root: zoneservice.ViewParts{Updater: u}, SerialMethod: h.method, Logger: h.logger, History: l})
+	h.st.svc = srv.Root()
 	return h.st.svc, nil
 }
 

@@ -68,7 +68,9 @@ type ServerConfig struct {
 	Names []string
 
 	// Control is named's control channel: each view's service's commands
-	// name its view (rndc.Client.InView). WatchStatus, if set, is how the
+	// name its view (rndc.Client.InView). Without it (and without the
+	// views' stores) the services do record operations only, as the
+	// external-dns webhook's. WatchStatus, if set, is how the
 	// restart watch asks named for its status (Service.WatchStatus).
 	Control     *rndc.Client
 	WatchStatus func(ctx context.Context) (*rndc.ServerStatus, error)
@@ -133,13 +135,8 @@ func NewServer(cfg ServerConfig) *Server {
 // service builds the service of a view's parts, with the catalog when
 // withCatalog is set (the root's).
 func (cfg *ServerConfig) service(v ViewParts, withCatalog bool) *Service {
-	// A ViewClient of view "" names no view: exactly the client's own
-	// commands.
-	control := cfg.Control.InView(v.Name)
 	svc := &Service{
-		Store:        v.Store,
 		Directory:    v.Directory,
-		Control:      control,
 		View:         v.Name,
 		Updater:      v.Updater,
 		SerialMethod: cfg.SerialMethod,
@@ -147,13 +144,24 @@ func (cfg *ServerConfig) service(v ViewParts, withCatalog bool) *Service {
 		Checker:      cfg.Checker,
 		Timeout:      cfg.Timeout,
 		SendWithin:   cfg.Timeout,
-		Expiry:       cfg.Control.Expiry,
 		KeyDirs:      cfg.KeyDirs,
 		Logger:       cfg.Logger,
 		WatchStatus:  cfg.WatchStatus,
 		History:      cfg.History,
 		Inventory:    cfg.Inventory,
 	}
+	// Without a store or a control channel (the external-dns webhook's
+	// server: records only) the service's fields stay nil interfaces.
+	if v.Store != nil {
+		svc.Store = v.Store
+	}
+	if cfg.Control == nil {
+		return svc
+	}
+	// A ViewClient of view "" names no view: exactly the client's own
+	// commands.
+	control := cfg.Control.InView(v.Name)
+	svc.Control, svc.Expiry = control, cfg.Control.Expiry
 	if withCatalog && cfg.Catalog != nil {
 		svc.Catalog, svc.CatalogNotify = cfg.Catalog(v.Store, control, v.Updater, v.UpdateKey), cfg.CatalogNotify
 	}
