@@ -6,6 +6,14 @@
 // channel (package rndc), RFC 2136 updates and zone transfers (package
 // dnsupdate) and the zone directory (package zonestore).
 //
+// Front ends reach it through a Server (server.go), which a
+// configuration builds once (NewServer): it holds the Service of each
+// view of named, starts the start-up reconciles from one place (Start),
+// runs the restart watch of every view, and lists the managed zones
+// across views, scoped. What the process keeps of a zone directory
+// across configurations is its Directory (directory.go), which the front
+// end holds (the Caddy module, in a caddy.UsagePool).
+//
 // Create and delete are made crash-safe by a durable write-ahead intent
 // recorded before anything is touched, and the reconciler completes or
 // undoes, from what named reports, whatever a crash or an unanswered
