@@ -225,36 +225,16 @@ func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change
 	return nil, err, true
 }
 
-// Batch change operations.
+// Batch change operations (zonemodel's).
 const (
-	// OpAdd adds one record (value).
-	OpAdd = "add"
-	// OpRemove removes one record (value), if present.
-	OpRemove = "remove"
-	// OpReplace replaces the RRset of name and type with values.
-	OpReplace = "replace"
-	// OpDelete deletes the RRset of name and type.
-	OpDelete = "delete"
+	OpAdd     = zonemodel.OpAdd
+	OpRemove  = zonemodel.OpRemove
+	OpReplace = zonemodel.OpReplace
+	OpDelete  = zonemodel.OpDelete
 )
 
-// Change is one change of a batch; an item of the REST API's body of
-// PATCH /api/v1/zones/{name}/records (apitypes.Change) converts to it.
-type Change struct {
-	// Op is "add", "remove", "replace" or "delete".
-	Op string
-	// Name is the owner, as in zonemodel.Record.
-	Name string
-	// Type is the record type.
-	Type string
-	// Value is the record data of add and remove.
-	Value string
-	// Values are the new RRset's data for replace.
-	Values []string
-	// TTL applies to add and replace (default: the zone's default TTL).
-	TTL *uint32
-	// Priority is put before each value of an MX or SRV record.
-	Priority *uint16
-}
+// Change is one change of a batch (zonemodel.Change).
+type Change = zonemodel.Change
 
 // change is a validated batch step.
 type change struct {

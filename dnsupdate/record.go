@@ -106,20 +106,8 @@ func (u *Updater) explainAddConflict(ctx context.Context, zone string, rr dns.RR
 	return &ConflictError{Field: "name", Message: fmt.Sprintf("%s: named refused the change because of a CNAME conflict (RFC 1034 §3.6.2)", name)}, false
 }
 
-// Removal names what Remove deletes: one record (Value set) or the whole
-// RRset of Name and Type (Value nil). The REST API's body of DELETE
-// /api/v1/zones/{name}/records (apitypes.RemoveRecord) converts to it.
-type Removal struct {
-	// Name is the owner, as in zonemodel.Record.
-	Name string
-	// Type is the record type.
-	Type string
-	// Value is the data of the one record to delete; nil: every record of
-	// the type at the name.
-	Value *string
-	// Priority is the MX preference or SRV priority, put before Value.
-	Priority *uint16
-}
+// Removal names what Remove deletes (zonemodel.Removal).
+type Removal = zonemodel.Removal
 
 // Remove deletes one record (Value set) or the RRset of name and type.
 // Deleting what does not exist succeeds and changes no record, as in BIND;
@@ -185,24 +173,9 @@ func (u *Updater) Remove(ctx context.Context, zone string, req Removal, opt Writ
 	}
 }
 
-// Replacement is one record's data replaced by other data: the record of
-// Name and Type holding CurrentValue becomes one holding NewValue. The
-// REST API's body of PUT /api/v1/zones/{name}/records
-// (apitypes.UpdateRecord) converts to it.
-type Replacement struct {
-	// Name is the owner, as in zonemodel.Record.
-	Name string
-	// Type is the record type.
-	Type string
-	// CurrentValue is the data of the record to replace.
-	CurrentValue string
-	// NewValue is the data that replaces it.
-	NewValue string
-	// TTL is the new record's TTL (default: the zone's default TTL).
-	TTL *uint32
-	// Priority is the MX preference or SRV priority of both values.
-	Priority *uint16
-}
+// Replacement is one record's data replaced by other data
+// (zonemodel.Replacement).
+type Replacement = zonemodel.Replacement
 
 // Replace replaces one record's data in one UPDATE message whose
 // prerequisite is the RRset as read, holding the current value: it fails

@@ -9,7 +9,8 @@
 //   - names.go: zone, owner and mailbox names, rndc identifiers;
 //   - recordspec.go: records as the record endpoints give them, parsed
 //     and validated against a zone (names, types, rdata); rdata.go their
-//     master-file text;
+//     master-file text; change.go the other record changes (a removal, a
+//     replacement, a batch's changes), which the zone service takes;
 //   - render.go: master files rendered with miekg/dns, and the
 //     configuration block handed to `rndc addzone`;
 //   - errors.go: ValidationError, every problem of a request at once.

@@ -42,7 +42,7 @@ func (s *Service) AddRecord(ctx context.Context, zone string, rec zonemodel.Reco
 }
 
 // RemoveRecord removes one record, or an RRset when rm names no value.
-func (s *Service) RemoveRecord(ctx context.Context, zone string, rm dnsupdate.Removal, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+func (s *Service) RemoveRecord(ctx context.Context, zone string, rm zonemodel.Removal, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
 	return s.change(ctx, zone, "remove", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
 		return s.Updater.Remove(ctx, zone, rm, opt)
 	})
@@ -50,7 +50,7 @@ func (s *Service) RemoveRecord(ctx context.Context, zone string, rm dnsupdate.Re
 
 // ReplaceRecord replaces one record's data (dnsupdate.ErrRecordNotFound
 // when the record is not there).
-func (s *Service) ReplaceRecord(ctx context.Context, zone string, rp dnsupdate.Replacement, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+func (s *Service) ReplaceRecord(ctx context.Context, zone string, rp zonemodel.Replacement, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
 	return s.change(ctx, zone, "update", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
 		return s.Updater.Replace(ctx, zone, rp, opt)
 	})
@@ -58,7 +58,7 @@ func (s *Service) ReplaceRecord(ctx context.Context, zone string, rp dnsupdate.R
 
 // ApplyChanges applies changes in order as one UPDATE message: all or
 // nothing, one serial bump.
-func (s *Service) ApplyChanges(ctx context.Context, zone string, changes []dnsupdate.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+func (s *Service) ApplyChanges(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
 	return s.change(ctx, zone, "batch", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
 		return s.Updater.Batch(ctx, zone, changes, opt)
 	})
