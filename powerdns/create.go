@@ -540,27 +540,34 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 			return
 		}
 	}
-	if plan != nil && len(plan.Changes) > 0 {
-		if _, _, err := a.Service.Apply(r.Context(), name, plan.Changes); err != nil {
-			a.fail(w, err, plan.Explain, false)
-			return
+	if plan == nil && !putsData(&req) {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	// The attributes and, with rrsets, every RRset's comments and
+	// disabled records are this request's: kept around the UPDATE as a
+	// PATCH's are (withData).
+	change := func(d *zoneData) {
+		dataFromRequest(d, &req, z.Type)
+		if plan != nil {
+			d.RRsets = nil
+			applySide(d, side, time.Now())
 		}
 	}
-	if plan != nil || putsData(&req) {
-		err := a.updateData(r.Context(), z, func(d *zoneData) error {
-			dataFromRequest(d, &req, z.Type)
-			if plan != nil {
-				// Every RRset was given: what is kept of them is
-				// what this request gives.
-				d.RRsets = nil
-				applySide(d, side, time.Now())
-			}
-			return nil
-		})
-		if err != nil {
-			a.fail(w, err, nil, false)
-			return
+	var apply func() error
+	if plan != nil && len(plan.Changes) > 0 {
+		apply = func() error {
+			_, _, err := a.Service.Apply(r.Context(), name, plan.Changes)
+			return err
 		}
+	}
+	if err := a.withData(r.Context(), z, change, apply); err != nil {
+		var ex func(string, string) string
+		if plan != nil {
+			ex = plan.Explain
+		}
+		a.fail(w, err, ex, false)
+		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

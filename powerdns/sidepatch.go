@@ -1,6 +1,7 @@
 package powerdns
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -309,4 +310,46 @@ func sideOnlySets(plan *Plan, side []sideChange) []RRset {
 		}
 	}
 	return out
+}
+
+// withData makes a change of the zone's side file around apply (the
+// UPDATE of a PUT with rrsets; nil when there is none), under the side
+// file's lock: when the change keeps records disabled that apply takes
+// out of named, the side file first holds the pending data (pendingData),
+// then apply runs, then the side file holds the changed data, or the old
+// again when apply failed. Without side files apply alone runs.
+func (a *API) withData(ctx context.Context, z *ZoneInfo, change func(d *zoneData), apply func() error) error {
+	sf := a.sideFiles()
+	if sf == nil {
+		if apply != nil {
+			return apply()
+		}
+		return nil
+	}
+	unlock, err := sf.LockSideFile(ctx, z.Name, zonestore.SideKindPowerDNS)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	before, err := readData(sf, z)
+	if err != nil {
+		return err
+	}
+	after := before.clone()
+	change(after)
+	if apply != nil {
+		p, grew := pendingData(before, after)
+		if grew {
+			if err := saveData(sf, z, p); err != nil {
+				return err
+			}
+		}
+		if err := apply(); err != nil {
+			if grew {
+				_ = saveData(sf, z, before.clone())
+			}
+			return err
+		}
+	}
+	return saveData(sf, z, after)
 }

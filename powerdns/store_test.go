@@ -550,3 +550,44 @@ func TestSideFileCatalog(t *testing.T) {
 		t.Errorf("list = %s", l.raw)
 	}
 }
+
+// TestSideFilePutRRsets: a PUT of rrsets (4.9+) keeps what it gives of
+// comments and disabled records and nothing of the RRsets before; named
+// gets only the enabled records; a PUT named refuses leaves the side file
+// as it was. Before, comments and disabled records in a PUT were 422.
+func TestSideFilePutRRsets(t *testing.T) {
+	f := newFakeNamed(t)
+	h := fakeAPI(f)
+	call(t, h, "POST", zp, map[string]any{"name": "p.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}, "rrsets": []any{
+		map[string]any{"name": "old.p.test.", "type": "A", "ttl": 60, "records": []any{map[string]any{"content": "192.0.2.9", "disabled": true}}},
+	}})
+	soa := map[string]any{"name": "p.test.", "type": "SOA", "ttl": 3600, "records": []any{map[string]any{"content": "a.misconfigured.dns.server.invalid. hostmaster.p.test. 1 10800 3600 604800 3600"}}}
+	put := map[string]any{"rrsets": []any{soa,
+		map[string]any{"name": "p.test.", "type": "NS", "ttl": 3600, "records": []any{map[string]any{"content": "ns1.example.com."}}},
+		map[string]any{"name": "www.p.test.", "type": "A", "ttl": 60, "records": []any{map[string]any{"content": "192.0.2.1"}, map[string]any{"content": "192.0.2.2", "disabled": true}},
+			"comments": []any{map[string]any{"account": "a", "content": "put"}}},
+	}}
+	if r := call(t, h, "PUT", zp+"/p.test.", put); r.status != 204 {
+		t.Fatalf("PUT: %d %s", r.status, r.raw)
+	}
+	if got := strings.Join(f.served("p.test"), "|"); strings.Contains(got, "192.0.2.2") || !strings.Contains(got, "www.p.test. A 192.0.2.1") {
+		t.Errorf("named serves %s", got)
+	}
+	g := call(t, h, "GET", zp+"/p.test.", nil)
+	if a := g.rrset("www.p.test.", "A"); a == nil || js(a["records"]) != `[{"content":"192.0.2.1","disabled":false},{"content":"192.0.2.2","disabled":true}]` || !strings.Contains(js(a["comments"]), `"put"`) {
+		t.Errorf("www A = %v", a)
+	}
+	if g.rrset("old.p.test.", "A") != nil {
+		t.Errorf("the disabled RRset the PUT did not give is still shown: %s", g.raw)
+	}
+	before, _, _ := f.store.ReadSideFile("p.test", zonestore.SideKindPowerDNS)
+	f.failing = true
+	put["rrsets"] = []any{soa, map[string]any{"name": "p.test.", "type": "NS", "ttl": 3600, "records": []any{map[string]any{"content": "ns1.example.com."}}},
+		map[string]any{"name": "x.p.test.", "type": "A", "ttl": 60, "records": []any{map[string]any{"content": "192.0.2.3", "disabled": true}}}}
+	r := call(t, h, "PUT", zp+"/p.test.", put)
+	f.failing = false
+	after, _, _ := f.store.ReadSideFile("p.test", zonestore.SideKindPowerDNS)
+	if r.status < 400 || string(after) != string(before) {
+		t.Errorf("a refused PUT: %d, side file %s, was %s", r.status, after, before)
+	}
+}
