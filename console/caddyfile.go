@@ -21,6 +21,7 @@ func init() {
 //		oidc_scopes    <scope…>  # default openid
 //		oidc_token     id_token|access_token   # sent to the API; default id_token
 //		oidc_name      <name>    # on the button; default the issuer's host
+//		oidc_ca_file   <pem>     # CAs of the provider's certificate; default the system's
 //	}
 func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	c := new(Handler)
@@ -60,6 +61,8 @@ func (c *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			dst = &oidc().Token
 		case "oidc_name":
 			dst = &oidc().Name
+		case "oidc_ca_file":
+			dst = &oidc().CAFile
 		case "oidc_scopes":
 			o := oidc()
 			o.Scopes = append(o.Scopes, d.RemainingArgs()...)
@@ -68,7 +71,7 @@ func (c *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			continue
 		default:
-			return d.Errf("unknown option %q: want path, api, oidc_issuer, oidc_client_id, oidc_scopes, oidc_token or oidc_name", d.Val())
+			return d.Errf("unknown option %q: want path, api, oidc_issuer, oidc_client_id, oidc_scopes, oidc_token, oidc_name or oidc_ca_file", d.Val())
 		}
 		if !d.NextArg() {
 			return d.ArgErr()

@@ -2,6 +2,8 @@ package console
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -41,6 +44,10 @@ type OIDC struct {
 	// Name is shown on the button ("Sign in with <name>"); default the
 	// issuer's host.
 	Name string `json:"name,omitempty"`
+	// CAFile is a PEM file of the CAs that sign the provider's
+	// certificate, for the discovery document; default: the system's
+	// roots. (The browser trusts what the system gives it.)
+	CAFile string `json:"ca_file,omitempty"`
 
 	client *http.Client
 	mu     sync.Mutex
@@ -86,6 +93,19 @@ func (o *OIDC) provision() error {
 		o.Name = u.Host
 	}
 	o.client = &http.Client{Timeout: 5 * time.Second}
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return fmt.Errorf("oidc_ca_file: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("oidc_ca_file %s: no PEM certificate in it", o.CAFile)
+		}
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		o.client.Transport = t
+	}
 	return nil
 }
 

@@ -2,9 +2,12 @@ package console
 
 import (
 	"encoding/json"
+	"encoding/pem"
 	"html"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -116,10 +119,32 @@ func TestOIDCConfig(t *testing.T) {
 		{Issuer: "http://idp.example", ClientID: "console"},
 		{Issuer: "https://idp.example", ClientID: "console", Token: "refresh_token"},
 		{Issuer: "https://idp.example/a;b", ClientID: "console"},
+		{Issuer: "https://idp.example", ClientID: "console", CAFile: "/nonexistent/ca.pem"},
 	} {
 		h := &Handler{OIDC: bad}
 		if err := h.Provision(caddyCtx()); err == nil {
 			t.Errorf("%+v was accepted", bad)
+		}
+	}
+}
+
+// TestOIDCCAFile: a provider whose certificate the system does not
+// trust is read with oidc_ca_file naming its CA, and refused without.
+func TestOIDCCAFile(t *testing.T) {
+	var srv *httptest.Server
+	srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"issuer": srv.URL, "authorization_endpoint": srv.URL + "/authorize", "token_endpoint": srv.URL + "/token"})
+	}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, ok := range map[string]bool{ca: true, "": false} {
+		h := &Handler{OIDC: &OIDC{Issuer: srv.URL, ClientID: "console", CAFile: file}}
+		c := oidcMeta(t, serve(t, h, "/console/").Body.String())
+		if got := c["tokenEndpoint"] == srv.URL+"/token"; got != ok {
+			t.Errorf("ca_file %q: meta %v", file, c)
 		}
 	}
 }
