@@ -252,7 +252,7 @@ class Zone extends HTMLElement {
     this.status = h('p', { class: 'hint', role: 'status' });
     this.caption = h('caption', { class: 'sr' });
     this.tbody = h('tbody');
-    this.more = h('button', { type: 'button', class: 'small more', onclick: () => { this.shown += pageRows; this.renderRows(); } }, 'Show more rows');
+    this.more = h('button', { type: 'button', class: 'small more', onclick: () => { this.moreAt = performance.now(); this.shown += pageRows; this.renderRows(); } }, 'Show more rows');
     replace(this.records, this.status, bulk,
       h('table', {}, this.caption,
         h('thead', {}, h('tr', {}, canEdit ? h('th', { scope: 'col' }, h('span', { class: 'sr' }, 'Select')) : null, ['Name', 'Type', 'TTL', 'Data'].map((c) => h('th', { scope: 'col' }, c)),
@@ -261,7 +261,12 @@ class Zone extends HTMLElement {
       this.more);
     // Scrolling to the end of the rows shows more of them.
     if (this.moreSeen) this.moreSeen.disconnect();
-    this.moreSeen = new IntersectionObserver((es) => { if (es.some((x) => x.isIntersecting) && !this.more.hidden) { this.shown += pageRows; this.renderRows(); } });
+    // Scrolling to the button shows more rows too; not when the button
+    // came into view to be clicked (an intersection seen before the last
+    // click), which would add two pages for one.
+    this.moreSeen = new IntersectionObserver((es) => {
+      if (es.some((x) => x.isIntersecting && x.time > (this.moreAt || 0)) && !this.more.hidden) { this.shown += pageRows; this.renderRows(); }
+    });
     this.moreSeen.observe(this.more);
     this.renderRows();
   }
