@@ -106,8 +106,8 @@ var layering = []layer{
 	},
 	{
 		name:    "front-end support",
-		rule:    "Caddy glue the front ends share: auth modes and scopes, keys as configured, the shared DNS updaters, the spec command, the registry of front ends zone_api mounts, the in-process transport to the handler (localcall), the change events pushed from the history (events: the SSE stream and the webhooks' delivery)",
-		pkgs:    []string{"apispec/speccmd", "auth", "auth/k8stokenreview", "events", "frontend", "internal/keyconf", "internal/localcall", "internal/sharedupdater"},
+		rule:    "Caddy glue the front ends share: auth modes and scopes, keys as configured, the shared DNS updaters, the spec command, the registry of front ends zone_api mounts, the in-process transport to the handler (localcall), the one JSON body decoder (jsonbody), the change events pushed from the history (events: the SSE stream and the webhooks' delivery)",
+		pkgs:    []string{"apispec/speccmd", "auth", "auth/k8stokenreview", "events", "frontend", "internal/keyconf", "internal/localcall", "internal/sharedupdater", "jsonbody"},
 		imports: []string{"base", "api types", "zone model", "storage and control", "dns", "zone service", "spec", "front-end support"},
 		http:    true,
 		caddy:   true,

@@ -1,7 +1,6 @@
 package module
 
 import (
-	"errors"
 	"mime"
 	"net/http"
 	"strings"
@@ -38,9 +37,4 @@ func checkContentType(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
-}
-
-func isTooLarge(err error) bool {
-	var mbe *http.MaxBytesError
-	return errors.As(err, &mbe)
 }

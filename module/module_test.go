@@ -15,6 +15,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
+	"github.com/zoneapi/caddy-zoneapi/jsonbody"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
@@ -47,7 +48,7 @@ func TestCheckBearer(t *testing.T) {
 }
 
 // TestDecodeBody: the body read and decoded strictly (readBody, then
-// decodeJSON), each failure a precise 4xx.
+// decodeStrict), each failure a precise 4xx.
 func TestDecodeBody(t *testing.T) {
 	type inner struct {
 		N uint32 `json:"n"`
@@ -86,7 +87,7 @@ func TestDecodeBody(t *testing.T) {
 			w := httptest.NewRecorder()
 			var b body
 			raw, ok := readBody(w, req)
-			ok = ok && decodeJSON(w, raw, &b)
+			ok = ok && decodeStrict(w, jsonbody.Parse(raw), &b)
 			if tc.status == 0 {
 				if !ok {
 					t.Fatalf("decode failed: %d %s", w.Code, w.Body)

@@ -1,7 +1,6 @@
 package module
 
 import (
-	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -44,86 +43,6 @@ func TestDuplicateKeys(t *testing.T) {
 			t.Errorf("decodeRequest(%s): %d %s", body, w.Code, w.Body)
 		}
 	}
-}
-
-func TestDuplicateKeyDetector(t *testing.T) {
-	cases := []struct {
-		in, key, where string
-	}{
-		{`{"a":1,"b":2}`, "", ""},
-		{`{"a":{"a":1},"b":[{"a":1},{"a":2}]}`, "", ""},
-		{`{"a":1,"a":2}`, "a", "(body)"},
-		{`{"x":{"k":1,"K":2}}`, "K", "/x"},
-		{`{"x":[{"k":1},{"k":1,"k":3}]}`, "k", "/x/1"},
-		{`{"a/b":{"c":[1,{"d":1,"d":2}]}}`, "d", "/a~1b/c/1"},
-		{`[{"a":1},{"a":2,"b":{"a":1}}]`, "", ""},
-		{`"a"`, "", ""},
-		{`{"a":"a","b":"a"}`, "", ""},
-	}
-	for _, c := range cases {
-		k, where, ok := duplicateKey([]byte(c.in))
-		if ok != (c.key != "") || k != c.key || where != c.where {
-			t.Errorf("duplicateKey(%s) = %q, %q, %v; want %q, %q", c.in, k, where, ok, c.key, c.where)
-		}
-	}
-}
-
-// FuzzDuplicateKey checks the detector against a reference: decoding into
-// generic maps loses exactly the duplicates, so a document without them
-// survives a decode and re-encode with the same number of keys.
-func FuzzDuplicateKey(f *testing.F) {
-	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":1,"B":2}}`, `[{"x":[{"y":1,"y":2}]}]`, `{}`, `1`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if !json.Valid([]byte(s)) {
-			return
-		}
-		_, _, dup := duplicateKey([]byte(s))
-		want := countKeys(t, s, false) != countKeys(t, s, true)
-		if dup != want {
-			t.Fatalf("duplicateKey(%s) = %v, want %v", s, dup, want)
-		}
-	})
-}
-
-// countKeys counts object keys in s: all of them (unique false), or those
-// left after case-folding duplicates away (unique true).
-func countKeys(t *testing.T, s string, unique bool) int {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber() // a valid number such as 1E700 overflows float64
-	var walk func() int
-	walk = func() int {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, ok := tok.(json.Delim)
-		if !ok {
-			return 0
-		}
-		n := 0
-		if d == '[' {
-			for dec.More() {
-				n += walk()
-			}
-			dec.Token()
-			return n
-		}
-		seen := map[string]bool{}
-		for dec.More() {
-			kt, _ := dec.Token()
-			k := strings.ToLower(kt.(string))
-			if !unique || !seen[k] {
-				n++
-			}
-			seen[k] = true
-			n += walk()
-		}
-		dec.Token()
-		return n
-	}
-	return walk()
 }
 
 // TestNonASCIIInMessages: a name quoting a non-ASCII character names that

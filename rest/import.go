@@ -18,6 +18,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/jsonbody"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -63,7 +64,7 @@ func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params)
 	if mt == textDNS {
 		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, zonemodel.MaxImportBytes))
 		if err != nil {
-			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			if jsonbody.TooLarge(err) {
 				return fail(http.StatusRequestEntityTooLarge, "the zone file exceeds %d bytes (64 MiB); larger zones can be imported by AXFR (docs/import.md)", zonemodel.MaxImportBytes)
 			}
 			return fail(http.StatusBadRequest, "reading the request body: %v", err)

@@ -92,7 +92,7 @@ done
 fuzztime=${FUZZTIME:-20000x}
 if [ "$fuzztime" != "0" ]; then
 	echo "== fuzzing ($fuzztime per target)" >&2
-	for pkg in ./rndc ./zonemodel ./client/libdnsprovider ./auth ./externaldns/provider ./internal/txtdata ./powerdns ./module ./apispec ./zoneservice; do
+	for pkg in ./rndc ./zonemodel ./client/libdnsprovider ./auth ./externaldns/provider ./internal/txtdata ./powerdns ./jsonbody ./apispec ./zoneservice; do
 		for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
 			go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" "$pkg"
 		done

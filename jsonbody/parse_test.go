@@ -1,4 +1,4 @@
-package module
+package jsonbody
 
 import (
 	"bytes"
@@ -29,16 +29,16 @@ func FuzzParseJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		data := []byte(s)
-		pj := parseJSON(data)
-		if pj.valid != json.Valid(data) {
-			t.Fatalf("parseJSON(%q).valid = %v, json.Valid %v", s, pj.valid, !pj.valid)
+		pj := Parse(data)
+		if pj.Valid != json.Valid(data) {
+			t.Fatalf("Parse(%q).valid = %v, json.Valid %v", s, pj.Valid, !pj.Valid)
 		}
-		if !pj.valid {
+		if !pj.Valid {
 			return
 		}
 		k, where, dup := duplicateKeyByTokens(data)
-		if pj.dup != dup || pj.dupKey != k || pj.dupWhere != where {
-			t.Fatalf("parseJSON(%q) duplicate %q at %q, tokens say %q at %q (%v)", s, pj.dupKey, pj.dupWhere, k, where, dup)
+		if pj.Dup != dup || pj.DupKey != k || pj.DupWhere != where {
+			t.Fatalf("Parse(%q) duplicate %q at %q, tokens say %q at %q (%v)", s, pj.DupKey, pj.DupWhere, k, where, dup)
 		}
 		if dup {
 			return // maps keep one of the duplicates; the body is refused anyway
@@ -47,8 +47,8 @@ func FuzzParseJSON(f *testing.F) {
 		if err != nil {
 			t.Fatalf("UnmarshalJSON(%q): %v", s, err)
 		}
-		if !reflect.DeepEqual(pj.value, want) {
-			t.Fatalf("parseJSON(%q) = %#v, encoding/json %#v", s, pj.value, want)
+		if !reflect.DeepEqual(pj.Value, want) {
+			t.Fatalf("Parse(%q) = %#v, encoding/json %#v", s, pj.Value, want)
 		}
 	})
 }
@@ -125,6 +125,86 @@ func duplicateKeyByTokens(data []byte) (key, where string, ok bool) {
 	}
 }
 
+func TestDuplicateKeyDetector(t *testing.T) {
+	cases := []struct {
+		in, key, where string
+	}{
+		{`{"a":1,"b":2}`, "", ""},
+		{`{"a":{"a":1},"b":[{"a":1},{"a":2}]}`, "", ""},
+		{`{"a":1,"a":2}`, "a", "(body)"},
+		{`{"x":{"k":1,"K":2}}`, "K", "/x"},
+		{`{"x":[{"k":1},{"k":1,"k":3}]}`, "k", "/x/1"},
+		{`{"a/b":{"c":[1,{"d":1,"d":2}]}}`, "d", "/a~1b/c/1"},
+		{`[{"a":1},{"a":2,"b":{"a":1}}]`, "", ""},
+		{`"a"`, "", ""},
+		{`{"a":"a","b":"a"}`, "", ""},
+	}
+	for _, c := range cases {
+		k, where, ok := DuplicateKey([]byte(c.in))
+		if ok != (c.key != "") || k != c.key || where != c.where {
+			t.Errorf("DuplicateKey(%s) = %q, %q, %v; want %q, %q", c.in, k, where, ok, c.key, c.where)
+		}
+	}
+}
+
+// FuzzDuplicateKey checks the detector against a reference: decoding into
+// generic maps loses exactly the duplicates, so a document without them
+// survives a decode and re-encode with the same number of keys.
+func FuzzDuplicateKey(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":1,"B":2}}`, `[{"x":[{"y":1,"y":2}]}]`, `{}`, `1`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !json.Valid([]byte(s)) {
+			return
+		}
+		_, _, dup := DuplicateKey([]byte(s))
+		want := countKeys(t, s, false) != countKeys(t, s, true)
+		if dup != want {
+			t.Fatalf("DuplicateKey(%s) = %v, want %v", s, dup, want)
+		}
+	})
+}
+
+// countKeys counts object keys in s: all of them (unique false), or those
+// left after case-folding duplicates away (unique true).
+func countKeys(t *testing.T, s string, unique bool) int {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber() // a valid number such as 1E700 overflows float64
+	var walk func() int
+	walk = func() int {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return 0
+		}
+		n := 0
+		if d == '[' {
+			for dec.More() {
+				n += walk()
+			}
+			dec.Token()
+			return n
+		}
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, _ := dec.Token()
+			k := strings.ToLower(kt.(string))
+			if !unique || !seen[k] {
+				n++
+			}
+			seen[k] = true
+			n += walk()
+		}
+		dec.Token()
+		return n
+	}
+	return walk()
+}
+
 // TestParseJSONManyKeys: an object with many keys switches the duplicate
 // check to a map and still finds a late duplicate.
 func TestParseJSONManyKeys(t *testing.T) {
@@ -134,8 +214,8 @@ func TestParseJSONManyKeys(t *testing.T) {
 		sb.WriteString(`"k` + itoa(i) + `":1,`)
 	}
 	sb.WriteString(`"K7":2}`)
-	pj := parseJSON([]byte(sb.String()))
-	if !pj.valid || !pj.dup || pj.dupKey != "K7" || pj.dupWhere != "(body)" {
+	pj := Parse([]byte(sb.String()))
+	if !pj.Valid || !pj.Dup || pj.DupKey != "K7" || pj.DupWhere != "(body)" {
 		t.Fatalf("got %+v", pj)
 	}
 }

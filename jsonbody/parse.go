@@ -1,4 +1,4 @@
-package module
+package jsonbody
 
 import (
 	"encoding/json"
@@ -8,49 +8,51 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// maxJSONDepth is encoding/json's nesting limit: a deeper document is not
-// valid for it, so it is not for parseJSON either.
-const maxJSONDepth = 10000
+// MaxDepth is encoding/json's nesting limit: a deeper document is not
+// valid for it, so it is not for Parse either.
+const MaxDepth = 10000
 
-// parsedJSON is a request body parsed once, for the checks that precede
-// the strict decode.
-type parsedJSON struct {
-	// valid is true when the body is exactly one JSON value (surrounded by
-	// whitespace only), as json.Valid tells.
-	valid bool
-	// value is the body as encoding/json decodes it into an any with
-	// UseNumber (maps, slices, strings, json.Number, bools, nil): what the
-	// schema validator takes. Only set when valid.
-	value any
-	// dup is true when a key appears twice in one object (keys compared
-	// as encoding/json matches struct fields: ignoring case); dupKey is
-	// the first such key (possibly ""), dupWhere the JSON Pointer of that
+// Body is a request body parsed once, for the checks that precede the
+// decode (a front end's schema) and for the decode itself (Decode).
+type Body struct {
+	raw []byte
+	// Valid is true when the body is exactly one JSON value (surrounded by
+	// whitespace only) nested at most MaxDepth deep, as json.Valid tells.
+	Valid bool
+	// Value is the body as encoding/json decodes it into an any with
+	// UseNumber (maps, slices, strings, json.Number, bools, nil): what a
+	// schema validator takes. Only set when Valid.
+	Value any
+	// Dup is true when a key appears twice in one object (keys compared
+	// as encoding/json matches struct fields: ignoring case); DupKey is
+	// the first such key (possibly ""), DupWhere the JSON Pointer of that
 	// object ("(body)" for the top level).
-	dup              bool
-	dupKey, dupWhere string
+	Dup              bool
+	DupKey, DupWhere string
 }
 
-// parseJSON parses a request body in one pass: validity, the generic value
+// Parse parses a request body in one pass: validity, the generic value
 // and the first duplicate key. encoding/json keeps the last of duplicate
 // keys silently, so a body such as {"zoneName":"a","zoneName":"b"} would
-// otherwise be read as one of its meanings.
-func parseJSON(data []byte) parsedJSON {
+// otherwise be read as one of its meanings. The Body keeps data, which
+// the caller must not change while it uses the Body.
+func Parse(data []byte) Body {
 	p := jsonParser{data: data}
 	p.space()
 	v, ok := p.value()
 	p.space()
 	if !ok || p.pos != len(p.data) {
-		return parsedJSON{}
+		return Body{raw: data}
 	}
-	return parsedJSON{valid: true, value: v, dup: p.dup, dupKey: p.dupKey, dupWhere: p.dupWhere}
+	return Body{raw: data, Valid: true, Value: v, Dup: p.dup, DupKey: p.dupKey, DupWhere: p.dupWhere}
 }
 
-// duplicateKey returns the first key that appears twice in one JSON object
+// DuplicateKey returns the first key that appears twice in one JSON object
 // of data, with the JSON Pointer of that object, or ok false when there is
 // none or data is not valid JSON.
-func duplicateKey(data []byte) (key, where string, ok bool) {
-	pj := parseJSON(data)
-	return pj.dupKey, pj.dupWhere, pj.dup
+func DuplicateKey(data []byte) (key, where string, ok bool) {
+	b := Parse(data)
+	return b.DupKey, b.DupWhere, b.Dup
 }
 
 // jsonParser is a recursive-descent parser of RFC 8259 JSON that accepts
@@ -154,7 +156,7 @@ func (p *jsonParser) literal(s string) bool {
 }
 
 func (p *jsonParser) object() (any, bool) {
-	if len(p.path) >= maxJSONDepth {
+	if len(p.path) >= MaxDepth {
 		return nil, false
 	}
 	p.pos++ // {
@@ -201,7 +203,7 @@ func (p *jsonParser) object() (any, bool) {
 }
 
 func (p *jsonParser) array() (any, bool) {
-	if len(p.path) >= maxJSONDepth {
+	if len(p.path) >= MaxDepth {
 		return nil, false
 	}
 	p.pos++ // [

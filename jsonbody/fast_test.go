@@ -1,9 +1,11 @@
-package module
+package jsonbody
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +30,20 @@ type fastKinds struct {
 	Raw  []byte            `json:"raw"`
 	NoTg string
 	Skip string `json:"-"`
+}
+
+// addsBody is a PATCH body of n adds.
+func addsBody(n int) string {
+	var sb strings.Builder
+	sb.WriteString(`{"changes":[`)
+	for i := range n {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `{"op":"add","name":"k%04d","type":"A","value":"192.0.2.2"}`, i)
+	}
+	sb.WriteString("]}")
+	return sb.String()
 }
 
 // FuzzFastDecode: whenever fastDecode fills a request body type from a
@@ -56,13 +72,13 @@ func FuzzFastDecode(f *testing.F) {
 		func() any { return new(fastKinds) },
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		pj := parseJSON([]byte(s))
-		if !pj.valid || pj.dup {
+		pj := Parse([]byte(s))
+		if !pj.Valid || pj.Dup {
 			return
 		}
 		for _, newT := range targets {
 			fast := newT()
-			if !fastDecode(pj.value, fast) {
+			if !fastDecode(pj.Value, fast) {
 				if !reflect.ValueOf(fast).Elem().IsZero() {
 					t.Fatalf("%T from %s: refused but not reset: %+v", fast, s, fast)
 				}
@@ -85,12 +101,12 @@ func FuzzFastDecode(f *testing.F) {
 // path.
 func TestFastDecodeTakesUsualBodies(t *testing.T) {
 	var br apitypes.BatchRequest
-	if !fastDecode(parseJSON([]byte(addsBody(10))).value, &br) || len(br.Changes) != 10 || br.Changes[9].Name != "k0009" {
+	if !fastDecode(Parse([]byte(addsBody(10))).Value, &br) || len(br.Changes) != 10 || br.Changes[9].Name != "k0009" {
 		t.Fatalf("batch: %+v", br)
 	}
 	var cz apitypes.CreateZone
 	body := `{"zoneName":"example.com","zoneType":"primary","zoneConfig":{"ttl":3600,"soa":{"primaryNs":"ns1.","adminEmail":"a@b","serial":7},"nameServers":["ns1."]}}`
-	if !fastDecode(parseJSON([]byte(body)).value, &cz) || cz.ZoneConfig == nil || *cz.ZoneConfig.SOA.Serial != 7 {
+	if !fastDecode(Parse([]byte(body)).Value, &cz) || cz.ZoneConfig == nil || *cz.ZoneConfig.SOA.Serial != 7 {
 		t.Fatalf("create: %+v", cz)
 	}
 }

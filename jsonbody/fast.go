@@ -1,4 +1,4 @@
-package module
+package jsonbody
 
 import (
 	"encoding"
@@ -9,24 +9,24 @@ import (
 	"sync"
 )
 
-// fastDecode fills dst (a pointer to a zeroed struct) from v, a body
-// already parsed by parseJSON, and reports whether it could. It handles
+// fastDecode fills dst (a pointer to a zero value) from v, a body
+// already parsed by Parse, and reports whether it could. It handles
 // what the API's request bodies hold (structs of strings, bools, unsigned
 // and signed integers, pointers, slices and string maps) when the body
 // names each field exactly and every value has the field's JSON type; it
 // then yields exactly what encoding/json's strict decode of the same bytes
 // yields (FuzzFastDecode checks it). Anything else, such as a key in
 // another case, an unknown field, a number written 1.0 or a type
-// mismatch, makes it report false, and decodeJSON decodes the bytes
-// (answering the error precisely). It saves the second scan of the
+// mismatch, makes it report false, and Decode has encoding/json decode
+// the bytes (which names the error precisely). It saves the second scan of the
 // bytes and the reflection-heavy decode of a large batch.
 func fastDecode(v any, dst any) bool {
 	rv := reflect.ValueOf(dst)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return false
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || !rv.Elem().IsZero() {
+		return false // encoding/json keeps what a body does not name
 	}
 	if !fastValue(v, rv.Elem()) {
-		rv.Elem().SetZero() // decodeJSON starts from a zero value again
+		rv.Elem().SetZero() // encoding/json starts from a zero value again
 		return false
 	}
 	return true
