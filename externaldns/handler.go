@@ -46,6 +46,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
+	"github.com/zoneapi/caddy-zoneapi/jsonbody"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -358,22 +359,20 @@ func (h *Handler) adjustEndpoints(w http.ResponseWriter, r *http.Request) {
 	writeWebhook(w, http.StatusOK, eps)
 }
 
-// decode reads a JSON body into v, answering 400 or 413 itself. Unknown
-// fields are ignored, unlike the API's bodies: the body's shape is
-// external-dns's, and a newer external-dns may add fields.
+// decode reads a JSON body into v (jsonbody.Stream), answering 400 or 413
+// itself. Unknown fields are ignored, unlike the API's bodies: the body's
+// shape is external-dns's, and a newer external-dns may add fields.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	if err := dec.Decode(v); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+	b, err := jsonbody.Read(w, r, maxBody)
+	if err == nil {
+		err = jsonbody.Decode(b, v, jsonbody.Stream)
+	}
+	if err != nil {
+		if jsonbody.TooLarge(err) {
 			writeError(w, http.StatusRequestEntityTooLarge, "request body over %d bytes", maxBody)
 			return false
 		}
 		writeError(w, http.StatusBadRequest, "request body: %v", err)
-		return false
-	}
-	if dec.More() {
-		writeError(w, http.StatusBadRequest, "request body: more than one JSON value")
 		return false
 	}
 	return true

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/jsonbody"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -111,20 +111,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// decode reads a JSON body into v. Unknown fields are ignored, as
-// PowerDNS does; a body that is not JSON is 400, too large 413.
+// decode reads a JSON body into v (jsonbody.Lenient). Unknown fields are
+// ignored, as PowerDNS does; a body that is not JSON is 400, too large 413.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	b, err := jsonbody.Read(w, r, MaxBody)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		if jsonbody.TooLarge(err) {
 			WriteError(w, http.StatusRequestEntityTooLarge, "request body over %d bytes", MaxBody)
 			return false
 		}
 		WriteError(w, http.StatusBadRequest, "reading the request body: %v", err)
 		return false
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := jsonbody.Decode(b, v, jsonbody.Lenient); err != nil {
 		// Well-formed JSON whose values have the wrong types is invalid
 		// input (422), as PowerDNS answers a field of the wrong type.
 		var te *json.UnmarshalTypeError
