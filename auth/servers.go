@@ -2,6 +2,7 @@ package auth
 
 import (
 	"fmt"
+	"net/http"
 	"net/netip"
 	"strings"
 )
@@ -105,6 +106,20 @@ func (p ServerPolicy) Check(id *Identity, view string, servers []string, allowed
 		where = fmt.Sprintf("%s %s outside the networks %s lists", strings.Join(quoteAddrs(out), ", "), plural(len(out), "is", "are"), l.option)
 	}
 	return &Denied{Message: id.ID + " may not name " + l.what + ": " + l.why + ", which needs the server action (an identity limited neither to some zones nor to some records), as an import by AXFR does; " + where}
+}
+
+// Checker returns p's check of a request naming servers, for a front end
+// (the REST API's zone create and PATCH, the PowerDNS API's masters and
+// ALSO-NOTIFY): Check of the request's identity (FromContext) in its view
+// (view) against the networks allowed; a refusal goes to forbid, which
+// answers the 403 and returns false.
+func (p ServerPolicy) Checker(allowed Networks, view func(*http.Request) string, forbid func(http.ResponseWriter, *http.Request, error) bool) func(http.ResponseWriter, *http.Request, []string) bool {
+	return func(w http.ResponseWriter, r *http.Request, servers []string) bool {
+		if err := p.Check(FromContext(r.Context()), view(r), servers, allowed); err != nil {
+			return forbid(w, r, err)
+		}
+		return true
+	}
 }
 
 // serverAddr is the address of a server in the zone API's notation:

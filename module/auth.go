@@ -128,6 +128,9 @@ func authOf(r *http.Request) *authState {
 	return &authState{}
 }
 
+// viewOf returns the view the request addresses, for the scope checks.
+func viewOf(r *http.Request) string { return authOf(r).view }
+
 // grantOf returns the request's grant (nil: everything allowed).
 func grantOf(r *http.Request) *auth.Grant {
 	if id := authOf(r).id; id != nil {

@@ -64,7 +64,7 @@ func (h *Handler) pdnsRoutes() []route {
 		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
 			return h.allowRecords(w, r, zone, c)
 		},
-		AllowPrimaries: primariesCheck(h.primaryNets, h.forbid), AllowNotify: notifyCheck(h.notifyNets, h.forbid)}) {
+		AllowPrimaries: auth.PrimariesPolicy.Checker(h.primaryNets, viewOf, h.forbid), AllowNotify: auth.NotifyPolicy.Checker(h.notifyNets, viewOf, h.forbid)}) {
 		pr := pr
 		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true, zoneName: h.pdnsMount.ZoneName,
 			action: pr.Action, handle: func(w http.ResponseWriter, r *http.Request, p params) { pr.Handle(w, r, p.name) }})

@@ -28,10 +28,10 @@ type restAPI struct {
 	// scopes checks the identity's scope (auth.go).
 	scopes scopeChecker
 	// allowPrimaries checks that the identity may name a secondary
-	// zone's primaries (primaries.go), answering 403 itself.
+	// zone's primaries (auth.PrimariesPolicy.Checker), answering 403 itself.
 	allowPrimaries func(w http.ResponseWriter, r *http.Request, primaries []string) bool
 	// allowNotify checks that the identity may name a zone's also-notify
-	// servers (primaries.go), answering 403 itself.
+	// servers (auth.NotifyPolicy.Checker), answering 403 itself.
 	allowNotify func(w http.ResponseWriter, r *http.Request, servers []string) bool
 
 	logger  *zap.Logger // zone operations
@@ -64,8 +64,8 @@ type scopeChecker interface {
 // newREST builds the handler's REST front end.
 func (h *Handler) newREST() *restAPI {
 	a := &restAPI{
-		backend: h.getBackend, decode: h.decodeRequest, scopes: h, allowPrimaries: primariesCheck(h.primaryNets, h.forbid),
-		logger: h.logger, dnsLog: h.dnsLog, rndcLog: h.rndcLog, allowNotify: notifyCheck(h.notifyNets, h.forbid),
+		backend: h.getBackend, decode: h.decodeRequest, scopes: h, allowPrimaries: auth.PrimariesPolicy.Checker(h.primaryNets, viewOf, h.forbid),
+		logger: h.logger, dnsLog: h.dnsLog, rndcLog: h.rndcLog, allowNotify: auth.NotifyPolicy.Checker(h.notifyNets, viewOf, h.forbid),
 		zoneDir: h.zoneDir, catalogZone: h.catalog.zone, catalogGroup: h.catalog.group, views: &h.views, imports: h.imports,
 	}
 	if a.imports == nil { // a handler built without Provision (unit tests)

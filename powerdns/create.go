@@ -161,36 +161,32 @@ func (a *API) allowZones(w http.ResponseWriter, r *http.Request, zone string) bo
 }
 
 // allowMasters checks that the identity may name these masters (they
-// make named transfer from the addresses given, so they need the server
-// action, unless the host allows them otherwise), answering 403 itself
-// when not.
+// make named transfer from the addresses given), answering 403 itself
+// when not: auth.PrimariesPolicy, with the host's networks when it has
+// them (AllowPrimaries).
 func (a *API) allowMasters(w http.ResponseWriter, r *http.Request, masters []string) bool {
-	return a.allowServers(w, r, masters, a.AllowPrimaries, "name masters: they make named transfer from the addresses given")
+	return a.allowServers(w, r, masters, a.AllowPrimaries, auth.PrimariesPolicy)
 }
 
 // allowNotify checks that the identity may name these also-notify
-// servers (named sends NOTIFY messages to the addresses given, so they
-// need the server action, unless the host allows them otherwise),
-// answering 403 itself when not.
+// servers (named sends NOTIFY messages to the addresses given), answering
+// 403 itself when not: auth.NotifyPolicy, with the host's networks when
+// it has them (AllowNotify).
 func (a *API) allowNotify(w http.ResponseWriter, r *http.Request, servers []string) bool {
-	return a.allowServers(w, r, servers, a.AllowNotify, "name also-notify servers: they make named send NOTIFY messages to the addresses given")
+	return a.allowServers(w, r, servers, a.AllowNotify, auth.NotifyPolicy)
 }
 
 // allowServers is allowMasters and allowNotify: the host's check when it
-// has one, else the server action; what is what the identity may not do
-// ("name …" and its effect), for the 403's message.
-func (a *API) allowServers(w http.ResponseWriter, r *http.Request, servers []string, host func(http.ResponseWriter, *http.Request, []string) bool, what string) bool {
-	if len(servers) == 0 {
-		return true
+// has one, else policy's with no networks allowed (only an identity with
+// the server action may name servers).
+func (a *API) allowServers(w http.ResponseWriter, r *http.Request, servers []string, host func(http.ResponseWriter, *http.Request, []string) bool, policy auth.ServerPolicy) bool {
+	if host == nil {
+		host = policy.Checker(nil, func(*http.Request) string { return "" }, func(w http.ResponseWriter, r *http.Request, err error) bool {
+			a.forbid(w, r, err)
+			return false
+		})
 	}
-	if host != nil {
-		return host(w, r, servers)
-	}
-	if id := identity(r); id != nil && !id.Grant.AllowsServer() {
-		a.forbid(w, r, &auth.Denied{Message: id.ID + " may not " + what + ", which needs the server action"})
-		return false
-	}
-	return true
+	return host(w, r, servers)
 }
 
 // CreateRequest translates a PowerDNS zone creation into the zone
