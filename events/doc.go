@@ -23,7 +23,12 @@
 // attempt, so receivers can drop the duplicates that at-least-once
 // delivery allows (a crash between a delivery and the cursor's write).
 //
-// The package knows nothing of Caddy: the zone_api handler parses the
-// configuration, provisions, mounts the stream and serves the webhooks'
-// state.
+// API is the feed's endpoints in the REST API: the stream (GET
+// /api/v1/events), the webhooks' state and the retry of their dead
+// letters; ReadChanges reads the pages of GET /api/v1/changes, and
+// Visible is what of the history an identity may read, for both. The
+// package knows nothing of Caddy: the zone_api handler parses the
+// configuration, provisions, routes, authenticates and authorises each
+// request, and gives API its hooks (the history, the identity, the REST
+// API's bodies).
 package events

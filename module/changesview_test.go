@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/history"
 )
 
@@ -63,7 +64,7 @@ func TestChangesViewChecked(t *testing.T) {
 			}
 			continue
 		}
-		var body changesBody
+		var body events.Changes
 		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
 			t.Fatal(err)
 		}

@@ -1,25 +1,18 @@
 package module
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/history"
-	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // EventsConfig configures the change events (docs/events.md): the event
@@ -48,15 +41,11 @@ type EventsConfig struct {
 }
 
 // DefaultMaxStreams is the default of EventsConfig.MaxStreams.
-const DefaultMaxStreams = 100
+const DefaultMaxStreams = events.DefaultMaxStreams
 
 // DefaultMaxStreamsPerIdentity is the default of
 // EventsConfig.MaxStreamsPerIdentity.
-const DefaultMaxStreamsPerIdentity = 10
-
-// streamRetryAfter is the Retry-After of a stream refused because
-// MaxStreams are open.
-const streamRetryAfter = 10 * time.Second
+const DefaultMaxStreamsPerIdentity = events.DefaultMaxStreamsPerIdentity
 
 // WebhookConfig is one webhook receiver.
 type WebhookConfig struct {
@@ -223,240 +212,48 @@ func (c *EventsConfig) webhooks() ([]events.Webhook, error) {
 	return out, nil
 }
 
-// eventsAPI serves the event stream and the webhooks' state, and runs
-// the webhooks' deliverers while its configuration generation is loaded.
-type eventsAPI struct {
-	backend   func() (*backend, error)
-	logger    *zap.Logger
-	heartbeat time.Duration
-	hooks     []events.Webhook
-	// maxStreams bounds the streams open at once; streams counts them.
-	maxStreams int
-	streams    atomic.Int64
-	// perIdentity bounds the streams one identity holds open; byIdentity
-	// counts them (guarded by mu).
-	perIdentity int
-	byIdentity  map[string]int
-	// authDisabled: every request is the anonymous identity, so streams
-	// are not counted by identity.
-	authDisabled bool
-	zoneDir      string
-	// done is closed when the generation is unloaded (Cleanup): streams
-	// end then, and the deliverers are released.
-	done <-chan struct{}
-
-	mu         sync.Mutex
-	deliverers []*events.Deliverer
-	releases   []func()
-	started    bool // ensure ran (the deliverers started, or cannot)
-	stopped    bool // the generation was unloaded: never start
-	// shutdowns maps each HTTP server that serves a stream to the channel
-	// closed when it begins to shut down (shutdownSignal).
-	shutdowns map[*http.Server]chan struct{}
-}
+// eventsAPI is the events endpoints' front (package events).
+type eventsAPI = events.API
 
 // newEventsAPI returns the events front of h (its routes are listed
-// before Provision too, for the specification tests).
+// before Provision too, for the specification tests): package events'
+// endpoints, over h's history, identities and REST bodies.
 func newEventsAPI(h *Handler) *eventsAPI {
-	e := &eventsAPI{backend: h.getBackend, logger: h.logger, zoneDir: h.zoneDir, maxStreams: DefaultMaxStreams,
-		perIdentity: DefaultMaxStreamsPerIdentity, byIdentity: map[string]int{}, authDisabled: h.authDisabled}
+	e := &events.API{
+		History: func() (*history.Log, error) {
+			b, err := h.getBackend()
+			if err != nil {
+				return nil, err
+			}
+			return b.svc.History, nil
+		},
+		Identity:    func(r *http.Request) *auth.Identity { return authOf(r).id },
+		WriteJSON:   writeJSON,
+		WriteError:  writeError,
+		ProblemList: problemList,
+		StreamUntil: streamUntil,
+		Logger:      h.logger, ZoneDir: h.zoneDir, AuthDisabled: h.authDisabled,
+		StreamRefused: func() { metrics.streamsFull.Inc() },
+		MaxStreams:    DefaultMaxStreams, MaxStreamsPerIdentity: DefaultMaxStreamsPerIdentity,
+	}
 	if h.Events != nil {
-		e.heartbeat = time.Duration(h.Events.Heartbeat)
+		e.Heartbeat = time.Duration(h.Events.Heartbeat)
 		if h.Events.MaxStreams > 0 {
-			e.maxStreams = h.Events.MaxStreams
+			e.MaxStreams = h.Events.MaxStreams
 		}
 		if h.Events.MaxStreamsPerIdentity > 0 {
-			e.perIdentity = h.Events.MaxStreamsPerIdentity
+			e.MaxStreamsPerIdentity = h.Events.MaxStreamsPerIdentity
 		}
 	}
 	return e
 }
 
-// routes lists the events endpoints.
-func (e *eventsAPI) routes() []route {
+// eventsRoutes lists the events endpoints.
+func eventsRoutes(e *eventsAPI) []route {
 	return []route{
-		{method: http.MethodGet, template: apiPrefix + "/events", handle: e.handleStream},
-		{method: http.MethodGet, template: apiPrefix + "/events/webhooks", handle: e.handleWebhooks},
-		{method: http.MethodPost, template: apiPrefix + "/events/webhooks/{webhook}/retry", handle: e.handleRetry, op: "webhook_retry"},
-	}
-}
-
-// start runs the webhooks' deliverers until ctx ends (the handler's
-// Cleanup), once the backend and its history are up. It waits a little
-// first, so that `caddy validate` (Provision, then Cleanup) touches
-// nothing; a request for the webhooks' state starts them at once.
-func (e *eventsAPI) start(ctx context.Context, hooks []events.Webhook) {
-	e.done, e.hooks = ctx.Done(), hooks
-	if len(hooks) == 0 {
-		return
-	}
-	go func() {
-		for delay := 200 * time.Millisecond; ; delay = time.Second {
-			select {
-			case <-ctx.Done():
-				e.mu.Lock()
-				releases := e.releases
-				e.releases, e.stopped = nil, true
-				e.mu.Unlock()
-				for _, release := range releases {
-					release()
-				}
-				return
-			case <-time.After(delay):
-			}
-			if e.ensure() == nil {
-				delay = time.Hour // started (or cannot be): wait for ctx
-			}
-		}
-	}()
-}
-
-// ensure starts the deliverers if they are not running yet; an error
-// means the backend is not up (tried again later).
-func (e *eventsAPI) ensure() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.started || e.stopped || len(e.hooks) == 0 {
-		return nil
-	}
-	b, err := e.backend()
-	if err != nil {
-		return err
-	}
-	e.started = true
-	log := b.svc.History
-	if log == nil {
-		e.logger.Error("the webhooks need the change history, which is off: nothing is delivered")
-		return nil
-	}
-	dir := filepath.Join(e.zoneDir, ".zoneapi", "events")
-	for _, w := range e.hooks {
-		d, release, err := events.Start(log, dir, w, e.logger.Named("events"))
-		if err != nil {
-			e.logger.Error("starting a webhook", zap.String("webhook", w.Name), zap.Error(err))
-			continue
-		}
-		e.deliverers = append(e.deliverers, d)
-		e.releases = append(e.releases, release)
-	}
-	return nil
-}
-
-// handleStream serves GET /api/v1/events: the change history's events
-// after Last-Event-ID (or lastEventId), then the live ones, as
-// Server-Sent Events; the token's scopes filter them as they filter
-// record reads, and the zone and type parameters (repeatable) narrow
-// them.
-func (e *eventsAPI) handleStream(w http.ResponseWriter, r *http.Request, _ params) {
-	b, err := e.backend()
-	if err != nil {
-		e.logger.Error("backend unavailable", zap.Error(err))
-		writeError(w, http.StatusServiceUnavailable, "the zone service is not available: %v", err)
-		return
-	}
-	log := b.svc.History
-	if log == nil {
-		writeError(w, http.StatusNotFound, "the change history is off (history off in the configuration), so there are no events")
-		return
-	}
-	q := r.URL.Query()
-	var problems []string
-	var f history.Filter
-	for _, v := range q["zone"] {
-		z, err := zonemodel.NormalizeZoneName(v)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("zone %q: %v", v, err))
-		}
-		if !slices.Contains(f.Zones, z) {
-			f.Zones = append(f.Zones, z) // each once: every event is matched against the list
-		}
-	}
-	for _, v := range q["type"] {
-		for _, t := range strings.Split(v, ",") {
-			if !validKind(t) {
-				problems = append(problems, fmt.Sprintf("type: %q is not an event type (%s)", t, strings.Join(history.Types, ", ")))
-			}
-			if !slices.Contains(f.Types, t) {
-				f.Types = append(f.Types, t)
-			}
-		}
-	}
-	after, ok := events.AfterFromRequest(r, log)
-	if !ok {
-		problems = append(problems, "Last-Event-ID: not an event id (the id: of an event this stream sent)")
-	}
-	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid event stream request: %s", problemList(problems))
-		return
-	}
-	who := ""
-	if id := authOf(r).id; id != nil && !e.authDisabled {
-		who = id.ID
-	}
-	if !e.admitIdentity(who) {
-		metrics.streamsFull.Inc()
-		w.Header().Set("Retry-After", strconv.Itoa(int(streamRetryAfter.Seconds())))
-		writeError(w, http.StatusServiceUnavailable, "this identity has %d event streams open, the most one identity may (events max_streams_per_identity); close one, or try again later", e.perIdentity)
-		return
-	}
-	defer e.leaveIdentity(who)
-	if !e.admit() {
-		metrics.streamsFull.Inc()
-		w.Header().Set("Retry-After", strconv.Itoa(int(streamRetryAfter.Seconds())))
-		writeError(w, http.StatusServiceUnavailable, "%d event streams are open, the most this server serves at once (events max_streams); try again later", e.maxStreams)
-		return
-	}
-	defer e.streams.Add(-1)
-	s := &events.Stream{
-		Source: log, After: after, Filter: f, Heartbeat: e.heartbeat,
-		Visible: changesInScope(grantOf(r), log, nil),
-		Stop:    anyClosed(r.Context().Done(), e.done, e.shutdownSignal(r)),
-	}
-	s.Until = streamUntil(r, time.Now())
-	if err := s.Serve(w, r); err != nil {
-		e.logger.Debug("event stream ended", zap.Error(err))
-	}
-}
-
-// admit counts one more open stream and reports true, unless maxStreams
-// are open.
-func (e *eventsAPI) admit() bool {
-	for {
-		n := e.streams.Load()
-		if n >= int64(e.maxStreams) {
-			return false
-		}
-		if e.streams.CompareAndSwap(n, n+1) {
-			return true
-		}
-	}
-}
-
-// admitIdentity counts one more stream of the identity who and reports
-// true, unless it holds perIdentity already. The anonymous identity ("",
-// without authentication) is not counted.
-func (e *eventsAPI) admitIdentity(who string) bool {
-	if who == "" {
-		return true
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.byIdentity[who] >= e.perIdentity {
-		return false
-	}
-	e.byIdentity[who]++
-	return true
-}
-
-// leaveIdentity counts a stream of who admitIdentity admitted as closed.
-func (e *eventsAPI) leaveIdentity(who string) {
-	if who == "" {
-		return
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.byIdentity[who]--; e.byIdentity[who] <= 0 {
-		delete(e.byIdentity, who)
+		{method: http.MethodGet, template: apiPrefix + "/events", handle: func(w http.ResponseWriter, r *http.Request, _ params) { e.HandleStream(w, r) }},
+		{method: http.MethodGet, template: apiPrefix + "/events/webhooks", handle: func(w http.ResponseWriter, r *http.Request, _ params) { e.HandleWebhooks(w, r) }},
+		{method: http.MethodPost, template: apiPrefix + "/events/webhooks/{webhook}/retry", handle: func(w http.ResponseWriter, r *http.Request, p params) { e.HandleRetry(w, r, p.name) }, op: "webhook_retry"},
 	}
 }
 
@@ -474,105 +271,4 @@ func streamUntil(r *http.Request, now time.Time) time.Time {
 		until = id.Expires
 	}
 	return until
-}
-
-// webhookList is the body of GET /api/v1/events/webhooks.
-type webhookList struct {
-	Webhooks []events.Status `json:"webhooks"`
-}
-
-// handleWebhooks serves GET /api/v1/events/webhooks: each webhook's
-// delivery state and dead letters.
-func (e *eventsAPI) handleWebhooks(w http.ResponseWriter, r *http.Request, _ params) {
-	body := webhookList{Webhooks: []events.Status{}}
-	for _, d := range e.current() {
-		body.Webhooks = append(body.Webhooks, d.Status())
-	}
-	writeJSON(w, http.StatusOK, body)
-}
-
-// retryAnswer is the body of POST /api/v1/events/webhooks/{webhook}/retry.
-type retryAnswer struct {
-	Webhook string `json:"webhook"`
-	// Zones is how many dead zones were put back in the queue.
-	Zones int `json:"zones"`
-}
-
-// handleRetry serves POST /api/v1/events/webhooks/{webhook}/retry: the
-// webhook's dead letters go back in the queue, ahead of newer events, and
-// a delivery waiting for its next attempt is tried now.
-func (e *eventsAPI) handleRetry(w http.ResponseWriter, r *http.Request, p params) {
-	for _, d := range e.current() {
-		if d.Name() != p.name {
-			continue
-		}
-		n, err := d.Retry()
-		if err != nil {
-			writeError(w, http.StatusConflict, "webhook %s: %v", p.name, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, retryAnswer{Webhook: p.name, Zones: n})
-		return
-	}
-	writeError(w, http.StatusNotFound, "no webhook named %q is configured (GET /api/v1/events/webhooks lists them)", p.name)
-}
-
-// current returns the running deliverers, starting them if a request
-// comes before start did.
-func (e *eventsAPI) current() []*events.Deliverer {
-	if err := e.ensure(); err != nil {
-		e.logger.Error("backend unavailable", zap.Error(err))
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]*events.Deliverer(nil), e.deliverers...)
-}
-
-// shutdownSignal returns the channel closed when the request's server
-// begins to shut down (nil when unknown): a Caddy reload or stop shuts the
-// configuration's servers down and waits for their requests, so a stream
-// must end then or the shutdown waits for the grace period. The servers
-// are the configuration generation's, as e is.
-func (e *eventsAPI) shutdownSignal(r *http.Request) <-chan struct{} {
-	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
-	if srv == nil {
-		return nil
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if ch, ok := e.shutdowns[srv]; ok {
-		return ch
-	}
-	ch := make(chan struct{})
-	if e.shutdowns == nil {
-		e.shutdowns = map[*http.Server]chan struct{}{}
-	}
-	e.shutdowns[srv] = ch
-	srv.RegisterOnShutdown(func() {
-		e.mu.Lock()
-		delete(e.shutdowns, srv)
-		e.mu.Unlock()
-		close(ch)
-	})
-	return ch
-}
-
-// anyClosed returns a channel closed when any of cs is (nil ones never
-// are); the first is the request's context, which bounds the goroutine.
-func anyClosed(cs ...<-chan struct{}) <-chan struct{} {
-	out := make(chan struct{})
-	go func() {
-		switch len(cs) {
-		case 3:
-			select {
-			case <-cs[0]:
-			case <-cs[1]:
-			case <-cs[2]:
-			}
-		default:
-			panic("anyClosed takes three channels")
-		}
-		close(out)
-	}()
-	return out
 }

@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,10 +16,9 @@ import (
 	"github.com/dustin/go-humanize"
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/history"
-	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -283,20 +280,10 @@ func requestID(r *http.Request) string {
 	return ""
 }
 
-// changesBody is the answer of GET /api/v1/changes and
-// /api/v1/zones/{name}/changes.
-type changesBody struct {
-	Changes    []history.Entry `json:"changes"`
-	Count      int             `json:"count"`
-	NextCursor string          `json:"next_cursor,omitempty"`
-}
-
 // handleListChanges answers GET /api/v1/changes (every zone the identity
-// may read) and GET /api/v1/zones/{name}/changes: a page of the change
-// history, oldest first, from after `cursor` (an entry's id), or of the
-// zone's changes after `since` (a serial), filtered by `name`, `type`
-// (record type) and `kind` (entry types, comma-separated), as record
-// reads are by the identity's scope.
+// may read) and GET /api/v1/zones/{name}/changes: the zone and the view
+// resolved here, the page of the history by package events
+// (events.API.ListChanges).
 func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p params) {
 	zone := ""
 	if p.route != nil && strings.Contains(p.route.template, "{name}") {
@@ -323,143 +310,19 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 		writeError(w, http.StatusNotFound, "the change history is off (history off in the configuration)")
 		return
 	}
-	q := r.URL.Query()
-	var problems []string
-	limit := defaultListLimit
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxListLimit {
-			problems = append(problems, fmt.Sprintf("limit: must be an integer from 1 to %d, got %q", maxListLimit, v))
-		}
-		limit = n
-	}
-	var after uint64
-	if v := q.Get("cursor"); v != "" {
-		n, ok := history.ParseID(v)
-		if !ok {
-			problems = append(problems, fmt.Sprintf("cursor: not a change id: %q", v))
-		}
-		after = n
-	}
-	f := history.Filter{Zone: zone, View: view}
-	defaultView := view != "" && view == a.views.def
-	if defaultView {
-		f.View = ""
-	}
-	if v := q.Get("name"); v != "" {
-		if zone == "" {
-			problems = append(problems, "name: filters the changes of one zone (GET /api/v1/zones/{name}/changes)")
-		} else if n, err := zonemodel.NormalizeRecordName(v, zone); err != nil {
-			problems = append(problems, "name: "+err.Error())
-		} else {
-			f.Name = n
-		}
-	}
-	if v := q.Get("type"); v != "" {
-		t, err := dnsupdate.ParseListType(v)
-		if err != nil {
-			problems = append(problems, "type: "+err.Error())
-		}
-		f.Type = zonemodel.TypeString(t)
-	}
-	if v := q.Get("kind"); v != "" {
-		for _, k := range strings.Split(v, ",") {
-			if !validKind(k) {
-				problems = append(problems, fmt.Sprintf("kind: %q is not a change type (%s)", k, strings.Join(history.Types, ", ")))
-			}
-			if !slices.Contains(f.Types, k) {
-				f.Types = append(f.Types, k) // each once: every entry read is matched against the list
-			}
-		}
-	}
-	var since *uint32
-	if v := q.Get("since"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 32)
-		if err != nil || zone == "" {
-			problems = append(problems, fmt.Sprintf("since: a serial of the zone (GET /api/v1/zones/{name}/changes), got %q", v))
-		}
-		s := uint32(n)
-		since = &s
-	}
-	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid query: %s", problemList(problems))
-		return
-	}
-	f.Keep = changesInScope(grantOf(r), b.svc.History, since)
-	if keep := f.Keep; defaultView {
-		f.Keep = func(e history.Entry) (history.Entry, bool) {
-			if e.View != "" {
-				return e, false
-			}
-			if keep == nil {
-				return e, true
-			}
-			return keep(e)
-		}
-	}
-	es, err := b.svc.History.Read(after, f, limit+1)
-	if err != nil {
+	body, err := events.ReadChanges(r.URL.Query(), b.svc.History, grantOf(r), events.Page{Zone: zone, View: view,
+		DefaultView: view != "" && view == a.views.def, Limit: defaultListLimit, MaxLimit: maxListLimit})
+	var qe *events.QueryError
+	switch {
+	case errors.As(err, &qe):
+		writeError(w, http.StatusBadRequest, "invalid query: %s", problemList(qe.Problems))
+	case err != nil:
 		a.logger.Error("reading the change history", zap.Error(err))
 		writeError(w, http.StatusInternalServerError, "reading the change history: %v", err)
-		return
-	}
-	body := changesBody{Changes: es}
-	if len(es) > limit {
-		body.Changes = es[:limit]
-		body.NextCursor = es[limit-1].ID
-	}
-	if body.Changes == nil {
-		body.Changes = []history.Entry{}
-	}
-	body.Count = len(body.Changes)
-	writeJSON(w, http.StatusOK, body)
-}
-
-func validKind(k string) bool {
-	for _, t := range history.Types {
-		if t == k {
-			return true
-		}
-	}
-	return false
-}
-
-// changesInScope keeps what the grant may read, as record reads do: the
-// zones it allows and, when it limits record names or types, only the
-// RRsets it may read (entries without records, the zone operations, are
-// then not shown, as a record-limited token sees no zone configuration).
-// A grant that does not allow server-wide operations sees only the
-// entries of a zone's current life (history.Log.Born): not those of an
-// earlier zone of the same name, which may have been another tenant's.
-// since, if set, keeps the changes made after the zone was at that
-// serial: from the first entry whose serial after is greater (RFC 1982).
-func changesInScope(g *auth.Grant, log *history.Log, since *uint32) func(history.Entry) (history.Entry, bool) {
-	started := since == nil
-	return func(e history.Entry) (history.Entry, bool) {
-		if !started {
-			if e.SerialAfter == nil || !serialGreater(*e.SerialAfter, *since) {
-				return e, false
-			}
-			started = true
-		}
-		if g == nil {
-			return e, true
-		}
-		if !g.AllowsZoneIn(e.Zone, e.View) {
-			return e, false
-		}
-		if !g.AllowsServer() && e.Seq < log.Born(e.Zone, e.View) {
-			return e, false
-		}
-		if !g.RestrictsRecords() {
-			return e, true
-		}
-		return e.Only(func(s history.RRset) bool { return g.AllowsRecord(s.Name+".", s.Type) })
+	default:
+		writeJSON(w, http.StatusOK, body)
 	}
 }
-
-// serialGreater is RFC 1982 serial arithmetic: a > b.
-func serialGreater(a, b uint32) bool { return a != b && a-b < 1<<31 }
 
 // resolved returns the backend once a request (or the restart watch)
 // resolved it, else nil; it never resolves it.

@@ -395,7 +395,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		stopWatch()
 		return err
 	}
-	h.evts.start(watchCtx, hooks)
+	h.evts.Start(watchCtx, hooks)
 	if err := h.acquire(h.zoneDir, h.dnsServer, h.updateKeyConf, h.rndcTimeout); err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func (h *Handler) buildRoutes() []route {
 		{method: http.MethodGet, template: "/api/v1/changes", handle: a.handleListChanges},
 	}...)
 	h.evts = newEventsAPI(h)
-	rs = append(rs, h.evts.routes()...)
+	rs = append(rs, eventsRoutes(h.evts)...)
 	rs = append(rs, h.pdnsRoutes()...)
 	return append(rs, h.docsRoutes()...)
 }
