@@ -34,7 +34,8 @@ type recordLike struct {
 // PowerDNS API's) and Stream as a json.Decoder and More (external-dns's
 // webhook): the same value, the same error text. Each is checked both
 // from a zero value and from one already holding values, where
-// encoding/json keeps what the body does not name.
+// encoding/json keeps what the body does not name, and both through
+// Decode and from a Body its host parsed (the fast path).
 func FuzzModes(f *testing.F) {
 	for _, s := range []string{
 		addsBody(2), `{"changes":[{"op":"add","name":"a","type":"A","value":"1"}]} `, ``, ` `, `{`, `{} {}`, `{}]`, `{} x`,
@@ -73,24 +74,33 @@ func FuzzModes(f *testing.F) {
 		for _, newT := range targets {
 			for _, filled := range []bool{false, true} {
 				for _, m := range []Mode{Strict, Lenient, Stream} {
-					got, want := newT(filled), newT(filled)
-					err := Decode(raw, got, m)
-					werr := reference(raw, want, m)
-					if (err == nil) != (werr == nil) {
-						t.Fatalf("mode %d, %T from %q: error %v, the decoder it replaced %v", m, got, s, err, werr)
-					}
-					if err != nil {
-						text := err.Error()
-						if m == Strict {
-							text = err.(*Error).Message()
+					// Decode, and a Body parsed by its host (the
+					// fast path in every mode).
+					for _, parsed := range []bool{false, true} {
+						got, want := newT(filled), newT(filled)
+						var err error
+						if parsed {
+							err = Parse(raw).Decode(got, m)
+						} else {
+							err = Decode(raw, got, m)
 						}
-						if text != werr.Error() {
-							t.Fatalf("mode %d, %T from %q: error %q, the decoder it replaced %q", m, got, s, text, werr)
+						werr := reference(raw, want, m)
+						if (err == nil) != (werr == nil) {
+							t.Fatalf("mode %d, %T from %q: error %v, the decoder it replaced %v", m, got, s, err, werr)
 						}
-						continue
-					}
-					if !reflect.DeepEqual(got, want) {
-						t.Fatalf("mode %d, %T from %q (filled %v):\ngot  %+v\nwant %+v", m, got, s, filled, got, want)
+						if err != nil {
+							text := err.Error()
+							if m == Strict {
+								text = err.(*Error).Message()
+							}
+							if text != werr.Error() {
+								t.Fatalf("mode %d, %T from %q: error %q, the decoder it replaced %q", m, got, s, text, werr)
+							}
+							continue
+						}
+						if !reflect.DeepEqual(got, want) {
+							t.Fatalf("mode %d, %T from %q (filled %v, parsed %v):\ngot  %+v\nwant %+v", m, got, s, filled, parsed, got, want)
+						}
 					}
 				}
 			}
