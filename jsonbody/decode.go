@@ -1,14 +1,15 @@
 // Package jsonbody is the one JSON request-body decoder of the front
-// ends: a body read once within a size limit (Read), parsed once in one
-// pass for its validity, its nesting depth (MaxDepth) and its first
-// duplicate key (Parse), then decoded into the front end's type (Decode),
-// from the parsed value when it maps onto the type field by field, else
-// by encoding/json from the bytes.
+// ends: a body read once within a size limit (Read), then decoded into the
+// front end's type (Decode) as a Mode says.
 //
-// A Mode says how strict the decode is: the API's own bodies (Strict: no
-// key twice, no unknown field, one value) or another project's body shape,
-// which may grow (Lenient for PowerDNS's, Stream for external-dns's:
-// unknown fields ignored). Errors are *Error, of a Kind; each front end
+// The API's own bodies are Strict: no key twice, no unknown field, one
+// value. They are parsed once in one pass for their validity, nesting
+// depth (MaxDepth) and first duplicate key (Parse), a parse the host also
+// checks against its schema, and decoded from the parsed value when it
+// maps onto the type field by field, else by encoding/json from the
+// bytes. Another project's body shape, which may grow, is Lenient (the
+// PowerDNS API's) or Stream (external-dns's): unknown fields ignored,
+// decoded by encoding/json from the bytes. Errors are *Error, of a Kind; each front end
 // words its answer from it (Message is the REST API's words), so the one
 // decoder serves each wire protocol unchanged.
 package jsonbody
