@@ -20,6 +20,8 @@ import (
 	"sync"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -44,8 +46,16 @@ type Route struct {
 
 // Options are what a mount builds its routes with.
 type Options struct {
-	// Service is the zone service.
-	Service Service
+	// Zones returns the zone service of the default view, set up on
+	// first use (the start-up reconcile done); its errors are the
+	// service's typed errors, which the front end maps to its own
+	// answers.
+	Zones func(ctx context.Context) (*zoneservice.Service, error)
+	// EnterImport admits an import by identity among those running at
+	// once, returning its release; its refusal is an *ImportsBusy.
+	EnterImport func(identity string) (release func(), err error)
+	// Logger is the DNS log: failed record operations are logged there.
+	Logger *zap.Logger
 	// Version is the host's version string.
 	Version string
 	// Denied is told of every 403 the front end decides itself (a record
@@ -82,9 +92,25 @@ type Mount struct {
 	Owns func(path string) bool
 	// ZoneName decodes the {name} segment into a zone name.
 	ZoneName func(segment string) string
-	// Error writes the front end's error body.
+	// Error writes the front end's error body: zone_api writes the
+	// errors it answers itself on the front end's paths (authentication,
+	// scope, routing) with it.
 	Error func(w http.ResponseWriter, status int, message string)
+	// Request, when set, prepares a request of the front end before
+	// zone_api authenticates it (PowerDNS's X-API-Key as the bearer
+	// token).
+	Request func(r *http.Request) *http.Request
 }
+
+// ImportsBusy is the refusal of an import because too many run at once:
+// in all (Status 503) or by one identity (429).
+type ImportsBusy struct {
+	Status     int
+	Message    string
+	RetryAfter int
+}
+
+func (e *ImportsBusy) Error() string { return e.Message }
 
 var (
 	mu     sync.Mutex
@@ -107,10 +133,14 @@ func Lookup(name string) *Mount {
 
 // Service is the zone service as a mounted front end sees it: every
 // interface below. Zone names are canonical (lower case, no trailing
-// dot) in and out. Every error is the service's own; the front end asks
-// Status how to answer it and never looks into it. A call whose context
-// ends returns promptly; a change it had sent may still be applied (the
-// failure then says the outcome is unknown: 504, nothing rolled back).
+// dot) in and out. Every error is the service's own, typed
+// (zoneservice.Error and its kinds, zonemodel.ValidationError,
+// dnsupdate.ConflictError): each front end maps the kinds to its own
+// answers, once (the statuses the interfaces name are the zone API's;
+// powerdns/failure.go maps the same kinds to PowerDNS's). A call whose
+// context ends returns promptly; a change it had sent may still be
+// applied (the failure then says the outcome is unknown: 504, nothing
+// rolled back).
 type Service interface {
 	ZoneLister
 	ZoneReader
@@ -124,7 +154,6 @@ type Service interface {
 	Retransferrer
 	KeyLister
 	StatisticsReader
-	ErrorClassifier
 	SideFileKeeper
 }
 
@@ -248,15 +277,6 @@ type StatisticsReader interface {
 	Statistics(ctx context.Context) ([][2]string, error)
 }
 
-// ErrorClassifier says how to answer the service's errors.
-type ErrorClassifier interface {
-	// Status classifies an error of the service: how the zone API
-	// answers it (the statuses the other interfaces name). It is a pure
-	// function of err, safe on any error (500 for one the service did
-	// not return).
-	Status(err error) Failure
-}
-
 // SideFileKeeper gives the zone directory's side files.
 type SideFileKeeper interface {
 	// SideFiles is the zone directory's per-zone side files, where a
@@ -276,19 +296,6 @@ type SideFiles interface {
 	RemoveSideFile(zone, kind string) error
 	SideFileZones(kind string) (map[string]bool, error)
 	LockSideFile(ctx context.Context, zone, kind string) (func(), error)
-}
-
-// Failure is how the zone API answers an error of the service.
-type Failure struct {
-	// Status is the HTTP status.
-	Status int
-	// Message is the zone API's message.
-	Message string
-	// Zone is the zone the failed call named, "" when none.
-	Zone string
-	// RetryAfter, when not 0, is the seconds to wait before a retry
-	// (an answer's Retry-After).
-	RetryAfter int
 }
 
 // ZoneInfo is what the service tells of a zone.

@@ -13,7 +13,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/rest"
@@ -161,7 +160,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Re
 		case http.StatusTooManyRequests:
 			w.Header().Set("Retry-After", strconv.Itoa(rej.RetryAfter))
 		}
-		writeJSON(w, rej.Status, errorBody{Error: apitypes.ReasonPhrase(rej.Status), Message: rej.Message})
+		writeError(w, rej.Status, "%s", rej.Message)
 		return r, false
 	}
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {

@@ -1,6 +1,7 @@
 package module
 
 import (
+	"fmt"
 	"mime"
 	"net/http"
 	"strings"
@@ -13,6 +14,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) { rest.WriteJSON(w, sta
 
 // writeError writes the {error, message} body (rest.WriteError).
 func writeError(w http.ResponseWriter, status int, format string, args ...any) {
+	if rec, ok := w.(*statusRecorder); ok && rec.errorBody != nil {
+		rec.errorBody(w, status, fmt.Sprintf(format, args...))
+		return
+	}
 	rest.WriteError(w, status, format, args...)
 }
 

@@ -523,6 +523,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 type statusRecorder struct {
 	http.ResponseWriter
 	code int
+	// errorBody, when set, writes the error bodies of writeError: a
+	// mounted front end's shape.
+	errorBody func(w http.ResponseWriter, status int, message string)
 }
 
 func (s *statusRecorder) WriteHeader(code int) {

@@ -195,10 +195,13 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		_, label, _ = strings.Cut(r.Pattern, " ") // the template: no method
 	}
 	if h.isPDNS(r) {
-		pw := &pdnsErrorWriter{ResponseWriter: w}
-		defer pw.finish()
-		w = pw
-		r = apiKeyAsBearer(r)
+		// The errors answered here are written in the front end's shape.
+		if rec, ok := w.(*statusRecorder); ok {
+			rec.errorBody = h.pdnsMount.Error
+		}
+		if h.pdnsMount.Request != nil {
+			r = h.pdnsMount.Request(r)
+		}
 	}
 	// The request id goes into the audit line, the history and the
 	// events: an unsafe one is refused before anything else (even the
@@ -256,13 +259,8 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 	rt.handle(w, r, p)
 	if a := auditAction(rt); a != "" {
 		status := http.StatusOK
-		switch sr := w.(type) {
-		case *statusRecorder:
+		if sr, ok := w.(*statusRecorder); ok {
 			status = sr.status()
-		case *pdnsErrorWriter:
-			if sr.status != 0 {
-				status = sr.status
-			}
 		}
 		if rt.op != "" {
 			var err error

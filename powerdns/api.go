@@ -9,11 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/jsonbody"
-	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // ServerID is the only server id: every PowerDNS client uses localhost.
@@ -29,6 +28,9 @@ const MaxBody = 8 << 20
 type API struct {
 	// Service is the zone service.
 	Service Service
+	// Logger, when set, is the DNS log: failed record operations are
+	// logged there.
+	Logger *zap.Logger
 	// Version is the version string of GET /servers/localhost: PowerDNS
 	// clients parse it (octoDNS, Terraform), so it looks like PowerDNS's
 	// with the zone API's version after it.
@@ -140,48 +142,6 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
-}
-
-// fail answers an error of the service: 404 for an unknown zone, the
-// zone API's status otherwise, except that input the zone API answers
-// 400 or 409 to (invalid data, DNS rules) is 422 in PowerDNS, unless
-// conflict409 keeps 409 (a zone that exists).
-func (a *API) fail(w http.ResponseWriter, err error, explain func(field, msg string) string, keep409 bool) {
-	var ie *InputError
-	if errors.As(err, &ie) {
-		WriteError(w, http.StatusUnprocessableEntity, "%s", ie.Message)
-		return
-	}
-	f := a.Service.Status(err)
-	status, msg := f.Status, f.Message
-	if f.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
-	}
-	switch {
-	case errors.Is(err, zoneservice.ErrExists):
-		status, msg = http.StatusConflict, "Conflict: Domain '"+f.Zone+".' already exists"
-	case status == http.StatusNotFound:
-		msg = "Could not find domain '" + f.Zone + ".'"
-	}
-	if explain != nil {
-		var ve *zonemodel.ValidationError
-		var ce *dnsupdate.ConflictError
-		switch {
-		case errors.As(err, &ve):
-			parts := make([]string, len(ve.Problems))
-			for i, p := range ve.Problems {
-				parts[i] = explain(p.Field, p.Message)
-			}
-			msg = strings.Join(parts, "; ")
-		case errors.As(err, &ce):
-			msg = explain(ce.Field, "Conflicts with pre-existing RRset: "+ce.Message)
-		}
-	}
-	switch {
-	case status == http.StatusBadRequest, status == http.StatusConflict && !keep409, status == http.StatusPreconditionFailed:
-		status = http.StatusUnprocessableEntity
-	}
-	WriteError(w, status, "%s", msg)
 }
 
 // identity is the request's authenticated identity, or nil (auth

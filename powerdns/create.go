@@ -100,7 +100,7 @@ func (a *API) importZone(w http.ResponseWriter, r *http.Request, req *ZoneReques
 		if errors.As(err, &fe) && (strings.Contains(fe.Message, "CNAME and other data") || strings.Contains(fe.Message, "CNAME is not allowed")) {
 			// PowerDNS's words for a CNAME beside other data; at the
 			// apex, the other data are the zone's NS records.
-			msg := "Conflicts with another RRset: " + a.Service.Status(err).Message
+			msg := "Conflicts with another RRset: " + failureOf(err).msg
 			if strings.HasPrefix(fe.Message, zone+": ") || strings.Contains(fe.Message, "apex") {
 				msg = "RRset " + FQDN(zone) + " IN CNAME: conflicts with existing NS RRset of the same name (" + msg + ")"
 			}

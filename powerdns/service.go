@@ -3,11 +3,12 @@ package powerdns
 import (
 	"net/http"
 
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 )
 
-// The zone service as this front end sees it, defined where zone_api
-// implements it (package frontend).
+// The zone service as this front end sees it (package
+// frontend), implemented by Backend over the zone service.
 type (
 	// Service is the zone service.
 	Service = frontend.Service
@@ -28,12 +29,35 @@ const MountName = "powerdns"
 func init() {
 	frontend.Register(MountName, &frontend.Mount{
 		Routes: func(o frontend.Options) []frontend.Route {
-			return (&API{Service: o.Service, Version: o.Version, Denied: o.Denied, Allow: o.Allow, AllowRecords: o.AllowRecords, AllowPrimaries: o.AllowPrimaries, AllowNotify: o.AllowNotify}).Routes()
+			svc := Backend{Zones: o.Zones, EnterImport: o.EnterImport}
+			return (&API{Service: svc, Logger: o.Logger, Version: o.Version, Denied: o.Denied, Allow: o.Allow, AllowRecords: o.AllowRecords, AllowPrimaries: o.AllowPrimaries, AllowNotify: o.AllowNotify}).Routes()
 		},
 		Owns:     IsPath,
 		ZoneName: ZoneName,
-		Error: func(w http.ResponseWriter, status int, msg string) {
-			WriteError(w, status, "%s", msg)
-		},
+		Error:    moduleError,
+		Request:  APIKeyAsBearer,
 	})
+}
+
+// moduleError writes an error zone_api answers itself on this API's paths
+// (authentication, scopes, routing) in PowerDNS's shape, with PowerDNS's
+// words for a request without credentials.
+func moduleError(w http.ResponseWriter, status int, msg string) {
+	if msg == auth.MsgMissingHeader {
+		msg = "Missing X-API-Key header (or Authorization: Bearer <token>)"
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	WriteError(w, status, "%s", msg)
+}
+
+// APIKeyAsBearer makes a request's X-API-Key header the bearer token the
+// auth mode checks (an Authorization header, when also sent, wins).
+func APIKeyAsBearer(r *http.Request) *http.Request {
+	key := r.Header.Get("X-API-Key")
+	if key == "" || r.Header.Get("Authorization") != "" {
+		return r
+	}
+	r2 := r.Clone(r.Context())
+	r2.Header.Set("Authorization", "Bearer "+key)
+	return r2
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -36,7 +37,7 @@ type fakeZone struct {
 	sets   map[string]*dnsupdate.RRset // by "name TYPE"
 }
 
-var errFakeNotFound = errors.New("zone not found")
+var errFakeNotFound = &zoneservice.Error{Kind: zoneservice.ErrNotFound, Msg: "zone not found"}
 
 func newFakeNamed(t *testing.T) *fakeNamed {
 	s, err := zonestore.Open(t.TempDir())
@@ -189,12 +190,6 @@ func (f *fakeNamed) Retransfer(context.Context, string) error         { return n
 func (f *fakeNamed) Keys(context.Context, string) ([]Key, error)      { return nil, nil }
 func (f *fakeNamed) Statistics(context.Context) ([][2]string, error)  { return nil, nil }
 func (f *fakeNamed) SideFiles() (frontend.SideFiles, error)           { return f.store, nil }
-func (f *fakeNamed) Status(err error) frontend.Failure {
-	if errors.Is(err, errFakeNotFound) {
-		return frontend.Failure{Status: http.StatusNotFound, Message: err.Error()}
-	}
-	return frontend.Failure{Status: http.StatusInternalServerError, Message: err.Error()}
-}
 
 // fakeAPI serves the API's routes over f.
 func fakeAPI(f *fakeNamed) http.Handler {

@@ -123,7 +123,7 @@ func (a *API) listZones(w http.ResponseWriter, r *http.Request, _ string) {
 		if name, err := zonemodel.NormalizeZoneName(ZoneName(q)); err == nil && g.AllowsZone(name) {
 			if z, err := a.Service.Zone(r.Context(), name); err == nil {
 				out = append(out, item(z))
-			} else if a.Service.Status(err).Status != http.StatusNotFound {
+			} else if failureOf(err).status != http.StatusNotFound {
 				a.fail(w, err, nil, false)
 				return
 			}
