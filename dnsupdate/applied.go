@@ -41,6 +41,7 @@ func (u *Updater) applied(ctx context.Context, zone string, ws []*write, s seria
 		a Applied
 	}
 	calls := make([]call, 0, len(ws))
+	var msg *messageDiff // what a merged message changed, read once
 	for _, w := range ws {
 		if w.applied == nil {
 			continue
@@ -55,8 +56,16 @@ func (u *Updater) applied(ctx context.Context, zone string, ws []*write, s seria
 			}
 		case w.added != nil:
 			a.Added = w.added
-		default:
+		case len(ws) == 1:
 			a.Added, a.Removed = u.diff(ctx, zone, s, w.update)
+			u.readDiffs.Add(1)
+		default:
+			// An exclusive write of a merged message (take): its part
+			// of what the message changed, its RRsets'.
+			if msg == nil {
+				msg = u.messageDiff(ctx, zone, s, ws)
+			}
+			a.Added, a.Removed = msg.of(w)
 			u.readDiffs.Add(1)
 		}
 		calls = append(calls, call{w, a})
@@ -78,6 +87,15 @@ func (u *Updater) applied(ctx context.Context, zone string, ws []*write, s seria
 // diff returns what a message that moved the zone from s.old to s.new
 // changed, by IXFR; when named cannot say, the update section's intent.
 func (u *Updater) diff(ctx context.Context, zone string, s serials, update []dns.RR) (added, removed []dns.RR) {
+	if added, removed, ok := u.ixfrDiff(ctx, zone, s, update); ok {
+		return added, removed
+	}
+	return intent(update)
+}
+
+// ixfrDiff reads by IXFR what a message (its update section) that moved
+// the zone from s.old to s.new changed; ok is false when named cannot say.
+func (u *Updater) ixfrDiff(ctx context.Context, zone string, s serials, update []dns.RR) (added, removed []dns.RR, ok bool) {
 	if s.hasOld && s.hasNew {
 		// On a pooled connection first (no TCP connect per change);
 		// IXFR on a connection of its own when that fails.
@@ -88,11 +106,52 @@ func (u *Updater) diff(ctx context.Context, zone string, s serials, update []dns
 		if err == nil && len(deltas) > 0 && deltas[0].From == s.old && deltas[0].To == s.new {
 			added, removed = withoutSOA(deltas[0].Added), withoutSOA(deltas[0].Deleted)
 			u.unpredicted(zone, update, added, removed, true)
-			return added, removed
+			return added, removed, true
 		}
 	}
 	u.unpredicted(zone, update, nil, nil, false)
-	return intent(update)
+	return nil, nil, false
+}
+
+// messageDiff is what a merged message changed, read once for its
+// exclusive writes.
+type messageDiff struct {
+	added, removed []dns.RR
+	ok             bool
+}
+
+func (u *Updater) messageDiff(ctx context.Context, zone string, s serials, ws []*write) *messageDiff {
+	var update []dns.RR
+	for _, w := range ws {
+		update = append(update, w.update...)
+	}
+	d := &messageDiff{}
+	d.added, d.removed, d.ok = u.ixfrDiff(ctx, zone, s, update)
+	return d
+}
+
+// of is what w changed: the message's changes at w's RRsets (no other
+// write of the message touches them), or, when named could not say, w's
+// update section's intent.
+func (d *messageDiff) of(w *write) (added, removed []dns.RR) {
+	if !d.ok {
+		return intent(w.update)
+	}
+	mine := make(map[setKey]bool, len(w.update))
+	for _, rr := range w.update {
+		mine[keyOf(rr)] = true
+	}
+	for _, rr := range d.added {
+		if mine[keyOf(rr)] {
+			added = append(added, rr)
+		}
+	}
+	for _, rr := range d.removed {
+		if mine[keyOf(rr)] {
+			removed = append(removed, rr)
+		}
+	}
+	return added, removed
 }
 
 // unpredicted stops modelling the zone (known.go) for relearnAfter when

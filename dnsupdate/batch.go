@@ -29,14 +29,8 @@ func (u *Updater) Batch(ctx context.Context, zone string, batch []Change, opt Wr
 		return nil, err
 	}
 	if isSimple(zone, changes) {
-		res, err, next := u.indexedBatch(ctx, zone, changes, opt)
-		if next == batchDone {
+		if res, err, done := u.guardedBatch(ctx, zone, changes, opt); done {
 			return res, err
-		}
-		if next == batchPrereqs {
-			if res, err, done := u.simpleBatch(ctx, zone, changes, opt); done {
-				return res, err
-			}
 		}
 	}
 	for attempt := 0; ; attempt++ {
@@ -159,10 +153,8 @@ func isSimple(zone string, changes []change) bool {
 // simpleBody builds the UPDATE of a simple batch (isSimple): its changes
 // in order, and guarded, each name an add needs the "no CNAME there" rule
 // checked for (an add of a type that cannot sit beside a CNAME, at a name
-// whose CNAME no earlier change of the batch deletes), once. With prereqs,
-// prereq holds that rule as one prerequisite per guarded name (RFC 2136
-// §2.4.3).
-func simpleBody(changes []change, prereqs bool) (prereq, body []dns.RR, guarded []string, res *ChangeResult) {
+// whose CNAME no earlier change of the batch deletes), once.
+func simpleBody(changes []change) (body []dns.RR, guarded []string, res *ChangeResult) {
 	res = &ChangeResult{}
 	var cnameGone map[string]bool
 	seen := make(map[string]bool, len(changes))
@@ -173,9 +165,6 @@ func simpleBody(changes []change, prereqs bool) (prereq, body []dns.RR, guarded 
 			if !cnameGone[c.name] && !seen[c.name] && !coexistsWithCNAME[c.rrtype] {
 				seen[c.name] = true
 				guarded = append(guarded, c.name)
-				if prereqs {
-					prereq = append(prereq, &dns.ANY{Hdr: dns.RR_Header{Name: c.name, Rrtype: dns.TypeCNAME, Class: dns.ClassNONE}})
-				}
 			}
 			// Nothing changes the records of an UPDATE once built (packing
 			// leaves them as they are): an add of class IN, as parsed, is
@@ -205,24 +194,7 @@ func simpleBody(changes []change, prereqs bool) (prereq, body []dns.RR, guarded 
 		}
 		res.Changes++
 	}
-	return prereq, body, guarded, res
-}
-
-// simpleBatch applies a simple batch (isSimple) with a prerequisite "no
-// CNAME at that name" before each guarded add, so the batch costs one
-// UPDATE and no zone transfer. done is false when named refused a
-// prerequisite: the snapshot path then finds which change conflicts.
-func (u *Updater) simpleBatch(ctx context.Context, zone string, changes []change, opt WriteOptions) (*ChangeResult, error, bool) {
-	prereq, body, _, res := simpleBody(changes, true)
-	s, err := u.commit(ctx, zone, &write{guarded: true, prereq: prereq, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
-	if err == nil {
-		res.Zone = zone
-		return s.into(res), nil, true
-	}
-	if IsRcode(err, dns.RcodeYXRrset) {
-		return nil, nil, false
-	}
-	return nil, err, true
+	return body, guarded, res
 }
 
 // Batch change operations (zonemodel's).

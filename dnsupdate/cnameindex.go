@@ -11,16 +11,18 @@ import (
 
 // A batch of adds needs, for each new name, the rule that a CNAME stands
 // alone (RFC 1034 §3.6.2; named ignores an add beside a CNAME silently).
-// simpleBatch has named check it, one prerequisite "no CNAME at this name"
-// (RFC 2136 §2.4.3) per name, which costs named a lookup and a parse per
-// name: about a sixth more than the adds alone for 1,000 of them. A zone
-// writer can instead keep the set of names that hold a CNAME, known
-// exactly at one SOA (a cnameIndex): read from a snapshot, and carried
-// forward by every write of this process, each pinned to the SOA the
-// index is at. A batch checked against the index and pinned to its SOA
-// holds the same guarantee as the prerequisites: if anything else changed
-// the zone since, the SOA moved, named refuses the message (NXRRSET) and
-// nothing is applied; the batch is then sent with its prerequisites.
+// Named can check it, one prerequisite "no CNAME at this name" (RFC 2136
+// §2.4.3) per name, which costs named a lookup and a parse per name: about
+// a sixth more than the adds alone for 1,000 of them. A zone writer can
+// instead keep the set of names that hold a CNAME, known exactly at one
+// SOA (a cnameIndex): read from a snapshot, and carried forward by every
+// write of this process, each pinned to the SOA the index is at. The
+// leader checks a message's guarded names against the index when the
+// index is at the SOA it pins the message to (guardPrereqs), which holds
+// the same guarantee as the prerequisites: if anything else changed the
+// zone since, the SOA moved, named refuses the message (NXRRSET) and
+// nothing is applied; the message is then sent again pinned to the SOA
+// read, with the prerequisites when the index is not at it.
 
 // indexMinAdds is how many guarded adds a batch needs before a transfer is
 // made to build a zone's index; smaller batches keep their prerequisites
@@ -118,32 +120,26 @@ func (zw *zoneWriter) offer(s *Snapshot) {
 	zw.learn(s)
 }
 
-// batchPath says how Batch goes on after indexedBatch.
-type batchPath int
-
-const (
-	batchDone      batchPath = iota // answered
-	batchPrereqs                    // send with prerequisites (simpleBatch)
-	batchSnapshots                  // check against a snapshot (a CNAME conflict)
-)
-
-// indexedBatch sends a batch simpleBatch could send, checked against the
-// zone's CNAME index instead of with prerequisites, pinned to the index's
-// SOA. It builds the index (one transfer, bounded by indexSizeFactor) for
-// a batch of at least indexMinAdds guarded adds when the zone has none; a
-// transfer that fails (named may refuse them) leaves the batch to the
-// prerequisites, and the zone without an index for relearnAfter.
-func (u *Updater) indexedBatch(ctx context.Context, zone string, changes []change, opt WriteOptions) (*ChangeResult, error, batchPath) {
-	_, body, guarded, res := simpleBody(changes, false)
+// guardedBatch sends a simple batch (isSimple) as one write whose guarded
+// names (simpleBody) the zone's writer checks when it sends the message:
+// against the zone's CNAME index when the index is at the SOA the message
+// is pinned to, else with one prerequisite per name. It builds the index
+// (one transfer, bounded by indexSizeFactor) for a batch of at least
+// indexMinAdds guarded adds when the zone has none. Without IfSerial the
+// write shares a message with the writes queued beside it that touch other
+// RRsets (group commit); named applies the message all or nothing, and
+// when it refuses a merged message each write is sent alone. done is false
+// when a guarded name may hold a CNAME (the index names it, or named
+// refused the prerequisite): the snapshot path then finds which change
+// conflicts.
+func (u *Updater) guardedBatch(ctx context.Context, zone string, changes []change, opt WriteOptions) (*ChangeResult, error, bool) {
+	body, guarded, res := simpleBody(changes)
 	zw := u.writer(zone)
 	now := time.Now()
 	zw.mu.Lock()
 	ix, size, unpinned, noIndex := zw.index, zw.size, now.Before(zw.unpinnedUntil), now.Before(zw.noIndexUntil)
 	zw.mu.Unlock()
-	if unpinned {
-		return nil, nil, batchPrereqs // the pin never holds here (inline signing)
-	}
-	if ix == nil && !noIndex && len(guarded) >= indexMinAdds && (size == 0 || size <= indexSizeFactor*len(guarded)) {
+	if !unpinned && ix == nil && !noIndex && len(guarded) >= indexMinAdds && (size == 0 || size <= indexSizeFactor*len(guarded)) {
 		_, err := u.snapshot(ctx, zone, indexSizeFactor*len(guarded))
 		zw.mu.Lock()
 		if err != nil && !errors.Is(err, errTooLarge) {
@@ -155,21 +151,22 @@ func (u *Updater) indexedBatch(ctx context.Context, zone string, changes []chang
 		ix = zw.index
 		zw.mu.Unlock()
 	}
-	if ix == nil || opt.IfSerial != nil && *opt.IfSerial != ix.soa.Serial {
-		return nil, nil, batchPrereqs
-	}
-	for _, name := range guarded {
-		if ix.has(name) {
-			return nil, nil, batchSnapshots
+	if ix != nil {
+		for _, name := range guarded {
+			if ix.has(name) {
+				return nil, nil, false
+			}
 		}
 	}
-	s, err := u.commit(ctx, zone, &write{guarded: true, update: body, exact: ix.soa, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
+	w := &write{guarded: true, guards: guarded, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod,
+		merge: opt.IfSerial == nil, exclusive: true, applied: opt.Applied, hold: opt.Hold}
+	s, err := u.commit(ctx, zone, w)
 	switch {
 	case err == nil:
 		res.Zone = zone
-		return s.into(res), nil, batchDone
-	case IsRcode(err, dns.RcodeNXRrset):
-		return nil, nil, batchPrereqs // the zone moved since the index
+		return s.into(res), nil, true
+	case IsRcode(err, dns.RcodeYXRrset):
+		return nil, nil, false
 	}
-	return nil, err, batchDone
+	return nil, err, true
 }

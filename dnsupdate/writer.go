@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,9 +14,12 @@ import (
 
 // Writes to one zone go through the zone's writer: at most one UPDATE
 // message per zone is in flight from this process (named applies a zone's
-// updates one at a time anyway), and single-record adds that arrive while
-// one is in flight share the next message (group commit): they cost named
-// one journal write and one serial bump instead of one each.
+// updates one at a time anyway), and single-record adds and simple
+// batches (a PowerDNS PATCH of a few RRsets) that arrive while one is in
+// flight share the next message (group commit): they cost named one
+// journal write and one serial bump instead of one each. Named applies a
+// message all or nothing; when it refuses a merged one, each write is sent
+// alone, so that only the culprit fails.
 //
 // Every message is pinned to the SOA the writer last saw (prerequisite
 // "the SOA is exactly this record") and sets the next serial itself (an
@@ -40,9 +44,18 @@ type write struct {
 	prereq []dns.RR
 	update []dns.RR
 	// merge allows the write to share a message with other merge writes:
-	// only single-record adds whose prerequisites no other add of the
-	// message can invalidate (no CNAME added).
+	// single-record adds and simple batches, whose prerequisites no other
+	// write of the message can invalidate (no CNAME added).
 	merge bool
+	// exclusive: the write shares no RRset with the other writes of its
+	// message (a batch: what named's IXFR says the message changed at its
+	// RRsets is then what the batch changed).
+	exclusive bool
+	// guards are the names where the write adds records that cannot sit
+	// beside a CNAME: the leader checks them against the zone's CNAME
+	// index when the index is at the SOA the message is pinned to, and
+	// otherwise sends one prerequisite "no CNAME here" per name.
+	guards []string
 	// ifSerial requires the zone to be at this serial (If-Match).
 	ifSerial *uint32
 	// method sets the next serial; only writes of one method merge.
@@ -265,9 +278,10 @@ func (zw *zoneWriter) handOff() {
 
 // take removes the next message's writes from the queue: the first write
 // and, when it may be merged, the mergeable writes right behind it, up to
-// mergeBytes. Writes are sent in the order they came: a write that may not
-// be merged (a CNAME add, a batch pinned to its snapshot) is never
-// overtaken. Called with zw.mu held.
+// mergeBytes, an exclusive write only with writes of other RRsets. Writes
+// are sent in the order they came: a write that may not be merged (a CNAME
+// add, a batch pinned to its snapshot) is never overtaken. Called with
+// zw.mu held.
 func (zw *zoneWriter) take() []*write {
 	if len(zw.queue) == 0 {
 		return nil
@@ -275,8 +289,15 @@ func (zw *zoneWriter) take() []*write {
 	first := zw.queue[0]
 	batch := []*write{first}
 	size := first.size
+	var sets *messageSets
 	for _, w := range zw.queue[1:] {
 		if !first.merge || !w.merge || w.method != first.method || size+w.size > mergeBytes {
+			break
+		}
+		if sets == nil {
+			sets = newMessageSets(first)
+		}
+		if !sets.join(w) {
 			break
 		}
 		batch = append(batch, w)
@@ -286,6 +307,69 @@ func (zw *zoneWriter) take() []*write {
 	clear(zw.queue[rest:])
 	zw.queue = zw.queue[:rest]
 	return batch
+}
+
+// messageSets are the RRsets the writes of one message touch, for take.
+type messageSets struct {
+	touched   map[setKey]bool
+	exclusive map[setKey]bool // touched by an exclusive write
+}
+
+func newMessageSets(first *write) *messageSets {
+	m := &messageSets{touched: map[setKey]bool{}, exclusive: map[setKey]bool{}}
+	m.add(first)
+	return m
+}
+
+func (m *messageSets) add(w *write) {
+	for _, rr := range w.update {
+		k := keyOf(rr)
+		m.touched[k] = true
+		if w.exclusive {
+			m.exclusive[k] = true
+		}
+	}
+}
+
+// join adds w's RRsets unless it shares one with an exclusive write, or
+// is exclusive and shares one with any write.
+func (m *messageSets) join(w *write) bool {
+	for _, rr := range w.update {
+		if k := keyOf(rr); m.exclusive[k] || w.exclusive && m.touched[k] {
+			return false
+		}
+	}
+	m.add(w)
+	return true
+}
+
+// keyOf is the RRset a record of an update section belongs to.
+func keyOf(rr dns.RR) setKey {
+	h := rr.Header()
+	return setKey{strings.ToLower(h.Name), h.Rrtype}
+}
+
+// guardPrereqs are the prerequisites "no CNAME here" the writes' guards
+// need in a message pinned to soa: none for the names the zone's index,
+// when at soa, shows to hold no CNAME.
+func (zw *zoneWriter) guardPrereqs(soa *dns.SOA, ws []*write) []dns.RR {
+	var ix *cnameIndex
+	if soa != nil {
+		zw.mu.Lock()
+		if zw.index != nil && dns.IsDuplicate(zw.index.soa, soa) {
+			ix = zw.index
+		}
+		zw.mu.Unlock()
+	}
+	var out []dns.RR
+	for _, w := range ws {
+		for _, name := range w.guards {
+			if ix == nil || ix.has(name) {
+				out = append(out, &dns.ANY{Hdr: dns.RR_Header{Name: name, Rrtype: dns.TypeCNAME, Class: dns.ClassNONE}})
+			}
+		}
+	}
+	return out
 }
 
 // run sends batch as one message; when named refuses a merged message,
@@ -434,6 +518,7 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 			m.Answer = append(m.Answer, w.prereq...)
 			m.Ns = append(m.Ns, w.update...)
 		}
+		m.Answer = append(m.Answer, zw.guardPrereqs(soa, ws)...)
 		if u.beforeSend != nil {
 			u.beforeSend(m)
 		}
