@@ -24,8 +24,11 @@ import (
 // side by side with PowerDNS itself (Debian's pdns-server 4.7 with the
 // gsqlite3 backend, its API on loopback), in one run on this machine:
 //
-//   - one-RRset PATCH (a TXT REPLACE) at concurrency 1 and 8: requests/s,
-//     p50, and errors (any answer but 204);
+//   - one-RRset PATCH (a TXT REPLACE) at concurrency 1 and 8 (zone_api
+//     also 64): requests/s, p50, and errors (any answer but 204), and
+//     zone_api's against the REST API's record add (a TXT record at a new
+//     name, POST /zones/{name}/records) on the same Caddy and named at the
+//     same concurrency, with Caddy's CPU per request of each;
 //   - GET /zones with 10,000 zones: p50 (PowerDNS also with dnssec=false).
 //
 // At c=1 the rounds also measure the floors under zone_api's PATCH: the
@@ -75,6 +78,10 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 	// in a worktree of an older commit), history on, with a zone
 	// directory (and so a history) of its own: the c=1 PATCH of that
 	// build in the same rounds.
+	// The REST API's record add on the same Caddy and named, in a zone of
+	// its own: what a one-RRset PATCH is held against (issue 28).
+	restAdd := newPDNSTarget("REST API record add (same Caddy)", c.Base, testToken)
+	restAdd.zone, restAdd.bearer = "restadd.test", true
 	targets := []*pdnsTarget{ours, noHistory, theirs}
 	var baseline *pdnsTarget
 	var cBase *caddy
@@ -103,6 +110,20 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 			body := fmt.Sprintf(`{"rrsets":[{"name":"t%d.%s.","type":"TXT","ttl":60,"changetype":"REPLACE","records":[{"content":"\"v%d\"","disabled":false}]}]}`, i%50, t.zoneName(), i)
 			return t.req("PATCH", "/api/v1/servers/localhost/zones/"+t.zoneName()+".", body)
 		}
+	}
+	// A TXT record at a name of its own per add, as a client adding
+	// records one by one does (201 counts as success).
+	var adds atomic.Int64
+	restAddOp := func(int) int {
+		k := adds.Add(1)
+		body := fmt.Sprintf(`{"name":"a%06d","type":"TXT","value":"\"v%d\"","ttl":60}`, k, k)
+		if st := restAdd.req("POST", "/api/v1/zones/"+restAdd.zoneName()+"/records", body); st != 201 {
+			return st
+		}
+		return 204
+	}
+	if r := ours.req("POST", "/api/v1/servers/localhost/zones", `{"name":"`+restAdd.zoneName()+`.","kind":"Native","nameservers":["ns1.example.net."]}`); r != 201 {
+		b.Fatalf("create %s: %d", restAdd.zoneName(), r)
 	}
 	// The floor: the same change sent to the same named as a raw UPDATE,
 	// in zones of their own made like bench.test (so that they do not
@@ -172,13 +193,13 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		results[key] = append(results[key], result{rps: float64(n) / el.Seconds(), p50: lat[len(lat)/2], errors: errs, total: n, cpu: cpu})
 	}
 	for round := 0; round < rounds; round++ {
-		for _, conc := range []int{1, 8} {
-			n := 300
-			if conc == 8 {
-				n = 800
+		for _, conc := range []int{1, 8, 64} {
+			n := map[int]int{1: 300, 8: 800, 64: 1600}[conc]
+			if conc < 64 {
+				run(theirs.name, patch(theirs), []int{theirs.pid}, conc, n)
 			}
-			run(theirs.name, patch(theirs), []int{theirs.pid}, conc, n)
 			run(ours.name, patch(ours), []int{c.Process().Pid, ns.Pid()}, conc, n)
+			run(restAdd.name, restAddOp, []int{c.Process().Pid, ns.Pid()}, conc, n)
 			if conc == 1 && baseline != nil {
 				run(baseline.name, patch(baseline), []int{cBase.Process().Pid, ns.Pid()}, conc, n)
 			}
@@ -272,13 +293,29 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 			f.name, median(f.name+" c=1"), median(f.name+" c=1")/base, 100*median(ours.name+" c=1")/median(f.name+" c=1"))
 	}
 	fmt.Printf("%s at c=1: %.0f/s, p50 %s\n", empty.name, median(empty.name+" c=1"), ms(p50(empty.name+" c=1")))
-	cpu := func(k string, i int) string {
+	cpuD := func(k string, i int) time.Duration {
 		var v []time.Duration
 		for _, r := range results[k] {
 			v = append(v, r.cpu[i])
 		}
 		sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
-		return ms(v[len(v)/2])
+		return v[len(v)/2]
+	}
+	cpu := func(k string, i int) string { return ms(cpuD(k, i)) }
+	errorsOf := func(k string) (n, total int) {
+		for _, r := range results[k] {
+			n, total = n+r.errors, total+r.total
+		}
+		return n, total
+	}
+	fmt.Printf("\none-RRset PATCH against the REST API's record add (same Caddy, same named, medians of the rounds):\n")
+	for _, conc := range []int{1, 8, 64} {
+		pk, rk := fmt.Sprintf("%s c=%d", ours.name, conc), fmt.Sprintf("%s c=%d", restAdd.name, conc)
+		pe, pt := errorsOf(pk)
+		re, rt := errorsOf(rk)
+		fmt.Printf("  c=%d: PATCH %.0f/s, REST add %.0f/s: %.2fx; errors PATCH %d of %d, REST add %d of %d; Caddy CPU per request PATCH %s, REST add %s: %.2fx (named %s, %s)\n",
+			conc, median(pk), median(rk), median(pk)/median(rk), pe, pt, re, rt, cpu(pk, 0), cpu(rk, 0),
+			float64(cpuD(pk, 0))/float64(cpuD(rk, 0)), cpu(pk, 1), cpu(rk, 1))
 	}
 	fmt.Printf("%s at c=1: %.0f/s (%.2fx PowerDNS)\n", noHistory.name, median(noHistory.name+" c=1"), median(noHistory.name+" c=1")/base)
 	if baseline != nil {
@@ -327,6 +364,7 @@ type pdnsTarget struct {
 	db              string // PowerDNS's sqlite database
 	pid             int    // pdns_server's
 	zone            string // the zone the PATCHes change (default bench.test)
+	bearer          bool   // the key as a bearer token (the REST API)
 	client          http.Client
 	dials           atomic.Int64
 }
@@ -350,7 +388,11 @@ func (t *pdnsTarget) req(method, path, body string) int {
 		rd = strings.NewReader(body)
 	}
 	req, _ := http.NewRequest(method, t.base+path, rd)
-	req.Header.Set("X-API-Key", t.key)
+	if t.bearer {
+		req.Header.Set("Authorization", "Bearer "+t.key)
+	} else {
+		req.Header.Set("X-API-Key", t.key)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := t.client.Do(req)
 	if err != nil {
