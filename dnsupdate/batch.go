@@ -137,12 +137,14 @@ func touchedType(changes []change, name string, t uint16) (string, bool) {
 }
 
 // isSimple reports whether named can check a batch's rules by itself,
-// given a "no CNAME" guard per added name: no CNAME, MX or DS added,
-// no apex NS touched.
+// given a "no CNAME" guard per added name and a "no DNAME" prerequisite
+// per NS add below the apex: no CNAME, MX, DS or DNAME added, no apex NS
+// touched.
 func isSimple(zone string, changes []change) bool {
 	origin := zone + "."
 	for _, c := range changes {
 		if c.rrtype == dns.TypeCNAME && c.op == OpAdd || c.rrtype == dns.TypeMX && c.op == OpAdd || c.rrtype == dns.TypeDS && c.op == OpAdd ||
+			c.rrtype == dns.TypeDNAME && c.op == OpAdd ||
 			c.name == origin && c.rrtype == dns.TypeNS {
 			return false
 		}
@@ -153,10 +155,13 @@ func isSimple(zone string, changes []change) bool {
 // simpleBody builds the UPDATE of a simple batch (isSimple): its changes
 // in order, and guarded, each name an add needs the "no CNAME there" rule
 // checked for (an add of a type that cannot sit beside a CNAME, at a name
-// whose CNAME no earlier change of the batch deletes), once.
-func simpleBody(changes []change) (body []dns.RR, guarded []string, res *ChangeResult) {
+// whose CNAME no earlier change of the batch deletes), once; and prereq,
+// a prerequisite "no DNAME here" for each name below origin where it adds
+// NS records and no earlier change deletes a DNAME.
+func simpleBody(origin string, changes []change) (prereq, body []dns.RR, guarded []string, res *ChangeResult) {
 	res = &ChangeResult{}
-	var cnameGone map[string]bool
+	var cnameGone, dnameGone map[string]bool
+	var nsGuarded map[string]bool
 	seen := make(map[string]bool, len(changes))
 	body = make([]dns.RR, 0, len(changes))
 	for _, c := range changes {
@@ -165,6 +170,13 @@ func simpleBody(changes []change) (body []dns.RR, guarded []string, res *ChangeR
 			if !cnameGone[c.name] && !seen[c.name] && !coexistsWithCNAME[c.rrtype] {
 				seen[c.name] = true
 				guarded = append(guarded, c.name)
+			}
+			if c.rrtype == dns.TypeNS && c.name != origin && !dnameGone[c.name] && !nsGuarded[c.name] {
+				if nsGuarded == nil {
+					nsGuarded = map[string]bool{}
+				}
+				nsGuarded[c.name] = true
+				prereq = append(prereq, &dns.ANY{Hdr: dns.RR_Header{Name: c.name, Rrtype: dns.TypeDNAME, Class: dns.ClassNONE}})
 			}
 			// Nothing changes the records of an UPDATE once built (packing
 			// leaves them as they are): an add of class IN, as parsed, is
@@ -184,17 +196,23 @@ func simpleBody(changes []change) (body []dns.RR, guarded []string, res *ChangeR
 			rr.Header().Class, rr.Header().Ttl = dns.ClassNONE, 0
 			body = append(body, rr)
 		case OpDelete:
-			if c.rrtype == dns.TypeCNAME {
+			switch c.rrtype {
+			case dns.TypeCNAME:
 				if cnameGone == nil {
 					cnameGone = map[string]bool{}
 				}
 				cnameGone[c.name] = true
+			case dns.TypeDNAME:
+				if dnameGone == nil {
+					dnameGone = map[string]bool{}
+				}
+				dnameGone[c.name] = true
 			}
 			body = append(body, &dns.ANY{Hdr: dns.RR_Header{Name: c.name, Rrtype: c.rrtype, Class: dns.ClassANY}})
 		}
 		res.Changes++
 	}
-	return body, guarded, res
+	return prereq, body, guarded, res
 }
 
 // Batch change operations (zonemodel's).

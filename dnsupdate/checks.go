@@ -51,7 +51,7 @@ func (s *simulation) apply(c change) error {
 	d := s.at(c.name)
 	switch c.op {
 	case OpAdd:
-		if err := checkAdd(d, c.rr, c.field); err != nil {
+		if err := checkAdd(d, c.rr, c.field, c.name == s.snap.Zone+"."); err != nil {
 			return err
 		}
 		if mx, ok := c.rr.(*dns.MX); ok && zonemodel.InZone(strings.ToLower(mx.Mx), s.snap.Zone+".") {
@@ -70,8 +70,10 @@ func (s *simulation) apply(c change) error {
 }
 
 // checkAdd refuses an add that named would ignore: data beside a CNAME, a
-// second CNAME, a CNAME beside data.
-func checkAdd(d nameData, rr dns.RR, field string) error {
+// second CNAME, a CNAME beside data; and one named would take but not
+// serve: a DNAME beside NS records below the apex (at a delegation), or
+// NS records beside a DNAME there.
+func checkAdd(d nameData, rr dns.RR, field string, apex bool) error {
 	h := rr.Header()
 	if h.Rrtype == dns.TypeCNAME {
 		if cur := d[dns.TypeCNAME]; len(cur) > 0 && !dns.IsDuplicate(cur[0], rr) {
@@ -85,7 +87,17 @@ func checkAdd(d nameData, rr dns.RR, field string) error {
 	if cur := d[dns.TypeCNAME]; len(cur) > 0 && !coexistsWithCNAME[h.Rrtype] {
 		return &ConflictError{Field: field, Message: fmt.Sprintf("%s is a CNAME (to %s): other data cannot be added beside it (RFC 1034 §3.6.2)", h.Name, cur[0].(*dns.CNAME).Target)}
 	}
+	if other := exclusiveBelowApex[h.Rrtype]; !apex && other != 0 && len(d[other]) > 0 {
+		return nsDNAMEConflict(field, h.Name)
+	}
 	return nil
+}
+
+// nsDNAMEConflict refuses NS and DNAME records at one name below the
+// apex, in PowerDNS's words: a DNAME at a delegation point is never
+// served (RFC 6672 §2.3), and named takes the UPDATE all the same.
+func nsDNAMEConflict(field, name string) error {
+	return &ConflictError{Field: field, Message: fmt.Sprintf("Cannot have both NS and DNAME except in zone apex: %s would hold both (RFC 6672 §2.3; a DNAME at a delegation is not served)", name)}
 }
 
 // addRR adds rr to an RRset unless present; like named, the RRset takes
@@ -142,3 +154,7 @@ func sortStrings(s []string) {
 		}
 	}
 }
+
+// exclusiveBelowApex pairs the types that do not share a name below the
+// apex: NS and DNAME.
+var exclusiveBelowApex = map[uint16]uint16{dns.TypeNS: dns.TypeDNAME, dns.TypeDNAME: dns.TypeNS}

@@ -130,10 +130,10 @@ func (zw *zoneWriter) offer(s *Snapshot) {
 // RRsets (group commit); named applies the message all or nothing, and
 // when it refuses a merged message each write is sent alone. done is false
 // when a guarded name may hold a CNAME (the index names it, or named
-// refused the prerequisite): the snapshot path then finds which change
-// conflicts.
+// refused the prerequisite) or a name where it adds NS records a DNAME:
+// the snapshot path then finds which change conflicts.
 func (u *Updater) guardedBatch(ctx context.Context, zone string, changes []change, opt WriteOptions) (*ChangeResult, error, bool) {
-	body, guarded, res := simpleBody(changes)
+	prereq, body, guarded, res := simpleBody(zone+".", changes)
 	zw := u.writer(zone)
 	now := time.Now()
 	zw.mu.Lock()
@@ -158,7 +158,7 @@ func (u *Updater) guardedBatch(ctx context.Context, zone string, changes []chang
 			}
 		}
 	}
-	w := &write{guarded: true, guards: guarded, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod,
+	w := &write{guarded: true, guards: guarded, prereq: prereq, update: body, ifSerial: opt.IfSerial, method: opt.SerialMethod,
 		merge: opt.IfSerial == nil, exclusive: true, applied: opt.Applied, hold: opt.Hold}
 	s, err := u.commit(ctx, zone, w)
 	switch {

@@ -40,10 +40,15 @@ func (u *Updater) Add(ctx context.Context, zone string, rec zonemodel.Record, op
 	} else if !coexistsWithCNAME[h.Rrtype] {
 		r.RRsetNotUsed([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: h.Name, Rrtype: dns.TypeCNAME}}})
 	}
+	if other := exclusiveBelowApex[h.Rrtype]; other != 0 && h.Name != zone+"." {
+		// NS and DNAME do not share a name below the apex.
+		r.RRsetNotUsed([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: h.Name, Rrtype: other}}})
+	}
 	r.Insert([]dns.RR{dns.Copy(rr)})
-	// A CNAME add must not share a message: its prerequisite ("name not
-	// in use") holds only before the other adds.
-	w := &write{guarded: true, prereq: r.Answer, update: r.Ns, ifSerial: opt.IfSerial, method: opt.SerialMethod, merge: opt.IfSerial == nil && h.Rrtype != dns.TypeCNAME, applied: opt.Applied, hold: opt.Hold, added: []dns.RR{rr}}
+	// A CNAME or DNAME add must not share a message: its prerequisite
+	// ("name not in use", "no NS there") holds only before the other adds.
+	merge := opt.IfSerial == nil && h.Rrtype != dns.TypeCNAME && h.Rrtype != dns.TypeDNAME
+	w := &write{guarded: true, prereq: r.Answer, update: r.Ns, ifSerial: opt.IfSerial, method: opt.SerialMethod, merge: merge, applied: opt.Applied, hold: opt.Hold, added: []dns.RR{rr}}
 	s, err := u.commit(ctx, zone, w)
 	if err == nil {
 		return s.into(res), nil
@@ -100,7 +105,7 @@ func (u *Updater) explainAddConflict(ctx context.Context, zone string, rr dns.RR
 	if rr.Header().Rrtype == dns.TypeCNAME && len(d.otherTypes()) == 0 && len(d[dns.TypeCNAME]) == 1 && dns.IsDuplicate(d[dns.TypeCNAME][0], rr) {
 		return nil, true
 	}
-	if err := checkAdd(d, rr, "name"); err != nil {
+	if err := checkAdd(d, rr, "name", strings.EqualFold(name, zone+".")); err != nil {
 		return err, false
 	}
 	return &ConflictError{Field: "name", Message: fmt.Sprintf("%s: named refused the change because of a CNAME conflict (RFC 1034 §3.6.2)", name)}, false

@@ -868,3 +868,26 @@ func TestPowerDNSReplaceAndPatchParity(t *testing.T) {
 	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "cons.test.", "kind": "Consumer", "nameservers": []string{"127.0.0.1"}}), 422, "Nameservers MUST NOT be given for Consumer zones")
 	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "test..par.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}}), 422, "Unable to parse Zone Name")
 }
+
+// TestPowerDNSNSAndDNAME: NS and DNAME records do not share a name below
+// the apex (test_rrset_ns_dname_exclude): a PATCH adding a DNAME at a
+// delegation, or NS records at a DNAME, is 422 in PowerDNS's words and
+// changes nothing. named took both, and served the delegation without
+// the DNAME, so the PATCH was answered 204 (before).
+func TestPowerDNSNSAndDNAME(t *testing.T) {
+	c := startPDNS(t, "")
+	createPDNSZone(t, c, "nsdn.test.", nil)
+	expect(t, pdnsPatch(c, "nsdn.test.", rrset("delegation.nsdn.test.", "NS", "REPLACE", 3600, "ns.example.org.")), 204, "delegation")
+	expect(t, pdnsPatch(c, "nsdn.test.", rrset("dn.nsdn.test.", "DNAME", "REPLACE", 3600, "example.com.")), 204, "DNAME")
+	serial := serialOf(t, c.ns, "nsdn.test")
+	pdnsError(t, pdnsPatch(c, "nsdn.test.", rrset("delegation.nsdn.test.", "DNAME", "REPLACE", 3600, "example.com.")), 422,
+		"Cannot have both NS and DNAME except in zone apex")
+	pdnsError(t, pdnsPatch(c, "nsdn.test.", rrset("dn.nsdn.test.", "NS", "REPLACE", 3600, "ns.example.org.")), 422,
+		"Cannot have both NS and DNAME except in zone apex")
+	if got := serialOf(t, c.ns, "nsdn.test"); got != serial {
+		t.Fatalf("refused PATCHes changed the zone: serial %d, was %d", got, serial)
+	}
+	if got := answers(query(t, c.ns, "dn.nsdn.test", dns.TypeNS), dns.TypeNS); len(got) != 0 {
+		t.Errorf("NS at the DNAME: %v", got)
+	}
+}
