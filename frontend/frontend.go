@@ -5,7 +5,9 @@
 // handler without either importing the other. The front end registers a
 // Mount here (from its init function; the module's root package imports
 // it), and zone_api, when its configuration names the mount, asks it for
-// routes over Service, which zone_api implements. The routes then run in
+// routes over the zone service it sets up (Options.Zones; the PowerDNS API
+// reaches it through Service, implemented by powerdns.Backend, and maps
+// the service's typed errors to its own answers). The routes then run in
 // zone_api's request path: its authentication, scopes, rate limits, audit
 // line and metrics. The PowerDNS-compatible API (package powerdns) is
 // mounted this way.
