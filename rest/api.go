@@ -97,6 +97,9 @@ type Services interface {
 	Start(ctx context.Context, view string) *zoneservice.Service
 	// Reconcile reconciles every view: see zoneservice.Server.Reconcile.
 	Reconcile(ctx context.Context, fix bool) (*zoneservice.Report, error)
+	// ListZones lists the managed zones scope allows, of view or of
+	// every view: see zoneservice.Server.ListZones.
+	ListZones(scope zoneservice.Scope, view, typ, cursor string, limit int) ([]zoneservice.ManagedZone, string, int, error)
 }
 
 // Params are a request's path parameter and view, as the host matched

@@ -4,7 +4,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // The handler's request and response bodies are package apitypes' types,
@@ -73,19 +72,6 @@ func createRequestOf(c *createZoneRequest) *zonemodel.CreateZoneRequest {
 		}
 	}
 	return req
-}
-
-// zoneEntries converts index entries to list items; views, when set,
-// holds each entry's view.
-func zoneEntries(es []zonestore.Entry, views []string) []apitypes.ZoneEntry {
-	out := make([]apitypes.ZoneEntry, len(es))
-	for i, e := range es {
-		out[i] = apitypes.ZoneEntry{Name: e.Name, Type: e.Type, Created: e.Created}
-		if views != nil {
-			out[i].View = views[i]
-		}
-	}
-	return out
 }
 
 // changesOf converts a batch's changes to the updater's.

@@ -4,10 +4,9 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strings"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // checkView is the failure of a request whose view (requestView's view
@@ -55,91 +54,36 @@ func (a *API) serviceFor(p Params) (*zoneservice.Service, error) {
 	return vs, nil
 }
 
-// viewEntry is an index entry and its view, in a list of several views.
-type viewEntry struct {
-	zonestore.Entry
-	view string
-}
-
-// cursorOf is a list cursor: the zone's name, and "@<view>" when it has
-// a view (no zone name holds '@').
-func (e viewEntry) cursor() string {
-	if e.view == "" {
-		return e.Name
-	}
-	return e.Name + "@" + e.view
-}
-
-// before orders entries by name, then view.
-func (e viewEntry) before(name, view string) bool {
-	return e.Name < name || e.Name == name && e.view < view
-}
-
-// listViews answers GET /zones with views configured: the managed zones
-// of the view named by ?view=, or of every view, each item with its view;
-// in name order, then view; paged by a cursor "<name>[@<view>]"; only the
-// zones in views the identity's scope allows.
-func (a *API) listViews(w http.ResponseWriter, r *http.Request, p Params, typ, cursor string, limit int) error {
-	var backends []*zoneservice.Service
-	if p.View != "" || p.ViewErr != nil {
-		b, err := a.serviceFor(p)
-		if err != nil {
-			return err
+// listManaged answers GET /zones (without all=true): the managed zones
+// the identity's scope allows (zoneservice.Server.ListZones), of the view
+// named by ?view=, or with views configured and none named, of every
+// view, each item with its view; in name order, then view; paged by a
+// cursor ("<name>[@<view>]" with views).
+func (a *API) listManaged(w http.ResponseWriter, r *http.Request, p Params, typ, cursor string, limit int) error {
+	var (
+		s   Services
+		err error
+	)
+	if p.View != "" || p.ViewErr != nil || !a.Views.Configured() {
+		// One view's (or, without views, the one service's); 404 for a
+		// ?view= without views.
+		if _, err = a.serviceFor(p); err == nil {
+			s, err = a.services()
 		}
-		backends = []*zoneservice.Service{b}
 	} else {
-		// Every view: the default view's service (or that of the
-		// zones created without a view) and each other view's.
-		s, err := a.services()
-		if err != nil {
-			return err
-		}
-		root := s.Service("")
-		backends = []*zoneservice.Service{root}
-		for _, name := range a.Views.Names {
-			if vb := s.Service(name); vb != nil && vb != root {
-				backends = append(backends, vb)
-			}
-		}
+		s, err = a.services() // every view
 	}
-	g := a.grant(r)
-	var all []viewEntry
-	for _, vb := range backends {
-		es, _, _, err := vb.Store.List(typ, "", 0)
-		if err != nil {
-			return indexFailure(err)
-		}
-		for _, e := range es {
-			if g.AllowsZoneIn(e.Name, vb.View) {
-				all = append(all, viewEntry{e, vb.View})
-			}
-		}
+	if err != nil {
+		return err
 	}
-	slices.SortFunc(all, func(x, y viewEntry) int {
-		switch {
-		case x.before(y.Name, y.view):
-			return -1
-		case y.before(x.Name, x.view):
-			return 1
-		}
-		return 0
-	})
-	cName, cView, _ := strings.Cut(cursor, "@")
-	page, views := []zonestore.Entry{}, []string{}
-	next := ""
-	for _, e := range all {
-		if cursor != "" && !(viewEntry{Entry: zonestore.Entry{Name: cName}, view: cView}).before(e.Name, e.view) {
-			continue
-		}
-		if len(page) == limit {
-			next = viewEntry{page[len(page)-1], views[len(views)-1]}.cursor()
-			break
-		}
-		page, views = append(page, e.Entry), append(views, e.view)
+	page, next, total, err := s.ListZones(a.grant(r), p.View, typ, cursor, limit)
+	if err != nil {
+		return indexFailure(err)
 	}
-	body := listBody{Zones: make([]string, len(page)), Count: len(page), Total: len(all), Items: zoneEntries(page, views), NextCursor: next}
+	body := listBody{Zones: make([]string, len(page)), Count: len(page), Total: total, Items: make([]apitypes.ZoneEntry, len(page)), NextCursor: next}
 	for i, e := range page {
 		body.Zones[i] = e.Name
+		body.Items[i] = apitypes.ZoneEntry{Name: e.Name, Type: e.Type, Created: e.Created, View: e.View}
 	}
 	WriteJSON(w, http.StatusOK, body)
 	return nil

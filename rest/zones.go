@@ -199,23 +199,7 @@ func (a *API) handleListZones(w http.ResponseWriter, r *http.Request, p Params) 
 			return fail(http.StatusBadRequest, "%s filters the list of every zone named serves: add all=true", p)
 		}
 	}
-	if a.Views.Configured() {
-		return a.listViews(w, r, p, typ, cursor, limit)
-	}
-	b, err := a.serviceFor(p) // 404 for a ?view= without views
-	if err != nil {
-		return err
-	}
-	entries, next, total, err := listInScope(b.Store, a.grant(r), typ, cursor, limit)
-	if err != nil {
-		return indexFailure(err)
-	}
-	body := listBody{Zones: make([]string, len(entries)), Count: len(entries), Total: total, Items: zoneEntries(entries, nil), NextCursor: next}
-	for i, e := range entries {
-		body.Zones[i] = e.Name
-	}
-	WriteJSON(w, http.StatusOK, body)
-	return nil
+	return a.listManaged(w, r, p, typ, cursor, limit)
 }
 
 // handleGetZone answers the zone's parsed state from `rndc zonestatus`.
