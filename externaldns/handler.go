@@ -113,7 +113,7 @@ type Handler struct {
 // state is what a handler learns on its first requests.
 type state struct {
 	mu  sync.Mutex
-	svc *zoneservice.Service
+	svc zoneservice.Records
 	// hist is the change history, once opened (nil without zone_dir, or
 	// when another process writes it); histOpen tells it was.
 	hist     *history.Log
@@ -222,7 +222,7 @@ func (h *Handler) Validate() error {
 // retried on the next request). The updater is shared with every config
 // generation that has the same settings and released in Cleanup
 // (internal/sharedupdater).
-func (h *Handler) service() (*zoneservice.Service, error) {
+func (h *Handler) service() (zoneservice.Records, error) {
 	h.st.mu.Lock()
 	defer h.st.mu.Unlock()
 	if h.st.svc != nil {

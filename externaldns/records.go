@@ -71,7 +71,7 @@ func (h *Handler) getRecords(w http.ResponseWriter, r *http.Request) {
 
 // zoneListing returns the zone's endpoints as JSON array elements, from
 // the cache while the zone's serial is unchanged.
-func (h *Handler) zoneListing(ctx context.Context, svc *zoneservice.Service, zone string) ([]byte, error) {
+func (h *Handler) zoneListing(ctx context.Context, svc zoneservice.Records, zone string) ([]byte, error) {
 	snap, err := svc.Snapshot(ctx, zone)
 	if err != nil {
 		return nil, err

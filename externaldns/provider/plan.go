@@ -15,10 +15,10 @@ import (
 // Provider is the webhook's provider: it plans and applies external-dns's
 // changes to the configured zones and lists their endpoints, through the
 // zone service. Set Zones (canonical: lower case, no trailing dot) and
-// Service (only its record operations are used).
+// Service: the service's records concern, all the webhook uses.
 type Provider struct {
 	Zones   []string
-	Service *zoneservice.Service
+	Service zoneservice.Records
 }
 
 // ZoneUpdate is the UPDATE of one zone: RFC 2136 prerequisites and

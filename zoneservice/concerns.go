@@ -1,0 +1,106 @@
+package zoneservice
+
+import (
+	"context"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+)
+
+// The Service's concerns, each an interface of its own that *Service
+// implements, so that a front end (or a later split of the Service into
+// types of their own) depends only on the concern it uses: the records
+// and the capture of their changes apart from the zone lifecycle and the
+// recovery. The external-dns webhook, which changes records only, holds a
+// Records.
+
+// Records is the record concern: a zone's record changes and reads.
+// Every change is one RFC 2136 UPDATE, atomic (all of it or nothing),
+// applied by the zone's writer after the changes already queued; its
+// entry is in the change history (Service.History) before it returns.
+// ifSerial, when set, makes the change conditional on the zone's serial
+// (*dnsupdate.PreconditionError otherwise). Errors are *Error with a
+// record kind (ErrFrozen, ErrNotPrimary, ErrUpdateRefused, ErrNotFound,
+// ErrOutcomeUnknown when named did not answer: then whether the change
+// was applied is unknown), a *zonemodel.ValidationError or a
+// *dnsupdate.ConflictError. No change is idempotent by itself: a retry
+// after an unknown outcome reads the zone first.
+type Records interface {
+	// AddRecord adds one record.
+	AddRecord(ctx context.Context, zone string, rec zonemodel.Record, ifSerial *uint32) (*dnsupdate.ChangeResult, error)
+	// RemoveRecord removes one record, or an RRset; removing what does
+	// not exist succeeds.
+	RemoveRecord(ctx context.Context, zone string, rm zonemodel.Removal, ifSerial *uint32) (*dnsupdate.ChangeResult, error)
+	// ReplaceRecord replaces one record's data.
+	ReplaceRecord(ctx context.Context, zone string, rp zonemodel.Replacement, ifSerial *uint32) (*dnsupdate.ChangeResult, error)
+	// ApplyChanges applies a batch in one UPDATE.
+	ApplyChanges(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error)
+	// ApplyUpdate sends an UPDATE built by the caller (its prerequisite
+	// and update sections).
+	ApplyUpdate(ctx context.Context, zone string, prereq, update []dns.RR) (*dnsupdate.ChangeResult, error)
+	// Snapshot reads the zone (a zone transfer, or the writer's copy).
+	Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error)
+	// ListRecords reads one page of the zone's RRsets.
+	ListRecords(ctx context.Context, zone string, opt dnsupdate.ListOptions) (*dnsupdate.Snapshot, []dnsupdate.RRset, string, error)
+}
+
+// ChangeCapture is the capture of the record changes made elsewhere (by
+// a dynamic update of another client, a zone file edited and reloaded):
+// each is recorded in the change history as external, once, in serial
+// order, after the changes the service itself made.
+type ChangeCapture interface {
+	// Noticed records what changed in zone since the history's last
+	// serial of it (named's NOTIFY said it changed).
+	Noticed(ctx context.Context, zone string) error
+	// CatchUp runs Noticed for every managed primary zone.
+	CatchUp(ctx context.Context)
+	// Notices returns the receiver of NOTIFYs until ctx ends, which runs
+	// Noticed for each zone handed to it, merging repeated notices.
+	Notices(ctx context.Context) (notice func(zone string))
+	// Follows reports whether the service records the changes of zone.
+	Follows(ctx context.Context, zone string) bool
+}
+
+// Lifecycle is the zone lifecycle: zones created (from a request, a zone
+// file or a transfer, or a copy), adopted, changed, commanded and
+// deleted. Create and delete are crash-safe (a durable intent first);
+// an unanswered control command returns ErrOutcomeUnknown and is settled
+// by the next operation on the zone or by Recovery. Errors are *Error of
+// the lifecycle kinds (ErrExists, ErrNotFound, ErrControl, ErrStorage, …).
+type Lifecycle interface {
+	Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Created, error)
+	Import(ctx context.Context, name string, src *ImportSource, fp string) (*Imported, error)
+	Copy(ctx context.Context, from, to, fp string) (*Imported, error)
+	Adopt(ctx context.Context, name string, opts AdoptOptions) (*Adopted, error)
+	Modify(ctx context.Context, name string, ch *SettingsChange) (*Modified, error)
+	Reload(ctx context.Context, name string) (string, error)
+	Freeze(ctx context.Context, name string) (string, error)
+	Thaw(ctx context.Context, name string) (string, error)
+	Notify(ctx context.Context, name string) (*Notified, error)
+	Retransfer(ctx context.Context, name string) (string, error)
+	Delete(ctx context.Context, name string, opts DeleteOptions) (*Deleted, error)
+}
+
+// Recovery completes or undoes what a crash, an unanswered command or a
+// restart of named left behind: Reconcile on demand (full: also the
+// zones named does not load, NotLoaded), ReconcileAtStart once per zone
+// directory and process, WatchRestarts and HealAfterRestart when named
+// restarts.
+type Recovery interface {
+	Reconcile(ctx context.Context, full bool) (*Report, error)
+	ReconcileAtStart(ctx context.Context)
+	NotLoaded() []Fix
+	WatchRestarts(ctx context.Context, interval time.Duration)
+	HealAfterRestart(ctx context.Context, why string)
+}
+
+// Interface guards: the Service is every concern.
+var (
+	_ Records       = (*Service)(nil)
+	_ ChangeCapture = (*Service)(nil)
+	_ Lifecycle     = (*Service)(nil)
+	_ Recovery      = (*Service)(nil)
+)
