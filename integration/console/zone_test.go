@@ -234,6 +234,11 @@ func TestScopesJourney(t *testing.T) {
 	if n := evalAs[int](e, `document.querySelectorAll('za-zone button[aria-label^="Revert"]').length`); n != 0 {
 		t.Errorf("a read-only token sees %d revert buttons", n)
 	}
+	e.open("#/zones/ro.test/settings")
+	e.waitText("za-zone .settingsform .reason", "Your token may not change zones")
+	if n := evalAs[int](e, `document.querySelectorAll('za-zone .settingsform button, za-zone .settingsform textarea:not([disabled])').length`); n != 0 {
+		t.Errorf("a read-only token sees %d settings controls", n)
+	}
 	e.open("#/zones")
 	e.waitText("za-zones tbody", "ro.test")
 	if n := evalAs[int](e, `document.querySelectorAll('za-zones button').length`); n != 0 {
