@@ -288,3 +288,16 @@ func TestPowerDNSCatalogMember(t *testing.T) {
 		t.Errorf("catalog given = %s", r.str("catalog"))
 	}
 }
+
+// TestPowerDNSAutoprimaries: through Caddy, the autoprimaries routes
+// answer as PowerDNS's API (an empty list; adding one 422 with why:
+// named has none), where they were 404.
+func TestPowerDNSAutoprimaries(t *testing.T) {
+	c := startPDNS(t, "")
+	r := c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/autoprimaries", nil)
+	if r.status != 200 || strings.TrimSpace(string(r.raw)) != "[]" {
+		t.Errorf("GET autoprimaries = %d %s", r.status, r.raw)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "POST", "/api/v1/servers/localhost/autoprimaries", map[string]any{"ip": "192.0.2.1", "nameserver": "ns.example.com."}), 422, "autoprimaries are not supported")
+	pdnsError(t, c.pdns(pdnsKey, "DELETE", "/api/v1/servers/localhost/autoprimaries/192.0.2.1/ns.example.com.", nil), 404, "Could not find autoprimary")
+}

@@ -586,3 +586,19 @@ func TestSideFilePutRRsets(t *testing.T) {
 		t.Errorf("a refused PUT: %d, side file %s, was %s", r.status, after, before)
 	}
 }
+
+// TestAutoprimaries: named has no autoprimaries (supermasters): the list
+// is empty, adding one is 422 with why, deleting one is 404. Before, the
+// routes answered 404.
+func TestAutoprimaries(t *testing.T) {
+	h := fakeAPI(newFakeNamed(t))
+	if r := call(t, h, "GET", Prefix+"/autoprimaries", nil); r.status != 200 || r.raw != "[]\n" {
+		t.Errorf("GET: %d %s", r.status, r.raw)
+	}
+	if r := call(t, h, "POST", Prefix+"/autoprimaries", map[string]any{"ip": "192.0.2.1", "nameserver": "ns.example.com."}); r.status != 422 || !strings.Contains(r.raw, "catalog zone") {
+		t.Errorf("POST: %d %s", r.status, r.raw)
+	}
+	if r := call(t, h, "DELETE", Prefix+"/autoprimaries/192.0.2.1/ns.example.com.", nil); r.status != 404 || !strings.Contains(r.raw, "192.0.2.1/ns.example.com.") {
+		t.Errorf("DELETE: %d %s", r.status, r.raw)
+	}
+}
