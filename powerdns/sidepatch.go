@@ -234,61 +234,33 @@ func (a *API) sideTouched(zone string, side []sideChange) bool {
 	return sideChangesMatter(&d, side)
 }
 
-// patchWithData applies a PATCH that changes the zone's side file: under
-// the side file's lock, the side file holds the pending data (when the
-// UPDATE takes records out of named that it keeps disabled), the UPDATE
-// is sent, and the side file then holds the new data (the old again
-// when the UPDATE failed). It answers the PATCH itself.
+// patchWithData applies a PATCH that changes the zone's side file, the
+// side file around the UPDATE as withData keeps it, and answers it.
 func (a *API) patchWithData(w http.ResponseWriter, r *http.Request, name string, plan *Plan, side []sideChange) {
 	z, ok := a.zone(w, r, name)
 	if !ok {
 		return
 	}
-	sf := a.sideFiles()
-	if sf == nil {
+	if a.sideFiles() == nil {
 		WriteError(w, http.StatusUnprocessableEntity, "comments and disabled records are not kept: this server has no zone directory for them")
 		return
 	}
-	ctx := r.Context()
-	unlock, err := sf.LockSideFile(ctx, z.Name, zonestore.SideKindPowerDNS)
-	if err != nil {
-		a.fail(w, err, nil, false)
-		return
-	}
-	defer unlock()
-	before, err := readData(sf, z)
-	if err != nil {
-		a.fail(w, err, nil, false)
-		return
-	}
-	after := before.clone()
-	applySide(after, side, time.Now())
-	if p, grew := pendingData(before, after); grew && len(plan.Changes) > 0 {
-		if err := saveData(sf, z, p); err != nil {
-			a.fail(w, err, nil, false)
-			return
-		}
-		defer func() {
-			if after != nil {
-				return
-			}
-			// The UPDATE failed: the side file as before.
-			_ = saveData(sf, z, before.clone())
-		}()
-	}
-	var old, serial uint32
+	var (
+		old, serial uint32
+		apply       func() error
+	)
 	if len(plan.Changes) > 0 {
-		if old, serial, err = a.Service.Apply(ctx, name, plan.Changes); err != nil {
-			after = nil
-			a.fail(w, err, plan.Explain, false)
-			return
+		apply = func() (err error) {
+			old, serial, err = a.Service.Apply(r.Context(), name, plan.Changes)
+			return err
 		}
 	}
-	if err := saveData(sf, z, after); err != nil {
-		a.fail(w, err, nil, false)
+	change := func(d *zoneData) { applySide(d, side, time.Now()) }
+	if err := a.withData(r.Context(), z, change, apply); err != nil {
+		a.fail(w, err, plan.Explain, false)
 		return
 	}
-	if len(plan.Changes) > 0 {
+	if apply != nil {
 		setSerialHeaders(w, old, serial)
 	}
 	w.WriteHeader(http.StatusNoContent)
