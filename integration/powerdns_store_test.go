@@ -102,6 +102,12 @@ func TestPowerDNSSideFile(t *testing.T) {
 	if got := served("www."+z, dns.TypeA); len(got) != 0 {
 		t.Errorf("named serves disabled records: %v", got)
 	}
+	// Disabling changed what named serves: the history has it, as the
+	// removal of the records (the zone API's changes of the zone).
+	cs := c.changes(testToken, "/api/v1/zones/side.test/changes")
+	if last := cs[len(cs)-1]; last.Type != "records.changed" || len(last.Removed) != 1 || last.Removed[0].Name != "www.side.test" || last.Removed[0].Type != "A" || len(last.Added) != 0 {
+		t.Errorf("the history's last change = %v, want www A removed", last)
+	}
 	g = c.pdns(pdnsKey, "GET", zonesPath+"/"+z+"?rrset_name=www."+z, nil)
 	if got := recordsOf(rrsetOf(g, "www."+z, "A")); !slices.Equal(got, []string{"!192.0.2.1", "!192.0.2.2"}) {
 		t.Errorf("disabled www A = %v (%s)", got, g.raw)
