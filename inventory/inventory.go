@@ -88,6 +88,12 @@ type Snapshot struct {
 	Taken time.Time
 	// Views are the views named has, sorted (without _bind).
 	Views []string
+	// Gen numbers the snapshots of named's answers (and of the sources
+	// learned since), from 1; Forget keeps it.
+	Gen uint64
+	// Forgotten are the names Forget dropped from this snapshot since
+	// named was asked, in order.
+	Forgotten []string
 }
 
 // Inventory keeps a snapshot of named's zones fresh. Set Fetch and
@@ -135,8 +141,10 @@ type Inventory struct {
 	running  bool
 	kick     chan struct{}
 	stop     chan struct{}
-	refreshM sync.Mutex // one refresh at a time
-	gen      uint64     // bumped by Forget, so a refresh begun before it does not resurrect
+	refreshM sync.Mutex    // one refresh at a time
+	gen      uint64        // bumped by Forget, so a refresh begun before it does not resurrect
+	snapGen  uint64        // the last Snapshot.Gen
+	lastDur  time.Duration // how long the last refresh took
 }
 
 // ErrNoStatistics means no statistics channel is configured.
@@ -225,7 +233,8 @@ func (inv *Inventory) RefreshNow(ctx context.Context) (*Snapshot, error) {
 		origins[k] = z.Source
 	}
 	inv.origins = origins
-	snap := &Snapshot{Zones: zones, Views: views, Taken: time.Now()}
+	inv.snapGen++
+	snap := &Snapshot{Zones: zones, Views: views, Taken: time.Now(), Gen: inv.snapGen}
 	inv.snap = snap
 	if inv.gen != gen {
 		// A Forget ran meanwhile: named was asked before or after it,
@@ -330,7 +339,8 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 			zs[i].Source = inv.origins[zs[i].Key()]
 		}
 	}
-	inv.snap = &Snapshot{Zones: zs, Views: inv.snap.Views, Taken: inv.snap.Taken}
+	inv.snapGen++
+	inv.snap = &Snapshot{Zones: zs, Views: inv.snap.Views, Taken: inv.snap.Taken, Gen: inv.snapGen}
 }
 
 // Find returns the zone of the snapshot of that name in that view.
@@ -399,7 +409,8 @@ func (inv *Inventory) Forget(name, view string) {
 		}
 		out = append(out, z)
 	}
-	inv.snap = &Snapshot{Zones: out, Views: inv.snap.Views, Taken: inv.snap.Taken}
+	inv.snap = &Snapshot{Zones: out, Views: inv.snap.Views, Taken: inv.snap.Taken, Gen: inv.snap.Gen,
+		Forgotten: append(slices.Clip(inv.snap.Forgotten), name)}
 	inv.signal()
 }
 

@@ -90,46 +90,12 @@ func (s *Service) AllZones(ctx context.Context, f ListFilter, cursor string, lim
 	if err != nil {
 		return nil, "", 0, newErr(ErrControl, "", "statistics", "reading the zones named serves", err)
 	}
-	indexed := map[string][]zonestore.Entry{}
-	entries, _, _, err := s.Store.List("", "", 0)
+	l, err := s.current(snap)
 	if err != nil {
-		return nil, "", 0, newErr(ErrStorage, "", "", "reading the zone index", err)
+		return nil, "", 0, err
 	}
-	indexed[s.View] = entries
-	if s.ViewIndex != nil {
-		for _, view := range snap.Views {
-			idx, err := s.ViewIndex(view)
-			if err != nil {
-				return nil, "", 0, newErr(ErrStorage, "", "", "reading the zone index of view "+view, err)
-			}
-			if idx == nil {
-				continue
-			}
-			es, _, _, err := idx.List("", "", 0)
-			if err != nil {
-				return nil, "", 0, newErr(ErrStorage, "", "", "reading the zone index of view "+view, err)
-			}
-			indexed[view] = es
-		}
-	}
-	page := []ListedZone{}
-	next, total := "", 0
-	walkInventory(snap, indexed, func(z *ListedZone) {
-		if !f.keeps(z) {
-			return
-		}
-		total++
-		if cursor != "" && !z.after(cursor) {
-			return
-		}
-		if limit > 0 && len(page) == limit {
-			if next == "" {
-				next = page[len(page)-1].Key()
-			}
-			return
-		}
-		page = append(page, *z)
-	})
+	defer l.mu.Unlock()
+	page, next, total := l.page(f, cursor, limit)
 	return page, next, total, nil
 }
 
@@ -230,13 +196,6 @@ func compareKey(name1, view1, name2, view2 string) int {
 		return c
 	}
 	return strings.Compare(view1, view2)
-}
-
-// after reports whether z comes after the cursor "name@view" (a zone name
-// has no "@", so the first one ends it).
-func (z *ListedZone) after(cursor string) bool {
-	name, view, _ := strings.Cut(cursor, "@")
-	return compareKey(z.Name, z.View, name, view) > 0
 }
 
 // inventoryForget drops a deleted zone from the inventory at once (in

@@ -261,6 +261,8 @@ type Service struct {
 	// own is the service's Directory when Directory is nil.
 	own     *Directory
 	ownOnce sync.Once
+
+	all listing // AllZones's list of every zone, kept between requests (listing.go)
 }
 
 // directory is the service's Directory: Directory, else one of its own.

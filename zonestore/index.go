@@ -76,6 +76,22 @@ type index struct {
 	// compaction is tried after a failure.
 	compactErr   error
 	compactAgain int
+	// seq counts the entries applied (put or del), feed keeps the last
+	// keepChanges of them (feed[i] is change feedStart+i+1), and floor
+	// is the seq after the last replay from the start: a reader of
+	// ChangesSince before it must read the whole index again.
+	seq, feedStart, floor uint64
+	feed                  []Change
+}
+
+// keepChanges is how many index changes ChangesSince can report.
+const keepChanges = 4096
+
+// Change is one change of the index: an entry put, or removed (Deleted,
+// with its name only).
+type Change struct {
+	Entry   Entry
+	Deleted bool
 }
 
 func (x *index) init(meta string) {
@@ -94,6 +110,7 @@ func (x *index) reset() {
 	x.pending = map[string]Intent{}
 	x.all = sortedSet{}
 	x.byType = map[string]*sortedSet{}
+	x.feed, x.feedStart = nil, x.seq
 }
 
 // refresh brings the in-memory state up to date with the log. The caller
@@ -107,6 +124,7 @@ func (x *index) refresh() (int64, error) {
 		// First use, or the log was replaced (compaction), removed or
 		// truncated: replay it from the start.
 		x.reset()
+		defer func() { x.floor = x.seq }()
 		f, err := os.OpenFile(x.logPath, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			return 0, fmt.Errorf("opening zone index: %w", err)
@@ -165,6 +183,13 @@ func (x *index) applyLine(line []byte) {
 
 // apply changes the in-memory state.
 func (x *index) apply(e Entry, del bool) {
+	x.seq++
+	x.feed = append(x.feed, Change{Entry: e, Deleted: del})
+	if len(x.feed) > 2*keepChanges {
+		n := len(x.feed) - keepChanges
+		x.feed = append(x.feed[:0:0], x.feed[n:]...)
+		x.feedStart += uint64(n)
+	}
 	old, had := x.live[e.Name]
 	if had {
 		if ts := x.byType[old.Type]; ts != nil {
@@ -400,6 +425,26 @@ func (s *Store) List(typ, cursor string, limit int) (entries []Entry, next strin
 		next = entries[len(entries)-1].Name
 	}
 	return entries, next, set.n, nil
+}
+
+// ChangesSince returns the changes of the index after the one numbered
+// seq (0: from the start) and the number of the last one, reading what
+// other processes appended first. ok is false when they are not all kept
+// (too many, or the index was read again from its start): the caller
+// reads the whole index (List) instead, and the changes after the number
+// returned next time. A change may be reported again after a List that
+// showed it already: applying one is idempotent.
+func (s *Store) ChangesSince(seq uint64) (changes []Change, last uint64, ok bool, err error) {
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if _, err := x.refresh(); err != nil {
+		return nil, 0, false, err
+	}
+	if seq < x.floor || seq < x.feedStart || seq > x.seq {
+		return nil, x.seq, false, nil
+	}
+	return slices.Clone(x.feed[seq-x.feedStart:]), x.seq, true, nil
 }
 
 // Counts returns the number of indexed zones per type. After an error

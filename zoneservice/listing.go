@@ -1,0 +1,343 @@
+package zoneservice
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/zoneapi/caddy-zoneapi/inventory"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
+)
+
+// listing is the list of every zone (AllZones) kept between requests:
+// the inventory's snapshot joined with the indexes (walkInventory), in
+// order of name then view, in bounded chunks, with the number of zones
+// of each category (type, source, view, managed). A page costs its own
+// zones (and those a filter skips), a total the number of categories,
+// whatever the number of zones. It is built once per snapshot of named's
+// zones (in the background, but for the first one) and follows, name by
+// name, the changes of the indexes (zonestore's ChangesSince) and the
+// zones the inventory forgot in between: O(changes).
+type listing struct {
+	mu     sync.Mutex
+	built  bool
+	gen    uint64            // the snapshot's Gen it was built from
+	forgot int               // how many of that snapshot's Forgotten it applied
+	seqs   map[string]uint64 // the last change applied, by index ("" and each view's)
+	chunks [][]ListedZone
+	n      int
+	counts map[category]int
+	// rebuilding is set while a build for a new snapshot runs.
+	rebuilding bool
+	// visited counts the zones pages looked at and the index changes
+	// applied (tests).
+	visited atomic.Int64
+}
+
+// category is what ListFilter selects by, but the scope.
+type category struct {
+	typ, source, view string
+	managed           bool
+}
+
+func categoryOf(z *ListedZone) category {
+	return category{typ: z.Type, source: z.Source, view: z.View, managed: z.Managed}
+}
+
+// listChunk bounds the chunks: an insert or removal moves at most
+// 2*listChunk zones.
+const listChunk = 128
+
+// changeFeed is an index that reports its changes (*zonestore.Store).
+type changeFeed interface {
+	ChangesSince(seq uint64) ([]zonestore.Change, uint64, bool, error)
+}
+
+// indexes returns the indexes AllZones joins, by view ("": the service's
+// Store, the zones addressed without a view).
+func (s *Service) indexes(snap *inventory.Snapshot) (map[string]Index, error) {
+	out := map[string]Index{"": s.Store}
+	if s.ViewIndex == nil {
+		return out, nil
+	}
+	for _, view := range snap.Views {
+		idx, err := s.ViewIndex(view)
+		if err != nil {
+			return nil, newErr(ErrStorage, "", "", "reading the zone index of view "+view, err)
+		}
+		if idx != nil {
+			out[view] = idx
+		}
+	}
+	return out, nil
+}
+
+// current brings the listing up to date with snap and the indexes and
+// returns it locked (the caller unlocks l.mu). The first time, and when
+// an index cannot report its changes, it joins every zone; for a newer
+// snapshot it starts that in the background and serves the listing it
+// has, brought up to date name by name meanwhile.
+func (s *Service) current(snap *inventory.Snapshot) (*listing, error) {
+	l := &s.all
+	idx, err := s.indexes(snap)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	if !l.built {
+		l.mu.Unlock()
+		if err := s.rebuild(snap, idx); err != nil {
+			return nil, err
+		}
+		l.mu.Lock()
+	} else if snap.Gen != l.gen && !l.rebuilding {
+		l.rebuilding = true
+		go func() {
+			if err := s.rebuild(snap, idx); err != nil {
+				s.log().Warn("joining the zones named serves with the index failed; the last list is kept")
+			}
+			l.mu.Lock()
+			l.rebuilding = false
+			l.mu.Unlock()
+		}()
+	}
+	// The changes since: names to join again.
+	names := map[string]bool{}
+	if snap.Gen == l.gen {
+		for _, n := range snap.Forgotten[min(l.forgot, len(snap.Forgotten)):] {
+			names[n] = true
+		}
+		l.forgot = len(snap.Forgotten)
+	}
+	for view, x := range idx {
+		feed, ok := x.(changeFeed)
+		if !ok {
+			// An index that does not report its changes: every zone is
+			// joined again.
+			l.mu.Unlock()
+			if err := s.rebuild(snap, idx); err != nil {
+				return nil, err
+			}
+			l.mu.Lock()
+			return l, nil
+		}
+		changes, last, ok, err := feed.ChangesSince(l.seqs[view])
+		if err != nil {
+			l.mu.Unlock()
+			return nil, newErr(ErrStorage, "", "", "reading the zone index", err)
+		}
+		if !ok {
+			l.mu.Unlock()
+			if err := s.rebuild(snap, idx); err != nil {
+				return nil, err
+			}
+			return s.current(snap)
+		}
+		for _, c := range changes {
+			names[c.Entry.Name] = true
+		}
+		l.seqs[view] = last
+	}
+	for name := range names {
+		l.visited.Add(1)
+		if err := l.rejoin(snap, idx, name); err != nil {
+			l.mu.Unlock()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// rebuild joins every zone of snap with the indexes and replaces the
+// listing's zones with them.
+func (s *Service) rebuild(snap *inventory.Snapshot, idx map[string]Index) error {
+	seqs := map[string]uint64{}
+	indexed := map[string][]zonestore.Entry{}
+	for view, x := range idx {
+		if feed, ok := x.(changeFeed); ok {
+			// The number first: changes after it are applied again,
+			// which is idempotent.
+			_, last, _, err := feed.ChangesSince(0)
+			if err != nil {
+				return newErr(ErrStorage, "", "", "reading the zone index", err)
+			}
+			seqs[view] = last
+		}
+		es, _, _, err := x.List("", "", 0)
+		if err != nil {
+			return newErr(ErrStorage, "", "", "reading the zone index", err)
+		}
+		indexed[view] = es
+	}
+	var chunks [][]ListedZone
+	var chunk []ListedZone
+	counts := map[category]int{}
+	n := 0
+	walkInventory(snap, indexed, func(z *ListedZone) {
+		if len(chunk) == listChunk {
+			chunks = append(chunks, chunk)
+			chunk = make([]ListedZone, 0, listChunk)
+		}
+		chunk = append(chunk, *z)
+		counts[categoryOf(z)]++
+		n++
+	})
+	if len(chunk) > 0 {
+		chunks = append(chunks, chunk)
+	}
+	l := &s.all
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.built, l.gen, l.forgot, l.seqs = true, snap.Gen, len(snap.Forgotten), seqs
+	l.chunks, l.n, l.counts = chunks, n, counts
+	return nil
+}
+
+// rejoin joins the zones of one name again: named's (in the current
+// snapshot) with the indexes' entries of that name, as walkInventory
+// does for every name. l.mu is held.
+func (l *listing) rejoin(snap *inventory.Snapshot, idx map[string]Index, name string) error {
+	first, _ := slices.BinarySearchFunc(snap.Zones, name, func(z inventory.Zone, n string) int { return strings.Compare(z.Name, n) })
+	last := first
+	for last < len(snap.Zones) && snap.Zones[last].Name == name {
+		last++
+	}
+	mini := &inventory.Snapshot{Zones: snap.Zones[first:last], Views: snap.Views}
+	indexed := map[string][]zonestore.Entry{}
+	for view, x := range idx {
+		e, ok, err := x.Get(name)
+		if err != nil {
+			return newErr(ErrStorage, name, "", "reading the zone index", err)
+		}
+		if ok {
+			indexed[view] = []zonestore.Entry{e}
+		}
+	}
+	// Out with the name's zones, in with the joined ones.
+	for {
+		ci, i, found := l.find(name, "")
+		if !found && (ci >= len(l.chunks) || i >= len(l.chunks[ci]) || l.chunks[ci][i].Name != name) {
+			break
+		}
+		l.removeAt(ci, i)
+	}
+	walkInventory(mini, indexed, func(z *ListedZone) { l.insert(*z) })
+	return nil
+}
+
+// find returns where the zone (name, view) is, or would be inserted:
+// chunk and position in it.
+func (l *listing) find(name, view string) (ci, i int, found bool) {
+	ci = sort.Search(len(l.chunks), func(k int) bool {
+		c := l.chunks[k]
+		z := &c[len(c)-1]
+		return compareKey(z.Name, z.View, name, view) >= 0
+	})
+	if ci == len(l.chunks) {
+		return ci, 0, false
+	}
+	c := l.chunks[ci]
+	i = sort.Search(len(c), func(k int) bool { return compareKey(c[k].Name, c[k].View, name, view) >= 0 })
+	return ci, i, i < len(c) && c[i].Name == name && c[i].View == view
+}
+
+// removeAt removes the zone at chunk ci, position i.
+func (l *listing) removeAt(ci, i int) {
+	c := l.chunks[ci]
+	l.counts[categoryOf(&c[i])]--
+	c = slices.Delete(slices.Clone(c), i, i+1)
+	l.n--
+	if len(c) == 0 {
+		l.chunks = slices.Delete(l.chunks, ci, ci+1)
+		return
+	}
+	l.chunks[ci] = c
+}
+
+// insert adds z (replacing the zone of its name and view).
+func (l *listing) insert(z ListedZone) {
+	l.counts[categoryOf(&z)]++
+	if len(l.chunks) == 0 {
+		l.chunks = [][]ListedZone{{z}}
+		l.n = 1
+		return
+	}
+	ci, i, found := l.find(z.Name, z.View)
+	if ci == len(l.chunks) {
+		ci--
+		i = len(l.chunks[ci])
+	}
+	// Chunks are copied before they change: a page copies its zones
+	// under l.mu, so this is not needed for safety, but it keeps a
+	// chunk a builder handed over immutable.
+	c := slices.Clone(l.chunks[ci])
+	if found {
+		l.counts[categoryOf(&c[i])]--
+		c[i] = z
+		l.chunks[ci] = c
+		return
+	}
+	c = slices.Insert(c, i, z)
+	l.n++
+	if len(c) > 2*listChunk {
+		left, right := slices.Clone(c[:listChunk]), slices.Clone(c[listChunk:])
+		l.chunks[ci] = left
+		l.chunks = slices.Insert(l.chunks, ci+1, right)
+		return
+	}
+	l.chunks[ci] = c
+}
+
+// page returns up to limit zones (0: all) after the cursor ("name@view",
+// "" for the start) that f keeps, the cursor of the next page ("" after
+// the last) and how many zones f keeps in all: from the counts, but with
+// a scope (f.Allow), which only a walk of every zone can count. l.mu is
+// held.
+func (l *listing) page(f ListFilter, cursor string, limit int) ([]ListedZone, string, int) {
+	ci, i := 0, 0
+	if cursor != "" {
+		name, view, _ := strings.Cut(cursor, "@")
+		var found bool
+		ci, i, found = l.find(name, view)
+		if found {
+			i++
+		}
+	}
+	page := []ListedZone{}
+	next := ""
+	for ; ci < len(l.chunks) && next == ""; ci, i = ci+1, 0 {
+		c := l.chunks[ci]
+		for ; i < len(c); i++ {
+			l.visited.Add(1)
+			if !f.keeps(&c[i]) {
+				continue
+			}
+			if limit > 0 && len(page) == limit {
+				next = page[len(page)-1].Key()
+				break
+			}
+			page = append(page, c[i])
+		}
+	}
+	total := 0
+	if f.Allow != nil {
+		for _, c := range l.chunks {
+			for k := range c {
+				l.visited.Add(1)
+				if f.keeps(&c[k]) {
+					total++
+				}
+			}
+		}
+		return page, next, total
+	}
+	for cat, n := range l.counts {
+		z := ListedZone{Type: cat.typ, Source: cat.source, View: cat.view, Managed: cat.managed}
+		if f.keeps(&z) {
+			total += n
+		}
+	}
+	return page, next, total
+}
