@@ -7,18 +7,22 @@
 // zone service corrects it at once after its own creates, deletes and
 // adoptions (Forget, Invalidate).
 //
-// Where a zone's configuration comes from is not in the statistics: it is
-// asked once per zone, when the zone first appears, with `rndc zonestatus`
-// ("reconfigurable via modzone: yes" for a zone of the new-zone database,
-// "no" for one of named.conf), and remembered while the zone stays.
+// Where a zone's configuration comes from is not in the statistics. A
+// zone the zone service's index has (Indexed) is of the new-zone
+// database; any other is asked once, when it first appears, with `rndc
+// zonestatus` ("reconfigurable via modzone: yes" for a zone of the
+// new-zone database, "no" for one of named.conf), in the background at a
+// bounded rate (Rate), and remembered while the zone stays.
 //
 // How stale it can be: a zone added or removed outside the API, and a
 // serial changed by anything, show up at the next refresh, which runs
-// every Refresh (default 30 s) while the inventory is being asked; a
-// snapshot older than twice that (nobody asked for a while, so the
-// background refresh stopped) is renewed before it is answered. So an
-// answer is at most 2 × Refresh old, plus one refresh's duration. The
-// API's own creates, deletes and adoptions show at once.
+// every Refresh (default 30 s) while the inventory is being asked, and
+// never more often than once per 20 times a refresh's own duration (a
+// refresh reads every zone: at 100,000 zones the statistics channel's
+// answer is some 17 MB). A call never waits for a refresh once there is
+// a snapshot: one that finds it older than twice Refresh asks for one.
+// The API's own creates, deletes and adoptions show at once in the zone
+// service's list.
 //
 // The package does no I/O of its own: Fetch (the statistics channel's
 // HTTP GET, which belongs to the Caddy glue) and Status (the control
@@ -448,12 +452,26 @@ func (inv *Inventory) loop(kick, stop chan struct{}) {
 		}
 		inv.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), inv.refreshEvery())
+		start := time.Now()
 		if _, err := inv.RefreshNow(ctx); err != nil {
 			inv.log().Warn("refreshing the zone inventory failed; the last snapshot is kept", zap.Error(err))
 		}
 		cancel()
+		// What the refreshes ask of named (and cost here) stays under
+		// 1/(1+refreshPause) of the time, however many zones: kicks
+		// meanwhile (Forget, Invalidate) wait, and are served by one
+		// refresh.
+		select {
+		case <-stop:
+			return
+		case <-time.After(min(refreshPause*time.Since(start), 10*time.Minute)):
+		}
 	}
 }
+
+// refreshPause is how many times a refresh's duration the background
+// refresh waits before the next one.
+const refreshPause = 20
 
 // Stop ends the background refresh.
 func (inv *Inventory) Stop() {
