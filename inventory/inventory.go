@@ -123,7 +123,7 @@ type Inventory struct {
 	Rate int
 	// ClassifyWait is how long a refresh waits for the classification of
 	// the zones it found new before it answers; the rest is learned in
-	// the background and published as it ends. Default 1 s.
+	// the background and published as it ends. Default 500 ms.
 	ClassifyWait time.Duration
 	// Indexed, if set, reports whether the zone service's index has the
 	// zone: one the API created or adopted, in the new-zone database,
@@ -258,7 +258,7 @@ func (inv *Inventory) RefreshNow(ctx context.Context) (*Snapshot, error) {
 	if learned != nil {
 		wait := inv.ClassifyWait
 		if wait <= 0 {
-			wait = time.Second
+			wait = 500 * time.Millisecond
 		}
 		t := time.NewTimer(wait)
 		select {

@@ -1,0 +1,318 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+)
+
+// BenchmarkScale is the hosting-scale run (issue 27), on demand: it
+// creates ZONEAPI_SCALE_ZONES zones (default 100,000) through the API at
+// concurrency 8, and at each checkpoint (1,000, 10,000, 50,000, 100,000
+// and the last, those up to N) measures, in the same run, named's own
+// figures beside the API's:
+//
+//   - creates: ZONEAPI_SCALE_BATCH (default 400) bare `rndc addzone`
+//     commands through the project's rndc client at concurrency 8 (zone
+//     files written before the clock starts), then as many creates
+//     through the API at concurrency 8;
+//   - reads of one zone: zonestatus and showzone (rndc client) beside
+//     the API's zone GET; an AXFR of a small zone beside its records GET;
+//   - lists: the statistics channel's zone list beside the API's list
+//     page, all=true page and PowerDNS-API zone list; the PowerDNS-API
+//     zone GET, search and the change history's page;
+//   - Caddy's and named's RSS, the index's and the history's size.
+//
+// At the end named and Caddy restart: named's load time (until it
+// answers), Caddy's time to ready after that, its first answers, and the
+// control commands it sends in its first 10 s. It prints one table and
+// asserts nothing. Run: ZONEAPI_SCALE_ZONES=10000 go test ./integration
+// -run '^$' -bench BenchmarkScale -benchtime 1x -timeout 2h (named needs
+// some 1 GB at 100,000 zones).
+func BenchmarkScale(b *testing.B) {
+	n := envInt("ZONEAPI_SCALE_ZONES", 100000)
+	batch := envInt("ZONEAPI_SCALE_BATCH", 400)
+	samples := envInt("ZONEAPI_SCALE_SAMPLES", 50)
+	var checkpoints []int
+	for _, c := range []int{1000, 10000, 50000, 100000} {
+		if c < n {
+			checkpoints = append(checkpoints, c)
+		}
+	}
+	checkpoints = append(checkpoints, n)
+
+	ns := testbind.Start(b, nil)
+	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
+	defer rc.Close()
+	opts := caddyOpts{handle: "/api*", extra: "statistics_channel " + ns.StatsAddr + "\n\t\t\tpowerdns"}
+	c := startCaddy(b, ns, opts)
+	bareDir := filepath.Join(ns.Dir, "bare")
+	if err := os.MkdirAll(bareDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+
+	created := 0
+	api := func(i int) string { return fmt.Sprintf("s%06d.scale", i) }
+	createAPI := func(from, to int) time.Duration {
+		t0 := time.Now()
+		parallel(8, from, to, func(i int) {
+			if r := c.do("POST", "/api/v1/zones", flatZoneBody(api(i))); r.status != http.StatusCreated {
+				b.Errorf("create %s: %d %.200s", api(i), r.status, r.raw)
+			}
+		})
+		return time.Since(t0)
+	}
+	bares := 0
+	bareAddzone := func(k int) time.Duration {
+		stmts := make([]*rndc.ZoneStatement, k)
+		for j := range k {
+			name := fmt.Sprintf("b%06d.bare", bares+j)
+			req := createRequest(name)
+			z, err := req.Normalize(time.Now())
+			if err != nil {
+				b.Fatal(err)
+			}
+			data, err := z.RenderFile()
+			if err != nil {
+				b.Fatal(err)
+			}
+			path := filepath.Join(bareDir, name+".zone")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			stmts[j] = zoneservice.AddZoneStatement(z, path, ns.TSIGKeyName, "")
+		}
+		bares += k
+		t0 := time.Now()
+		parallel(8, 0, k, func(j int) {
+			if _, err := rc.AddZone(ctx, stmts[j]); err != nil {
+				b.Errorf("addzone: %v", err)
+			}
+		})
+		return time.Since(t0)
+	}
+	pick := func() string { return api(rand.IntN(created)) }
+	get := func(path string) {
+		if r := c.do("GET", path, nil); r.status != http.StatusOK {
+			b.Fatalf("GET %s: %d %.200s", path, r.status, r.raw)
+		}
+	}
+	pdns := func(path string) int {
+		req, _ := http.NewRequest("GET", c.Base+path, nil)
+		req.Header.Set("X-API-Key", testToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		nb, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("GET %s: %d", path, resp.StatusCode)
+		}
+		return int(nb)
+	}
+	p50 := func(k int, f func()) time.Duration { return timeEach(k, func(int) { f() }).p50 }
+
+	type row struct {
+		zones                                       int
+		bulkRate, bareRate, apiRate                 float64
+		zoneGet, zonestatus, showzone               time.Duration
+		recordsGet, axfr                            time.Duration
+		list, all, stats, pdnsList, pdnsGet, search time.Duration
+		history                                     time.Duration
+		caddyRSS, namedRSS, index, hist             int64
+	}
+	var rows []row
+	for _, cp := range checkpoints {
+		d := createAPI(created, cp)
+		if b.Failed() {
+			b.FailNow()
+		}
+		bulk := float64(cp-created) / d.Seconds()
+		created = cp
+		var r row
+		r.zones, r.bulkRate = cp, bulk
+		r.bareRate = float64(batch) / bareAddzone(batch).Seconds()
+		r.apiRate = float64(batch) / createAPI(created, created+batch).Seconds()
+		created += batch
+		r.zoneGet = p50(samples, func() { get("/api/v1/zones/" + pick()) })
+		r.zonestatus = p50(samples, func() {
+			if _, err := rc.ZoneStatus(ctx, pick()); err != nil {
+				b.Fatal(err)
+			}
+		})
+		r.showzone = p50(samples, func() {
+			if _, err := rc.ShowZone(ctx, pick()); err != nil {
+				b.Fatal(err)
+			}
+		})
+		r.recordsGet = p50(samples, func() { get("/api/v1/zones/" + pick() + "/records") })
+		r.axfr = p50(samples, func() { transferAll(b, ns, pick()) })
+		r.list = p50(samples, func() { get("/api/v1/zones?limit=100&cursor=" + pick()) })
+		r.all = p50(samples, func() { get("/api/v1/zones?all=true&limit=100&cursor=" + pick() + "@_default") })
+		r.stats = p50(3, func() {
+			resp, err := http.Get("http://" + ns.StatsAddr + "/json/v1/zones")
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		})
+		r.pdnsList = p50(3, func() { pdns("/api/v1/servers/localhost/zones") })
+		r.pdnsGet = p50(samples, func() { pdns("/api/v1/servers/localhost/zones/" + pick() + ".?rrsets=false") })
+		r.search = p50(5, func() { pdns("/api/v1/servers/localhost/search-data?q=" + pick() + "&max=10") })
+		r.history = p50(samples, func() { get("/api/v1/changes?limit=100") })
+		r.caddyRSS, r.namedRSS = rss(c.Process().Pid), rss(ns.Pid())
+		r.index = fileSize(filepath.Join(ns.ZoneDir, ".zoneapi", "index.log"))
+		r.hist = dirSize(filepath.Join(ns.ZoneDir, ".zoneapi", "history"))
+		rows = append(rows, r)
+		fmt.Printf("checkpoint %d zones: %+v\n", cp, r)
+	}
+
+	// Restarts: named (its load time, until it answers), then Caddy.
+	c.Stop()
+	t0 := time.Now()
+	ns.Restart(b)
+	namedLoad := time.Since(t0)
+	t1 := time.Now()
+	c.Start()
+	for {
+		resp, err := http.Get(c.Base + "/api/v1/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Since(t1) > 5*time.Minute {
+			b.Fatal("caddy not ready after 5 minutes")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ready := time.Since(t1)
+	first := func(f func()) time.Duration { t := time.Now(); f(); return time.Since(t) }
+	firstAll := first(func() { get("/api/v1/zones?all=true&limit=100") })
+	firstGet := first(func() { get("/api/v1/zones/" + pick()) })
+	firstList := first(func() { get("/api/v1/zones?limit=100") })
+	firstPDNS := first(func() { pdns("/api/v1/servers/localhost/zones") })
+	allAfter := p50(samples, func() { get("/api/v1/zones?all=true&limit=100&cursor=" + pick() + "@_default") })
+	getAfter := p50(samples, func() { get("/api/v1/zones/" + pick()) })
+	if d := 10*time.Second - time.Since(t1); d > 0 {
+		time.Sleep(d)
+	}
+	cmds := rndcTotal(b, c)
+
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\nBenchmarkScale: %d zones created through the API at c=8 (plus %d by bare addzone), one named, same run\n\n", created, bares)
+	fmt.Fprintf(&sb, "| zones | create /s bulk (c=8) | bare addzone /s (c=8) | API create /s (c=8) | API/bare | zone GET | zonestatus | showzone | records GET | AXFR | list page | all=true page | statistics list | PowerDNS list | PowerDNS zone GET | search | history page | Caddy RSS | named RSS | index | history |\n")
+	fmt.Fprintf(&sb, "|%s\n", strings.Repeat("---|", 21))
+	for _, r := range rows {
+		fmt.Fprintf(&sb, "| %d | %.0f | %.0f | %.0f | %.2fx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.zones, r.bulkRate, r.bareRate, r.apiRate, r.apiRate/r.bareRate, msf(r.zoneGet), msf(r.zonestatus), msf(r.showzone),
+			msf(r.recordsGet), msf(r.axfr), msf(r.list), msf(r.all), msf(r.stats), msf(r.pdnsList), msf(r.pdnsGet), msf(r.search),
+			msf(r.history), mib(r.caddyRSS), mib(r.namedRSS), mib(r.index), mib(r.hist))
+	}
+	if len(rows) > 1 {
+		f, l := rows[0], rows[len(rows)-1]
+		fmt.Fprintf(&sb, "\np50 at %d zones vs %d: zone GET %.2fx, records GET %.2fx, list page %.2fx, all=true page %.2fx (goal ≤ 1.5x); API create vs bare addzone %.2fx (goal ≥ 0.9x)\n",
+			l.zones, f.zones, ratio(l.zoneGet, f.zoneGet), ratio(l.recordsGet, f.recordsGet), ratio(l.list, f.list), ratio(l.all, f.all), l.apiRate/l.bareRate)
+	}
+	fmt.Fprintf(&sb, "\nrestart at %d zones: named answers %s after its start; Caddy ready %s after that (goal ≤ 5 s); first all=true page %s (goal ≤ 2 s), first zone GET %s, first list page %s, first PowerDNS list %s; then all=true p50 %s, zone GET p50 %s; control commands in Caddy's first 10 s: %.0f\n",
+		created+bares, namedLoad.Round(time.Millisecond), ready.Round(time.Millisecond), msf(firstAll), msf(firstGet), msf(firstList), msf(firstPDNS), msf(allAfter), msf(getAfter), cmds)
+	fmt.Print(sb.String())
+}
+
+// parallel runs f(i) for i in [from, to) on k goroutines.
+func parallel(k, from, to int, f func(i int)) {
+	var next atomic.Int64
+	next.Store(int64(from))
+	var wg sync.WaitGroup
+	for range k {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= to {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// transferAll transfers zone from ns (signed with its TSIG key).
+func transferAll(b testing.TB, ns *testbind.Server, zone string) {
+	m := new(dns.Msg)
+	m.SetAxfr(dns.Fqdn(zone))
+	m.SetTsig(ns.TSIGKeyName+".", dns.HmacSHA256, 300, time.Now().Unix())
+	tr := &dns.Transfer{TsigSecret: map[string]string{ns.TSIGKeyName + ".": ns.TSIGSecret}}
+	env, err := tr.In(m, ns.DNSAddr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for e := range env {
+		if e.Error != nil {
+			b.Fatalf("AXFR %s: %v", zone, e.Error)
+		}
+	}
+}
+
+// rss is a process's resident set size in bytes (0 when unknown).
+func rss(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func fileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			n += info.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.0f MB", float64(n)/1e6) }
