@@ -188,6 +188,25 @@ func BenchmarkScale(b *testing.B) {
 		r.hist = dirSize(filepath.Join(ns.ZoneDir, ".zoneapi", "history"))
 		rows = append(rows, r)
 		fmt.Printf("checkpoint %d zones: %+v\n", cp, r)
+		if dir := os.Getenv("ZONEAPI_SCALE_PROFILE"); dir != "" {
+			// Caddy's heap, and its CPU while zone GETs run for 5 s.
+			save := func(path, file string) {
+				resp, err := http.Get("http://" + c.AdminAddr + path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer resp.Body.Close()
+				data, _ := io.ReadAll(resp.Body)
+				_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", file, cp)), data, 0o644)
+			}
+			save("/debug/pprof/heap", "heap")
+			done := make(chan struct{})
+			go func() { save("/debug/pprof/profile?seconds=5", "zoneget-cpu"); close(done) }()
+			for t := time.Now(); time.Since(t) < 5500*time.Millisecond; {
+				get("/api/v1/zones/" + pick())
+			}
+			<-done
+		}
 	}
 
 	// Restarts: named (its load time, until it answers), then Caddy.

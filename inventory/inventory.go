@@ -122,8 +122,9 @@ type Inventory struct {
 	// takes named from the foreground. Default 200.
 	Rate int
 	// ClassifyWait is how long a refresh waits for the classification of
-	// the zones it found new before it answers; the rest is learned in
-	// the background and published as it ends. Default 500 ms.
+	// the zones it found new before it answers, when there are few
+	// enough to be asked meanwhile at Rate; the others are learned in the
+	// background and published as it ends. Default 500 ms.
 	ClassifyWait time.Duration
 	// Indexed, if set, reports whether the zone service's index has the
 	// zone: one the API created or adopted, in the new-zone database,
@@ -255,11 +256,12 @@ func (inv *Inventory) RefreshNow(ctx context.Context) (*Snapshot, error) {
 		learned = inv.learned
 	}
 	inv.mu.Unlock()
-	if learned != nil {
-		wait := inv.ClassifyWait
-		if wait <= 0 {
-			wait = 500 * time.Millisecond
-		}
+	wait := inv.ClassifyWait
+	if wait <= 0 {
+		wait = 500 * time.Millisecond
+	}
+	if learned != nil && len(todo) > 0 && len(todo) <= int(wait.Seconds()*float64(inv.rate())) {
+		// Worth waiting for: they can all be asked meanwhile.
 		t := time.NewTimer(wait)
 		select {
 		case <-learned:
@@ -285,11 +287,7 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 	if par <= 0 {
 		par = 4
 	}
-	rate := inv.Rate
-	if rate <= 0 {
-		rate = 200
-	}
-	tick := time.NewTicker(time.Second / time.Duration(rate))
+	tick := time.NewTicker(time.Second / time.Duration(inv.rate()))
 	defer tick.Stop()
 	work := make(chan Zone)
 	var wg sync.WaitGroup
@@ -354,6 +352,13 @@ func (s *Snapshot) Find(name, view string) (*Zone, bool) {
 		return nil, false
 	}
 	return &s.Zones[i], true
+}
+
+func (inv *Inventory) rate() int {
+	if inv.Rate <= 0 {
+		return 200
+	}
+	return inv.Rate
 }
 
 // find returns the index of the zone in s.Zones, or -1.

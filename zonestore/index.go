@@ -393,6 +393,22 @@ func (s *Store) Get(name string) (Entry, bool, error) {
 	return e, ok, nil
 }
 
+// Known reports whether the index had the zone when it was last read,
+// without reading what other processes appended since (Get does): a
+// hint for a caller that asks for many zones at once, such as the
+// inventory's classification, for which a stale answer costs only a
+// question to named.
+func (s *Store) Known(name string) bool {
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.f == nil {
+		_, _ = x.refresh()
+	}
+	_, ok := x.live[name]
+	return ok
+}
+
 // List returns up to limit entries (all when limit <= 0) with Name > cursor,
 // sorted by name and filtered by type when typ != "". next is the cursor of
 // the following page, "" when there is none; total is the number of entries
