@@ -182,9 +182,30 @@ func (s *Service) CatchUp(ctx context.Context) {
 		s.log().Warn("listing zones for the history's catch-up failed", zap.Error(err))
 		return
 	}
+	// With the inventory, one read of named's statistics tells every
+	// zone's serial: only the zones whose serial moved since the
+	// history's last entry are asked (an SOA query, then IXFR), not
+	// every zone.
+	var snap *inventory.Snapshot
+	view := s.View
+	if s.Inventory != nil {
+		if sn, err := s.Inventory.Zones(ctx); err == nil {
+			snap = sn
+			if view == "" {
+				view = defaultViewOf(snap)
+			}
+		}
+	}
 	for _, z := range zones {
 		if z.Type != "" && z.Type != "primary" && z.Type != "master" {
 			continue
+		}
+		if snap != nil {
+			if iz, ok := snap.Find(z.Name, view); ok && iz.HasSerial {
+				if last, ok := s.History.LastSerial(z.Name, s.View); ok && last == iz.Serial {
+					continue
+				}
+			}
 		}
 		if err := s.Noticed(ctx, z.Name); err != nil {
 			s.log().Debug("history catch-up of a zone failed", zap.String("zone", z.Name), zap.Error(err))
