@@ -82,6 +82,25 @@ type index struct {
 	// ChangesSince before it must read the whole index again.
 	seq, feedStart, floor uint64
 	feed                  []Change
+
+	// Group commit: writers queue their records; one of them (the one
+	// flushing) appends every queued record and fsyncs them together,
+	// without x.mu during the fsync, so that readers and other writers
+	// go on meanwhile. Until the fsync returns, refresh consumes nothing
+	// past syncFrom: what is not durable is never read back.
+	queue    []*queuedWrite
+	flushing bool
+	unsynced bool
+	syncFrom int64
+	idle     *sync.Cond // on mu: a flush ended
+	flushes  int        // fsyncs of appended records (tests)
+}
+
+// queuedWrite is one writer's records, and the outcome of their flush.
+type queuedWrite struct {
+	buf  []byte
+	err  error
+	done bool
 }
 
 // keepChanges is how many index changes ChangesSince can report.
@@ -137,6 +156,9 @@ func (x *index) refresh() (int64, error) {
 		x.f, x.fi, st = f, fi, fi
 	}
 	size := st.Size()
+	if x.unsynced && size > x.syncFrom {
+		size = x.syncFrom
+	}
 	if size == x.off {
 		return size, nil
 	}
@@ -215,8 +237,59 @@ func (x *index) apply(e Entry, del bool) {
 
 // write appends records under the cross-process index lock and applies
 // them; it compacts the log when it has grown to twice the live set.
-// The caller holds x.mu.
+// The caller holds x.mu. Writers that come while another one's records
+// are being fsynced queue theirs, and the next flush appends and fsyncs
+// them all at once (group commit): each returns once its own records are
+// durable and applied, or with the error that kept them from being.
 func (x *index) write(recs []logRecord) error {
+	var buf bytes.Buffer
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("writing zone index: %w", err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	w := &queuedWrite{buf: buf.Bytes()}
+	x.queue = append(x.queue, w)
+	for x.flushing && !w.done {
+		x.cond().Wait()
+	}
+	if w.done {
+		return w.err
+	}
+	x.flushing = true
+	batch := x.queue
+	x.queue = nil
+	err := x.flush(batch)
+	for _, b := range batch {
+		b.err, b.done = err, true
+	}
+	x.flushing = false
+	x.cond().Broadcast()
+	return w.err
+}
+
+// cond is x.idle, made on first use. The caller holds x.mu.
+func (x *index) cond() *sync.Cond {
+	if x.idle == nil {
+		x.idle = sync.NewCond(&x.mu)
+	}
+	return x.idle
+}
+
+// waitFlush waits until no flush runs. The caller holds x.mu.
+func (x *index) waitFlush() {
+	for x.flushing {
+		x.cond().Wait()
+	}
+}
+
+// flush appends the batch's records under the cross-process index lock,
+// fsyncs them (releasing x.mu meanwhile) and applies them. The caller
+// holds x.mu and has set x.flushing.
+func (x *index) flush(batch []*queuedWrite) error {
 	lf, err := lockIndex(x.lockPath)
 	if err != nil {
 		return err
@@ -237,22 +310,28 @@ func (x *index) write(recs []logRecord) error {
 		x.discarded += size - x.off
 		size = x.off
 	}
-	var buf bytes.Buffer
-	for _, r := range recs {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return fmt.Errorf("writing zone index: %w", err)
+	var all []byte
+	if len(batch) == 1 {
+		all = batch[0].buf
+	} else {
+		for _, b := range batch {
+			all = append(all, b.buf...)
 		}
-		buf.Write(b)
-		buf.WriteByte('\n')
 	}
-	if _, err := x.f.Write(buf.Bytes()); err != nil {
+	if _, err := x.f.Write(all); err != nil {
 		// A short write (disk full) leaves part of a line: remove it, so
 		// that nothing of a failed write is ever read back.
 		_ = x.f.Truncate(size)
 		return fmt.Errorf("writing zone index: %w", err)
 	}
-	if err := x.f.Sync(); err != nil {
+	x.unsynced, x.syncFrom = true, size
+	x.flushes++
+	f := x.f
+	x.mu.Unlock()
+	err = f.Sync()
+	x.mu.Lock()
+	x.unsynced = false
+	if err != nil {
 		_ = x.f.Truncate(size)
 		return fmt.Errorf("writing zone index: %w", err)
 	}
@@ -317,6 +396,7 @@ func (x *index) compact() error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	var encErr error
+	lines := len(x.live) + len(x.pending)
 	x.all.ascend("", func(name string) bool {
 		e := x.live[name]
 		encErr = enc.Encode(logRecord{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created, FP: e.Fingerprint, File: e.File})
@@ -342,9 +422,25 @@ func (x *index) compact() error {
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("compacting zone index: %w", err)
 	}
-	// Re-read the new file; the content is what we already hold.
-	_, err = x.refresh()
-	return err
+	// The new file holds what we hold already: take it as read, rather
+	// than replaying every entry (and making ChangesSince's readers read
+	// the whole index again).
+	f, err := os.OpenFile(x.logPath, os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		x.reset()
+		_, err = x.refresh()
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Size() != int64(buf.Len()) {
+		f.Close()
+		x.reset()
+		_, err = x.refresh()
+		return err
+	}
+	x.f.Close()
+	x.f, x.fi, x.off, x.lines = f, fi, fi.Size(), lines
+	return nil
 }
 
 // Put adds or replaces the index entry of a zone. A zero Created is set to

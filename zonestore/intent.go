@@ -139,6 +139,7 @@ func (s *Store) RepairIndex() (int64, error) {
 	x := &s.idx
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.waitFlush() // a flush holds the flock while it waits for x.mu
 	lf, err := lockIndex(x.lockPath)
 	if err != nil {
 		return 0, err
