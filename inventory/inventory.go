@@ -189,7 +189,16 @@ func (inv *Inventory) Zones(ctx context.Context) (*Snapshot, error) {
 		}
 		return snap, nil
 	}
-	snap, err := inv.RefreshNow(ctx)
+	// The first snapshot: callers that come together share one read.
+	inv.refreshM.Lock()
+	inv.mu.Lock()
+	snap = inv.snap
+	inv.mu.Unlock()
+	var err error
+	if snap == nil {
+		snap, err = inv.refreshLocked(ctx)
+	}
+	inv.refreshM.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -206,6 +215,11 @@ func (inv *Inventory) Zones(ctx context.Context) (*Snapshot, error) {
 func (inv *Inventory) RefreshNow(ctx context.Context) (*Snapshot, error) {
 	inv.refreshM.Lock()
 	defer inv.refreshM.Unlock()
+	return inv.refreshLocked(ctx)
+}
+
+// refreshLocked is RefreshNow; the caller holds refreshM.
+func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 	inv.mu.Lock()
 	gen := inv.gen
 	inv.mu.Unlock()
