@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 )
 
 // wholeZones lists its zones at once (ListZones only); the other
@@ -15,6 +17,8 @@ type wholeZones struct {
 }
 
 func (s *wholeZones) ListZones(context.Context) ([]ZoneInfo, error) { return s.zones, nil }
+
+func (s *wholeZones) SideFiles() (frontend.SideFiles, error) { return nil, nil }
 
 // pagedZones lists them a page at a time too.
 type pagedZones struct {
