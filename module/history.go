@@ -16,7 +16,6 @@ import (
 	"github.com/dustin/go-humanize"
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -148,14 +147,14 @@ func (c *HistoryConfig) open(refs *sharedRefs, logger *zap.Logger) (*history.Log
 	return l, nil
 }
 
-// watch, started by Provision, brings the history up to date once the
-// backend is resolved (by the first request, or the restart watch a
-// couple of seconds after start; the watch never resolves it itself, so
-// nothing touches the disk before that, and `caddy validate` touches
-// nothing): changes made while the API was not running, or whose entry a
-// crash lost (zoneservice.Service.CatchUp), and receives named's NOTIFYs
-// on notify_listen until ctx ends (Cleanup).
-func (c *HistoryConfig) watch(ctx context.Context, resolved func() *backend, logger *zap.Logger) {
+// watch, started by Provision, has the zone server follow the history
+// (zoneservice.Server.FollowHistory) once the backend is resolved (by the
+// first request, or the restart watch a couple of seconds after start;
+// the watch never resolves it itself, so nothing touches the disk before
+// that, and `caddy validate` touches nothing): changes made while the API
+// was not running, or whose entry a crash lost (zoneservice.Service.CatchUp),
+// and named's NOTIFYs on notify_listen until ctx ends (Cleanup).
+func (c *HistoryConfig) watch(ctx context.Context, resolved func() *backend) {
 	if !c.on() {
 		return
 	}
@@ -170,27 +169,7 @@ func (c *HistoryConfig) watch(ctx context.Context, resolved func() *backend, log
 			break
 		}
 	}
-	// A NOTIFY names no view: the server hands it to the default view's
-	// service and to every other view's that follows the zone
-	// (docs/views.md).
-	notice := b.server.Notices(ctx)
-	if addr := c.notifyAddr(); addr != "" {
-		for {
-			release, err := acquireNotify(addr, notice)
-			if err == nil {
-				defer release()
-				break
-			}
-			logger.Warn("history: cannot listen for named's NOTIFY; retrying", zap.String("notify_listen", addr), zap.Error(err))
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(5 * time.Second):
-			}
-		}
-	}
-	b.server.CatchUpOnce(ctx)
-	<-ctx.Done()
+	b.server.FollowHistory(ctx, c.notifyAddr(), acquireNotify)
 }
 
 // notifyAddr is notify_listen expanded.
@@ -201,45 +180,27 @@ func (c *HistoryConfig) notifyAddr() string {
 	return caddy.NewReplacer().ReplaceKnown(c.NotifyListen, "")
 }
 
-// notifyPool holds the NOTIFY listeners by address (*notifyListener),
+// notifyPool holds the NOTIFY listeners by address
+// (*zoneservice.NotifyListener),
 // shared by the config generations: a reload hands the listener over (the
 // new generation takes it before the old one gives it back), and the
 // newest generation's service receives the notices.
 var notifyPool = caddy.NewUsagePool()
 
-type notifyListener struct {
-	l      *dnsupdate.NotifyListener
-	mu     sync.Mutex
-	notice func(string)
-}
-
-// Destruct closes the listener; no generation holds it any more.
-func (nl *notifyListener) Destruct() error { return nl.l.Close() }
-
 // acquireNotify listens on addr (or shares the listener there) and makes
 // notice the receiver of its NOTIFYs; release gives it back.
 func acquireNotify(addr string, notice func(string)) (release func(), err error) {
 	v, _, err := notifyPool.LoadOrNew(addr, func() (caddy.Destructor, error) {
-		nl := &notifyListener{notice: notice}
-		l, err := dnsupdate.ListenNotify(addr, func(zone string, _ uint32, _ bool) {
-			nl.mu.Lock()
-			f := nl.notice
-			nl.mu.Unlock()
-			f(zone)
-		})
+		nl, err := zoneservice.ListenNotify(addr, notice)
 		if err != nil {
 			return nil, err
 		}
-		nl.l = l
 		return nl, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	nl := v.(*notifyListener)
-	nl.mu.Lock()
-	nl.notice = notice
-	nl.mu.Unlock()
+	v.(*zoneservice.NotifyListener).SetReceiver(notice)
 	var once sync.Once
 	return func() {
 		once.Do(func() { _, _ = notifyPool.Delete(addr) })
