@@ -285,11 +285,19 @@ type allZones struct{}
 func (allZones) AllowsZoneIn(string, string) bool { return true }
 func (allZones) RestrictsZones() bool             { return false }
 
-// ManagedZone is a managed zone in a list, with its view ("" without
-// views).
+// ManagedZone is a managed zone in a list: its name, type
+// (zonemodel.TypePrimary or TypeSecondary), when it was created, and its
+// view ("" without views).
 type ManagedZone struct {
-	zonestore.Entry
-	View string
+	Name    string
+	Type    string
+	Created time.Time
+	View    string
+}
+
+// managed is the list item of index entry e of view.
+func managed(e zonestore.Entry, view string) ManagedZone {
+	return ManagedZone{Name: e.Name, Type: e.Type, Created: e.Created, View: view}
 }
 
 // ListZones lists the managed zones scope allows, in name order (then
@@ -323,7 +331,7 @@ func (s *Server) ListZones(scope Scope, view, typ, cursor string, limit int) (pa
 		}
 		for _, e := range es {
 			if scope.AllowsZoneIn(e.Name, vs.View) {
-				all = append(all, ManagedZone{e, vs.View})
+				all = append(all, managed(e, vs.View))
 			}
 		}
 	}
@@ -339,7 +347,7 @@ func (s *Server) ListZones(scope Scope, view, typ, cursor string, limit int) (pa
 	cName, cView, _ := strings.Cut(cursor, "@")
 	page = []ManagedZone{}
 	for _, e := range all {
-		if cursor != "" && !(ManagedZone{Entry: zonestore.Entry{Name: cName}, View: cView}).before(e.Name, e.View) {
+		if cursor != "" && !(ManagedZone{Name: cName, View: cView}).before(e.Name, e.View) {
 			continue
 		}
 		if limit > 0 && len(page) == limit {
@@ -359,7 +367,7 @@ func listInScope(svc *Service, scope Scope, typ, cursor string, limit int) ([]Ma
 	wrap := func(es []zonestore.Entry) []ManagedZone {
 		out := make([]ManagedZone, len(es))
 		for i, e := range es {
-			out[i] = ManagedZone{Entry: e}
+			out[i] = managed(e, "")
 		}
 		return out
 	}
