@@ -38,6 +38,9 @@ type Route struct {
 	Template string
 	// Action is the scope action the route needs ("" none).
 	Action auth.Action
+	// Public routes are served without authentication (a CORS
+	// preflight, which browsers send without credentials).
+	Public bool
 	// Op is the zoneapi_zone_operations_total label of a change ("" for
 	// reads).
 	Op string

@@ -81,7 +81,7 @@ func (h *Handler) pdnsRoutes() []route {
 		},
 		AllowPrimaries: auth.PrimariesPolicy.Checker(h.primaryNets, viewOf, h.forbid), AllowNotify: auth.NotifyPolicy.Checker(h.notifyNets, viewOf, h.forbid)}) {
 		pr := pr
-		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true, zoneName: h.pdnsMount.ZoneName,
+		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true, public: pr.Public, zoneName: h.pdnsMount.ZoneName,
 			action: pr.Action, handle: func(w http.ResponseWriter, r *http.Request, p params) { pr.Handle(w, r, p.name) }})
 	}
 	return out

@@ -64,7 +64,7 @@ type API struct {
 // Routes lists the endpoints.
 func (a *API) Routes() []Route {
 	z := Prefix + "/zones/{name}"
-	return []Route{
+	return withCORS([]Route{
 		{Method: http.MethodGet, Template: "/api", Handle: a.apiVersions},
 		{Method: http.MethodGet, Template: "/api/v1", Handle: a.apiIndex},
 		{Method: http.MethodGet, Template: "/api/v1/servers", Handle: a.servers},
@@ -95,7 +95,7 @@ func (a *API) Routes() []Route {
 		{Method: http.MethodPost, Template: z + "/cryptokeys", Action: auth.ActionZones, Op: "modify", Handle: a.createCryptokey},
 		{Method: http.MethodPut, Template: z + "/cryptokeys/{id}", Action: auth.ActionZones, Handle: a.refuse("BIND's dnssec-policy activates and retires keys itself")},
 		{Method: http.MethodDelete, Template: z + "/cryptokeys/{id}", Action: auth.ActionZones, Handle: a.refuse("BIND's dnssec-policy activates and retires keys itself")},
-	}
+	})
 }
 
 // IsPath reports whether a request path belongs to this API: /api,
