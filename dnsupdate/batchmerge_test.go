@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -150,7 +151,9 @@ func TestBatchMergedFailureIsolated(t *testing.T) {
 
 // TestWriterTakeExclusive: a batch shares its message only with writes of
 // other RRsets, so that its part of the message's IXFR is its own; single
-// adds of one RRset still merge with each other.
+// adds of one RRset still merge with each other. A batch that cannot join
+// waits for the next message while writes of other RRsets behind it join
+// (before, the message ended at it); writes of one RRset keep their order.
 func TestWriterTakeExclusive(t *testing.T) {
 	rr := func(s string) dns.RR {
 		r, err := dns.NewRR(s)
@@ -167,9 +170,24 @@ func TestWriterTakeExclusive(t *testing.T) {
 	}
 	a1, a2, b1, b2, a3, b3 := add("a"), add("a"), batch("b"), batch("c"), add("c"), batch("c")
 	zw := &zoneWriter{queue: []*write{a1, a2, b1, b2, a3, b3}}
-	for i, want := range [][]*write{{a1, a2, b1, b2}, {a3}, {b3}, nil} {
-		if got := zw.take(); len(got) != len(want) {
-			t.Fatalf("take %d: %d writes, want %d", i, len(got), len(want))
+	takes := func(what string, want ...[]*write) {
+		t.Helper()
+		for i, w := range append(want, nil) {
+			if got := zw.take(); !slices.Equal(got, w) {
+				t.Fatalf("%s: take %d: %d writes, want %d", what, i, len(got), len(w))
+			}
 		}
 	}
+	takes("in order", []*write{a1, a2, b1, b2}, []*write{a3}, []*write{b3})
+
+	// A batch of an RRset the message has waits; a batch of another RRset
+	// behind it goes ahead, a write of the held RRset does not.
+	x1, x2, y, ax := batch("x"), batch("x"), batch("y"), add("x")
+	zw.queue = []*write{x1, x2, y, ax}
+	takes("held", []*write{x1, y}, []*write{x2}, []*write{ax})
+	// Nothing overtakes a write that may not merge.
+	c := &write{size: 20, update: []dns.RR{rr("z.x.test. 60 IN CNAME t.example.")}}
+	x1, x2, y = batch("x"), batch("x"), batch("y")
+	zw.queue = []*write{x1, x2, c, y}
+	takes("stopped", []*write{x1}, []*write{x2}, []*write{c}, []*write{y})
 }
