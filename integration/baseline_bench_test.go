@@ -2,8 +2,10 @@ package integration
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -35,7 +37,14 @@ import (
 //     UPDATE (bodies and messages built before the clock starts, so both
 //     sides measure the server's work), with the CPU time each PATCH cost
 //     Caddy and named ($ZONEAPI_BENCH_PATCH_ROUNDS rounds, default 7);
-//   - zone create p50;
+//   - zone create p50, with the CPU each create cost Caddy and named;
+//   - Caddy's CPU time per request (its threads' schedstat), at
+//     concurrency 1 and 8 in the record adds' rounds, and at concurrency
+//     1 for the REST API's record add against the PowerDNS-compatible
+//     API's one-RRset PATCH (a TXT REPLACE, as in
+//     BenchmarkPowerDNSVersusPowerDNS), both builds in alternating
+//     rounds ($ZONEAPI_BENCH_CPU_N requests per method, default 1000):
+//     the CPU figures are the steadier ones on a loaded machine;
 //   - at concurrency 1, in the same rounds, two floors: a bare Go HTTP
 //     server that forwards each request as one UPDATE and does nothing
 //     else (testdata/floorserver: the least any Go front end of named
@@ -59,13 +68,13 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 		name string
 		c    *caddy
 	}{
-		{"new", startCaddy(b, ns, caddyOpts{extra: "log_filter warn\n" + os.Getenv("ZONEAPI_BENCH_EXTRA"), sites: respondSite(respondPort)})},
+		{"new", startCaddy(b, ns, caddyOpts{handle: "/api*", extra: "log_filter warn\npowerdns\n" + os.Getenv("ZONEAPI_BENCH_EXTRA"), sites: respondSite(respondPort)})},
 		// A zone directory of its own: one process writes a directory's
 		// change history, and the baseline records its own too.
-		{"baseline", startCaddy(b, ns, caddyOpts{extra: "log_filter warn", bin: base, zoneDir: baselineDir(b, ns)})},
+		{"baseline", startCaddy(b, ns, caddyOpts{handle: "/api*", extra: "log_filter warn\npowerdns", bin: base, zoneDir: baselineDir(b, ns)})},
 	}
 	for _, bd := range builds {
-		for _, z := range []string{"rec-" + bd.name + ".test", "batch-" + bd.name + ".test"} {
+		for _, z := range []string{"rec-" + bd.name + ".test", "batch-" + bd.name + ".test", "cpu-" + bd.name + ".test"} {
 			if r := bd.c.do("POST", "/api/v1/zones", zoneBody(z)); r.status != http.StatusCreated {
 				b.Fatalf("create %s: %d %s", z, r.status, r.raw)
 			}
@@ -152,7 +161,19 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 					return leanWorkerAt(b, respondAddr, "rec-new.test", "x", testToken)
 				})
 		}
-		res := interleaved(10, conc, n, names, workers)
+		// Caddy's CPU in each method's rounds: this tree's for its API
+		// and for respond (a site of the same Caddy), the baseline's for
+		// its API.
+		caddyOf := map[int]int{0: builds[0].c.Process().Pid, 1: builds[1].c.Process().Pid, 4: builds[0].c.Process().Pid}
+		cpu := make([]time.Duration, len(names))
+		res := interleavedAround(10, conc, n, names, workers, func(m int) func() {
+			pid, ok := caddyOf[m]
+			if !ok {
+				return nil
+			}
+			c0 := threadsCPU(pid)
+			return func() { cpu[m] += threadsCPU(pid) - c0 }
+		})
 		raw := res[2]
 		for _, r := range res {
 			fmt.Printf("| %s | %d | %.0f | %s | %s | %d | %.0f%% | %s |\n", r.method, r.conc, r.perSec(), msf(r.p50), msf(r.p99), r.errors,
@@ -161,6 +182,13 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 				fmt.Printf("|   first error: %s |\n", r.firstErrMsg)
 			}
 		}
+		fmt.Printf("|   Caddy's CPU per request (its threads' schedstat): this tree %s, baseline %s (%.2fx)", msf(cpu[0]/time.Duration(res[0].n)), msf(cpu[1]/time.Duration(res[1].n)), ratio(cpu[0]/time.Duration(res[0].n), cpu[1]/time.Duration(res[1].n)))
+		if conc == 1 {
+			fmt.Printf(", respond %s", msf(cpu[4]/time.Duration(res[4].n)))
+		}
+		fmt.Printf(" |\n")
+		b.ReportMetric(float64(cpu[0]/time.Duration(res[0].n))/1e6, fmt.Sprintf("caddy-cpu-ms-c%d-new", conc))
+		b.ReportMetric(float64(cpu[1]/time.Duration(res[1].n))/1e6, fmt.Sprintf("caddy-cpu-ms-c%d-baseline", conc))
 		if conc == 1 {
 			for i, bd := range builds {
 				a := timings(bd.c)
@@ -265,23 +293,69 @@ func BenchmarkAgainstBaseline(b *testing.B) {
 	b.ReportMetric(ratio(median(patch[0]), rb), "patch-vs-raw-x-new")
 	b.ReportMetric(ratio(median(patch[1]), rb), "patch-vs-raw-x-baseline")
 
+	// Caddy's CPU per request at concurrency 1: the REST API's record
+	// add against the PowerDNS-compatible API's one-RRset PATCH, both
+	// builds, alternating round by round.
+	cpuN := 1000
+	if s := os.Getenv("ZONEAPI_BENCH_CPU_N"); s != "" {
+		fmt.Sscan(s, &cpuN)
+	}
+	var cpuNames []string
+	var cpuWorkers []func(int) func() func(int) error
+	var cpuPids []int
+	for _, bd := range builds {
+		addr := strings.TrimPrefix(bd.c.Base, "http://")
+		cpuNames = append(cpuNames, "REST record add, "+bd.name, "PowerDNS API one-RRset PATCH, "+bd.name)
+		cpuWorkers = append(cpuWorkers,
+			func(r int) func() func(int) error {
+				return leanWorkerAt(b, addr, "rec-"+bd.name+".test", fmt.Sprintf("cpu%d-", r), testToken)
+			},
+			func(r int) func() func(int) error {
+				return leanPDNSPatchWorker(b, addr, "cpu-"+bd.name+".test", testToken)
+			})
+		cpuPids = append(cpuPids, bd.c.Process().Pid, bd.c.Process().Pid)
+	}
+	cpuUsed := make([]time.Duration, len(cpuNames))
+	cpuRes := interleavedAround(10, 1, cpuN, cpuNames, cpuWorkers, func(m int) func() {
+		c0 := threadsCPU(cpuPids[m])
+		return func() { cpuUsed[m] += threadsCPU(cpuPids[m]) - c0 }
+	})
+	fmt.Printf("\nCaddy's CPU per request, concurrency 1, %d requests per method, 10 interleaved rounds:\n\n| method | requests/s | p50 | errors | Caddy CPU per request |\n|---|---|---|---|---|\n", cpuN)
+	per := make([]time.Duration, len(cpuRes))
+	for m, r := range cpuRes {
+		per[m] = cpuUsed[m] / time.Duration(r.n)
+		fmt.Printf("| %s | %.0f | %s | %d | %s |\n", r.method, r.perSec(), msf(r.p50), r.errors, msf(per[m]))
+		if r.firstErrMsg != "" {
+			fmt.Printf("|   first error: %s |\n", r.firstErrMsg)
+		}
+	}
+	for i, bd := range builds {
+		fmt.Printf("%s: PowerDNS PATCH / REST add, Caddy CPU: %.2fx\n", bd.name, ratio(per[2*i+1], per[2*i]))
+		b.ReportMetric(ratio(per[2*i+1], per[2*i]), "pdns-patch-vs-rest-add-cpu-x-"+bd.name)
+	}
+	fmt.Printf("this tree / baseline, Caddy CPU: REST add %.2fx, PowerDNS PATCH %.2fx\n", ratio(per[0], per[2]), ratio(per[1], per[3]))
+
 	// Zone create, alternating.
 	const creates = 60
 	var create [2][]time.Duration
+	var createCPU [2][2]time.Duration // Caddy's and named's, summed
 	for k := 0; k < creates; k++ {
 		for i, bd := range builds {
 			body, _ := json.Marshal(zoneBody(fmt.Sprintf("cr%03d-%s.bench", k, bd.name)))
+			c0, n0 := threadsCPU(bd.c.Process().Pid), threadsCPU(ns.Pid())
 			t0 := time.Now()
 			r := bd.c.send("POST", "/api/v1/zones", body, map[string]string{"Authorization": "Bearer " + testToken})
 			create[i] = append(create[i], time.Since(t0))
+			createCPU[i][0] += threadsCPU(bd.c.Process().Pid) - c0
+			createCPU[i][1] += threadsCPU(ns.Pid()) - n0
 			if r.status != http.StatusCreated {
 				b.Fatalf("%s create: %d %s", bd.name, r.status, r.raw)
 			}
 		}
 	}
-	fmt.Printf("\nzone create, %d each, alternating:\n\n| build | p50 |\n|---|---|\n", creates)
+	fmt.Printf("\nzone create, %d each, alternating:\n\n| build | p50 | CPU per create: Caddy + named (mean) |\n|---|---|---|\n", creates)
 	for i, bd := range builds {
-		fmt.Printf("| %s | %s |\n", bd.name, msf(median(create[i])))
+		fmt.Printf("| %s | %s | %s + %s |\n", bd.name, msf(median(create[i])), msf(createCPU[i][0]/creates), msf(createCPU[i][1]/creates))
 	}
 	fmt.Printf("\nnew/baseline: create p50 %.2fx, PATCH %.2fx\n", ratio(median(create[0]), median(create[1])), ratio(median(patch[0]), median(patch[1])))
 	fmt.Printf("load average at the start: %s; at the end: %s\n", loadAtStart, loadAverage())
@@ -343,4 +417,43 @@ func baselineDir(b *testing.B, ns *testbind.Server) string {
 		b.Fatal(err)
 	}
 	return dir
+}
+
+// leanPDNSPatchWorker sends the PowerDNS-compatible API's one-RRset PATCH
+// of BenchmarkPowerDNSVersusPowerDNS (a TXT REPLACE at one of 50 names of
+// zone) over one kept-alive HTTP/1.1 connection to addr, which must
+// answer 204.
+func leanPDNSPatchWorker(t testing.TB, addr, zone, key string) func() func(int) error {
+	return func() func(int) error {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		br := bufio.NewReader(conn)
+		var buf bytes.Buffer
+		return func(i int) error {
+			body := fmt.Sprintf(`{"rrsets":[{"name":"t%d.%s.","type":"TXT","ttl":60,"changetype":"REPLACE","records":[{"content":"\"v%d\"","disabled":false}]}]}`, i%50, zone, i)
+			buf.Reset()
+			fmt.Fprintf(&buf, "PATCH /api/v1/servers/localhost/zones/%s. HTTP/1.1\r\nHost: %s\r\nX-API-Key: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+				zone, addr, key, len(body), body)
+			_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := conn.Write(buf.Bytes()); err != nil {
+				return err
+			}
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				return err
+			}
+			raw, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				return err
+			}
+			if resp.StatusCode != http.StatusNoContent {
+				return fmt.Errorf("status %d: %s", resp.StatusCode, raw)
+			}
+			return nil
+		}
+	}
 }
