@@ -16,17 +16,19 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
-// recordTarget validates the zone and returns its zone service; for
-// writes it also requires a key to sign updates with.
-func (a *API) recordTarget(p Params, write bool) (*zoneservice.Service, string, error) {
-	b, zone, err := a.zoneTarget(p)
+// recordTarget returns the zone service of the view the request
+// addresses (serviceFor); for writes it also requires a key to sign
+// updates with. The zone name is the caller's, validated once
+// (zoneName).
+func (a *API) recordTarget(p Params, write bool) (*zoneservice.Service, error) {
+	b, err := a.serviceFor(p)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if write && !b.CanUpdate() {
-		return nil, "", fail(http.StatusBadRequest, "%s", NoKeyMessage(b.UpdateKey))
+		return nil, fail(http.StatusBadRequest, "%s", NoKeyMessage(b.UpdateKey))
 	}
-	return b, zone, nil
+	return b, nil
 }
 
 // ifMatch parses an If-Match header holding a zone serial ("123", 123 or
@@ -134,7 +136,7 @@ func (a *API) recordWrite(w http.ResponseWriter, r *http.Request, p Params, req 
 	if !a.Decode(w, r, p, req) || !a.AllowRecords(w, r, zone, req) {
 		return nil, "", nil, false, errAnswered
 	}
-	if b, zone, err = a.recordTarget(p, true); err != nil {
+	if b, err = a.recordTarget(p, true); err != nil {
 		return nil, "", nil, false, err
 	}
 	cond, err := ifMatch(r)
@@ -184,7 +186,11 @@ func (a *API) handleBatchRecords(w http.ResponseWriter, r *http.Request, p Param
 
 // handleListRecords lists RRsets read by AXFR: GET /zones/{name}/records.
 func (a *API) handleListRecords(w http.ResponseWriter, r *http.Request, p Params) error {
-	b, zone, err := a.recordTarget(p, false)
+	zone, err := zoneName(p)
+	if err != nil {
+		return err
+	}
+	b, err := a.recordTarget(p, false)
 	if err != nil {
 		return err
 	}
@@ -246,7 +252,7 @@ func (a *API) handleExportZone(w http.ResponseWriter, r *http.Request, p Params)
 		a.Forbid(w, r, &auth.Denied{Message: a.identity(r).ID + " may not export zone " + zone + ": its scope limits record names or types; read GET /api/v1/zones/" + zone + "/records instead"})
 		return errAnswered
 	}
-	b, zone, err := a.recordTarget(p, false)
+	b, err := a.recordTarget(p, false)
 	if err != nil {
 		return err
 	}
