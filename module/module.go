@@ -1,6 +1,6 @@
-// Package module implements the zone_api HTTP handler: a REST API, under
-// /api/v1, that manages DNS zones on a BIND 9 name server by writing zone
-// files and speaking BIND's native rndc control-channel protocol.
+// Package module is zone_api, the Caddy glue of the zone API: it routes,
+// authenticates and authorises requests and mounts the front ends: the REST
+// API under /api/v1 (package rest), the PowerDNS API (package powerdns).
 //
 // The handler owns every request whose path starts with /api/v1/ and passes
 // any other request to the next handler, so it can share a site with other

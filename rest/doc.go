@@ -1,12 +1,27 @@
 // Package rest is the zone API's REST front end: the handlers of the
-// /api/v1 routes, which read a request, check its scope, call the zone
-// service and encode its answer, and the one mapping of the service's
-// errors to REST answers (errors.go: Failure, LifecycleFailure,
-// ServiceFailure, RecordFailure), which the PowerDNS front end reads too.
+// /api/v1 routes (API.Routes), which read a request, check its scope,
+// call the zone service and encode its answer.
 //
-// It knows nothing of Caddy: package module mounts it in zone_api's
-// request path (authentication, scopes, rate limits, audit line, metrics)
-// and gives it what it needs through the fields of its API. It is being
-// moved here from module/ (issue 26): the handlers still in module/ call
-// these functions.
+// A handler answers a request that succeeds itself and returns the
+// failure of one that does not; serve answers it in one place
+// (writeFailure, errors.go), as Caddy's handlers return a
+// caddyhttp.Error. The failures come from the one mapping of the zone
+// service's errors to REST answers (LifecycleFailure, ServiceFailure,
+// RecordFailure, ImportFailure), which the PowerDNS front end reads too.
+//
+// Where the files are: server.go (health, ready, server status,
+// reconcile), zones.go, modify.go, notify.go (the zone routes), views.go
+// (the view a request addresses, the list across views), records.go,
+// import.go and importgate.go, idempotency.go (the create's
+// Idempotency-Key), catalog.go, whoami.go, bodies.go (the apitypes bodies
+// and their conversions to the zone model), scope.go (reads filtered by
+// the identity's scope), errors.go and httpjson.go (the answers).
+//
+// It knows nothing of Caddy: package module mounts its routes in
+// zone_api's request path (matching, authentication, scopes, rate limits,
+// audit line, metrics) and gives it, through the fields of API, the zone
+// services of the views (Services), the body decoder, the scope checks
+// and the request's identity. Still the host's, for now: the list of
+// every zone named serves and the capabilities (API.ListAllZones,
+// API.Capabilities), the change history's and the events' endpoints.
 package rest
