@@ -61,23 +61,7 @@ func (a *restAPI) serviceFailed(w http.ResponseWriter, zone string, err error) {
 // create, delete and the record operations.
 func serviceFailure(zone string, err error) failure { return rest.ServiceFailure(zone, err) }
 
-// recordFailed logs and answers a failed record operation
-// (rest.RecordFailure).
-func (a *restAPI) recordFailed(w http.ResponseWriter, b *backend, zone, op string, err error) {
-	f := recordFailure(b, zone, op, err)
-	a.logFailure(f)
-	f.Write(w)
-}
-
 // recordFailure is the answer to a failed record operation.
 func recordFailure(b *backend, zone, op string, err error) failure {
 	return rest.RecordFailure(b.svc, zone, op, err)
-}
-
-// noKeyMessage explains how to enable record changes.
-func noKeyMessage(b *backend) string { return rest.NoKeyMessage(b.updateKey) }
-
-// indexFailed answers a failure to read the zone index.
-func indexFailed(w http.ResponseWriter, err error) {
-	writeError(w, http.StatusInternalServerError, "reading the zone index: %v", err)
 }

@@ -11,62 +11,36 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// restAPI holds the REST handlers not yet moved to package rest (zones.go,
-// records.go, modify.go, notify.go, import.go, history.go,
-// discovery.go), which decode a request, check its scope, call the zone
-// service and encode its answer or map its error (package rest's
-// errors.go). It knows of the Caddy module only what its fields give it.
+// restAPI is the REST front end as the handler holds it: package rest's
+// API (api), which it mounts, and what the REST handlers still here
+// need (the change history's, history.go, and the list of every zone and
+// the adoption, discovery.go), which decode a request, check its scope,
+// call the zone service and encode its answer or map its error (package
+// rest's errors.go).
 type restAPI struct {
 	// backend returns the zone service and what it works on, resolved on
 	// first use (Handler.getBackend).
 	backend func() (*backend, error)
-	// decode reads the request body once, checks it against the served
-	// specification's schema of the route and decodes it strictly into
-	// v, answering the request itself when it fails
-	// (Handler.decodeRequest).
-	decode func(w http.ResponseWriter, r *http.Request, p params, v any) bool
-	// scopes checks the identity's scope (auth.go).
-	scopes scopeChecker
-	// allowPrimaries checks that the identity may name a secondary
-	// zone's primaries (auth.PrimariesPolicy.Checker), answering 403 itself.
-	allowPrimaries func(w http.ResponseWriter, r *http.Request, primaries []string) bool
-	// allowNotify checks that the identity may name a zone's also-notify
-	// servers (auth.NotifyPolicy.Checker), answering 403 itself.
-	allowNotify func(w http.ResponseWriter, r *http.Request, servers []string) bool
 
-	logger  *zap.Logger // zone operations
-	dnsLog  *zap.Logger // record changes
-	rndcLog *zap.Logger // control commands
+	logger *zap.Logger // zone operations
+	dnsLog *zap.Logger // record changes
 
 	// views are the configured views (views.go).
 	views *viewTable
-	// imports is the process's gate of imports (importgate.go).
+	// imports is the process's gate of imports (importsPool).
 	imports *rest.ImportGate
 
-	zoneDir      string
-	catalogZone  string // "" without a catalog
-	catalogGroup string
+	catalogZone string // "" without a catalog
 
-	// api is the REST front end of package rest, where the handlers are
-	// moving (issue 26); those still here call it.
+	// api is the REST front end of package rest.
 	api *rest.API
-}
-
-// scopeChecker checks the authenticated identity of a request against a
-// zone, records or the server (Handler implements it, in auth.go). Each
-// answers 403 itself and reports false when the request is refused.
-type scopeChecker interface {
-	allow(w http.ResponseWriter, r *http.Request, a auth.Action, zone string) bool
-	allowRecords(w http.ResponseWriter, r *http.Request, zone string, req any) bool
-	forbid(w http.ResponseWriter, r *http.Request, err error) bool
 }
 
 // newREST builds the handler's REST front end.
 func (h *Handler) newREST() *restAPI {
 	a := &restAPI{
-		backend: h.getBackend, decode: h.decodeRequest, scopes: h, allowPrimaries: auth.PrimariesPolicy.Checker(h.primaryNets, viewOf, h.forbid),
-		logger: h.logger, dnsLog: h.dnsLog, rndcLog: h.rndcLog, allowNotify: auth.NotifyPolicy.Checker(h.notifyNets, viewOf, h.forbid),
-		zoneDir: h.zoneDir, catalogZone: h.catalog.zone, catalogGroup: h.catalog.group, views: &h.views, imports: h.imports,
+		backend: h.getBackend, logger: h.logger, dnsLog: h.dnsLog,
+		views: &h.views, imports: h.imports, catalogZone: h.catalog.zone,
 	}
 	if a.imports == nil { // a handler built without Provision (unit tests)
 		a.imports = newImportGate()
@@ -84,10 +58,11 @@ func (h *Handler) newREST() *restAPI {
 			return h.decodeRequest(w, r, params{route: rt, name: p.Name, view: p.View, viewErr: p.ViewErr}, v)
 		},
 		Allow: h.allow, AllowRecords: h.allowRecords, Forbid: h.forbid,
-		AllowPrimaries: a.allowPrimaries, AllowNotify: a.allowNotify,
-		Identity: func(r *http.Request) *auth.Identity { return authOf(r).id },
-		Quiet:    quiet,
-		Logger:   h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
+		AllowPrimaries: auth.PrimariesPolicy.Checker(h.primaryNets, viewOf, h.forbid),
+		AllowNotify:    auth.NotifyPolicy.Checker(h.notifyNets, viewOf, h.forbid),
+		Identity:       func(r *http.Request) *auth.Identity { return authOf(r).id },
+		Quiet:          quiet,
+		Logger:         h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
 		Views:   rest.Views{Names: h.views.names, Default: h.views.def},
 		ZoneDir: h.zoneDir, CatalogZone: h.catalog.zone, CatalogGroup: h.catalog.group,
 		Version: Version,

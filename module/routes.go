@@ -47,9 +47,6 @@ type route struct {
 	zoneName func(string) string
 }
 
-// bodyOf is the route.body of a request body type.
-func bodyOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
-
 // pattern is the route's http.ServeMux pattern, e.g.
 // "POST /api/v1/zones/{name}/reload".
 func (rt *route) pattern() string { return rt.method + " " + rt.template }
