@@ -9,8 +9,6 @@ import (
 // names below are aliases, so each shape is written once.
 type (
 	errorBody    = apitypes.Error
-	zoneInfo     = apitypes.ZoneInfo
-	listBody     = apitypes.ZonePage
 	zoneSettings = apitypes.ZoneSettings
 
 	// createZoneRequest is the body of POST /api/v1/zones.

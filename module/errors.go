@@ -44,18 +44,8 @@ func fail(status int, format string, args ...any) failure {
 // log.
 func (a *restAPI) logFailure(f failure) { rest.LogFailure(a.dnsLog, f) }
 
-// lifecycleFailed answers a failed lifecycle operation (rest.LifecycleFailure).
-func (a *restAPI) lifecycleFailed(w http.ResponseWriter, zone string, err error) {
-	rest.LifecycleFailure(zone, err).Write(w)
-}
-
 // lifecycleFailure is the answer to a failed create or delete.
 func lifecycleFailure(zone string, err error) failure { return rest.LifecycleFailure(zone, err) }
-
-// serviceFailed answers a failed zone operation (rest.ServiceFailure).
-func (a *restAPI) serviceFailed(w http.ResponseWriter, zone string, err error) {
-	rest.ServiceFailure(zone, err).Write(w)
-}
 
 // serviceFailure is the answer to a failed zone operation other than
 // create, delete and the record operations.

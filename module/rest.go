@@ -68,9 +68,6 @@ func (h *Handler) newREST() *restAPI {
 		Version: Version,
 
 		MaxBodyBytes: MaxBodyBytes, Imports: a.imports,
-
-		ListAllZones: a.handleListAllZones,
-		Capabilities: withCapabilities,
 	}
 	return a
 }
@@ -104,18 +101,6 @@ func zoneName(w http.ResponseWriter, p params) (string, bool) {
 		return "", false
 	}
 	return name, true
-}
-
-// zoneTarget validates the {name} parameter and returns the backend of
-// the view the request addresses (backendFor); on failure it has answered
-// the request.
-func (a *restAPI) zoneTarget(w http.ResponseWriter, p params) (*backend, string, bool) {
-	name, ok := zoneName(w, p)
-	if !ok {
-		return nil, "", false
-	}
-	b, ok := a.backendFor(w, p)
-	return b, name, ok
 }
 
 // settingsFor reads the zone's configuration (rest.SettingsFor).

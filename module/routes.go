@@ -94,7 +94,6 @@ func (h *Handler) buildRoutes() []route {
 	h.rest = a
 	rs := restRoutes(a.api.Routes())
 	rs = append(rs, []route{
-		{method: http.MethodPost, template: "/api/v1/zones/{name}/adopt", handle: a.handleAdoptZone, op: "adopt"},
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/changes", handle: a.handleListChanges},
 		{method: http.MethodGet, template: "/api/v1/changes", handle: a.handleListChanges},
 	}...)

@@ -1,7 +1,6 @@
 package module
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/inventory"
+	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -252,19 +252,10 @@ func requestView(r *http.Request) (string, error) {
 
 // checkView answers the request itself and returns false when the view
 // it names (requestView's view and error) is invalid (400) or not
-// configured (404).
+// configured (404): package rest's check, for the handlers still here.
 func (a *restAPI) checkView(w http.ResponseWriter, view string, viewErr error) bool {
-	if viewErr != nil {
-		writeError(w, http.StatusBadRequest, "invalid view: %v", viewErr)
-		return false
-	}
-	t := a.views
-	if view != "" && !slices.Contains(t.names, view) {
-		if !t.configured() {
-			writeError(w, http.StatusNotFound, "view %q is not configured: zone_api addresses no views (configure them with `view <name> { … }` in the zone_api block)", view)
-		} else {
-			writeError(w, http.StatusNotFound, "view %q is not configured; the views are: %s", view, t.list())
-		}
+	if err := a.api.CheckView(view, viewErr); err != nil {
+		rest.WriteFailure(w, err)
 		return false
 	}
 	return true
@@ -284,36 +275,6 @@ func (t *viewTable) resolve(view string) string {
 		return t.def
 	}
 	return view
-}
-
-// backendFor returns the backend of the view the request addresses
-// (p.view, else the default view), answering the request itself when the
-// view is invalid (400), not configured (404), or, with views configured
-// and none of them the default, not named (400). It runs only once the
-// request is authorised completely.
-func (a *restAPI) backendFor(w http.ResponseWriter, p params) (*backend, bool) {
-	if !a.checkView(w, p.view, p.viewErr) {
-		return nil, false
-	}
-	t := a.views
-	if p.view == "" && t.configured() && t.def == "" {
-		writeError(w, http.StatusBadRequest, "named has views and none is the default: name the zone's view with ?view= (one of %s)", t.list())
-		return nil, false
-	}
-	b, ok := a.backendOr500(w)
-	if !ok {
-		return nil, false
-	}
-	if p.view == "" || p.view == t.def {
-		return b, true
-	}
-	vb := b.forView(p.view)
-	if vb == nil {
-		writeError(w, http.StatusInternalServerError, "view %s has no backend", p.view)
-		return nil, false
-	}
-	b.server.Start(context.Background(), p.view) // the view's start-up reconcile
-	return vb, true
 }
 
 // unmarshalViewCaddyfile reads `view <name> { … }`:

@@ -8,9 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -71,14 +69,6 @@ type API struct {
 	MaxBodyBytes int64
 	// Imports bounds the imports running at once (the process's).
 	Imports *ImportGate
-
-	// ListAllZones answers GET /zones?all=true: every zone named serves
-	// (the host's, for now).
-	ListAllZones func(w http.ResponseWriter, r *http.Request, typ, cursor string, limit int)
-	// Capabilities adds the zone's source and capabilities to info (GET
-	// /zones/{name}), from its zonestatus and statement (the host's, for
-	// now).
-	Capabilities func(svc *zoneservice.Service, info *apitypes.ZoneInfo, name string, st *rndc.ZoneStatus, zc *rndc.ZoneStatement, managed bool)
 }
 
 // listAllParams are the filters only the list of every zone takes (view
@@ -151,15 +141,15 @@ type Route struct {
 
 // handlerFunc is a handler of the API: it answers a request that
 // succeeds itself and returns the failure of one that does not, which
-// serve answers (writeFailure).
+// serve answers (WriteFailure).
 type handlerFunc func(w http.ResponseWriter, r *http.Request, p Params) error
 
 // serve makes h a Route.Handle: a failure h returns is answered by
-// writeFailure, the one mapping of the API's failures to answers.
+// WriteFailure, the one mapping of the API's failures to answers.
 func serve(h handlerFunc) func(http.ResponseWriter, *http.Request, Params) {
 	return func(w http.ResponseWriter, r *http.Request, p Params) {
 		if err := h(w, r, p); err != nil {
-			writeFailure(w, err)
+			WriteFailure(w, err)
 		}
 	}
 }
@@ -181,6 +171,7 @@ func (a *API) Routes() []Route {
 		{Method: http.MethodDelete, Template: APIPrefix + "/zones/{name}", Handle: serve(a.handleDeleteZone), Op: "delete"},
 		{Method: http.MethodPatch, Template: APIPrefix + "/zones/{name}", Body: bodyOf[modifyZoneRequest](), Handle: serve(a.handleModifyZone), Op: "modify"},
 		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/retransfer", Handle: serve(a.handleRetransfer), Op: "retransfer"},
+		{Method: http.MethodPost, Template: APIPrefix + "/zones/{name}/adopt", Handle: serve(a.handleAdoptZone), Op: "adopt"},
 		{Method: http.MethodGet, Template: APIPrefix + "/catalog", Handle: serve(a.handleGetCatalog)},
 		{Method: http.MethodPost, Template: APIPrefix + "/catalog/reconcile", Handle: serve(a.handleReconcileCatalog)},
 		{Method: http.MethodGet, Template: APIPrefix + "/zones/{name}/status", Handle: serve(a.handleZoneStatus)},

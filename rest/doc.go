@@ -4,13 +4,14 @@
 //
 // A handler answers a request that succeeds itself and returns the
 // failure of one that does not; serve answers it in one place
-// (writeFailure, errors.go), as Caddy's handlers return a
+// (WriteFailure, errors.go), as Caddy's handlers return a
 // caddyhttp.Error. The failures come from the one mapping of the zone
 // service's errors to REST answers (LifecycleFailure, ServiceFailure,
 // RecordFailure, ImportFailure), which the PowerDNS front end reads too.
 //
 // Where the files are: server.go (health, ready, server status,
-// reconcile), zones.go, modify.go, notify.go (the zone routes), views.go
+// reconcile), zones.go, modify.go, notify.go (the zone routes),
+// discovery.go (every zone named serves, capabilities, adoption), views.go
 // (the view a request addresses, the list across views), records.go,
 // import.go and importgate.go, idempotency.go (the create's
 // Idempotency-Key), catalog.go, whoami.go, bodies.go (the apitypes bodies
@@ -21,7 +22,6 @@
 // zone_api's request path (matching, authentication, scopes, rate limits,
 // audit line, metrics) and gives it, through the fields of API, the zone
 // services of the views (Services), the body decoder, the scope checks
-// and the request's identity. Still the host's, for now: the list of
-// every zone named serves and the capabilities (API.ListAllZones,
-// API.Capabilities), the change history's and the events' endpoints.
+// and the request's identity. Still the host's, for now: the change
+// history's and the events' endpoints.
 package rest

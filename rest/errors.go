@@ -88,11 +88,11 @@ func (e *answer) Error() string { return http.StatusText(e.status) }
 // the scope checks) has answered the request already.
 var errAnswered = errors.New("answered by the host")
 
-// writeFailure answers the error a handler returned: the one place where
+// WriteFailure answers the error a handler returned: the one place where
 // the REST API's failures become answers. A Failure is written as it
 // says, an answer with its body, errAnswered not at all (the host has
 // answered), anything else 500 with its text.
-func writeFailure(w http.ResponseWriter, err error) {
+func WriteFailure(w http.ResponseWriter, err error) {
 	var (
 		f Failure
 		b *answer

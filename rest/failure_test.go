@@ -15,7 +15,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
-// TestFailuresAnsweredOnce: outside errors.go (writeFailure, Failure.Write)
+// TestFailuresAnsweredOnce: outside errors.go (WriteFailure, Failure.Write)
 // and httpjson.go (the writers themselves), no code of the package writes
 // an error body: a handler returns its failure and serve answers it, so
 // the REST API's errors have one mapping to answers (issue 26). It looks
@@ -93,13 +93,13 @@ func TestWriteFailure(t *testing.T) {
 	}
 	for _, tc := range cases {
 		w := httptest.NewRecorder()
-		writeFailure(w, tc.err)
+		WriteFailure(w, tc.err)
 		if w.Code != tc.status || strings.TrimSpace(w.Body.String()) != tc.body || w.Header().Get("Retry-After") != tc.header {
 			t.Errorf("%s: %d %s (Retry-After %q), want %d %s (%q)", tc.name, w.Code, w.Body, w.Header().Get("Retry-After"), tc.status, tc.body, tc.header)
 		}
 	}
 	w := httptest.NewRecorder()
-	writeFailure(w, errAnswered)
+	WriteFailure(w, errAnswered)
 	if w.Body.Len() != 0 || len(w.Header()) != 0 {
 		t.Errorf("errAnswered wrote %d %q", w.Code, w.Body)
 	}

@@ -102,7 +102,7 @@ func (a *API) createWithKey(w http.ResponseWriter, r *http.Request, b *zoneservi
 
 	bw := &bufferedResponse{header: http.Header{}}
 	if err := run(bw, k.Fingerprint, true); err != nil {
-		writeFailure(bw, err) // recorded as any answer is
+		WriteFailure(bw, err) // recorded as any answer is
 	}
 	if bw.status == http.StatusCreated || bw.status == http.StatusConflict {
 		ans := zoneservice.Answer{Status: bw.status, Body: bytes.TrimSpace(bw.body.Bytes())}

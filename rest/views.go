@@ -9,10 +9,10 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
-// checkView is the failure of a request whose view (requestView's view
-// and error) is invalid (400) or not configured (404), nil for a good
-// one.
-func (a *API) checkView(view string, viewErr error) error {
+// CheckView is the failure of a request whose view (its ?view= and why
+// that is not a valid view name) is invalid (400) or not configured
+// (404), nil for a good one.
+func (a *API) CheckView(view string, viewErr error) error {
 	if viewErr != nil {
 		return fail(http.StatusBadRequest, "invalid view: %v", viewErr)
 	}
@@ -32,7 +32,7 @@ func (a *API) checkView(view string, viewErr error) error {
 // of them the default, not named (400). It runs only once the request is
 // authorised completely.
 func (a *API) serviceFor(p Params) (*zoneservice.Service, error) {
-	if err := a.checkView(p.View, p.ViewErr); err != nil {
+	if err := a.CheckView(p.View, p.ViewErr); err != nil {
 		return nil, err
 	}
 	t := a.Views

@@ -164,7 +164,7 @@ type conflictBody struct {
 
 // handleListZones lists managed zones from the index, in name order, one
 // page at a time (limit, cursor), optionally only one type; with
-// all=true, every zone named serves (ListAllZones).
+// all=true, every zone named serves (handleListAllZones).
 func (a *API) handleListZones(w http.ResponseWriter, r *http.Request, p Params) error {
 	q := r.URL.Query()
 	limit := DefaultListLimit
@@ -191,8 +191,7 @@ func (a *API) handleListZones(w http.ResponseWriter, r *http.Request, p Params) 
 		return fail(http.StatusBadRequest, "%s", msg)
 	}
 	if all {
-		a.ListAllZones(w, r, typ, cursor, limit)
-		return nil
+		return a.handleListAllZones(w, r, typ, cursor, limit)
 	}
 	for _, p := range listAllParams {
 		if q.Has(p) {
@@ -226,7 +225,7 @@ func (a *API) handleGetZone(w http.ResponseWriter, r *http.Request, p Params) er
 	if err == nil {
 		info.Config = (*zoneSettings)(zoneservice.SettingsOf(zc))
 	}
-	a.Capabilities(b, info, name, zs.Status, zc, zs.Managed)
+	withCapabilities(b, info, name, zs.Status, zc, zs.Managed)
 	WriteJSON(w, http.StatusOK, info)
 	return nil
 }

@@ -1,4 +1,4 @@
-package module
+package rest
 
 import (
 	"errors"
@@ -17,42 +17,35 @@ import (
 // zone service does the work (AllZones, CapabilitiesOf, Adopt); this file
 // reads the parameters and writes the answers.
 
-// listAllParams are the filters only the list of every zone takes (view
-// filters it too, and addresses a view in the list of the API's zones).
-var listAllParams = []string{"managed", "source"}
-
 // handleListAllZones answers GET /zones?all=true: every zone named serves
 // in every view, with managed, source, view and serial, filtered (type,
 // managed, source, view), scoped to the identity's zones and paged like
 // the managed list (cursor "name@view").
-func (a *restAPI) handleListAllZones(w http.ResponseWriter, r *http.Request, typ, cursor string, limit int) {
+func (a *API) handleListAllZones(w http.ResponseWriter, r *http.Request, typ, cursor string, limit int) error {
 	q := r.URL.Query()
 	f := zoneservice.ListFilter{Type: typ, View: q.Get("view"), Source: q.Get("source")}
 	switch f.Source {
 	case "", inventory.SourceNamedConf, inventory.SourceNZD, inventory.SourceAPI:
 	default:
-		writeError(w, http.StatusBadRequest, "source must be named.conf, nzd or api, got %q", f.Source)
-		return
+		return fail(http.StatusBadRequest, "source must be named.conf, nzd or api, got %q", f.Source)
 	}
 	if v := q.Get("managed"); v != "" {
 		m, err := strconv.ParseBool(v)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "managed must be true or false, got %q", v)
-			return
+			return fail(http.StatusBadRequest, "managed must be true or false, got %q", v)
 		}
 		f.Managed = &m
 	}
-	if g := grantOf(r); g.RestrictsZones() {
+	if g := a.grant(r); g.RestrictsZones() {
 		f.Allow = func(name, view string) bool { return g.AllowsZoneIn(name, scopeView(view)) }
 	}
-	b, ok := a.backendOr500(w)
-	if !ok {
-		return
-	}
-	zones, next, total, err := b.svc.AllZones(r.Context(), f, cursor, limit)
+	s, err := a.services()
 	if err != nil {
-		a.serviceFailed(w, "", err)
-		return
+		return err
+	}
+	zones, next, total, err := s.Service("").AllZones(r.Context(), f, cursor, limit)
+	if err != nil {
+		return ServiceFailure("", err)
 	}
 	body := listBody{Zones: make([]string, len(zones)), Count: len(zones), Total: total, Items: make([]apitypes.ZoneEntry, len(zones)), NextCursor: next}
 	for i := range zones {
@@ -66,7 +59,8 @@ func (a *restAPI) handleListAllZones(w http.ResponseWriter, r *http.Request, typ
 		}
 		body.Items[i] = it
 	}
-	writeJSON(w, http.StatusOK, body)
+	WriteJSON(w, http.StatusOK, body)
+	return nil
 }
 
 // scopeView is the view a scope sees a zone of the inventory in: the
@@ -101,21 +95,20 @@ func withCapabilities(svc *zoneservice.Service, info *zoneInfo, name string, st 
 // /zones/{name}/adopt[?grantUpdateKey=true]): 200 with what was done; 409
 // for a zone of named.conf, with the clause to add there, and for a zone
 // managed already.
-func (a *restAPI) handleAdoptZone(w http.ResponseWriter, r *http.Request, p params) {
+func (a *API) handleAdoptZone(w http.ResponseWriter, r *http.Request, p Params) error {
 	var opts zoneservice.AdoptOptions
 	if v := r.URL.Query().Get("grantUpdateKey"); v != "" {
 		g, err := strconv.ParseBool(v)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "grantUpdateKey must be true or false, got %q", v)
-			return
+			return fail(http.StatusBadRequest, "grantUpdateKey must be true or false, got %q", v)
 		}
 		opts.GrantUpdateKey = g
 	}
-	b, name, ok := a.zoneTarget(w, p)
-	if !ok {
-		return
+	b, name, err := a.zoneTarget(p)
+	if err != nil {
+		return err
 	}
-	res, err := b.svc.Adopt(r.Context(), name, opts)
+	res, err := b.Adopt(r.Context(), name, opts)
 	if err != nil {
 		var le *zoneservice.Error
 		if errors.As(err, &le) && le.Kind == zoneservice.ErrNamedConf {
@@ -124,12 +117,11 @@ func (a *restAPI) handleAdoptZone(w http.ResponseWriter, r *http.Request, p para
 				msg += "; for the API to change its records, add " + le.Clause + " to its statement in named.conf and run rndc reconfig (the statement with it is in statement)"
 			}
 			msg += "; to manage it fully, move its statement from named.conf to the new-zone database (docs/migration.md)"
-			writeJSON(w, http.StatusConflict, apitypes.AdoptRefusal{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, Clause: le.Clause, Statement: le.Statement})
-			return
+			return &answer{http.StatusConflict, apitypes.AdoptRefusal{Error: apitypes.ReasonPhrase(http.StatusConflict), Message: msg, Clause: le.Clause, Statement: le.Statement}}
 		}
-		a.lifecycleFailed(w, name, err)
-		return
+		return LifecycleFailure(name, err)
 	}
-	a.logger.Info("zone adopted", zap.String("zone", name), zap.String("granted", res.Granted))
-	writeJSON(w, http.StatusOK, apitypes.AdoptResponse{Success: true, Message: "Zone " + name + " adopted", Details: res.Details, Granted: res.Granted})
+	a.Logger.Info("zone adopted", zap.String("zone", name), zap.String("granted", res.Granted))
+	WriteJSON(w, http.StatusOK, apitypes.AdoptResponse{Success: true, Message: "Zone " + name + " adopted", Details: res.Details, Granted: res.Granted})
+	return nil
 }
