@@ -80,7 +80,7 @@ func restRoutes(rs []rest.Route) []route {
 		handle := rr.Handle
 		out[i] = route{method: rr.Method, template: rr.Template, public: rr.Public, authOptional: rr.AuthOptional, op: rr.Op, body: rr.Body}
 		out[i].handle = func(w http.ResponseWriter, r *http.Request, p params) {
-			handle(w, r, rest.Params{Name: p.name, View: p.view, ViewErr: p.viewErr, Route: p.route})
+			handle(w, r, rest.Params{Name: p.name, Zone: scopedZone(r), View: p.view, ViewErr: p.viewErr, Route: p.route})
 		}
 	}
 	return out
@@ -115,4 +115,14 @@ func newImportGate() *rest.ImportGate {
 	return rest.NewImportGate(rest.MaxImports, rest.MaxImportsPerIdentity, func(state string, delta float64) {
 		metrics.imports.WithLabelValues(state).Add(delta)
 	})
+}
+
+// scopedZone is the request's zone as the scope check normalised it
+// (authorize), "" when it did not: package rest takes it instead of
+// normalising {name} again.
+func scopedZone(r *http.Request) string {
+	if st, ok := r.Context().Value(authCtxKey{}).(*authState); ok {
+		return st.zone
+	}
+	return ""
 }

@@ -97,6 +97,11 @@ type Services interface {
 type Params struct {
 	// Name is the decoded {name} segment ("" on routes without one).
 	Name string
+	// Zone is Name as a canonical zone name when the host has
+	// normalised it already (its scope check does), "" when it has not
+	// or Name is not a valid zone name: the handler then normalises Name
+	// itself (and answers 400 for an invalid one).
+	Zone string
 	// View is the request's ?view= on the routes that take one, mapped
 	// as Views.Named does; ViewErr is why it is not a valid view name.
 	View    string

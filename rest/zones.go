@@ -46,8 +46,12 @@ func infoFromStatus(st *rndc.ZoneStatus, managed bool) *zoneInfo {
 }
 
 // zoneName validates the {name} path parameter: 400 when it is not a
-// valid zone name.
+// valid zone name. The host's normalised name (Params.Zone) is taken as
+// it is.
 func zoneName(p Params) (string, error) {
+	if p.Zone != "" {
+		return p.Zone, nil // the host's, normalised once
+	}
 	name, err := zonemodel.NormalizeZoneName(p.Name)
 	if err != nil {
 		return "", fail(http.StatusBadRequest, "invalid zone name %q: %v", p.Name, err)
