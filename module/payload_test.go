@@ -3,12 +3,14 @@ package module
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
@@ -55,7 +57,7 @@ func TestEvery413IsPayloadTooLarge(t *testing.T) {
 	check("import text/dns", serve("POST", "/api/v1/zones/example.test/import", "text/dns", big(zonemodel.MaxImportBytes+1)))
 	check("import JSON", serve("POST", "/api/v1/zones/example.test/import", "application/json", bytes.NewReader(make([]byte, MaxBodyBytes+1))))
 	w := httptest.NewRecorder()
-	fail(http.StatusRequestEntityTooLarge, "the zone has more than %d records", 1000000).Write(w)
+	rest.Failure{Status: http.StatusRequestEntityTooLarge, Message: fmt.Sprintf("the zone has more than %d records", 1000000)}.Write(w)
 	check("service limit", w)
 	w = httptest.NewRecorder()
 	writeError(w, http.StatusRequestEntityTooLarge, "%s", strings.Repeat("x", 3))

@@ -1,7 +1,6 @@
 package module
 
 import (
-	"context"
 	"net/http"
 
 	"go.uber.org/zap"
@@ -101,11 +100,6 @@ func zoneName(w http.ResponseWriter, p params) (string, bool) {
 		return "", false
 	}
 	return name, true
-}
-
-// settingsFor reads the zone's configuration (rest.SettingsFor).
-func (a *restAPI) settingsFor(ctx context.Context, b *backend, name string) *zoneSettings {
-	return rest.SettingsFor(ctx, b.svc, name)
 }
 
 // newImportGate returns a gate of the imports at once (docs/import.md),

@@ -7,7 +7,8 @@
 // (WriteFailure, errors.go), as Caddy's handlers return a
 // caddyhttp.Error. The failures come from the one mapping of the zone
 // service's errors to REST answers (LifecycleFailure, ServiceFailure,
-// RecordFailure, ImportFailure), which the PowerDNS front end reads too.
+// RecordFailure, ImportFailure; the PowerDNS API has its own, and reads
+// only an import's refusal by the shared gate from here).
 //
 // Where the files are: server.go (health, ready, server status,
 // reconcile), zones.go, modify.go, notify.go (the zone routes),
