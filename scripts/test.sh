@@ -92,9 +92,12 @@ done
 fuzztime=${FUZZTIME:-20000x}
 if [ "$fuzztime" != "0" ]; then
 	echo "== fuzzing ($fuzztime per target)" >&2
-	for pkg in ./rndc ./zonemodel ./client/libdnsprovider ./auth ./externaldns/provider ./internal/txtdata ./powerdns ./jsonbody ./apispec ./zoneservice; do
-		for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
-			go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" "$pkg"
+	# Every package of the main module with a fuzz target in its tests,
+	# found rather than listed, so that a new one is not missed.
+	go list -f '{{.ImportPath}} {{.Dir}}' ./... | while read -r pkg dir; do
+		grep -qs '^func Fuzz' "$dir"/*_test.go || continue
+		for target in $(go test -list '^Fuzz' "$pkg" </dev/null | grep '^Fuzz' || true); do
+			go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" "$pkg" </dev/null
 		done
 	done
 fi
