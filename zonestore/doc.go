@@ -5,8 +5,9 @@
 //     processes, removal of a zone's files;
 //   - files.go: the zone files present, files moved aside, DNSSEC key
 //     files removed;
-//   - index.go: the index of managed zones; intent.go the write-ahead
-//     intents of the lifecycle.
+//   - index.go: the index of managed zones and the replay of its log;
+//     indexlog.go the log's writes (group commit) and its compaction;
+//     intent.go the write-ahead intents of the lifecycle.
 //   - sidefile.go: the side files front ends keep beside a zone
 //     (<zone>.pdns.json), replaced atomically under a lock of their own
 //     and removed with the zone's files.

@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -94,13 +92,6 @@ type index struct {
 	syncFrom int64
 	idle     *sync.Cond // on mu: a flush ended
 	flushes  int        // fsyncs of appended records (tests)
-}
-
-// queuedWrite is one writer's records, and the outcome of their flush.
-type queuedWrite struct {
-	buf  []byte
-	err  error
-	done bool
 }
 
 // keepChanges is how many index changes ChangesSince can report.
@@ -233,214 +224,6 @@ func (x *index) apply(e Entry, del bool) {
 		x.byType[e.Type] = ts
 	}
 	ts.insert(e.Name)
-}
-
-// write appends records under the cross-process index lock and applies
-// them; it compacts the log when it has grown to twice the live set.
-// The caller holds x.mu. Writers that come while another one's records
-// are being fsynced queue theirs, and the next flush appends and fsyncs
-// them all at once (group commit): each returns once its own records are
-// durable and applied, or with the error that kept them from being.
-func (x *index) write(recs []logRecord) error {
-	var buf bytes.Buffer
-	for _, r := range recs {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return fmt.Errorf("writing zone index: %w", err)
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
-	}
-	w := &queuedWrite{buf: buf.Bytes()}
-	x.queue = append(x.queue, w)
-	for x.flushing && !w.done {
-		x.cond().Wait()
-	}
-	if w.done {
-		return w.err
-	}
-	x.flushing = true
-	batch := x.queue
-	x.queue = nil
-	err := x.flush(batch)
-	for _, b := range batch {
-		b.err, b.done = err, true
-	}
-	x.flushing = false
-	x.cond().Broadcast()
-	return w.err
-}
-
-// cond is x.idle, made on first use. The caller holds x.mu.
-func (x *index) cond() *sync.Cond {
-	if x.idle == nil {
-		x.idle = sync.NewCond(&x.mu)
-	}
-	return x.idle
-}
-
-// waitFlush waits until no flush runs. The caller holds x.mu.
-func (x *index) waitFlush() {
-	for x.flushing {
-		x.cond().Wait()
-	}
-}
-
-// flush appends the batch's records under the cross-process index lock,
-// fsyncs them (releasing x.mu meanwhile) and applies them. The caller
-// holds x.mu and has set x.flushing.
-func (x *index) flush(batch []*queuedWrite) error {
-	lf, err := lockIndex(x.lockPath)
-	if err != nil {
-		return err
-	}
-	defer lf.Close() // also drops the flock
-
-	size, err := x.refresh()
-	if err != nil {
-		return err
-	}
-	if size > x.off {
-		// A line without its '\n' left by a writer that crashed or failed
-		// (we hold the lock, so nobody is writing it): discard it. Ending
-		// it instead would complete a record that was never acknowledged.
-		if err := x.f.Truncate(x.off); err != nil {
-			return fmt.Errorf("writing zone index: discarding a torn line: %w", err)
-		}
-		x.discarded += size - x.off
-		size = x.off
-	}
-	var all []byte
-	if len(batch) == 1 {
-		all = batch[0].buf
-	} else {
-		for _, b := range batch {
-			all = append(all, b.buf...)
-		}
-	}
-	if _, err := x.f.Write(all); err != nil {
-		// A short write (disk full) leaves part of a line: remove it, so
-		// that nothing of a failed write is ever read back.
-		_ = x.f.Truncate(size)
-		return fmt.Errorf("writing zone index: %w", err)
-	}
-	x.unsynced, x.syncFrom = true, size
-	x.flushes++
-	f := x.f
-	x.mu.Unlock()
-	err = f.Sync()
-	x.mu.Lock()
-	x.unsynced = false
-	if err != nil {
-		_ = x.f.Truncate(size)
-		return fmt.Errorf("writing zone index: %w", err)
-	}
-	// Nobody else appends while we hold the lock: consume what we wrote.
-	if _, err := x.refresh(); err != nil {
-		return err
-	}
-	// The records are durable and applied: from here on, nothing may fail
-	// the write. A compaction that fails (no room for the compacted copy,
-	// say) leaves the log as it was, which is correct, only longer; it is
-	// tried again once compactMin more lines were written.
-	if x.lines > x.compactMin && x.lines > 2*(len(x.live)+len(x.pending)) && x.lines >= x.compactAgain {
-		if err := x.compact(); err != nil {
-			x.compactErr, x.compactAgain = err, x.lines+x.compactMin
-		} else {
-			x.compactErr, x.compactAgain = nil, 0
-		}
-	}
-	return nil
-}
-
-// CompactionError returns the failure of the index log's last compaction,
-// or nil when it succeeded (or none was needed yet). A failed compaction
-// fails no operation: the log stays valid, only longer, and the
-// compaction is tried again later.
-func (s *Store) CompactionError() error {
-	x := &s.idx
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.compactErr
-}
-
-// lockIndex opens the index lock file and takes its flock; closing the
-// file releases it.
-func lockIndex(path string) (*os.File, error) {
-	lf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("locking zone index: %w", err)
-	}
-	for {
-		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		lf.Close()
-		return nil, fmt.Errorf("locking zone index: %w", err)
-	}
-	return lf, nil
-}
-
-// compact atomically replaces the log by one put line per live entry. The
-// caller holds x.mu and the index lock.
-func (x *index) compact() error {
-	dir := filepath.Dir(x.logPath)
-	tmp, err := os.CreateTemp(dir, "index.log.tmp-*")
-	if err != nil {
-		return fmt.Errorf("compacting zone index: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	var encErr error
-	lines := len(x.live) + len(x.pending)
-	x.all.ascend("", func(name string) bool {
-		e := x.live[name]
-		encErr = enc.Encode(logRecord{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created, FP: e.Fingerprint, File: e.File})
-		return encErr == nil
-	})
-	for _, name := range slices.Sorted(maps.Keys(x.pending)) {
-		if encErr != nil {
-			break
-		}
-		in := x.pending[name]
-		encErr = enc.Encode(logRecord{Op: "intent", Name: name, Intent: &in})
-	}
-	if encErr != nil {
-		tmp.Close()
-		return fmt.Errorf("compacting zone index: %w", encErr)
-	}
-	if err := writeSync(tmp, buf.Bytes()); err != nil {
-		return fmt.Errorf("compacting zone index: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), x.logPath); err != nil {
-		return fmt.Errorf("compacting zone index: %w", err)
-	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("compacting zone index: %w", err)
-	}
-	// The new file holds what we hold already: take it as read, rather
-	// than replaying every entry (and making ChangesSince's readers read
-	// the whole index again).
-	f, err := os.OpenFile(x.logPath, os.O_RDWR|os.O_APPEND, 0o644)
-	if err != nil {
-		x.reset()
-		_, err = x.refresh()
-		return err
-	}
-	fi, err := f.Stat()
-	if err != nil || fi.Size() != int64(buf.Len()) {
-		f.Close()
-		x.reset()
-		_, err = x.refresh()
-		return err
-	}
-	x.f.Close()
-	x.f, x.fi, x.off, x.lines = f, fi, fi.Size(), lines
-	return nil
 }
 
 // Put adds or replaces the index entry of a zone. A zero Created is set to
