@@ -15,7 +15,8 @@
 //     checked against a snapshot, list.go paged listings.
 //   - writer.go: the per-zone writer (one UPDATE in flight per zone, group
 //     commit of concurrent adds, every message pinned to the last SOA);
-//     serial.go the serial arithmetic (RFC 1982, serial-update-method).
+//     merge.go which queued writes one message takes; serial.go the serial
+//     arithmetic (RFC 1982, serial-update-method).
 //   - snapshot.go: zone snapshots read by AXFR, cached until the serial
 //     changes.
 //   - errors.go: the errors a caller maps to answers (ServerError for
