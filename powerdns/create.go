@@ -95,6 +95,10 @@ func (a *API) importZone(w http.ResponseWriter, r *http.Request, req *ZoneReques
 	if !a.allowZones(w, r, zone) {
 		return
 	}
+	if msg := outOfZone(zone, []byte(*req.Zone)); msg != "" {
+		WriteError(w, http.StatusUnprocessableEntity, "%s", msg)
+		return
+	}
 	if err := a.Service.Import(r.Context(), zone, []byte(*req.Zone)); err != nil {
 		var fe *zonemodel.FileError
 		if errors.As(err, &fe) && (strings.Contains(fe.Message, "CNAME and other data") || strings.Contains(fe.Message, "CNAME is not allowed")) {
