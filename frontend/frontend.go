@@ -320,6 +320,9 @@ type ZoneInfo struct {
 	AllowTransfer []string
 	// DNSSECPolicy is the zone's dnssec-policy, "" when none.
 	DNSSECPolicy string
+	// CheckNames is the zone's check-names clause (fail, warn, ignore),
+	// "" when it has none (named's default).
+	CheckNames string
 	// Signed tells whether the zone is DNSSEC signed.
 	Signed bool
 	// Catalog is the RFC 9432 catalog zone zone_api keeps the zone in
@@ -339,6 +342,7 @@ type ZoneChange struct {
 	AllowTransfer *[]string
 	Primaries     *[]string
 	DNSSECPolicy  *string
+	CheckNames    *string // "" removes the clause
 }
 
 // Key is a DNSSEC key of a zone, read from its DNSKEY records: the zone

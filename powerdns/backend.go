@@ -74,6 +74,7 @@ func (b Backend) Zone(ctx context.Context, zone string) (*ZoneInfo, error) {
 		cfg := zoneservice.SettingsOf(zc)
 		z.Type = cfg.Type
 		z.Primaries, z.AlsoNotify, z.AllowTransfer, z.DNSSECPolicy = cfg.Primaries, cfg.AlsoNotify, cfg.AllowTransfer, cfg.DNSSECPolicy
+		z.CheckNames = cfg.Options["check-names"]
 	}
 	if z.Type == "secondary" || z.Type == "slave" {
 		z.Type = zonemodel.TypeSecondary
@@ -177,7 +178,7 @@ func (b Backend) Modify(ctx context.Context, zone string, c ZoneChange) error {
 			c.AllowTransfer = &v
 		}
 	}
-	req := zoneservice.SettingsChange{AlsoNotify: c.AlsoNotify, AllowTransfer: c.AllowTransfer, Primaries: c.Primaries, DNSSECPolicy: c.DNSSECPolicy}
+	req := zoneservice.SettingsChange{AlsoNotify: c.AlsoNotify, AllowTransfer: c.AllowTransfer, Primaries: c.Primaries, DNSSECPolicy: c.DNSSECPolicy, CheckNames: c.CheckNames}
 	if _, err := s.Modify(ctx, zone, &req); err != nil {
 		return &opError{zone: zone, err: err}
 	}

@@ -15,6 +15,11 @@ const (
 	MetaAllowAXFRFrom = "ALLOW-AXFR-FROM" // allow-transfer addresses
 	MetaAlsoNotify    = "ALSO-NOTIFY"     // also-notify servers
 	MetaTSIGAllowAXFR = "TSIG-ALLOW-AXFR" // allow-transfer key grants
+	// MetaRFC1123 "0" allows names beyond RFC 1123's host names (an A
+	// record at _x.example.com); PowerDNS checks them when it is absent
+	// or anything else. It maps onto check-names: "0" is check-names
+	// ignore, anything else named's default (fail for a primary zone).
+	MetaRFC1123 = "RFC1123-CONFORMANCE"
 )
 
 // Metadata kinds that are zone attributes, kept in the zone's side file
@@ -31,7 +36,7 @@ const (
 // metaKinds lists the kinds read from the zone's configuration or
 // attributes, in the order GET lists them (the other kinds kept follow,
 // by name).
-var metaKinds = []string{MetaAllowAXFRFrom, MetaAlsoNotify, MetaTSIGAllowAXFR, MetaAPIRectify, MetaNSEC3Narrow, MetaNSEC3Param, MetaSOAEdit, MetaSOAEditAPI}
+var metaKinds = []string{MetaAllowAXFRFrom, MetaAlsoNotify, MetaTSIGAllowAXFR, MetaAPIRectify, MetaNSEC3Narrow, MetaNSEC3Param, MetaRFC1123, MetaSOAEdit, MetaSOAEditAPI}
 
 // knownMetaKinds are PowerDNS's metadata kinds (its isValidMetadataKind);
 // X- kinds are the users'. Every one is kept; the mapped ones change
@@ -70,6 +75,10 @@ func metaValues(z *ZoneInfo, d *zoneData, kind string) []string {
 		}
 	case MetaAlsoNotify:
 		out = append(out, z.AlsoNotify...)
+	case MetaRFC1123:
+		if z.CheckNames == "ignore" {
+			out = append(out, "0")
+		}
 	case MetaSOAEditAPI:
 		v := SOAEditAPIDefault
 		if d.SOAEditAPI != nil {
@@ -202,6 +211,12 @@ func (a *API) setMetadata(w http.ResponseWriter, r *http.Request, zone, kind str
 	case MetaAlsoNotify:
 		v := values
 		ch.AlsoNotify = &v
+	case MetaRFC1123:
+		v := ""
+		if len(values) > 0 && values[len(values)-1] == "0" {
+			v = "ignore"
+		}
+		ch.CheckNames = &v
 	case MetaAllowAXFRFrom:
 		v := append([]string{}, values...)
 		for _, k := range metaValues(z, d, MetaTSIGAllowAXFR) {

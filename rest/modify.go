@@ -22,7 +22,7 @@ func (a *API) handleModifyZone(w http.ResponseWriter, r *http.Request, p Params)
 	if !a.Decode(w, r, p, &req) {
 		return errAnswered
 	}
-	change := zoneservice.SettingsChange(req)
+	change := zoneservice.SettingsChange{AlsoNotify: req.AlsoNotify, AllowTransfer: req.AllowTransfer, AllowUpdate: req.AllowUpdate, Primaries: req.Primaries, DNSSECPolicy: req.DNSSECPolicy, InlineSigning: req.InlineSigning}
 	if err := change.Validate(); err != nil {
 		return fail(http.StatusBadRequest, "invalid change: %v", err)
 	}

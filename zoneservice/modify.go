@@ -45,6 +45,12 @@ type SettingsChange struct {
 	DNSSECPolicy *string
 	// InlineSigning sets inline-signing yes or no.
 	InlineSigning *bool
+	// CheckNames sets check-names (fail, warn or ignore: what named does
+	// with names that are not host names, such as an A record at
+	// _x.example.com); "" removes the clause (named's default, fail for
+	// a primary zone). The PowerDNS API's RFC1123-CONFORMANCE metadata
+	// sets it; the zone API's PATCH does not take it.
+	CheckNames *string
 }
 
 // Settings are a zone's settings: its statement as showzone reports it, in
@@ -262,6 +268,7 @@ type zoneChange struct {
 	allowTransfer, allowUpdate *aclChange
 	dnssecPolicy               *string
 	inlineSigning              *bool
+	checkNames                 *string
 }
 
 type aclChange struct {
@@ -283,11 +290,19 @@ func (req *SettingsChange) validate() (*zoneChange, error) {
 		ve.Problems = append(ve.Problems, zonemodel.Problem{Field: field, Message: fmt.Sprintf(format, args...)})
 	}
 	if req.AlsoNotify == nil && req.AllowTransfer == nil && req.AllowUpdate == nil && req.Primaries == nil &&
-		req.DNSSECPolicy == nil && req.InlineSigning == nil {
+		req.DNSSECPolicy == nil && req.InlineSigning == nil && req.CheckNames == nil {
 		add("(body)", "at least one field (alsoNotify, allowTransfer, allowUpdate, primaries, dnssecPolicy or inlineSigning) must be provided")
 		return nil, ve
 	}
 	ch := &zoneChange{inlineSigning: req.InlineSigning}
+	if c := req.CheckNames; c != nil {
+		switch *c {
+		case "", "fail", "warn", "ignore":
+			ch.checkNames = c
+		default:
+			add("checkNames", "%q: fail, warn, ignore or \"\" (named's default)", *c)
+		}
+	}
 	servers := func(field string, in *[]string) *[]rndc.Value {
 		if in == nil {
 			return nil
@@ -400,6 +415,13 @@ func (ch *zoneChange) apply(zc *rndc.ZoneStatement) error {
 			v = "yes"
 		}
 		zc.Set("inline-signing", rndc.Word(v))
+	}
+	if c := ch.checkNames; c != nil {
+		if *c == "" {
+			zc.Remove("check-names")
+		} else {
+			zc.Set("check-names", rndc.Word(*c))
+		}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ func sp(v []string) *[]string { return &v }
 func TestModifyZoneApply(t *testing.T) {
 	const base = `zone "z.test" { type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; };`
 	yes, pol, none := true, "default", ""
+	ignore, badNames := "ignore", "ignore; allow-update { any; }"
 	for _, tc := range []struct {
 		name string
 		req  SettingsChange
@@ -32,6 +33,11 @@ func TestModifyZoneApply(t *testing.T) {
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; also-notify { ::1 port 5300 key "k1"; 192.0.2.2; }; dnssec-policy "default"; inline-signing yes; };`, ""},
 		{"remove policy", SettingsChange{DNSSECPolicy: &none},
 			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; };`, ""},
+		{"check-names ignore", SettingsChange{CheckNames: &ignore},
+			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; check-names ignore; };`, ""},
+		{"check-names removed", SettingsChange{CheckNames: &none},
+			`{ type primary; file "/z/z.test.zone"; allow-transfer { 10.0.0.0/8; key "zoneapi-update"; }; allow-update { key "zoneapi-update"; }; notify explicit; };`, ""},
+		{"check-names bad", SettingsChange{CheckNames: &badNames}, "", "checkNames"},
 		{"primaries of a primary", SettingsChange{Primaries: sp([]string{"192.0.2.1"})}, "", "secondary zones"},
 		{"empty primaries", SettingsChange{Primaries: sp(nil)}, "", "at least one primary"},
 		{"bad entries", SettingsChange{AlsoNotify: sp([]string{"x", "1.2.3.4:0", "fe80::1%eth0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}, "",
