@@ -192,6 +192,10 @@ func refusal(le *zoneservice.Error, zone, op, key string) failure {
 		f = unprocessable("named answered NOTZONE: a name of the change is outside zone %s", zone)
 	case errors.Is(le, zoneservice.ErrRcode):
 		f = failed(http.StatusInternalServerError, "record %s in zone %s: named answered %s", op, zone, le.Rcode)
+	case errors.Is(le, zoneservice.ErrUpdateRefused) && le.KeyAdmitted:
+		// The zone admits the key: named refused the change itself,
+		// which for an UPDATE it can sign is its check-names rule.
+		f = unprocessable("named refused the change to zone %s (%s) although the zone admits updates signed with the key %q: a name is not a host name where named's check-names requires one (the owner of an A, AAAA or MX record, the target of an MX or NS record), such as one with an underscore; the zone's RFC1123-CONFORMANCE metadata 0 allows such names (check-names ignore)", zone, le.Rcode, key)
 	default:
 		f = unprocessable("zone %s does not accept dynamic updates signed with the key %q (named answered %s): add allow-update { key \"%s\"; } to the zone's configuration", zone, key, le.Rcode, key)
 	}

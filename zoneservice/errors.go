@@ -88,6 +88,11 @@ type Error struct {
 	Rcode string
 	// ZoneType is the zone's type, for ErrNotPrimary.
 	ZoneType string
+	// KeyAdmitted, for ErrUpdateRefused, is true when the zone's
+	// allow-update names the service's key: the refusal is then not the
+	// key's but the change's, most likely a name named's check-names
+	// refuses (an A record at _x.example.com).
+	KeyAdmitted bool
 	// Msg says what failed, in lower case, without the cause.
 	Msg string
 	Err error

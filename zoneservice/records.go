@@ -190,8 +190,28 @@ func (s *Service) refused(ctx context.Context, zone, op string, se *dnsupdate.Se
 		e.Kind, e.ZoneType = ErrNotPrimary, st.Type
 	default:
 		e.Kind = rcodeKind(se.Rcode, op)
+		if e.Kind == ErrUpdateRefused && s.UpdateKey != "" {
+			if zc, err := s.Control.ShowZoneStatement(ctx, zone); err == nil {
+				e.KeyAdmitted = admitsKey(zc, s.UpdateKey)
+			}
+		}
 	}
 	return e
+}
+
+// admitsKey reports whether the zone's allow-update grants the key.
+func admitsKey(zc *rndc.ZoneStatement, key string) bool {
+	v, ok := zc.Get("allow-update")
+	if !ok {
+		return false
+	}
+	elems, _ := v.Elems()
+	for _, e := range elems {
+		if isKeyGrant(e) && len(e) == 2 && strings.TrimSuffix(e[1].Text, ".") == strings.TrimSuffix(key, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // rcodeKind is the kind of a refusal the zone's state does not explain:
