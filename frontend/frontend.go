@@ -28,6 +28,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // Route is one endpoint of a mounted front end.
@@ -297,6 +298,8 @@ type SideFileKeeper interface {
 // names a front end's (zonestore.SideKindPowerDNS).
 type SideFiles interface {
 	ReadSideFile(zone, kind string) ([]byte, bool, error)
+	ReadSideFileStamped(zone, kind string) ([]byte, zonestore.SideFileStamp, bool, error)
+	StatSideFile(zone, kind string) (zonestore.SideFileStamp, bool, error)
 	ReplaceSideFile(zone, kind string, data []byte) error
 	RemoveSideFile(zone, kind string) error
 	SideFileZones(kind string) (map[string]bool, error)

@@ -59,6 +59,8 @@ type API struct {
 	// messages to the addresses given), answering 403 itself; without it
 	// only an identity that may act on the whole server may name them.
 	AllowNotify func(w http.ResponseWriter, r *http.Request, servers []string) bool
+
+	sideKeys sideKeyCache // see sidepatch.go
 }
 
 // Routes lists the endpoints.

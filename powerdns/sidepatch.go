@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -131,17 +133,6 @@ func splitPatch(zone string, sets []RRset) ([]RRset, []sideChange, error) {
 	return out, side, nil
 }
 
-// sideChangesMatter reports whether the changes change what d keeps:
-// comments or disabled records given, or an RRset of d changed.
-func sideChangesMatter(d *zoneData, side []sideChange) bool {
-	for _, c := range side {
-		if c.comments != nil || len(c.disabled) > 0 || d.RRsets[c.key()] != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // applySide makes the side changes to d, after named took the UPDATE.
 func applySide(d *zoneData, side []sideChange, now time.Time) {
 	for _, c := range side {
@@ -209,7 +200,9 @@ func pendingData(before, after *zoneData) (*zoneData, bool) {
 // sideTouched reports whether the PATCH's side changes need the side
 // file: comments or disabled records given, or an RRset the zone's side
 // file keeps something of changed (read without its lock: a PATCH that
-// needs it takes the lock and reads it again).
+// needs it takes the lock and reads it again). What the side file keeps
+// RRsets of is asked of sideKeys, which reads the file only when it
+// changed.
 func (a *API) sideTouched(zone string, side []sideChange) bool {
 	for _, c := range side {
 		if c.comments != nil || len(c.disabled) > 0 {
@@ -220,18 +213,78 @@ func (a *API) sideTouched(zone string, side []sideChange) bool {
 	if sf == nil || len(side) == 0 {
 		return false
 	}
-	b, ok, err := sf.ReadSideFile(zone, zonestore.SideKindPowerDNS)
+	keys, err := a.sideKeys.get(sf, zone)
 	if err != nil {
 		return true // the locked path reports it
 	}
+	for _, c := range side {
+		if keys[c.key()] {
+			return true
+		}
+	}
+	return false
+}
+
+// sideKeyCache keeps, per zone, the RRsets (rrsetKey) the zone's side
+// file keeps comments or disabled records of, with the stamp of the
+// version of the file they were read from, so that a PATCH of a zone
+// whose side file did not change since (most: a create's kind or account
+// is written once) costs one stat, not a read and a parse. The stamp
+// is checked on every use, so that a change by any writer (another API,
+// another process over the same directory, a reload) is seen: an entry
+// is used only while the file is the very version it was read from
+// (zonestore.SideFileStamp.Matches), and never for a version written
+// too recently to tell apart by its times.
+type sideKeyCache struct {
+	mu sync.Mutex
+	m  map[string]sideKeyEntry
+}
+
+type sideKeyEntry struct {
+	stamp zonestore.SideFileStamp
+	keys  map[string]bool
+}
+
+// get is the RRsets the zone's side file keeps something of (nil when
+// it has none).
+func (c *sideKeyCache) get(sf frontend.SideFiles, zone string) (map[string]bool, error) {
+	now, ok, err := sf.StatSideFile(zone, zonestore.SideKindPowerDNS)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	e, have := c.m[zone]
+	if !ok && have {
+		delete(c.m, zone)
+	}
+	c.mu.Unlock()
 	if !ok {
-		return false
+		return nil, nil
+	}
+	if have && e.stamp.Matches(now) {
+		return e.keys, nil
+	}
+	b, stamp, ok, err := sf.ReadSideFileStamped(zone, zonestore.SideKindPowerDNS)
+	if err != nil || !ok {
+		return nil, err
 	}
 	var d zoneData
-	if json.Unmarshal(b, &d) != nil {
-		return true
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, err
 	}
-	return sideChangesMatter(&d, side)
+	keys := map[string]bool{}
+	for k, rs := range d.RRsets {
+		if rs != nil {
+			keys[k] = true
+		}
+	}
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]sideKeyEntry{}
+	}
+	c.m[zone] = sideKeyEntry{stamp: stamp, keys: keys}
+	c.mu.Unlock()
+	return keys, nil
 }
 
 // patchWithData applies a PATCH that changes the zone's side file, the

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -58,33 +60,120 @@ func (s *Store) SideFilePath(zone, kind string) string {
 // there is none. A file over MaxSideFile bytes, or not a regular file, is
 // an error.
 func (s *Store) ReadSideFile(zone, kind string) (data []byte, ok bool, err error) {
+	data, _, ok, err = s.ReadSideFileStamped(zone, kind)
+	return data, ok, err
+}
+
+// SideFileStamp identifies one version of a side file, from a stat of it
+// (device, inode, size, modification and change times), so that a
+// reader may keep what it made of the file's bytes and know, by a stat
+// (StatSideFile) instead of a read, that the file is still the one it
+// read (Matches), whichever process or Store wrote it since.
+type SideFileStamp struct {
+	dev, ino     uint64
+	size         int64
+	mtime, ctime int64 // nanoseconds
+	// settled is set by a read (ReadSideFileStamped) of a file whose
+	// times are older than the read by sideStampSlack: a later version
+	// of the file cannot carry the same times.
+	settled bool
+}
+
+// sideStampSlack is how much older than a read a side file's times must
+// be for the read's stamp to be trusted: above the kernel's timestamp
+// tick (a few milliseconds), on file systems with nanosecond times.
+// Where times are whole seconds (nanoseconds 0: ext4 with small inodes,
+// FAT), sideStampSlackCoarse.
+const (
+	sideStampSlack       = 100 * time.Millisecond
+	sideStampSlackCoarse = 3 * time.Second
+)
+
+func stampOf(fi fs.FileInfo) SideFileStamp {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return SideFileStamp{} // never settled: never matches
+	}
+	return SideFileStamp{
+		dev: uint64(st.Dev), ino: uint64(st.Ino), size: st.Size,
+		mtime: time.Unix(st.Mtim.Unix()).UnixNano(), ctime: time.Unix(st.Ctim.Unix()).UnixNano(),
+	}
+}
+
+// Matches reports whether a later stamp (StatSideFile's) is of the very
+// version of the file that this stamp's read (ReadSideFileStamped) read:
+// the same device, inode, size and times, and this read made when those
+// times were settled. Each ReplaceSideFile makes a new inode (a rename
+// over the file); an inode number used again, or a file changed in
+// place, would show the same times only if written within the file
+// system's timestamp tick of the read's version, which a settled read
+// rules out (unless the clock is set back by more than sideStampSlack).
+func (s SideFileStamp) Matches(later SideFileStamp) bool {
+	later.settled = s.settled
+	return s.settled && s == later
+}
+
+// ReadSideFileStamped is ReadSideFile, with the stamp of the version
+// read (its open file's stat).
+func (s *Store) ReadSideFileStamped(zone, kind string) (data []byte, stamp SideFileStamp, ok bool, err error) {
 	if err := checkZone(zone); err != nil {
-		return nil, false, fmt.Errorf("reading side file: %w", err)
+		return nil, stamp, false, fmt.Errorf("reading side file: %w", err)
 	}
 	if err := checkSideKind(kind); err != nil {
-		return nil, false, err
+		return nil, stamp, false, err
 	}
+	start := time.Now()
 	path := s.SideFilePath(zone, kind)
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
+		return nil, stamp, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("reading side file %s: %w", path, err)
+		return nil, stamp, false, fmt.Errorf("reading side file %s: %w", path, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, false, fmt.Errorf("reading side file %s: %w", path, err)
+		return nil, stamp, false, fmt.Errorf("reading side file %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() || fi.Size() > MaxSideFile {
-		return nil, false, fmt.Errorf("reading side file %s: not a regular file of at most %d bytes", path, MaxSideFile)
+		return nil, stamp, false, fmt.Errorf("reading side file %s: not a regular file of at most %d bytes", path, MaxSideFile)
 	}
 	data, err = io.ReadAll(io.LimitReader(f, MaxSideFile+1))
 	if err != nil {
-		return nil, false, fmt.Errorf("reading side file %s: %w", path, err)
+		return nil, stamp, false, fmt.Errorf("reading side file %s: %w", path, err)
 	}
-	return data, true, nil
+	stamp = stampOf(fi)
+	if stamp.ino != 0 && int64(len(data)) == stamp.size {
+		slack := sideStampSlack
+		if stamp.mtime%int64(time.Second) == 0 && stamp.ctime%int64(time.Second) == 0 {
+			slack = sideStampSlackCoarse
+		}
+		limit := start.Add(-slack).UnixNano()
+		stamp.settled = stamp.mtime < limit && stamp.ctime < limit
+	}
+	return data, stamp, true, nil
+}
+
+// StatSideFile is the stamp of the zone's side file of kind as it is now
+// (one lstat, no read), to hold against a read's (Matches); ok is false
+// when there is none.
+func (s *Store) StatSideFile(zone, kind string) (stamp SideFileStamp, ok bool, err error) {
+	if err := checkZone(zone); err != nil {
+		return stamp, false, fmt.Errorf("reading side file: %w", err)
+	}
+	if err := checkSideKind(kind); err != nil {
+		return stamp, false, err
+	}
+	path := s.SideFilePath(zone, kind)
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return stamp, false, nil
+	}
+	if err != nil {
+		return stamp, false, fmt.Errorf("reading side file %s: %w", path, err)
+	}
+	return stampOf(fi), true, nil
 }
 
 // ReplaceSideFile writes the zone's side file of kind atomically: a

@@ -91,3 +91,75 @@ func TestSideFileLockAcrossStores(t *testing.T) {
 	}
 	u2()
 }
+
+// TestSideFileStamp: a read's stamp matches a later stat of the same
+// version once its times are settled, never a fresh read's, and never a
+// version written since, by ReplaceSideFile (another Store over the
+// directory) or in place with the same size.
+func TestSideFileStamp(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.StatSideFile("example.com", SideKindPowerDNS); ok || err != nil {
+		t.Fatalf("stat of no side file: ok %v, %v", ok, err)
+	}
+	if err := s.ReplaceSideFile("example.com", SideKindPowerDNS, []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	stamped := func() SideFileStamp {
+		t.Helper()
+		_, st, ok, err := s.ReadSideFileStamped("example.com", SideKindPowerDNS)
+		if !ok || err != nil {
+			t.Fatalf("read: ok %v, %v", ok, err)
+		}
+		return st
+	}
+	now := func() SideFileStamp {
+		t.Helper()
+		st, ok, err := s.StatSideFile("example.com", SideKindPowerDNS)
+		if !ok || err != nil {
+			t.Fatalf("stat: ok %v, %v", ok, err)
+		}
+		return st
+	}
+	if st := stamped(); st.Matches(now()) {
+		t.Error("a read of a file just written matches: its times cannot tell it from the next version")
+	}
+	settled := func() SideFileStamp {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if st := stamped(); st.Matches(now()) {
+				return st
+			}
+		}
+		t.Fatal("no read matched after 10 s")
+		return SideFileStamp{}
+	}
+	st := settled()
+	if err := other.ReplaceSideFile("example.com", SideKindPowerDNS, []byte(`{"a":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if st.Matches(now()) {
+		t.Error("a read matches the version another Store wrote since")
+	}
+	st = settled()
+	if err := os.WriteFile(s.SideFilePath("example.com", SideKindPowerDNS), []byte(`{"a":3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st.Matches(now()) {
+		t.Error("a read matches the file written in place since")
+	}
+	st = settled()
+	if err := other.RemoveSideFile("example.com", SideKindPowerDNS); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.StatSideFile("example.com", SideKindPowerDNS); ok || err != nil {
+		t.Errorf("stat of a removed side file: ok %v, %v", ok, err)
+	}
+}
