@@ -21,6 +21,9 @@ import (
 //	(cd /tmp/old && ZONEAPI_WRITE_SPEC_SUMS=$PWD/../<tree>/apispec/testdata/served-7d6c08b.sha256 \
 //	  go test ./apispec -run TestServedDocumentsUnchanged)
 //
+// Rewritten since, for changes of the API that were meant: issue 29's
+// dryRun of POST /zones/{name}/import (the OpenAPI documents).
+//
 // integration's TestDocsServed compares what a Caddy build serves with the
 // same sums.
 const servedSumsFile = "testdata/served-7d6c08b.sha256"

@@ -56,6 +56,29 @@ type ImportResult struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
+// ImportPreview is the answer of an import's dry run (?dryRun=true):
+// the zone the import would make, which was not made.
+type ImportPreview struct {
+	// DryRun is true: nothing was written.
+	DryRun bool `json:"dryRun"`
+	// Message says what would be done.
+	Message string `json:"message"`
+	// Zone is the zone's name.
+	Zone string `json:"zone"`
+	// Records is the number of records the zone would have, SOA
+	// included.
+	Records int `json:"records"`
+	// Serial is the SOA serial it would have.
+	Serial uint32 `json:"serial"`
+	// CheckedBy is what checked the zone, as in ImportResult.
+	CheckedBy string `json:"checkedBy,omitempty"`
+	// Warnings are the checker's warnings.
+	Warnings []string `json:"warnings,omitempty"`
+	// RRsets are the zone's records as the checker wrote them, in DNSSEC
+	// canonical order, as GET /zones/{name}/records answers them.
+	RRsets []RRset `json:"rrsets"`
+}
+
 // FileError is the 400 of an import whose zone is refused: the error
 // body and the line of the zone file the problem is on.
 type FileError struct {

@@ -85,6 +85,10 @@ func (s *Snapshot) RRsets() []RRset {
 	return s.sets
 }
 
+// RRsetsOf returns the RRsets of the records rrs of zone, as a
+// Snapshot's RRsets orders them; rrs' owner names are lower-cased.
+func RRsetsOf(zone string, rrs []dns.RR) []RRset { return newSnapshot(zone, rrs).RRsets() }
+
 // canonicalKey sorts names by their labels from the root, then by type.
 func canonicalKey(name string, t uint16) string {
 	labels := dns.SplitDomainName(name)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
@@ -35,7 +36,11 @@ const textDNS = "text/dns"
 // managed here (copyOf), through the zone service's Import and Copy. A
 // copy needs the read action on the zone copied as well; a transfer, the
 // server action. An
-// Idempotency-Key is taken as on create.
+// Idempotency-Key is taken as on create. With ?dryRun=true, everything
+// up to the zone's creation is done (the same scopes, limits and
+// checks) and the records it would have are answered (200,
+// apitypes.ImportPreview); nothing is written, and the Idempotency-Key
+// is not recorded.
 func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params) error {
 	name, err := zoneName(p)
 	if err != nil {
@@ -44,6 +49,12 @@ func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params)
 	key, err := idempotencyKeyOf(r)
 	if err != nil {
 		return err
+	}
+	dry := false
+	if v := r.URL.Query().Get("dryRun"); v != "" {
+		if dry, err = strconv.ParseBool(v); err != nil {
+			return fail(http.StatusBadRequest, "dryRun must be true or false, got %q", v)
+		}
 	}
 	// Counted in before the body is read: the body, the records parsed
 	// from it and a named-checkzone process are what the bounds bound.
@@ -95,6 +106,15 @@ func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params)
 		return err
 	}
 	fp := "import-" + hex.EncodeToString(sum.Sum(nil)[:16])
+	if dry {
+		var res *zoneservice.Previewed
+		if copyOf != "" {
+			res, err = b.PreviewCopy(r.Context(), copyOf, name, fp)
+		} else {
+			res, err = b.PreviewImport(r.Context(), name, &src, fp)
+		}
+		return a.previewAnswer(w, name, res, err)
+	}
 	run := func(w http.ResponseWriter, fp string, keyed bool) error {
 		var res *zoneservice.Imported
 		var err error
@@ -196,6 +216,24 @@ func (a *API) importAnswer(w http.ResponseWriter, name string, res *zoneservice.
 		Success: true, Message: "Zone " + name + " imported successfully", Details: res.Details,
 		Zone:    &zoneInfo{Name: name, ZoneType: zonemodel.TypePrimary, FilePath: res.File, Serial: &serial},
 		Records: res.Records, Serial: res.Serial, CheckedBy: res.CheckedBy, Warnings: res.Warnings,
+	})
+	return nil
+}
+
+// previewAnswer answers a dry run: 200 with the records the zone would
+// have; the import's errors otherwise (409 for a zone that exists,
+// whoever made it).
+func (a *API) previewAnswer(w http.ResponseWriter, name string, res *zoneservice.Previewed, err error) error {
+	if err == nil && res.Existed {
+		err = &zoneservice.Error{Kind: zoneservice.ErrExists, Zone: name, Msg: "zone " + name + " already exists", SameConfig: true}
+	}
+	if err != nil {
+		return a.importAnswer(w, name, nil, err, false)
+	}
+	WriteJSON(w, http.StatusOK, apitypes.ImportPreview{
+		DryRun: true, Message: "Zone " + name + " would be imported (dry run: nothing was written)",
+		Zone: name, Records: res.Records, Serial: res.Serial, CheckedBy: res.CheckedBy, Warnings: res.Warnings,
+		RRsets: rrsetsOf(res.RRsets),
 	})
 	return nil
 }

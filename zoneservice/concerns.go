@@ -74,6 +74,8 @@ type Lifecycle interface {
 	Create(ctx context.Context, z *zonemodel.Zone, fp string) (*Created, error)
 	Import(ctx context.Context, name string, src *ImportSource, fp string) (*Imported, error)
 	Copy(ctx context.Context, from, to, fp string) (*Imported, error)
+	PreviewImport(ctx context.Context, name string, src *ImportSource, fp string) (*Previewed, error)
+	PreviewCopy(ctx context.Context, from, to, fp string) (*Previewed, error)
 	Adopt(ctx context.Context, name string, opts AdoptOptions) (*Adopted, error)
 	Modify(ctx context.Context, name string, ch *SettingsChange) (*Modified, error)
 	Reload(ctx context.Context, name string) (string, error)

@@ -76,7 +76,56 @@ type Imported struct {
 // with a *zonemodel.FileError (its line); a zone over the limits
 // ErrTooLarge; a source that fails ErrSource or ErrSourceTimeout.
 func (s *Service) Import(ctx context.Context, name string, src *ImportSource, fp string) (*Imported, error) {
-	return s.importZone(ctx, name, fp, func(ctx context.Context) ([]byte, []dns.RR, error) {
+	res, _, err := s.importZone(ctx, name, fp, false, importContent(s, name, src))
+	return res, err
+}
+
+// Previewed is what an import would create (PreviewImport, PreviewCopy):
+// the zone's count, serial and checker as Import answers them, and its
+// records as the checker wrote them.
+type Previewed struct {
+	Imported
+	// RRsets are the zone's records, in DNSSEC canonical order.
+	RRsets []dnsupdate.RRset
+}
+
+// PreviewImport is Import's dry run: everything Import does before it
+// creates the zone (the zone known not to exist here nor in named, the
+// source read, the checks), and nothing written: no file, no index entry,
+// no intent, no history, named not asked to add the zone. A zone made by
+// an import of the same fingerprint answers Existed, as Import does. Its
+// errors are Import's.
+func (s *Service) PreviewImport(ctx context.Context, name string, src *ImportSource, fp string) (*Previewed, error) {
+	res, data, err := s.importZone(ctx, name, fp, true, importContent(s, name, src))
+	return preview(name, res, data, err)
+}
+
+// PreviewCopy is Copy's dry run, as PreviewImport is Import's.
+func (s *Service) PreviewCopy(ctx context.Context, from, to, fp string) (*Previewed, error) {
+	res, data, err := s.importZone(ctx, to, fp, true, s.copyContent(from, to))
+	return preview(to, res, data, err)
+}
+
+// preview reads the file a dry run's checks wrote (data) into the
+// records of zone name.
+func preview(name string, res *Imported, data []byte, err error) (*Previewed, error) {
+	if err != nil {
+		return nil, err
+	}
+	if res.Existed {
+		return &Previewed{Imported: *res}, nil
+	}
+	rrs, err := zonemodel.ParseZoneFile(name, data, zonemodel.MaxImportRecords)
+	if err != nil {
+		return nil, newErr(ErrStorage, name, "", "reading the checked zone "+name, err)
+	}
+	return &Previewed{Imported: *res, RRsets: dnsupdate.RRsetsOf(name, rrs)}, nil
+}
+
+// importContent is the content of Import's zone: the file, or the
+// records transferred from the source.
+func importContent(s *Service, name string, src *ImportSource) func(context.Context) ([]byte, []dns.RR, error) {
+	return func(ctx context.Context) ([]byte, []dns.RR, error) {
 		switch {
 		case src == nil || (src.File == nil) == (src.AXFR == nil):
 			return nil, nil, newErr(ErrInvalid, name, "", "an import needs a zone file or a server to transfer from", nil)
@@ -85,7 +134,7 @@ func (s *Service) Import(ctx context.Context, name string, src *ImportSource, fp
 		}
 		rrs, err := s.transferIn(ctx, name, src.AXFR)
 		return nil, rrs, err
-	})
+	}
 }
 
 // Copy creates the primary zone to as a copy of the records of the zone
@@ -95,7 +144,14 @@ func (s *Service) Import(ctx context.Context, name string, src *ImportSource, fp
 // without options (the service's update key). It is checked, written and
 // added as Import does.
 func (s *Service) Copy(ctx context.Context, from, to, fp string) (*Imported, error) {
-	return s.importZone(ctx, to, fp, func(ctx context.Context) ([]byte, []dns.RR, error) {
+	res, _, err := s.importZone(ctx, to, fp, false, s.copyContent(from, to))
+	return res, err
+}
+
+// copyContent is the content of Copy's zone: the records of from, read
+// from named, renamed into to.
+func (s *Service) copyContent(from, to string) func(context.Context) ([]byte, []dns.RR, error) {
+	return func(ctx context.Context) ([]byte, []dns.RR, error) {
 		if _, found, err := s.Store.Get(from); err != nil {
 			return nil, nil, newErr(ErrStorage, from, "", "reading the zone index", err)
 		} else if !found {
@@ -109,7 +165,7 @@ func (s *Service) Copy(ctx context.Context, from, to, fp string) (*Imported, err
 			return nil, nil, readFailure(from, err)
 		}
 		return nil, zonemodel.CopyRecords(rrs, from, to), nil
-	})
+	}
 }
 
 // readFailure is the error of a transfer of a zone of this service.
@@ -125,50 +181,54 @@ func readFailure(zone string, err error) error {
 
 // importZone is Import and Copy: under the zone's lock, once the zone is
 // known not to exist, content returns either a master file or records,
-// which are checked and created.
-func (s *Service) importZone(ctx context.Context, name, fp string, content func(context.Context) ([]byte, []dns.RR, error)) (*Imported, error) {
+// which are checked and created; with dry, checked only, and the file
+// the checks wrote returned.
+func (s *Service) importZone(ctx context.Context, name, fp string, dry bool, content func(context.Context) ([]byte, []dns.RR, error)) (*Imported, []byte, error) {
 	unlock, err := s.lock(ctx, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer unlock()
 	settled, err := s.settle(ctx, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c, err := s.existing(name, fp, settled); c != nil || err != nil {
 		if c != nil {
-			return &Imported{Created: *c}, nil
+			return &Imported{Created: *c}, nil, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	// A zone named has (from named.conf, say) is refused before the
 	// transfer and the checks, which may take seconds.
 	// (showzone answers for a zone named has but did not load, too.)
 	if _, err := s.Control.ShowZoneStatement(ctx, name); err == nil {
-		return nil, newErr(ErrExists, name, "", "zone "+name+" already exists in named (not created through this API)", nil)
+		return nil, nil, newErr(ErrExists, name, "", "zone "+name+" already exists in named (not created through this API)", nil)
 	} else if !rndc.IsNotFound(err) {
 		if rndc.OutcomeUnknown(err) {
-			return nil, newErr(ErrOutcomeUnknown, name, "showzone", "asking named whether zone "+name+" exists", err)
+			return nil, nil, newErr(ErrOutcomeUnknown, name, "showzone", "asking named whether zone "+name+" exists", err)
 		}
-		return nil, newErr(ErrControl, name, "showzone", "", err)
+		return nil, nil, newErr(ErrControl, name, "showzone", "", err)
 	}
 	text, rrs, err := content(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res, data, err := s.checkImport(ctx, name, text, rrs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if dry {
+		return res, data, nil
 	}
 	z := &zonemodel.Zone{Name: name, Type: zonemodel.TypePrimary, Serial: res.Serial}
 	path := s.Store.FilePath(name)
 	c, err := s.createLocked(ctx, z, fp, data, AddZoneStatement(z, path, s.UpdateKey, s.Store.Dir()), settled, history.ZoneImported)
 	if err != nil {
-		return nil, loadRefused(name, err)
+		return nil, nil, loadRefused(name, err)
 	}
 	res.Created = *c
-	return res, nil
+	return res, data, nil
 }
 
 // checkImport checks a zone to import, given as a master file (text) or
