@@ -302,10 +302,10 @@ func TestPowerDNSCreateFromZoneFile(t *testing.T) {
 	}
 	sameRRsets(t, "PowerDNS-imported zone", axfr(t, c.ns, zone), want)
 
-	r = c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "pdns-broken.test.", "kind": "Native", "zone": text + "www.sub A 192.0.2.8\n"})
+	r = c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "pdns-broken.test.", "kind": "Native", "zone": zoneFileFor("pdns-broken.test") + "www.sub A 192.0.2.8\n"})
 	pdnsError(t, r, 422, "line ")
 	nothingLeft(t, c, c.ns, "pdns-broken.test")
-	r = c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "pdns-both.test.", "kind": "Native", "zone": text, "nameservers": []string{"ns1.pdns-both.test."}})
+	r = c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "pdns-both.test.", "kind": "Native", "zone": zoneFileFor("pdns-both.test"), "nameservers": []string{"ns1.pdns-both.test."}})
 	pdnsError(t, r, 422, "not both")
 }
 
