@@ -46,6 +46,9 @@ func categoryOf(z *ListedZone) category {
 	return category{typ: z.Type, source: z.Source, view: z.View, managed: z.Managed}
 }
 
+// rebuildPage is how many index entries a join reads at a time.
+const rebuildPage = 1000
+
 // listChunk bounds the chunks: an insert or removal moves at most
 // 2*listChunk zones.
 const listChunk = 128
@@ -165,9 +168,20 @@ func (s *Service) rebuild(snap *inventory.Snapshot, idx map[string]Index) error 
 			}
 			seqs[view] = last
 		}
-		es, _, _, err := x.List("", "", 0)
-		if err != nil {
-			return newErr(ErrStorage, "", "", "reading the zone index", err)
+		// A page at a time: the index is not held for the whole read,
+		// so that requests reading it (a page's ChangesSince) do not
+		// wait for a join of 100,000 zones.
+		var es []zonestore.Entry
+		for cursor := ""; ; {
+			page, next, _, err := x.List("", cursor, rebuildPage)
+			if err != nil {
+				return newErr(ErrStorage, "", "", "reading the zone index", err)
+			}
+			es = append(es, page...)
+			if next == "" {
+				break
+			}
+			cursor = next
 		}
 		indexed[view] = es
 	}
