@@ -1,8 +1,9 @@
 // Import a zone: a zone file pasted or uploaded, previewed record by
-// record before it is sent, or a transfer (AXFR) from another server;
-// then POST /zones/{name}/import, with the time it takes shown, and the
-// API's answer (its checker's warnings, or its refusal at the line it
-// names).
+// record before it is sent, or a transfer (AXFR) from another server,
+// previewed by the API's dry run (?dryRun=true: the zone transferred and
+// checked, nothing written) before it is applied; then POST
+// /zones/{name}/import, with the time it takes shown, and the API's
+// answer (its checker's warnings, or its refusal at the line it names).
 
 import { h, replace, errorBox, field } from './dom.js';
 import { request, session, zonePath } from './api.js';
@@ -107,7 +108,7 @@ function* logicalLines(text) {
 export function importForm(onClose, done) {
   const name = h('input', { name: 'importName', required: true, placeholder: 'example.com' });
   const canAXFR = session.can('server');
-  const source = h('select', { name: 'source', onchange: () => show() },
+  const source = h('select', { name: 'source', onchange: () => { show(); stale(); } },
     h('option', { value: 'file' }, 'a zone file'), canAXFR ? h('option', { value: 'axfr' }, 'a transfer (AXFR) from a server') : null);
   const text = h('textarea', { name: 'zonefile', rows: '12', spellcheck: 'false', placeholder: '$TTL 3600\n@ SOA ns1 hostmaster 1 3600 600 604800 300\n@ NS ns1\nns1 A 192.0.2.53',
     oninput: () => replace(preview) });
@@ -118,11 +119,17 @@ export function importForm(onClose, done) {
     if (!name.value.trim()) name.value = f.name.replace(/\.(zone|db|txt)$/i, '');
     renderPreview();
   } });
-  const address = h('input', { name: 'axfrAddress', placeholder: '192.0.2.10 or [2001:db8::1]:53' });
-  const keyName = h('input', { name: 'tsigName', placeholder: 'transfer-key (optional)' });
-  const keyAlg = h('select', { name: 'tsigAlgorithm' }, ['hmac-sha256', 'hmac-sha512', 'hmac-sha384', 'hmac-sha224', 'hmac-sha1', 'hmac-md5'].map((a) => h('option', { value: a }, a)));
-  const keySecret = h('input', { name: 'tsigSecret', type: 'password', autocomplete: 'off', placeholder: 'base64' });
+  // A transfer's dry run is for the name, server and key it was made
+  // with: a change of any of them asks for a new preview.
+  const stale = () => { previewed = null; replace(dryRun); go.textContent = goLabel(); };
+  const address = h('input', { name: 'axfrAddress', placeholder: '192.0.2.10 or [2001:db8::1]:53', oninput: stale });
+  const keyName = h('input', { name: 'tsigName', placeholder: 'transfer-key (optional)', oninput: stale });
+  const keyAlg = h('select', { name: 'tsigAlgorithm', onchange: stale }, ['hmac-sha256', 'hmac-sha512', 'hmac-sha384', 'hmac-sha224', 'hmac-sha1', 'hmac-md5'].map((a) => h('option', { value: a }, a)));
+  const keySecret = h('input', { name: 'tsigSecret', type: 'password', autocomplete: 'off', placeholder: 'base64', oninput: stale });
+  name.addEventListener('input', stale);
+  let previewed = null; // the request body the shown dry run answered
   const preview = h('div', { class: 'preview', 'aria-live': 'polite' });
+  const dryRun = h('div', { class: 'preview axfrpreview', 'aria-live': 'polite' });
   const transferred = h('div', { class: 'preview transferred' });
   const out = h('div', { class: 'importmsg', 'aria-live': 'polite' });
   const fileBox = h('div', {}, field('Zone file', text, 'Paste it, or choose a file: its records are previewed before anything is sent.'),
@@ -130,10 +137,11 @@ export function importForm(onClose, done) {
     h('button', { type: 'button', class: 'previewbtn', onclick: () => renderPreview() }, 'Preview records'), preview);
   const axfrBox = h('div', {}, field('Server address', address, 'ip, ip:port or [v6]:port; port 53 by default'),
     h('div', { class: 'row' }, field('TSIG key name', keyName), field('Algorithm', keyAlg), field('Secret', keySecret)),
-    h('p', { class: 'hint' }, 'The API reads the zone from that server when you import; the browser cannot transfer a zone and the API has no dry run, so the records are shown once imported.'),
-    transferred);
+    h('p', { class: 'hint' }, 'The API transfers the zone from that server and checks it without importing it (a dry run): its records are listed here, then "Apply import" imports it.'),
+    dryRun, transferred);
+  const goLabel = () => (source.value === 'axfr' && !previewed ? 'Preview transfer' : source.value === 'axfr' ? 'Apply import' : 'Import');
   const go = h('button', { type: 'submit', class: 'primary' }, 'Import');
-  const show = () => { fileBox.hidden = source.value !== 'file'; axfrBox.hidden = source.value !== 'axfr'; };
+  const show = () => { fileBox.hidden = source.value !== 'file'; axfrBox.hidden = source.value !== 'axfr'; go.textContent = goLabel(); };
 
   // renderPreview lists the records the file holds, as the browser
   // reads it, with the line each comes from.
@@ -152,6 +160,25 @@ export function importForm(onClose, done) {
           h('td', {}, String(r.line)), h('td', {}, r.name), h('td', {}, r.ttl === null ? '' : String(r.ttl)), h('td', {}, r.type), h('td', { class: 'data' }, r.data))))) : null);
   }
 
+  // recordTable is a table of RRsets, one row per record (the first
+  // previewRows).
+  function recordTable(caption, rows) {
+    return h('table', {}, h('caption', { class: 'sr' }, caption),
+      h('thead', {}, h('tr', {}, ['Name', 'TTL', 'Type', 'Data'].map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', {}, rows.slice(0, previewRows).map((r) => h('tr', {}, h('td', {}, r.name), h('td', {}, String(r.ttl)), h('td', {}, r.type), h('td', { class: 'data' }, r.value)))));
+  }
+
+  // showDryRun lists the records a transfer's dry run answered: the zone
+  // the import would make.
+  function showDryRun(z, p) {
+    const rows = p.rrsets.flatMap((r) => r.values.map((v) => ({ ...r, value: v })));
+    replace(dryRun,
+      h('p', { role: 'status', class: 'count' }, `Would import: ${p.records} records in ${p.rrsets.length} RRsets, serial ${p.serial}, checked by ${p.checkedBy}` +
+        (rows.length > previewRows ? `; the first ${previewRows} below` : '') + '. Nothing is written until you apply.'),
+      p.warnings && p.warnings.length ? h('ul', { class: 'warnings' }, p.warnings.map((w) => h('li', {}, w))) : null,
+      recordTable(`Records ${z} would have`, rows));
+  }
+
   // showTransferred lists the records a transfer brought, as the API
   // now serves them (the first previewRows RRsets).
   async function showTransferred(z) {
@@ -160,9 +187,7 @@ export function importForm(onClose, done) {
       const rows = p.rrsets.flatMap((r) => r.values.map((v) => ({ ...r, value: v })));
       replace(transferred,
         h('p', { role: 'status', class: 'count' }, `Transferred: ${rows.length} records in ${p.rrsets.length} RRsets${p.nextCursor ? ' (the first ' + previewRows + ' RRsets below)' : ''}`),
-        h('table', {}, h('caption', { class: 'sr' }, `Records transferred for ${z}`),
-          h('thead', {}, h('tr', {}, ['Name', 'TTL', 'Type', 'Data'].map((c) => h('th', { scope: 'col' }, c)))),
-          h('tbody', {}, rows.map((r) => h('tr', {}, h('td', {}, r.name), h('td', {}, String(r.ttl)), h('td', {}, r.type), h('td', { class: 'data' }, r.value))))));
+        recordTable(`Records transferred for ${z}`, rows));
     } catch (err) { replace(transferred, errorBox(err)); }
   }
 
@@ -180,14 +205,28 @@ export function importForm(onClose, done) {
     } else {
       opts = { send: text.value, contentType: 'text/dns' };
     }
+    // A transfer is previewed first (the dry run), applied only on the
+    // next submit with the same name, server and key.
+    const key = axfr ? z + '\n' + JSON.stringify(opts.body) : null;
+    const dry = axfr && previewed !== key;
     const started = performance.now();
     const status = h('span', {}, axfr ? 'Transferring and checking…' : 'Sending and checking…');
     replace(out, h('div', { class: 'progress' }, h('progress', { 'aria-label': 'Importing ' + z }), ' ', status));
     const tick = setInterval(() => { status.textContent = `${axfr ? 'Transferring' : 'Sending'} and checking… ${Math.round((performance.now() - started) / 1000)} s`; }, 500);
     go.disabled = true;
     replace(transferred);
+    if (dry) stale();
     try {
+      if (dry) {
+        const p = await request('POST', zonePath(z, '/import?dryRun=true'), opts);
+        replace(out);
+        showDryRun(z, p);
+        previewed = key;
+        go.textContent = goLabel();
+        return;
+      }
       const r = await request('POST', zonePath(z, '/import'), opts);
+      if (axfr) stale();
       replace(out, h('div', { class: 'ok', role: 'status' },
         h('p', {}, `Imported ${z}: ${r.records} records, serial ${r.serial}, checked by ${r.checkedBy}.`),
         r.warnings && r.warnings.length ? h('ul', { class: 'warnings' }, r.warnings.map((w) => h('li', {}, w))) : null,

@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,10 +20,12 @@ import (
 // and its line marked in the preview, and nothing is created (named
 // serves no such zone); the corrected file is imported and named serves
 // its records. A transfer from an address where nothing answers shows
-// the API's 502 message; one from a second named (TSIG-signed) lists the
+// the API's 502 message; one from a second named (TSIG-signed) is
+// previewed first (the API's dry run: the records it would import listed
+// while named does not serve the zone), then applied: it lists the
 // records transferred, and named serves them at the source's serial.
 // Fails on a console without import (the transfer's listing: without
-// it).
+// it), and on one without the transfer's preview (it imported at once).
 func TestImportJourney(t *testing.T) {
 	e := start(t)
 	e.signIn("admin")
@@ -77,12 +80,42 @@ func TestImportJourney(t *testing.T) {
 	}
 
 	// A transfer from a second named, which transfers the zone only to
-	// its TSIG key: the records transferred are listed, and named
-	// serves them.
+	// its TSIG key: the API's dry run lists the records it would import
+	// before anything is applied (named does not serve the zone yet);
+	// applied, the records transferred are listed, and named serves
+	// them.
 	src := sourceNamed(t, "axfr.test", "$TTL 600\n@ SOA ns1 hostmaster 2024010101 3600 600 604800 300\n@ NS ns1\nns1 A 192.0.2.53\nwww A 192.0.2.81\nwww A 192.0.2.82\n@ MX 10 mail\nmail AAAA 2001:db8::25\n")
 	e.fill("za-zones form.import input[name=axfrAddress]", src.DNSAddr)
 	e.fill("za-zones form.import input[name=tsigName]", src.TSIGKeyName)
 	e.fill("za-zones form.import input[name=tsigSecret]", src.TSIGSecret)
+	e.waitText("za-zones form.import button[type=submit]", "Preview transfer")
+	e.click("za-zones form.import button[type=submit]")
+	e.waitText("za-zones .axfrpreview [role=status]", "Would import: 7 records in 6 RRsets, serial 2024010101")
+	rows = evalAs[[]string](e, `[...document.querySelectorAll('za-zones .axfrpreview tbody tr')].map((tr) => [...tr.cells].map((c) => c.textContent).join('|'))`)
+	want = []string{
+		"axfr.test.|600|NS|ns1.axfr.test.",
+		"axfr.test.|600|SOA|ns1.axfr.test. hostmaster.axfr.test. 2024010101 3600 600 604800 300",
+		"axfr.test.|600|MX|10 mail.axfr.test.",
+		"mail.axfr.test.|600|AAAA|2001:db8::25",
+		"ns1.axfr.test.|600|A|192.0.2.53",
+		"www.axfr.test.|600|A|192.0.2.81",
+		"www.axfr.test.|600|A|192.0.2.82",
+	}
+	if fmt.Sprint(rows) != fmt.Sprint(want) {
+		t.Errorf("the transfer's preview rows\n%q\nwant\n%q", rows, want)
+	}
+	e.waitText("za-zones form.import button[type=submit]", "Apply import")
+	e.eval(`document.querySelector('za-zones form.import button[type=submit]').scrollIntoView({block: 'end'})`)
+	e.docShot("axfr-preview")
+	if bad := e.axe("the transfer's preview"); len(bad) > 0 {
+		t.Errorf("axe: %s", strings.Join(bad, "\n"))
+	}
+	if got := e.served("axfr.test", dns.TypeSOA); len(got) != 0 {
+		t.Fatalf("named serves axfr.test after the transfer's preview, before apply: %q", got)
+	}
+	if st, _ := e.api("admin", "GET", "/api/v1/zones/axfr.test", nil); st != http.StatusNotFound {
+		t.Fatalf("GET axfr.test after the preview answers %d, want 404", st)
+	}
 	e.click("za-zones form.import button[type=submit]")
 	e.waitText("za-zones .importmsg", "Imported axfr.test: 7 records, serial 2024010101")
 	e.waitText("za-zones .transferred [role=status]", "Transferred: 7 records in 6 RRsets")
