@@ -71,6 +71,7 @@ func TestTypesMatchServedSpec(t *testing.T) {
 		{"PATCH", "/zones/{name}/records", "", apitypes.BatchRequest{}, map[string]any{"changes": Change{}}},
 		{"POST", "/zones/{name}/import", "", ImportZone{}, map[string]any{"axfr": ImportAXFR{}, "axfr.tsig": TSIGKey{}}},
 		{"POST", "/zones/{name}/import", "201", ImportResult{}, map[string]any{"zone": ZoneInfo{}}},
+		{"POST", "/zones/{name}/import", "200", ImportPreview{}, map[string]any{"rrsets": RRset{}}},
 
 		{"GET", "/health", "200", Health{}, nil},
 		{"GET", "/ready", "200", Readiness{}, nil},

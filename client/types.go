@@ -44,6 +44,8 @@ type (
 	TSIGKey = apitypes.TSIGKey
 	// ImportResult is the answer of an import.
 	ImportResult = apitypes.ImportResult
+	// ImportPreview is the answer of an import's dry run.
+	ImportPreview = apitypes.ImportPreview
 	// ZonePage is one page of GET /zones.
 	ZonePage = apitypes.ZonePage
 	// AdoptResponse is the answer of an adoption (AdoptZone).

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/client"
 	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 )
 
@@ -115,6 +117,16 @@ func TestImportDryRun(t *testing.T) {
 		t.Errorf("zone file dry run lists %d records: %q", len(fileLines), fileLines)
 	}
 	notServed(t, ns, fileZone)
+	nothingLeft(t, c, ns, fileZone)
+	// The Go client's dry run answers the same.
+	cl, err := client.New(c.Base, testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cl.PreviewImportZoneFile(context.Background(), fileZone, []byte(text))
+	if err != nil || !p.DryRun || p.Records != len(fileLines) || len(p.RRsets) == 0 {
+		t.Errorf("client dry run: %+v, %v; want %d records", p, err, len(fileLines))
+	}
 	nothingLeft(t, c, ns, fileZone)
 
 	// Refusals as the import's, and nothing left of them.
