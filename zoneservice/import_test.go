@@ -260,3 +260,64 @@ func TestImportRecordsHistory(t *testing.T) {
 		t.Fatalf("history %+v, want zone.imported of imp.test then zone.created", es)
 	}
 }
+
+// TestPreviewImport: the dry runs of Import and Copy check the zone as
+// they do and return its records as the checker wrote them, and make
+// nothing: no index entry, intent or file, named not asked; their
+// refusals are Import's; the import then makes the zone, and a dry run
+// of a zone that exists is ErrExists (or Existed for the same request).
+func TestPreviewImport(t *testing.T) {
+	for _, checker := range []bool{true, false} {
+		t.Run(map[bool]string{true: "named-checkzone", false: "zoneapi"}[checker], func(t *testing.T) {
+			r, d := importRig(t, checker)
+			ctx := context.Background()
+			p, err := r.s.PreviewImport(ctx, "imp.test", &ImportSource{File: []byte(importFile)}, "fp1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, s := range p.RRsets {
+				for _, v := range s.Values {
+					lines = append(lines, s.Name+" "+s.Type+" "+v)
+				}
+			}
+			want := []string{"imp.test. NS ns1.imp.test.", "imp.test. SOA ns1.imp.test. hostmaster.imp.test. 42 3600 600 604800 300", "ns1.imp.test. A 192.0.2.1", "www.imp.test. CNAME ns1.imp.test."}
+			if p.Records != 4 || p.Serial != 42 || strings.Join(lines, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("preview %+v, records\n%s\nwant\n%s", p, strings.Join(lines, "\n"), strings.Join(want, "\n"))
+			}
+			r.state("imp.test", false, false)
+			_, err = r.s.PreviewImport(ctx, "imp.test", &ImportSource{File: []byte(importFile + "www A 192.0.2.9\n")}, "")
+			is(t, err, ErrInvalid)
+			key := &dnsupdate.TSIGKey{Name: dnstest.TSIGKey, Algorithm: "hmac-sha256", Secret: dnstest.TSIGSecret}
+			p, err = r.s.PreviewImport(ctx, "src.test", &ImportSource{AXFR: &AXFRSource{Address: d.Addr, Key: key}}, "")
+			if err != nil || p.Records != 4 || p.Serial != 9 || len(p.RRsets) != 4 {
+				t.Fatalf("AXFR preview %+v, %v", p, err)
+			}
+			r.state("src.test", false, false)
+			_, err = r.s.PreviewImport(ctx, "other.test", &ImportSource{AXFR: &AXFRSource{Address: d.Addr, Key: key}}, "")
+			is(t, err, ErrSource)
+			if len(r.named.calls) != 0 {
+				t.Fatalf("named was asked %v", r.named.calls)
+			}
+
+			if _, err := r.s.Import(ctx, "imp.test", &ImportSource{File: []byte(importFile)}, "fp1"); err != nil {
+				t.Fatal(err)
+			}
+			r.state("imp.test", true, false)
+			p, err = r.s.PreviewImport(ctx, "imp.test", &ImportSource{File: []byte(importFile)}, "fp1")
+			if err != nil || !p.Existed {
+				t.Fatalf("preview of the zone the same request made: %+v, %v", p, err)
+			}
+			_, err = r.s.PreviewImport(ctx, "imp.test", &ImportSource{File: []byte(importFile)}, "fp2")
+			is(t, err, ErrExists)
+			if _, err := r.s.Import(ctx, "src.test", &ImportSource{AXFR: &AXFRSource{Address: d.Addr, Key: key}}, ""); err != nil {
+				t.Fatal(err)
+			}
+			p, err = r.s.PreviewCopy(ctx, "src.test", "copy.test", "")
+			if err != nil || p.Records == 0 || p.RRsets[0].Name != "copy.test." {
+				t.Fatalf("copy preview %+v, %v", p, err)
+			}
+			r.state("copy.test", false, false)
+		})
+	}
+}
