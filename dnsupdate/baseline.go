@@ -66,7 +66,11 @@ func (u *Updater) Transferred(zone string, rrs []dns.RR) {
 		return
 	}
 	s := newSnapshot(zone, rrs)
-	u.cache.set(u.cache.entry(zone), s)
+	e := u.cache.entry(zone)
+	u.cache.mu.Lock()
+	e.pinned = true // the base of the zone's next such difference
+	u.cache.mu.Unlock()
+	u.cacheSet(e, s)
 }
 
 // Cached returns the zone's content at serial when the updater knows it:

@@ -18,7 +18,7 @@
 //     merge.go which queued writes one message takes; serial.go the serial
 //     arithmetic (RFC 1982, serial-update-method).
 //   - snapshot.go: zone snapshots read by AXFR, cached until the serial
-//     changes.
+//     changes, within a bound on bytes (least recently used dropped).
 //   - errors.go: the errors a caller maps to answers (ServerError for
 //     named's rcodes, ConflictError, PreconditionError, ErrRecordNotFound,
 //     ErrNoUpdateKey).

@@ -55,7 +55,9 @@ import (
 // that would pass either bound forgets what it knows. A snapshot is kept
 // as the base of a zone's knowledge only when it has at most knownBaseMax
 // records; it is the snapshot the updater's cache holds anyway (or, once
-// the zone moved on, one more per zone until its next snapshot).
+// the zone moved on, one more per zone until its next snapshot), and the
+// writer forgets it when the cache drops it (snapshot.go's bound): the
+// RRsets learned from writes stay, the others are read by IXFR again.
 
 // knownZoneMax bounds the records of RRsets learned from writes, per zone.
 const knownZoneMax = 4096

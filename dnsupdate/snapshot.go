@@ -105,16 +105,55 @@ func canonicalKey(name string, t uint16) string {
 
 // snapshotCache holds the last snapshot of each zone, and the seeds of
 // zones created here (baseline.go).
+//
+// Memory: the snapshots held are bounded by max bytes (an estimate of each,
+// snapshotSize; cacheBytesMax unless set); beyond it the least recently
+// used zones' snapshots are dropped (a later read transfers the zone again,
+// as for a zone never read). Never dropped: the snapshot just set (one zone
+// larger than the bound is still kept until another is read), and the
+// snapshot of a zone named answered an IXFR with whole (Transferred): it is
+// the only base of that zone's next such difference (the history's
+// records of an external change). Dropping a snapshot takes nothing from
+// a caller holding it (snapshots are immutable); the zone's writer forgets
+// it as the base of its model (known.go), whose writes are then read by
+// IXFR until the zone is read again.
 type snapshotCache struct {
 	mu        sync.Mutex
 	zones     map[string]*zoneSnap
 	seedBytes int // of every zone's seed
+
+	max   int      // bound on bytes (0: cacheBytesMax)
+	bytes int      // estimated bytes of the snapshots held
+	lru   zoneSnap // sentinel: lru.next is the most recently used
 }
+
+// cacheBytesMax is the default bound on the estimated bytes of an
+// Updater's cached snapshots: room for some 20,000 zones of ten records
+// or one zone of some 250,000 A records, against the several hundred MB
+// that reading every zone of a 100,000-zone primary once kept (issue 27).
+const cacheBytesMax = 64 << 20
 
 type zoneSnap struct {
 	fill sync.Mutex // one transfer at a time per zone
 	snap *Snapshot  // guarded by snapshotCache.mu
 	seed *seed      // guarded by snapshotCache.mu
+
+	// Guarded by snapshotCache.mu: the LRU list of entries holding a
+	// snapshot, the snapshot's estimated size, and whether it is pinned.
+	prev, next *zoneSnap
+	size       int
+	pinned     bool
+}
+
+// snapshotSize estimates the heap a snapshot holds: per record its
+// object, wire-sized data and owner name, a share of the byName map, and
+// its text in RRsets once built.
+func snapshotSize(s *Snapshot) int {
+	n := 256
+	for _, rr := range s.RRs {
+		n += 160 + 3*dns.Len(rr)
+	}
+	return n
 }
 
 func (c *snapshotCache) entry(zone string) *zoneSnap {
@@ -134,16 +173,69 @@ func (c *snapshotCache) entry(zone string) *zoneSnap {
 func (c *snapshotCache) get(e *zoneSnap) *Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if e.snap != nil {
+		c.unlink(e)
+		c.link(e)
+	}
 	return e.snap
 }
 
-func (c *snapshotCache) set(e *zoneSnap, s *Snapshot) {
+// set keeps s as e's snapshot unless e holds a newer one, and returns the
+// snapshots dropped to stay within the bound.
+func (c *snapshotCache) set(e *zoneSnap, s *Snapshot) []*Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e.snap == nil || serialLess(e.snap.Serial(), s.Serial()) || e.snap.Serial() == s.Serial() {
-		e.snap = s
+		if e.snap != nil {
+			c.unlink(e)
+			c.bytes -= e.size
+		}
+		e.snap, e.size = s, snapshotSize(s)
+		c.bytes += e.size
+		c.link(e)
 		c.dropSeed(e) // the zone's content is known at a serial named served
 	}
+	return c.evict(e)
+}
+
+// evict drops the least recently used snapshots, but keep's and pinned
+// ones, while the bytes held pass the bound. Called with c.mu held.
+func (c *snapshotCache) evict(keep *zoneSnap) []*Snapshot {
+	max := c.max
+	if max == 0 {
+		max = cacheBytesMax
+	}
+	var dropped []*Snapshot
+	for e := c.lru.prev; c.bytes > max && e != nil && e != &c.lru; {
+		prev := e.prev
+		if e != keep && !e.pinned {
+			dropped = append(dropped, e.snap)
+			c.unlink(e)
+			c.bytes -= e.size
+			e.snap, e.size = nil, 0
+		}
+		e = prev
+	}
+	return dropped
+}
+
+// link puts e first in the LRU list; unlink takes it out. Called with
+// c.mu held.
+func (c *snapshotCache) link(e *zoneSnap) {
+	if c.lru.next == nil {
+		c.lru.next, c.lru.prev = &c.lru, &c.lru
+	}
+	e.prev, e.next = &c.lru, c.lru.next
+	c.lru.next.prev = e
+	c.lru.next = e
+}
+
+func (c *snapshotCache) unlink(e *zoneSnap) {
+	if e.prev == nil {
+		return
+	}
+	e.prev.next, e.next.prev = e.next, e.prev
+	e.prev, e.next = nil, nil
 }
 
 // forget drops a zone's snapshot.
@@ -152,8 +244,30 @@ func (c *snapshotCache) forget(zone string) {
 	defer c.mu.Unlock()
 	if e := c.zones[zone]; e != nil {
 		c.dropSeed(e)
+		if e.snap != nil {
+			c.unlink(e)
+			c.bytes -= e.size
+		}
 	}
 	delete(c.zones, zone)
+}
+
+// cacheSet is cache.set, and the zone's writer forgets as its model's
+// base each snapshot the cache dropped.
+func (u *Updater) cacheSet(e *zoneSnap, s *Snapshot) {
+	for _, d := range u.cache.set(e, s) {
+		u.wmu.Lock()
+		zw := u.writers[d.Zone]
+		u.wmu.Unlock()
+		if zw == nil {
+			continue
+		}
+		zw.mu.Lock()
+		if zw.known != nil && zw.known.base == d {
+			zw.known.base = nil
+		}
+		zw.mu.Unlock()
+	}
 }
 
 // Snapshot returns the zone's content at its current serial. One SOA query
@@ -200,7 +314,7 @@ func (u *Updater) snapshot(ctx context.Context, zone string, max int) (*Snapshot
 	if s.SOA == nil {
 		return nil, &ServerError{Op: "transfer", Zone: zone, Rcode: dns.RcodeServerFailure}
 	}
-	u.cache.set(e, s)
+	u.cacheSet(e, s)
 	u.transfers.Add(1)
 	zw.offer(s)
 	return s, nil
