@@ -19,11 +19,7 @@ import (
 // such function. Remove an entry when its copies are gone; do not add one:
 // a helper that two packages need lives once, in the lower of the two
 // layers (TestLayering) or in a base package.
-var knownDuplicates = [][]string{
-	{"auth/jwt.go:cmpOr", "auth/k8stokenreview/k8stokenreview.go:cmpOr"},
-	{"dnsupdate/applied.go:withoutSOA", "zoneservice/external.go:withoutSOA"},
-	{"externaldns/plan.go:requestID", "module/history.go:requestID"},
-}
+var knownDuplicates = [][]string{}
 
 // TestFunctionsDefinedOnce: no two functions of the module's non-test
 // files have the same signature and body (of two statements or more),

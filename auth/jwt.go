@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
@@ -205,8 +206,8 @@ func (j *JWT) Provision(ctx caddy.Context) error {
 	if j.Leeway > 0 {
 		j.leeway = time.Duration(j.Leeway)
 	}
-	j.idClaim = cmpOr(j.IdentityClaim, "sub")
-	j.scClaim = cmpOr(j.ScopesClaim, "zoneapi_scope")
+	j.idClaim = cmp.Or(j.IdentityClaim, "sub")
+	j.scClaim = cmp.Or(j.ScopesClaim, "zoneapi_scope")
 	j.subjects = map[string]*Grant{}
 	for sub, sc := range j.Subjects {
 		g, err := sc.Compile()
@@ -285,13 +286,6 @@ func (j *JWT) newRemote(url string, algs []string) *remoteKeySet {
 // NoAccess returns a grant that allows nothing.
 func NoAccess() *Grant {
 	return &Grant{actions: map[Action]bool{}}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // getVerifier returns the verifier, running OpenID Connect discovery

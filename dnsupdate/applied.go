@@ -104,7 +104,7 @@ func (u *Updater) ixfrDiff(ctx context.Context, zone string, s serials, update [
 			deltas, _, err = u.dns.IXFR(ctx, zone, s.old)
 		}
 		if err == nil && len(deltas) > 0 && deltas[0].From == s.old && deltas[0].To == s.new {
-			added, removed = withoutSOA(deltas[0].Added), withoutSOA(deltas[0].Deleted)
+			added, removed = WithoutSOA(deltas[0].Added), WithoutSOA(deltas[0].Deleted)
 			u.unpredicted(zone, update, added, removed, true)
 			return added, removed, true
 		}
@@ -213,7 +213,9 @@ func intent(update []dns.RR) (added, removed []dns.RR) {
 	return added, removed
 }
 
-func withoutSOA(rrs []dns.RR) []dns.RR {
+// WithoutSOA returns rrs without their SOA records (a copy: rrs is not
+// changed), as a change's records are shown: the serial is not a change.
+func WithoutSOA(rrs []dns.RR) []dns.RR {
 	out := rrs[:0:0]
 	for _, rr := range rrs {
 		if rr.Header().Rrtype != dns.TypeSOA {

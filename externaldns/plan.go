@@ -6,11 +6,11 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/externaldns/provider"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -30,7 +30,7 @@ func (h *Handler) applyChanges(w http.ResponseWriter, r *http.Request) {
 	pr := &provider.Provider{Zones: h.zones, Service: svc}
 	// Who asked, for the change history: external-dns sends no
 	// credentials, so the identity is the webhook's.
-	r = r.WithContext(zoneservice.WithActor(r.Context(), zoneservice.Actor{Identity: "external-dns", Frontend: "externaldns", RequestID: requestID(r)}))
+	r = r.WithContext(zoneservice.WithActor(r.Context(), zoneservice.Actor{Identity: "external-dns", Frontend: "externaldns", RequestID: frontend.RequestID(r)}))
 	plan, err := pr.Plan(r.Context(), &ch)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "%v; nothing was changed", err)
@@ -64,19 +64,4 @@ func (h *Handler) applyChanges(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// requestID is the request's id for the change history: the client's
-// X-Request-Id (ServeHTTP refused an unsafe one with 400), else Caddy's
-// request UUID.
-func requestID(r *http.Request) string {
-	if ids := r.Header.Values("X-Request-Id"); len(ids) > 0 && ids[0] != "" && zoneservice.CheckRequestID(ids) == "" {
-		return ids[0]
-	}
-	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
-		if v, ok := repl.GetString("http.request.uuid"); ok {
-			return v
-		}
-	}
-	return ""
 }

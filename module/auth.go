@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -355,7 +356,7 @@ func (h *Handler) audit(r *http.Request, op string, status int) {
 		result = "error"
 	}
 	fields := []zap.Field{zap.String("principal", logsafe.Text(principal)), zap.String("action", op), zap.String("zone", st.zone),
-		zap.Int("status", status), zap.String("result", result), zap.String("request_id", requestID(r))}
+		zap.Int("status", status), zap.String("result", result), zap.String("request_id", frontend.RequestID(r))}
 	if st.view != "" {
 		fields = append(fields, zap.String("view", st.view))
 	}

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/events"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -213,7 +214,7 @@ func acquireNotify(addr string, notice func(string)) (release func(), err error)
 // {http.request.uuid}).
 func withActor(r *http.Request, rt *route) *http.Request {
 	st := authOf(r)
-	a := zoneservice.Actor{Identity: "anonymous", Frontend: "rest", RequestID: requestID(r)}
+	a := zoneservice.Actor{Identity: "anonymous", Frontend: "rest", RequestID: frontend.RequestID(r)}
 	if st.id != nil {
 		a.Identity = st.id.ID
 		if st.id.ID == LocalPrincipal {
@@ -224,21 +225,6 @@ func withActor(r *http.Request, rt *route) *http.Request {
 		a.Frontend = "powerdns"
 	}
 	return r.WithContext(zoneservice.WithActor(r.Context(), a))
-}
-
-// requestID is the request's id for the history and the audit line: the
-// client's X-Request-Id (serveAPI refused an unsafe one with 400), else
-// Caddy's {http.request.uuid}.
-func requestID(r *http.Request) string {
-	if ids := r.Header.Values("X-Request-Id"); len(ids) > 0 && ids[0] != "" && zoneservice.CheckRequestID(ids) == "" {
-		return ids[0]
-	}
-	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
-		if v, ok := repl.GetString("http.request.uuid"); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // handleListChanges answers GET /api/v1/changes (every zone the identity

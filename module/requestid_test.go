@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 )
 
 // TestRequestIDRefusedWhenUnsafe: an X-Request-Id with a control
@@ -65,8 +67,8 @@ func TestRequestIDRefusedWhenUnsafe(t *testing.T) {
 		}
 		r := httptest.NewRequest("GET", "/api/v1/health", nil)
 		r.Header.Set("X-Request-Id", id)
-		if got := requestID(r); got != id {
-			t.Errorf("requestID = %q, want %q", got, id)
+		if got := frontend.RequestID(r); got != id {
+			t.Errorf("frontend.RequestID = %q, want %q", got, id)
 		}
 	}
 }

@@ -156,17 +156,7 @@ func (s *Service) fileAt(zone string, from uint32, full []dns.RR) *dnsupdate.Sna
 func external(zone string, from, to uint32, added, removed []dns.RR) history.Entry {
 	return history.Entry{Zone: zone, Type: history.RecordsChanged, Source: history.SourceExternal,
 		SerialBefore: history.Serial(from), SerialAfter: history.Serial(to),
-		Added: RRsets(withoutSOA(added)), Removed: RRsets(withoutSOA(removed))}
-}
-
-func withoutSOA(rrs []dns.RR) []dns.RR {
-	out := rrs[:0:0]
-	for _, rr := range rrs {
-		if rr.Header().Rrtype != dns.TypeSOA {
-			out = append(out, rr)
-		}
-	}
-	return out
+		Added: RRsets(dnsupdate.WithoutSOA(added)), Removed: RRsets(dnsupdate.WithoutSOA(removed))}
 }
 
 // CatchUp runs Noticed for every zone the service manages: at start, it

@@ -14,6 +14,7 @@ package k8stokenreview
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
@@ -154,8 +155,8 @@ func (t *TokenReview) Provision(caddy.Context) error {
 	if !strings.HasPrefix(t.server, "https://") {
 		return fmt.Errorf("api_server %q: want an https:// URL", t.server)
 	}
-	t.caFile = cmpOr(repl.ReplaceKnown(t.CAFile, ""), DefaultCAFile)
-	t.tokFile = cmpOr(repl.ReplaceKnown(t.TokenFile, ""), DefaultTokenFile)
+	t.caFile = cmp.Or(repl.ReplaceKnown(t.CAFile, ""), DefaultCAFile)
+	t.tokFile = cmp.Or(repl.ReplaceKnown(t.TokenFile, ""), DefaultTokenFile)
 	t.ttl = DefaultCacheTTL
 	if t.CacheTTL != 0 {
 		t.ttl = time.Duration(t.CacheTTL)
@@ -188,13 +189,6 @@ func (t *TokenReview) Provision(caddy.Context) error {
 	}
 	t.state = &state{cache: map[[32]byte]entry{}}
 	return nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Authenticate reviews the token (or reuses a review younger than the
