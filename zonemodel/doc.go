@@ -41,6 +41,10 @@
 //   - A TXT value that does not start with '"' is one string of text, taken
 //     literally, split into 255-byte strings when longer. A value starting with
 //     '"' is parsed as master-file TXT data (several quoted strings).
+//   - In any value parsed as master-file data, a backslash followed by a digit
+//     must start a \DDD escape of three digits, 000 to 255 (BadEscape): named's
+//     parser refuses "\1" and "\256", which miekg/dns would read as "1" and
+//     \000.
 //   - priority is accepted for MX and SRV only and is put before the value.
 //   - For secondary zones zoneConfig may be omitted; its ttl, soa, nameServers,
 //     nameServerIps and records are ignored (bindcar's clients send them), and

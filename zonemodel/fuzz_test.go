@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,12 +80,17 @@ func FuzzNormalize(f *testing.F) {
 	})
 }
 
+// escapes matches master-file escapes left to right: a \DDD escape's
+// digits (one to three, as many as follow) in group 1.
+var escapes = regexp.MustCompile(`\\(?:([0-9]{1,3})|[^0-9]|$)`)
+
 func FuzzParseRecord(f *testing.F) {
 	for _, s := range [][4]string{
 		{"www", "A", "192.0.2.1", ""}, {"@", "MX", "mail", "10"}, {"_s._tcp", "SRV", "5 5060 sip.example.com.", "1"},
 		{"t", "TXT", "v=spf1 mx -all", ""}, {"t", "TXT", `"a" "b`, ""}, {"x", "TYPE65280", `\# 2 abcd`, ""},
 		{"c", "CAA", `0 issue "ca.example"`, ""}, {"s", "SVCB", "1 . alpn=h2", ""}, {"n", "NS", "$INCLUDE /etc/passwd", ""},
 		{"*.w", "CNAME", "www.example.com.", ""}, {"a.example.com.", "AAAA", "::1 ; x", ""}, {"a", "DS", "1 13 2 (ab", ""},
+		{"t", "TXT", `"TEST\1" "TEST2"`, ""}, {"t", "TXT", `"valid\000record"`, ""}, {"c", "CNAME", `a\256.example.com.`, ""},
 	} {
 		f.Add(s[0], s[1], s[2], s[3])
 	}
@@ -106,6 +112,14 @@ func FuzzParseRecord(f *testing.F) {
 			return
 		}
 		h := rr.Header()
+		// named's master-file parser refuses an incomplete or
+		// out-of-range \DDD escape; literal TXT text is not parsed.
+		literal := (h.Rrtype == dns.TypeTXT || h.Rrtype == dns.TypeSPF) && !strings.HasPrefix(strings.TrimSpace(value), `"`)
+		for _, m := range escapes.FindAllStringSubmatch(value, -1) {
+			if d := m[1]; !literal && d != "" && (len(d) < 3 || d > "255") {
+				t.Fatalf("%s %q accepted with the escape \\%s, which named refuses", typ, value, d)
+			}
+		}
 		if !dns.IsSubDomain("example.com.", h.Name) || h.Class != dns.ClassINET || h.Ttl != 300 {
 			t.Fatalf("bad header %v", h)
 		}

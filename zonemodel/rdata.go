@@ -315,6 +315,9 @@ func checkValueText(v string, literal bool) string {
 	for i := 0; i < len(v); i++ {
 		switch c := v[i]; {
 		case c == '\\':
+			if msg := escapeAt(v, i); msg != "" {
+				return msg
+			}
 			i++ // escaped character, whatever it is
 			if i >= len(v) {
 				return "ends with a dangling '\\'"
@@ -340,4 +343,55 @@ func checkValueText(v string, literal bool) string {
 		return "has unbalanced parentheses"
 	}
 	return ""
+}
+
+// BadEscape returns a message when v, record data in master-file form,
+// has a \DDD escape that named's master-file parser refuses as a syntax
+// error: a backslash followed by a digit that does not start exactly three
+// decimal digits (\1, \12x) or whose three digits exceed 255 (\256). This
+// holds in character-strings (TXT, SPF, HINFO, NAPTR, CAA, URI, ...) and
+// in names. miekg/dns reads \1 as "1" and \256 as \000, so such data would
+// reach named in wire form as other bytes than a zone file holding it
+// could: named-checkzone refuses the file. It returns "" when every
+// escape is complete.
+func BadEscape(v string) string {
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' {
+			if msg := escapeAt(v, i); msg != "" {
+				return msg
+			}
+			i++
+		}
+	}
+	return ""
+}
+
+// escapeAt checks the escape whose backslash is at v[i]: a digit after it
+// must start a \DDD escape of three digits, 000 to 255.
+func escapeAt(v string, i int) string {
+	if i+1 >= len(v) || !isDigit(v[i+1]) {
+		return ""
+	}
+	n := 1
+	for n < 3 && i+1+n < len(v) && isDigit(v[i+1+n]) {
+		n++
+	}
+	esc := v[i : i+1+n]
+	if n < 3 {
+		return fmt.Sprintf(`has the incomplete escape %s: a backslash followed by a digit starts a \DDD escape of exactly three decimal digits, \000 to \255 (write \%03d for the byte %s, or \\ for a backslash); named's master-file parser refuses it`, esc, atoi(esc[1:]), esc[1:])
+	}
+	if atoi(esc[1:]) > 255 {
+		return fmt.Sprintf(`has the escape %s, out of range: a \DDD escape is one byte, \000 to \255; named's master-file parser refuses it`, esc)
+	}
+	return ""
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func atoi(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
 }
