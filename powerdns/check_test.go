@@ -20,6 +20,8 @@ func TestCreateRequestChecks(t *testing.T) {
 		{[]RRset{{Name: "c.test.", Type: "CNAME", TTL: u32(60), Records: []Record{{Content: "www.example.org."}}}}, "RRset c.test. IN CNAME: conflicts with existing NS RRset of the same name"},
 		{[]RRset{{Name: "w.c.test.", Type: "TXT", TTL: u32(60), Records: []Record{{Content: `"x"`}}}, {Name: "w.c.test.", Type: "CNAME", TTL: u32(60), Records: []Record{{Content: "www.example.org."}}}}, "RRset w.c.test. IN TXT: conflicts with existing CNAME RRset of the same name"},
 		{[]RRset{{Name: "c.test.", Type: "SOA", TTL: u32(60), Records: []Record{{Content: "ns1.example.org. h.example.org. 1 2 3 4 5"}}}, {Name: "c.test.", Type: "CNAME", TTL: u32(60), Records: []Record{{Content: "www.example.org."}}}}, "RRset c.test. IN CNAME: conflicts with existing NS RRset of the same name"},
+		{[]RRset{{Name: "t.c.test.", Type: "HINFO", TTL: u32(60), Records: []Record{{Content: `"cpu\12" "os"`}}}}, `Record t.c.test./HINFO '"cpu\12" "os"': Not in expected format (parsed as '"cpu12" "os"'): the content has the incomplete escape \12`},
+		{[]RRset{{Name: "t.c.test.", Type: "TXT", TTL: u32(60), Records: []Record{{Content: `"a\1"`, Disabled: true}}}}, `Record t.c.test./TXT '"a\1"': Not in expected format (parsed as '"a1"')`},
 	} {
 		_, _, err := CreateRequest(&ZoneRequest{Name: "c.test.", Kind: "Native", Nameservers: []string{"ns1.example.com."}, RRsets: c.sets})
 		if _, ok := err.(*InputError); !ok || !strings.Contains(err.Error(), c.want) {

@@ -133,7 +133,7 @@ func createRequestData(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string
 			if rec.Disabled && (st == "SOA" || st == "DNSKEY") {
 				return nil, nil, nil, inputErr("RRset %s: disabling the %s record is not supported: BIND serves a zone only with it", label, st)
 			}
-			if err := checkAbsolute(sn, st, rec.Content); err != nil {
+			if err := checkContent(sn, st, rec.Content); err != nil {
 				return nil, nil, nil, err
 			}
 			if err := checkHostname(label, st, rec.Content); err != nil {

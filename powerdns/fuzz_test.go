@@ -14,6 +14,7 @@ func FuzzPlanPatch(f *testing.F) {
 	f.Add(`[{"name":"example.com.","type":"TXT","ttl":1,"changetype":"EXTEND","records":[{"content":"\"x\""}]},{"name":"x.example.com.","type":"A","changetype":"DELETE"}]`)
 	f.Add(`[{"name":"a.example.com.","type":"CNAME","changetype":"prune","records":[{"content":"b."}],"comments":[]}]`)
 	f.Add(`[{"name":"not-in-zone.","type":"NS","changetype":"DELETE"}]`)
+	f.Add(`[{"name":"t.example.com.","type":"TXT","ttl":60,"changetype":"REPLACE","records":[{"content":"\"TEST\\1\" \"TEST2\\\\\""}]}]`)
 	f.Fuzz(func(t *testing.T, body string) {
 		var sets []RRset
 		if json.Unmarshal([]byte(body), &sets) != nil {

@@ -168,7 +168,7 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 			if r.Content == "" {
 				return nil, inputErr("Record %s/%s '%s': Not in expected format (parsed as '%s')", name, typ, r.Content, r.Content)
 			}
-			if err := checkAbsolute(name, typ, r.Content); err != nil {
+			if err := checkContent(name, typ, r.Content); err != nil {
 				return nil, err
 			}
 			if err := checkHostname(label, typ, r.Content); err != nil {

@@ -70,7 +70,7 @@ func splitPatch(zone string, sets []RRset) ([]RRset, []sideChange, error) {
 		dup := map[string]bool{}
 		for _, r := range recs {
 			if r.Disabled {
-				if err := checkAbsolute(name, typ, r.Content); err != nil {
+				if err := checkContent(name, typ, r.Content); err != nil {
 					return nil, nil, err
 				}
 				if err := checkHostname(label, typ, r.Content); err != nil {

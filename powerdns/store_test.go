@@ -517,6 +517,9 @@ func TestSplitPatch(t *testing.T) {
 	if _, _, err := splitPatch("z.test", []RRset{{Name: "z.test.", Type: "SOA", ChangeType: &rep, TTL: &ttl, Records: []Record{{Content: "a. b. 1 1 1 1 1", Disabled: true}}}}); err == nil {
 		t.Error("a disabled SOA was taken")
 	}
+	if _, _, err := splitPatch("z.test", []RRset{{Name: "t.z.test.", Type: "TXT", ChangeType: &rep, TTL: &ttl, Records: []Record{{Content: `"TEST\1"`, Disabled: true}}}}); err == nil || !strings.Contains(err.Error(), "Not in expected format (parsed as '\"TEST1\"')") {
+		t.Errorf("a disabled TXT record with an incomplete escape: err = %v", err)
+	}
 }
 
 // TestSideFileCatalog: with zone_api's catalog option every zone is a
