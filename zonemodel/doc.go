@@ -44,7 +44,8 @@
 //   - In any value parsed as master-file data, a backslash followed by a digit
 //     must start a \DDD escape of three digits, 000 to 255 (BadEscape): named's
 //     parser refuses "\1" and "\256", which miekg/dns would read as "1" and
-//     \000.
+//     \000. Zone file text (imports) is held to the same rule outside
+//     comments, the error naming the entry's first line as named does.
 //   - priority is accepted for MX and SRV only and is put before the value.
 //   - For secondary zones zoneConfig may be omitted; its ttl, soa, nameServers,
 //     nameServerIps and records are ignored (bindcar's clients send them), and

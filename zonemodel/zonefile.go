@@ -279,6 +279,12 @@ func (r *fileReader) ReadByte() (byte, error) {
 		r.comment = c != '\n'
 	case c == '\\':
 		r.escape = true
+		// named refuses an incomplete or out-of-range \DDD escape, in
+		// data and names, naming the entry's first line.
+		if msg := escapeAt(string(r.text[r.i:min(r.i+4, len(r.text))]), 0); msg != "" {
+			r.err = &FileError{Line: r.start, Message: "the entry " + msg}
+			return 0, io.EOF
+		}
 	case c == '"':
 		r.quote = !r.quote
 	case r.quote:

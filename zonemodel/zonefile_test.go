@@ -94,6 +94,9 @@ func TestParseZoneFileRefusals(t *testing.T) {
 		{"bad address", "$TTL 300\n@ SOA ns h (\n 1 2 3 4 5 )\n@ NS ns\nns A 300.1.2.3\n", 5, "bad A"},
 		{"unclosed parenthesis", "$TTL 300\n@ SOA ns h ( 1 2 3 4 5\n", 2, "unbalanced"},
 		{"bad generate range", "$GENERATE 5-1 h$ A 10.0.0.$\n", 1, "$GENERATE"},
+		{"incomplete escape in TXT", "$TTL 300\n@ SOA ns h 1 2 3 4 5\nt TXT \"TEST\\1\" \"TEST2\"\n", 3, `incomplete escape \1`},
+		{"incomplete escape in a parenthesised TXT", "$TTL 300\n@ SOA ns h 1 2 3 4 5\nt TXT ( \"a\"\n \"b\\12\" )\n", 3, `incomplete escape \12`},
+		{"out-of-range escape in an owner", "$TTL 300\n@ SOA ns h 1 2 3 4 5\na\\256 A 192.0.2.1\n", 3, `escape \256, out of range`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseZoneFile("example.com", []byte(c.text), MaxImportRecords)
@@ -105,6 +108,13 @@ func TestParseZoneFileRefusals(t *testing.T) {
 				t.Fatalf("line %d %q, want line %d containing %q", fe.Line, fe.Message, c.line, c.msg)
 			}
 		})
+	}
+	// Complete escapes, and escapes in comments (named reads none
+	// there), are taken.
+	text := "$TTL 300\n@ SOA ns h 1 2 3 4 5 ; serial \\1\nt TXT \"a\\000b\" \"c\\\\1\" ; \\256\n"
+	rrs, err := ParseZoneFile("example.com", []byte(text), MaxImportRecords)
+	if err != nil || len(rrs) != 2 || RDataText(rrs[1]) != `"a\000b" "c\\1"` {
+		t.Fatalf("ParseZoneFile = %v, %v", rrs, err)
 	}
 }
 
