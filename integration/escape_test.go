@@ -27,6 +27,9 @@ func TestBadEscapesRefused(t *testing.T) {
 	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "esc2.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."},
 		"rrsets": []map[string]any{rrset("t.esc2.test.", "TXT", "", 60, `"a\1"`)}}), 422, `Not in expected format (parsed as '"a1"')`)
 	expect(t, c.pdns(pdnsKey, "GET", zonesPath+"/esc2.test.", nil), http.StatusNotFound, "the zone refused at its create")
+	file := "$ORIGIN esc4.test.\n@ IN SOA ns1.example.org. hostmaster.example.org. 1 3600 600 86400 300\n@ IN NS ns1.example.org.\nt 300 IN TXT \"TEST\\1\" \"TEST2\"\n"
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "esc4.test.", "kind": "Master", "nameservers": []string{}, "zone": file}), 422, `incomplete escape \1`)
+	expect(t, c.pdns(pdnsKey, "GET", zonesPath+"/esc4.test.", nil), http.StatusNotFound, "the zone refused at its import")
 
 	r := c.do("POST", "/api/v1/zones/"+zone+"/records", map[string]any{"name": "rest", "type": "TXT", "value": `"a\256"`})
 	expectError(t, r, 400, "Bad Request", `escape \256, out of range`)
@@ -49,8 +52,10 @@ func TestBadEscapesRefused(t *testing.T) {
 	if got := serialOf(t, c.ns, zone); got != serial {
 		t.Errorf("refused changes changed the serial: %d, was %d", got, serial)
 	}
-	if m := query(t, c.ns, "esc3.test", dns.TypeSOA); m.Rcode != dns.RcodeRefused {
-		t.Errorf("esc3.test: named answers %s, want REFUSED (no such zone)", dns.RcodeToString[m.Rcode])
+	for _, z := range []string{"esc2.test", "esc3.test", "esc4.test"} {
+		if m := query(t, c.ns, z, dns.TypeSOA); m.Rcode != dns.RcodeRefused {
+			t.Errorf("%s: named answers %s, want REFUSED (no such zone)", z, dns.RcodeToString[m.Rcode])
+		}
 	}
 
 	// A complete escape is taken, as the bytes it names
