@@ -8,9 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -259,26 +257,5 @@ func (s *Store) LockSideFile(ctx context.Context, zone, kind string) (unlock fun
 	if err := checkSideKind(kind); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(s.meta, sideLockFileName)
-	off := lockOffset(zone + "\x00" + kind)
-	release, err := acquireProcLock(ctx, path+"#"+strconv.FormatInt(off, 10))
-	if err != nil {
-		return nil, fmt.Errorf("locking side file of zone %s: %w", zone, err)
-	}
-	f, err := openLockFile(path)
-	if err == nil {
-		err = lockRange(ctx, f, off)
-	}
-	if err != nil {
-		release()
-		return nil, fmt.Errorf("locking side file of zone %s: %w", zone, err)
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			lk := unix.Flock_t{Type: unix.F_UNLCK, Whence: io.SeekStart, Start: off, Len: 1}
-			_ = unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk)
-			release()
-		})
-	}, nil
+	return lockByte(ctx, filepath.Join(s.meta, sideLockFileName), lockOffset(zone+"\x00"+kind), "side file of zone "+zone)
 }

@@ -179,11 +179,18 @@ func (s *Store) Lock(ctx context.Context, zone string) (unlock func(), err error
 	if err := checkZone(zone); err != nil {
 		return nil, fmt.Errorf("locking zone: %w", err)
 	}
-	path := filepath.Join(s.meta, lockFileName)
-	off := lockOffset(zone)
+	return lockByte(ctx, filepath.Join(s.meta, lockFileName), lockOffset(zone), "zone "+zone)
+}
+
+// lockByte takes the in-process lock of byte off of the lock file path,
+// then an open file description lock (fcntl F_OFD_SETLK) on that byte,
+// honouring ctx while waiting for either; what names the locked thing in
+// errors. The returned function releases both, once. Zone locks and side
+// file locks are taken through it.
+func lockByte(ctx context.Context, path string, off int64, what string) (unlock func(), err error) {
 	release, err := acquireProcLock(ctx, path+"#"+strconv.FormatInt(off, 10))
 	if err != nil {
-		return nil, fmt.Errorf("locking zone %s: %w", zone, err)
+		return nil, fmt.Errorf("locking %s: %w", what, err)
 	}
 	f, err := openLockFile(path)
 	if err == nil {
@@ -191,7 +198,7 @@ func (s *Store) Lock(ctx context.Context, zone string) (unlock func(), err error
 	}
 	if err != nil {
 		release()
-		return nil, fmt.Errorf("locking zone %s: %w", zone, err)
+		return nil, fmt.Errorf("locking %s: %w", what, err)
 	}
 	var once sync.Once
 	return func() {
