@@ -20,8 +20,8 @@
 //   - snapshot.go: zone snapshots read by AXFR, cached until the serial
 //     changes, within a bound on bytes (least recently used dropped).
 //   - errors.go: the errors a caller maps to answers (ServerError for
-//     named's rcodes, ConflictError, PreconditionError, ErrRecordNotFound,
-//     ErrNoUpdateKey).
+//     named's rcodes; ConflictError, PreconditionError, ErrRecordNotFound,
+//     ErrNoUpdateKey are zonemodel's).
 //
 // Methods take domain types (zonemodel.Record, Removal, Replacement,
 // Change) and plain options, never an HTTP request; the types' JSON names

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // ServerError is a DNS answer with an error rcode from named.
@@ -39,41 +41,21 @@ func mxConflict(field string, mx *dns.MX) *ConflictError {
 	return &ConflictError{Field: field, Message: fmt.Sprintf("the MX target %s is inside the zone but has no A or AAAA record, and named refuses such an MX (check-integrity): add the address first", mx.Mx)}
 }
 
-// ErrRecordNotFound means the record a change depends on does not exist.
-var ErrRecordNotFound = errors.New("record not found")
+// ErrRecordNotFound means the record a change depends on does not exist
+// (zonemodel's).
+var ErrRecordNotFound = zonemodel.ErrRecordNotFound
 
-// ErrNoUpdateKey means the updater holds no TSIG key to sign updates.
-var ErrNoUpdateKey = errors.New("no TSIG update key with a secret is configured")
+// ErrNoUpdateKey means the updater holds no TSIG key to sign updates
+// (zonemodel's).
+var ErrNoUpdateKey = zonemodel.ErrNoUpdateKey
 
-// ConflictError is a change refused because of a DNS rule that named
-// would otherwise silently ignore (CNAME and other data, apex NS), or
-// because the zone's data no longer allows it.
-type ConflictError struct {
-	// Field is the JSON path of the offending change, or "".
-	Field string
-	// Message says what conflicts.
-	Message string
-}
-
-func (e *ConflictError) Error() string {
-	if e.Field != "" {
-		return e.Field + ": " + e.Message
-	}
-	return e.Message
-}
+// ConflictError is a change refused because of a DNS rule
+// (zonemodel.ConflictError).
+type ConflictError = zonemodel.ConflictError
 
 // PreconditionError means the zone's serial is not the one the request
-// was conditional on (If-Match).
-type PreconditionError struct {
-	// Expected is the serial the request named.
-	Expected uint32
-	// Current is the zone's serial now.
-	Current uint32
-}
-
-func (e *PreconditionError) Error() string {
-	return fmt.Sprintf("zone serial is %d, not %d: the zone changed since it was read", e.Current, e.Expected)
-}
+// was conditional on (zonemodel.PreconditionError).
+type PreconditionError = zonemodel.PreconditionError
 
 func soaConflict(field string) *ConflictError {
 	return &ConflictError{Field: field, Message: "the SOA record is maintained by named, which bumps its serial on every change; it cannot be added, replaced or deleted here"}

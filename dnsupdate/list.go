@@ -46,25 +46,27 @@ func (u *Updater) List(ctx context.Context, zone string, opt ListOptions) (*Snap
 	}
 	limit := max(opt.Limit, 1)
 	var page []RRset
-	next := ""
-	for _, s := range snap.RRsets() {
-		if after != "" && s.key <= after {
+	next, last := "", "" // last: the sort key of page's last RRset
+	for i, s := range snap.RRsets() {
+		m := snap.meta[i]
+		if after != "" && m.key <= after {
 			continue
 		}
 		if opt.Name != "" && !strings.EqualFold(s.Name, opt.Name) {
 			continue
 		}
-		if opt.Type != 0 && s.rrtype != opt.Type {
+		if opt.Type != 0 && m.rrtype != opt.Type {
 			continue
 		}
-		if opt.Keep != nil && !opt.Keep(s.Name, s.rrtype) {
+		if opt.Keep != nil && !opt.Keep(s.Name, m.rrtype) {
 			continue
 		}
 		if len(page) == limit {
-			next = u.sealCursor(zone, page[len(page)-1].key)
+			next = u.sealCursor(zone, last)
 			break
 		}
 		page = append(page, s)
+		last = m.key
 	}
 	return snap, page, next, nil
 }

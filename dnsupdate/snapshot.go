@@ -26,23 +26,20 @@ type Snapshot struct {
 	byName map[string][]dns.RR // lower-case owner -> records
 
 	setsOnce sync.Once
-	sets     []RRset // sorted, built on first use
+	sets     []RRset   // sorted, built on first use
+	meta     []setMeta // sets[i]'s type and sort key
 }
 
 // Serial returns the snapshot's SOA serial.
 func (s *Snapshot) Serial() uint32 { return s.SOA.Serial }
 
-// RRset is the records sharing an owner name and a type.
-type RRset struct {
-	// Name is the owner, an absolute lower-case name.
-	Name string `json:"name"`
-	// Type is the type mnemonic, e.g. "A" or "TYPE65534".
-	Type string `json:"type"`
-	// TTL is the RRset's TTL.
-	TTL uint32 `json:"ttl"`
-	// Values are the records' data in master-file form.
-	Values []string `json:"values"`
+// RRset is the records sharing an owner name and a type
+// (zonemodel.RRset).
+type RRset = zonemodel.RRset
 
+// setMeta is what a Snapshot's RRsets are sorted and filtered by, beside
+// each RRset (RRsets, List).
+type setMeta struct {
 	rrtype uint16
 	key    string // canonical sort key
 }
@@ -68,19 +65,29 @@ func (s *Snapshot) At(name string) []dns.RR { return s.byName[strings.ToLower(na
 func (s *Snapshot) RRsets() []RRset {
 	s.setsOnce.Do(func() {
 		idx := map[string]int{}
+		var sets []RRset
+		var meta []setMeta
 		for _, rr := range s.RRs {
 			h := rr.Header()
 			k := h.Name + "\x00" + dns.TypeToString[h.Rrtype]
 			i, ok := idx[k]
 			if !ok {
-				i = len(s.sets)
+				i = len(sets)
 				idx[k] = i
-				s.sets = append(s.sets, RRset{Name: h.Name, Type: zonemodel.TypeString(h.Rrtype), TTL: h.Ttl,
-					rrtype: h.Rrtype, key: canonicalKey(h.Name, h.Rrtype)})
+				sets = append(sets, RRset{Name: h.Name, Type: zonemodel.TypeString(h.Rrtype), TTL: h.Ttl})
+				meta = append(meta, setMeta{rrtype: h.Rrtype, key: canonicalKey(h.Name, h.Rrtype)})
 			}
-			s.sets[i].Values = append(s.sets[i].Values, zonemodel.RDataText(rr))
+			sets[i].Values = append(sets[i].Values, zonemodel.RDataText(rr))
 		}
-		sort.Slice(s.sets, func(a, b int) bool { return s.sets[a].key < s.sets[b].key })
+		order := make([]int, len(sets))
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(a, b int) bool { return meta[order[a]].key < meta[order[b]].key })
+		s.sets, s.meta = make([]RRset, len(sets)), make([]setMeta, len(sets))
+		for i, j := range order {
+			s.sets[i], s.meta[i] = sets[j], meta[j]
+		}
 	})
 	return s.sets
 }

@@ -13,7 +13,13 @@
 //     replacement, a batch's changes), which the zone service takes;
 //   - render.go: master files rendered with miekg/dns, and the
 //     configuration block handed to `rndc addzone`;
-//   - errors.go: ValidationError, every problem of a request at once.
+//   - errors.go: ValidationError, every problem of a request at once;
+//     serviceerror.go the zone service's typed errors as front ends
+//     inspect them (the kinds, ServiceError, ConflictError,
+//     PreconditionError, named's control refusals);
+//   - the values of the front ends' contract (package frontend): rrset.go
+//     RRset, dnskey.go DNSKey, sidefile.go SideFileStamp, actor.go who
+//     asked for an operation.
 //
 // The package knows nothing of HTTP, Caddy, rndc or the disk.
 //

@@ -2,7 +2,6 @@ package zoneservice
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"go.uber.org/zap"
@@ -10,21 +9,15 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // The kinds of refusals that depend on where a zone's configuration comes
-// from (see package inventory).
+// from (zonemodel's; see package inventory).
 var (
-	// ErrNamedConf means the zone is configured in named.conf: modzone
-	// and delzone cannot change it durably (named takes named.conf's
-	// statement back at its next reconfig or restart), so the API does
-	// not change, delete or adopt it. Error.Clause, for an adopt, is the
-	// clause to add to its statement in named.conf.
-	ErrNamedConf = errors.New("zone configured in named.conf")
-	// ErrUnmanaged means the zone was not created or adopted through the
-	// API, and the operation (a delete) needs the caller's explicit
-	// confirmation for such a zone.
-	ErrUnmanaged = errors.New("zone not managed")
+	ErrNamedConf = zonemodel.ErrNamedConf
+	ErrUnmanaged = zonemodel.ErrUnmanaged
 )
 
 // AdoptOptions are the choices of an adoption.

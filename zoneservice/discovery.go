@@ -2,13 +2,14 @@ package zoneservice
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // ListedZone is one zone of the list of every zone named serves
@@ -68,8 +69,9 @@ func (f *ListFilter) keeps(z *ListedZone) bool {
 }
 
 // ErrNoInventory means the service has no Inventory (no statistics
-// channel is configured), so it cannot list the zones it does not manage.
-var ErrNoInventory = errors.New("no zone inventory")
+// channel is configured), so it cannot list the zones it does not manage
+// (zonemodel's).
+var ErrNoInventory = zonemodel.ErrNoInventory
 
 // AllZones lists every zone named serves (the Inventory's snapshot, see
 // package inventory for how fresh it is) together with the managed zones

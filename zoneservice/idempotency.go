@@ -3,10 +3,11 @@ package zoneservice
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Idempotency-Keys (the IETF httpapi draft "The Idempotency-Key HTTP
@@ -21,17 +22,11 @@ import (
 // them: another identity's same key is another key. The front end reads
 // the key and writes the answers; the keys are kept here.
 
-// Errors of BeginKeyed.
+// Errors of BeginKeyed (zonemodel's).
 var (
-	// ErrKeyBusy means a request with the key is being answered in this
-	// process (the draft's 409).
-	ErrKeyBusy = errors.New("a request with this Idempotency-Key is being answered")
-	// ErrKeyReused means the key was used with another request body
-	// (the draft's 422).
-	ErrKeyReused = errors.New("the Idempotency-Key was used with another request")
-	// ErrNoKeys means the service's store keeps no Idempotency-Keys (a
-	// store other than *zonestore.Store).
-	ErrNoKeys = errors.New("the zone store keeps no Idempotency-Keys")
+	ErrKeyBusy   = zonemodel.ErrKeyBusy
+	ErrKeyReused = zonemodel.ErrKeyReused
+	ErrNoKeys    = zonemodel.ErrNoKeys
 )
 
 // Answer is a request's final answer as a front end recorded it: its

@@ -18,18 +18,12 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// The kinds of an import's failures, besides those of Create.
+// The kinds of an import's failures, besides those of Create
+// (zonemodel's).
 var (
-	// ErrTooLarge means the zone is over zonemodel.MaxImportBytes or
-	// zonemodel.MaxImportRecords.
-	ErrTooLarge = errors.New("zone too large")
-	// ErrSource means the server an import transfers from could not be
-	// reached, refused the transfer or sent something that is not the
-	// zone.
-	ErrSource = errors.New("import source failed")
-	// ErrSourceTimeout means the server an import transfers from did not
-	// answer in time.
-	ErrSourceTimeout = errors.New("import source timed out")
+	ErrTooLarge      = zonemodel.ErrTooLarge
+	ErrSource        = zonemodel.ErrSource
+	ErrSourceTimeout = zonemodel.ErrSourceTimeout
 )
 
 // ImportSource is where an imported zone's records come from: exactly one

@@ -9,6 +9,8 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // ThawWait bounds how long Thaw waits for named to report the zone no
@@ -67,64 +69,21 @@ func (s *Service) ZoneStatement(ctx context.Context, name string) (*rndc.ZoneSta
 
 // The states of a zone that named's refusal of a control command
 // reports besides ErrExists ("already exists"), ErrFrozen ("already
-// frozen"), ErrNotFound and ErrWrongType; ControlRefusal tells them
-// apart.
+// frozen"), ErrNotFound and ErrWrongType (zonemodel's); ControlRefusal
+// tells them apart.
 var (
-	// ErrNotFrozen means the zone is not frozen (thaw of a zone that
-	// is not).
-	ErrNotFrozen = errors.New("zone not frozen")
-	// ErrNotDynamic means the zone does not accept dynamic updates, so
-	// it cannot be frozen.
-	ErrNotDynamic = errors.New("zone not dynamic")
-	// ErrDynamic means the zone accepts dynamic updates, so it reloads
-	// only once frozen.
-	ErrDynamic = errors.New("zone dynamic")
+	ErrNotFrozen  = zonemodel.ErrNotFrozen
+	ErrNotDynamic = zonemodel.ErrNotDynamic
+	ErrDynamic    = zonemodel.ErrDynamic
 )
 
-// controlStates are BIND's short error texts that describe the zone's
-// state rather than a failure of BIND.
-var controlStates = map[string]error{
-	"already exists": ErrExists,
-	"already frozen": ErrFrozen,
-	"not dynamic":    ErrNotDynamic,
-	"dynamic zone":   ErrDynamic,
-	"not frozen":     ErrNotFrozen,
-}
-
 // ControlRefusal classifies named's refusal of a control command (an
-// *rndc.Error, possibly wrapped): ErrExists, ErrFrozen, ErrNotFrozen,
-// ErrNotDynamic or ErrDynamic for a state of the zone, ErrNotFound when
-// named does not know what the command names, ErrWrongType when the
-// zone's type does not allow the command; nil otherwise (and for errors
-// that are not named's answer).
-func ControlRefusal(err error) error {
-	var re *rndc.Error
-	switch {
-	case !errors.As(err, &re):
-		return nil
-	case controlStates[re.Err] != nil:
-		return controlStates[re.Err]
-	case rndc.IsNotFound(err):
-		return ErrNotFound
-	case rndc.IsWrongZoneType(err):
-		return ErrWrongType
-	}
-	return nil
-}
+// *rndc.Error, possibly wrapped): zonemodel.ControlRefusal.
+func ControlRefusal(err error) error { return zonemodel.ControlRefusal(err) }
 
-// Describe formats the error named answered a control command with: its
-// short error and, when it says more, its longer text. Other errors are
-// described by their Error method.
-func Describe(err error) string {
-	var re *rndc.Error
-	if !errors.As(err, &re) {
-		return err.Error()
-	}
-	if re.Text != "" && re.Text != re.Err {
-		return re.Err + ": " + re.Text
-	}
-	return re.Err
-}
+// Describe formats the error named answered a control command with:
+// zonemodel.DescribeControl.
+func Describe(err error) string { return zonemodel.DescribeControl(err) }
 
 // Reload reloads the zone from its file (`rndc reload`) under the zone's
 // lock and returns named's answer. Errors: ErrBusy, ErrNotFound,

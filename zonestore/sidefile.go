@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Side files hold what a front end keeps of a zone that BIND has no place
@@ -25,8 +27,8 @@ import (
 // What is in them is the front end's business.
 
 // SideKindPowerDNS is the PowerDNS API's side file kind:
-// <zone>.pdns.json.
-const SideKindPowerDNS = "pdns"
+// <zone>.pdns.json (zonemodel's).
+const SideKindPowerDNS = zonemodel.SideKindPowerDNS
 
 // sideKinds are the side file kinds; RemoveZoneFiles removes each.
 var sideKinds = []string{SideKindPowerDNS}
@@ -63,18 +65,14 @@ func (s *Store) ReadSideFile(zone, kind string) (data []byte, ok bool, err error
 }
 
 // SideFileStamp identifies one version of a side file, from a stat of it
-// (device, inode, size, modification and change times), so that a
-// reader may keep what it made of the file's bytes and know, by a stat
-// (StatSideFile) instead of a read, that the file is still the one it
-// read (Matches), whichever process or Store wrote it since.
-type SideFileStamp struct {
+// (zonemodel.SideFileStamp).
+type SideFileStamp = zonemodel.SideFileStamp
+
+// sideStat is what a stamp is made of (stampOf).
+type sideStat struct {
 	dev, ino     uint64
 	size         int64
 	mtime, ctime int64 // nanoseconds
-	// settled is set by a read (ReadSideFileStamped) of a file whose
-	// times are older than the read by sideStampSlack: a later version
-	// of the file cannot carry the same times.
-	settled bool
 }
 
 // sideStampSlack is how much older than a read a side file's times must
@@ -87,28 +85,23 @@ const (
 	sideStampSlackCoarse = 3 * time.Second
 )
 
-func stampOf(fi fs.FileInfo) SideFileStamp {
+func stampOf(fi fs.FileInfo) sideStat {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return SideFileStamp{} // never settled: never matches
+		return sideStat{} // never settled: never matches
 	}
-	return SideFileStamp{
+	return sideStat{
 		dev: uint64(st.Dev), ino: uint64(st.Ino), size: st.Size,
 		mtime: time.Unix(st.Mtim.Unix()).UnixNano(), ctime: time.Unix(st.Ctim.Unix()).UnixNano(),
 	}
 }
 
-// Matches reports whether a later stamp (StatSideFile's) is of the very
-// version of the file that this stamp's read (ReadSideFileStamped) read:
-// the same device, inode, size and times, and this read made when those
-// times were settled. Each ReplaceSideFile makes a new inode (a rename
-// over the file); an inode number used again, or a file changed in
-// place, would show the same times only if written within the file
-// system's timestamp tick of the read's version, which a settled read
-// rules out (unless the clock is set back by more than sideStampSlack).
-func (s SideFileStamp) Matches(later SideFileStamp) bool {
-	later.settled = s.settled
-	return s.settled && s == later
+// stamp is the stat's stamp, settled or not.
+func (st sideStat) stamp(settled bool) SideFileStamp {
+	if st == (sideStat{}) {
+		return SideFileStamp{}
+	}
+	return zonemodel.NewSideFileStamp(st.dev, st.ino, st.size, st.mtime, st.ctime, settled)
 }
 
 // ReadSideFileStamped is ReadSideFile, with the stamp of the version
@@ -141,16 +134,17 @@ func (s *Store) ReadSideFileStamped(zone, kind string) (data []byte, stamp SideF
 	if err != nil {
 		return nil, stamp, false, fmt.Errorf("reading side file %s: %w", path, err)
 	}
-	stamp = stampOf(fi)
-	if stamp.ino != 0 && int64(len(data)) == stamp.size {
+	st := stampOf(fi)
+	settled := false
+	if st.ino != 0 && int64(len(data)) == st.size {
 		slack := sideStampSlack
-		if stamp.mtime%int64(time.Second) == 0 && stamp.ctime%int64(time.Second) == 0 {
+		if st.mtime%int64(time.Second) == 0 && st.ctime%int64(time.Second) == 0 {
 			slack = sideStampSlackCoarse
 		}
 		limit := start.Add(-slack).UnixNano()
-		stamp.settled = stamp.mtime < limit && stamp.ctime < limit
+		settled = st.mtime < limit && st.ctime < limit
 	}
-	return data, stamp, true, nil
+	return data, st.stamp(settled), true, nil
 }
 
 // StatSideFile is the stamp of the zone's side file of kind as it is now
@@ -171,7 +165,7 @@ func (s *Store) StatSideFile(zone, kind string) (stamp SideFileStamp, ok bool, e
 	if err != nil {
 		return stamp, false, fmt.Errorf("reading side file %s: %w", path, err)
 	}
-	return stampOf(fi), true, nil
+	return stampOf(fi).stamp(false), true, nil
 }
 
 // ReplaceSideFile writes the zone's side file of kind atomically: a
