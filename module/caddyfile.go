@@ -267,7 +267,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if h.Events == nil {
 				h.Events = new(EventsConfig)
 			}
-			if err := h.Events.unmarshalCaddyfile(d); err != nil {
+			if err := h.Events.UnmarshalCaddyfile(d); err != nil {
 				return err
 			}
 		case "catalog":

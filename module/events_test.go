@@ -38,7 +38,7 @@ func TestEventsConfigChecked(t *testing.T) {
 		{"same url", []WebhookConfig{{URL: "https://h.example/x", Secret: secret}, {URL: "https://h.example/x", Secret: secret}}, "two webhooks"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := (&EventsConfig{Webhooks: c.hooks}).webhooks()
+			_, err := (&EventsConfig{Webhooks: c.hooks}).Checked()
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)

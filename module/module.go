@@ -387,7 +387,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.cell.stopWatch = stopWatch
 	go watchNamed(watchCtx, h.getBackend)
 	go h.History.watch(watchCtx, h.cell.resolved)
-	hooks, err := h.Events.webhooks()
+	hooks, err := h.Events.Checked()
 	if err == nil && len(hooks) > 0 && !h.History.on() {
 		err = fmt.Errorf("events: webhooks deliver the change history's entries; they need the history on (remove history off)")
 	}
