@@ -53,7 +53,7 @@ func (h *Handler) getBackend() (*backend, error) {
 	}
 	rc := &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout, Trace: h.rndcTraceHook(),
 		Observe: h.observeControl, Expiry: h.rndcTimeout + commandExpiry}
-	hist, err := h.History.open(&h.sharedRefs, h.logger)
+	hist, err := openHistory(h.History, &h.sharedRefs, h.logger)
 	if err != nil {
 		return nil, err
 	}

@@ -260,7 +260,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.Views = append(h.Views, v)
 		case "history":
 			h.History = new(HistoryConfig)
-			if err := h.History.unmarshalCaddyfile(d); err != nil {
+			if err := h.History.UnmarshalCaddyfile(d); err != nil {
 				return err
 			}
 		case "events":

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -12,8 +11,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/dustin/go-humanize"
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/events"
@@ -22,113 +19,18 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
-// HistoryConfig configures the change history (docs/history.md): every
-// change of a zone is recorded durably in <zone_dir>/.zoneapi/history/
-// before the request that made it is answered, and read through GET
-// /api/v1/changes and /api/v1/zones/{name}/changes. It is on unless Off.
-type HistoryConfig struct {
-	// Off turns the history off: nothing is recorded and the change
-	// endpoints answer 404.
-	Off bool `json:"off,omitempty"`
-	// MaxAge drops entries older than this (whole segment files).
-	// Default 90 days.
-	MaxAge caddy.Duration `json:"max_age,omitempty"`
-	// MaxSize bounds the history's bytes on disk (the oldest segment
-	// files are dropped past it). Default 256 MiB.
-	MaxSize int64 `json:"max_size,omitempty"`
-	// SyncEach makes every request that changed a zone wait until its
-	// entry is fsynced (concurrent requests share one fsync). By default
-	// a request waits until the entry is written to the file, which
-	// survives any crash of Caddy, and the fsync follows in the
-	// background within 10 ms (one fsync for every entry written in that
-	// time): an operating system crash may lose the last entries,
-	// which are then recorded again from named's journal at start, as
-	// external changes (docs/history.md).
-	SyncEach bool `json:"sync_each,omitempty"`
-	// NotifyListen is the address ("127.0.0.1:5399") where the module
-	// receives named's NOTIFY messages, to record the changes made
-	// outside the API (nsupdate, an edited zone file) as they happen:
-	// add it to named.conf's also-notify (docs/history.md). Without it,
-	// such changes are recorded when the API starts, reloads or thaws
-	// the zone, or at the zone's next NOTIFY.
-	NotifyListen string `json:"notify_listen,omitempty"`
-}
-
-// unmarshalCaddyfile reads `history off` or
-// `history { max_age <d>; max_size <bytes>; sync_each; notify_listen <addr> }`.
-func (c *HistoryConfig) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	if d.NextArg() {
-		if d.Val() != "off" || d.NextArg() {
-			return d.Errf("history: want `history off` or a block")
-		}
-		c.Off = true
-		return nil
-	}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		switch d.Val() {
-		case "max_age":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.ArgErr()
-			}
-			dur, err := caddy.ParseDuration(v)
-			if err != nil || dur <= 0 {
-				return d.Errf("history max_age: want a positive duration such as 30d or 720h, got %q", v)
-			}
-			c.MaxAge = caddy.Duration(dur)
-		case "max_size":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.ArgErr()
-			}
-			n, err := humanize.ParseBytes(v)
-			if err != nil || n == 0 || n > 1<<50 {
-				return d.Errf("history max_size: want a size such as 512MiB, got %q", v)
-			}
-			c.MaxSize = int64(n)
-		case "sync_each":
-			if d.NextArg() {
-				return d.ArgErr()
-			}
-			c.SyncEach = true
-		case "notify_listen":
-			if !d.AllArgs(&c.NotifyListen) {
-				return d.ArgErr()
-			}
-		default:
-			return d.Errf("history: unrecognized subdirective %q", d.Val())
-		}
-	}
-	return nil
-}
-
-// on reports whether the history is recorded (c may be nil: on).
-func (c *HistoryConfig) on() bool { return c == nil || !c.Off }
-
-// validate checks the history option without touching anything.
-func (c *HistoryConfig) validate() error {
-	if c == nil || c.NotifyListen == "" {
-		return nil
-	}
-	addr := c.notifyAddr()
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("history notify_listen %q: %v", addr, err)
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("history notify_listen %q: must be a loopback address (named on this host sends the NOTIFY)", addr)
-	}
-	return nil
-}
+// HistoryConfig configures the change history (docs/history.md):
+// package events' HistoryConfig.
+type HistoryConfig = events.HistoryConfig
 
 // historyDir is where the history of a zone directory is kept.
 func historyDir(zoneDir string) string { return filepath.Join(zoneDir, ".zoneapi", "history") }
 
-// open opens (or shares) the history that refs holds (acquireHistory in
+// openHistory opens (or shares) the history that refs holds (acquireHistory in
 // Provision); Cleanup gives it back once the generation's last request
 // has finished.
-func (c *HistoryConfig) open(refs *sharedRefs, logger *zap.Logger) (*history.Log, error) {
-	if !c.on() || refs.history == nil {
+func openHistory(c *HistoryConfig, refs *sharedRefs, logger *zap.Logger) (*history.Log, error) {
+	if !c.On() || refs.history == nil {
 		return nil, nil
 	}
 	var opts history.Options
@@ -148,15 +50,15 @@ func (c *HistoryConfig) open(refs *sharedRefs, logger *zap.Logger) (*history.Log
 	return l, nil
 }
 
-// watch, started by Provision, has the zone server follow the history
+// watchHistory, started by Provision, has the zone server follow the history
 // (zoneservice.Server.FollowHistory) once the backend is resolved (by the
 // first request, or the restart watch a couple of seconds after start;
 // the watch never resolves it itself, so nothing touches the disk before
 // that, and `caddy validate` touches nothing): changes made while the API
 // was not running, or whose entry a crash lost (zoneservice.Service.CatchUp),
 // and named's NOTIFYs on notify_listen until ctx ends (Cleanup).
-func (c *HistoryConfig) watch(ctx context.Context, resolved func() *backend) {
-	if !c.on() {
+func watchHistory(ctx context.Context, c *HistoryConfig, resolved func() *backend) {
+	if !c.On() {
 		return
 	}
 	var b *backend
@@ -170,15 +72,7 @@ func (c *HistoryConfig) watch(ctx context.Context, resolved func() *backend) {
 			break
 		}
 	}
-	b.server.FollowHistory(ctx, c.notifyAddr(), acquireNotify)
-}
-
-// notifyAddr is notify_listen expanded.
-func (c *HistoryConfig) notifyAddr() string {
-	if c == nil {
-		return ""
-	}
-	return caddy.NewReplacer().ReplaceKnown(c.NotifyListen, "")
+	b.server.FollowHistory(ctx, c.NotifyAddr(), acquireNotify)
 }
 
 // notifyPool holds the NOTIFY listeners by address

@@ -386,9 +386,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	h.cell.stopWatch = stopWatch
 	go watchNamed(watchCtx, h.getBackend)
-	go h.History.watch(watchCtx, h.cell.resolved)
+	go watchHistory(watchCtx, h.History, h.cell.resolved)
 	hooks, err := h.Events.Checked()
-	if err == nil && len(hooks) > 0 && !h.History.on() {
+	if err == nil && len(hooks) > 0 && !h.History.On() {
 		err = fmt.Errorf("events: webhooks deliver the change history's entries; they need the history on (remove history off)")
 	}
 	if err != nil {
@@ -402,7 +402,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.views.acquire(h.zoneDir, h.rndcTimeout); err != nil {
 		return err
 	}
-	if h.History.on() && h.zoneDir != "" {
+	if h.History.On() && h.zoneDir != "" {
 		if err := h.acquireHistory(h.zoneDir); err != nil {
 			return err
 		}
@@ -416,7 +416,7 @@ func (h *Handler) Validate() error {
 	if err := h.validateDocs(); err != nil {
 		return err
 	}
-	if err := h.History.validate(); err != nil {
+	if err := h.History.Validate(); err != nil {
 		return err
 	}
 	if h.zoneDir == "" {
