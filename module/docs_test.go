@@ -172,6 +172,17 @@ func TestCheckBody(t *testing.T) {
 	}
 }
 
+// bodyViolations is the 400 of a body that fails its schema
+// (rest.DecodeBody's), as a client reads it.
+type bodyViolations struct {
+	Error      string              `json:"error"`
+	Message    string              `json:"message"`
+	Violations []apispec.Violation `json:"violations"`
+}
+
+// maxViolations is the most violations one 400 lists (rest's).
+const maxViolations = 100
+
 // routeParams is what the router gives the handler of method and path.
 func routeParams(t testing.TB, h *Handler, method, path string) params {
 	t.Helper()

@@ -2,9 +2,7 @@ package module
 
 import (
 	"fmt"
-	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/rest"
 )
@@ -27,19 +25,3 @@ const maxProblems = rest.MaxProblems
 // problemList joins the problems of a request's query for its 400
 // (rest.ProblemList).
 func problemList(problems []string) string { return rest.ProblemList(problems) }
-
-// checkContentType answers 415 when the request declares a body type other
-// than JSON; an absent Content-Type is taken as JSON. It runs before the
-// body is read or checked against the schema.
-func checkContentType(w http.ResponseWriter, r *http.Request) bool {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return true
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-		writeError(w, http.StatusUnsupportedMediaType, "request body must be JSON (Content-Type: application/json), got %q", ct)
-		return false
-	}
-	return true
-}
