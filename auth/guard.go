@@ -32,6 +32,13 @@ type Guard struct {
 	FailedAuth *RateLimit
 	// Log is the auth logger.
 	Log *zap.Logger
+	// Limits holds the buckets of PerIdentity and FailedAuth and the
+	// expensive reads in flight: the process's (AcquireLimits), shared by
+	// every Guard and kept across config reloads. Nil: the Guard makes
+	// limits of its own at first use.
+	Limits *Limits
+
+	state guardState
 }
 
 // Rejection is a refused request: status, the reason phrase for the
@@ -54,7 +61,7 @@ func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
 	if g.Disabled {
 		// Without identities, the per-identity limit counts per address.
 		if g.PerIdentity != nil {
-			if d := g.PerIdentity.take("identity", "anonymous@"+ip); d > 0 {
+			if d := g.limits().take(g.PerIdentity, "identity", "anonymous@"+ip); d > 0 {
 				return nil, &Rejection{Status: http.StatusTooManyRequests, Reason: "rate_limit", RetryAfter: retryAfter(d),
 					Message: fmt.Sprintf("rate limit of %s exceeded; retry after %d s", ip, retryAfter(d))}
 			}
@@ -62,7 +69,7 @@ func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
 		return anonymous, nil
 	}
 	if g.FailedAuth != nil {
-		if d := g.FailedAuth.blocked("failed_auth", ip); d > 0 {
+		if d := g.limits().blocked(g.FailedAuth, "failed_auth", ip); d > 0 {
 			g.Log.Warn("request refused: too many failed authentications from this address", zap.String("client_ip", ip), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 			return nil, &Rejection{Status: http.StatusTooManyRequests, Reason: "failed_auth_limit", RetryAfter: retryAfter(d),
 				Message: fmt.Sprintf("too many failed authentication attempts from %s; retry after %d s", ip, retryAfter(d))}
@@ -88,7 +95,7 @@ func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
 		return nil, &Rejection{Status: ae.Status, Reason: ae.Reason, Message: ae.Message}
 	}
 	if g.PerIdentity != nil {
-		if d := g.PerIdentity.take("identity", id.ID); d > 0 {
+		if d := g.limits().take(g.PerIdentity, "identity", id.ID); d > 0 {
 			g.Log.Warn("request refused: rate limit", zap.String("principal", logsafe.Text(id.ID)), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 			return nil, &Rejection{Status: http.StatusTooManyRequests, Reason: "rate_limit", RetryAfter: retryAfter(d),
 				Message: fmt.Sprintf("rate limit of %s exceeded; retry after %d s", id.ID, retryAfter(d))}
@@ -104,7 +111,7 @@ func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
 // and returns the 401.
 func (g *Guard) failed(r *http.Request, ip, reason, msg string) *Rejection {
 	if g.FailedAuth != nil {
-		g.FailedAuth.take("failed_auth", ip)
+		g.limits().take(g.FailedAuth, "failed_auth", ip)
 	}
 	g.Log.Warn("authentication failed", zap.String("mode", g.ModeName), zap.String("reason", reason), zap.String("client_ip", ip), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 	return &Rejection{Status: http.StatusUnauthorized, Reason: reason, Message: msg}

@@ -60,10 +60,10 @@ func TestGuardRateLimits(t *testing.T) {
 	// Recovery, on a fake clock: after Retry-After the identity is
 	// served again, and the address after its failures refill.
 	now := time.Now()
-	limiters.now = func() time.Time { return now }
-	defer func() { limiters.now = time.Now }()
+	clock := NewLimits()
+	clock.buckets.now = func() time.Time { return now }
 	slow := &Guard{Mode: s, ModeName: "static", Log: zap.NewNop(), PerIdentity: &RateLimit{Requests: 1, Interval: caddy.Duration(time.Minute)},
-		FailedAuth: &RateLimit{Requests: 1, Interval: caddy.Duration(time.Minute)}}
+		FailedAuth: &RateLimit{Requests: 1, Interval: caddy.Duration(time.Minute)}, Limits: clock}
 	if _, rej := slow.Check(guardReq("192.0.2.30", a)); rej != nil {
 		t.Fatal(rej)
 	}

@@ -14,11 +14,6 @@ import (
 // limit does.
 const MaxExpensiveReads = 4
 
-// expensiveReads counts each subject's expensive reads in flight. It is
-// process-wide, so that a config reload (whose old handler still serves
-// its requests) neither forgets nor doubles them.
-var expensiveReads = &inFlight{max: MaxExpensiveReads, n: map[string]int{}}
-
 // inFlight counts requests in flight per subject, at most max each.
 type inFlight struct {
 	max int
@@ -49,15 +44,22 @@ func (f *inFlight) acquire(subject string) (release func(), ok bool) {
 
 // AcquireExpensiveRead takes one of the expensive-read slots of the
 // request's identity (id; nil or the disabled mode's anonymous identity
-// count per client address). When the identity has MaxExpensiveReads in
-// flight it returns the 429 to answer instead; otherwise the caller must
-// call release when the answer is written.
-func AcquireExpensiveRead(r *http.Request, id *Identity) (release func(), rej *Rejection) {
+// count per client address), in the Guard's Limits: those of the process
+// (AcquireLimits), so that a config reload, whose old handler still
+// serves its requests, neither forgets nor doubles them. When the
+// identity has MaxExpensiveReads in flight it returns the 429 to answer
+// instead; otherwise the caller must call release when the answer is
+// written. A nil Guard (a host built without provisioning, in tests)
+// bounds nothing.
+func (g *Guard) AcquireExpensiveRead(r *http.Request, id *Identity) (release func(), rej *Rejection) {
+	if g == nil {
+		return func() {}, nil
+	}
 	subject := "anonymous@" + failedAuthSubject(ClientIP(r))
 	if id != nil && id != anonymous {
 		subject = id.ID
 	}
-	release, ok := expensiveReads.acquire(subject)
+	release, ok := g.limits().reads.acquire(subject)
 	if !ok {
 		return nil, &Rejection{Status: http.StatusTooManyRequests, Reason: "expensive_reads", RetryAfter: 1,
 			Message: fmt.Sprintf("%s has %d searches, exports or lists of every zone in flight, the most one identity may have at once; retry after 1 s", subject, MaxExpensiveReads)}

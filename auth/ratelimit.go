@@ -47,12 +47,6 @@ func (l *RateLimit) limit() (rate.Limit, int) {
 	return rate.Limit(float64(l.Requests) / iv.Seconds()), burst
 }
 
-// limiters holds every token bucket of the process, keyed by the limit's
-// kind, rate, burst and subject, so their state outlives config reloads
-// (a reload that keeps a limit keeps its buckets). It is bounded: see
-// bucketTable.
-var limiters = newBucketTable(maxLimiters)
-
 // maxLimiters bounds the bucket table: about 200 bytes a bucket, so some
 // 13 MB at the bound, room for the addresses and identities of a busy
 // API (an IPv6 client counts per /64 for failed authentication).
@@ -127,19 +121,20 @@ func (t *bucketTable) evict(now time.Time) {
 	}
 }
 
-// bucket returns the process-wide bucket of subject under the limit.
-func (l *RateLimit) bucket(kind, subject string) *rate.Limiter {
+// bucket returns the bucket of subject under the limit l, of the Guards
+// that share these Limits.
+func (lims *Limits) bucket(l *RateLimit, kind, subject string) *rate.Limiter {
 	r, b := l.limit()
 	// Built without fmt: this runs twice per request.
 	key := kind + "\x00" + strconv.FormatFloat(float64(r), 'g', -1, 64) + "\x00" + strconv.Itoa(b) + "\x00" + subject
-	return limiters.get(key, r, b)
+	return lims.buckets.get(key, r, b)
 }
 
-// take spends one request of subject's bucket. It returns 0 when the
-// request may go ahead, else how long until it could.
-func (l *RateLimit) take(kind, subject string) time.Duration {
-	now := limiters.now()
-	res := l.bucket(kind, subject).ReserveN(now, 1)
+// take spends one request of subject's bucket under l. It returns 0 when
+// the request may go ahead, else how long until it could.
+func (lims *Limits) take(l *RateLimit, kind, subject string) time.Duration {
+	now := lims.buckets.now()
+	res := lims.bucket(l, kind, subject).ReserveN(now, 1)
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		return d
@@ -148,10 +143,10 @@ func (l *RateLimit) take(kind, subject string) time.Duration {
 }
 
 // blocked reports, without spending anything, how long until subject's
-// bucket holds a whole token again (0: not blocked).
-func (l *RateLimit) blocked(kind, subject string) time.Duration {
-	lim := l.bucket(kind, subject)
-	tokens := lim.TokensAt(limiters.now())
+// bucket under l holds a whole token again (0: not blocked).
+func (lims *Limits) blocked(l *RateLimit, kind, subject string) time.Duration {
+	lim := lims.bucket(l, kind, subject)
+	tokens := lim.TokensAt(lims.buckets.now())
 	if tokens >= 1 {
 		return 0
 	}

@@ -20,7 +20,7 @@ func TestFloodOfAddressesKeepsLockouts(t *testing.T) {
 	provisionStatic(t, s)
 	g := &Guard{Mode: s, ModeName: "static", Log: zap.NewNop(),
 		PerIdentity: &RateLimit{Requests: 2, Interval: caddy.Duration(time.Hour)},
-		FailedAuth:  &RateLimit{Requests: 3, Interval: caddy.Duration(time.Hour)}}
+		FailedAuth:  &RateLimit{Requests: 3, Interval: caddy.Duration(time.Hour)}, Limits: NewLimits()}
 	const locked = "198.51.100.77"
 	for i := 0; i < 3; i++ {
 		g.Check(guardReq(locked, "wrong"))
@@ -37,12 +37,11 @@ func TestFloodOfAddressesKeepsLockouts(t *testing.T) {
 	// A smaller bound than maxLimiters keeps the test fast under -race;
 	// the rule is the same. (The old code's bound, 10,000, was flooded
 	// with 20,000 addresses when this test was shown to fail on it.)
-	limiters.mu.Lock()
-	saved := limiters.max
-	limiters.max = len(limiters.m) + 2000
-	limiters.mu.Unlock()
-	defer func() { limiters.mu.Lock(); limiters.max = saved; limiters.mu.Unlock() }()
-	flood := 2 * limiters.max
+	buckets := g.Limits.buckets
+	buckets.mu.Lock()
+	buckets.max = len(buckets.m) + 2000
+	buckets.mu.Unlock()
+	flood := 2 * buckets.max
 	for i := 0; i < flood; i++ {
 		ip := fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)
 		if _, rej := g.Check(guardReq(ip, "wrong")); rej == nil || rej.Status != 401 {

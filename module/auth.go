@@ -77,7 +77,7 @@ func (h *Handler) provisionAuth(ctx caddy.Context) error {
 		}
 	}
 	h.guard = &auth.Guard{Mode: authn, ModeName: mode, Disabled: h.authDisabled,
-		PerIdentity: h.RateLimit, FailedAuth: h.FailedAuthLimit, Log: h.authLog}
+		PerIdentity: h.RateLimit, FailedAuth: h.FailedAuthLimit, Log: h.authLog, Limits: auth.AcquireLimits()}
 
 	weak := ""
 	switch {

@@ -453,6 +453,7 @@ func (h *Handler) Cleanup() error {
 		if h.imports != nil { // Provision failed after taking it
 			releaseImports()
 		}
+		h.guard.Release()
 		return nil
 	}
 	if h.cell.stopWatch != nil {
@@ -472,6 +473,7 @@ func releaseShared(h *Handler) {
 	h.release()
 	h.views.release()
 	releaseImports()
+	h.guard.Release() // the process's limits (auth.AcquireLimits)
 	h.cell.mu.Lock()
 	b := h.cell.backend
 	h.cell.mu.Unlock()

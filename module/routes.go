@@ -238,7 +238,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		return label
 	}
 	if expensiveRead(rt, r) {
-		release, rej := auth.AcquireExpensiveRead(r, authOf(r).id)
+		release, rej := h.guard.AcquireExpensiveRead(r, authOf(r).id)
 		if rej != nil {
 			metrics.authFailures.WithLabelValues(rej.Reason).Inc()
 			w.Header().Set("Retry-After", strconv.Itoa(rej.RetryAfter))
