@@ -28,7 +28,7 @@ func (h *Handler) serverConfig(c *rndc.Client) zoneservice.ServerConfig {
 	// checks then).
 	var checker *zonecheck.Checker
 	if h.NamedCheckzone != "off" {
-		checker = &zonecheck.Checker{Path: caddy.NewReplacer().ReplaceKnown(h.NamedCheckzone, "")}
+		checker = &zonecheck.Checker{Path: caddy.NewReplacer().ReplaceKnown(h.NamedCheckzone, ""), Procs: h.checkzone}
 	}
 	return zoneservice.ServerConfig{
 		Names:        h.views.names,

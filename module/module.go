@@ -33,6 +33,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -227,6 +228,9 @@ type Handler struct {
 	// imports is the process's gate of imports (importsPool), held
 	// from Provision to Cleanup.
 	imports *rest.ImportGate
+	// checkzone is the process's bound of named-checkzone processes
+	// (checkzonePool), held from Provision to Cleanup.
+	checkzone *zonecheck.Procs
 
 	catalog catalogSettings // the catalog option, checked (zero: none)
 	views   viewTable       // the views option, checked (zero: none)
@@ -380,6 +384,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.imports = acquireImports()
+	h.checkzone = acquireCheckzone()
 	h.router = newRouter(h.buildRoutes())
 	h.cell = new(backendCell)
 	h.gen = newGeneration(func() { releaseShared(h) })
@@ -453,6 +458,9 @@ func (h *Handler) Cleanup() error {
 		if h.imports != nil { // Provision failed after taking it
 			releaseImports()
 		}
+		if h.checkzone != nil {
+			releaseCheckzone()
+		}
 		h.guard.Release()
 		return nil
 	}
@@ -473,6 +481,7 @@ func releaseShared(h *Handler) {
 	h.release()
 	h.views.release()
 	releaseImports()
+	releaseCheckzone()
 	h.guard.Release() // the process's limits (auth.AcquireLimits)
 	h.cell.mu.Lock()
 	b := h.cell.backend

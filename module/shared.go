@@ -11,6 +11,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rest"
+	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -37,7 +38,25 @@ var (
 	// the bounds of the imports running at once are the process's, over
 	// every handler and config generation.
 	importsPool = caddy.NewUsagePool()
+	// checkzonePool holds the process's one *zonecheck.Procs (key
+	// checkzoneKey): the bound of the named-checkzone processes running
+	// at once is the process's, over every handler and config generation.
+	checkzonePool = caddy.NewUsagePool()
 )
+
+// checkzoneKey is the key of the named-checkzone bound in checkzonePool.
+const checkzoneKey = "named-checkzone"
+
+// acquireCheckzone takes a reference to the process's bound of
+// named-checkzone processes; releaseCheckzone gives it back.
+func acquireCheckzone() *zonecheck.Procs {
+	v, _, _ := checkzonePool.LoadOrNew(checkzoneKey, func() (caddy.Destructor, error) {
+		return zonecheck.NewProcs(), nil
+	})
+	return v.(*zonecheck.Procs)
+}
+
+func releaseCheckzone() { _, _ = checkzonePool.Delete(checkzoneKey) }
 
 // importsKey is the key of the import gate in importsPool.
 const importsKey = "imports"

@@ -15,9 +15,10 @@ import (
 // nothing else), so they hold for all it does with the zone; no other
 // program (prlimit(1)) is needed.
 const (
-	// MaxProcs bounds the named-checkzone processes running at once in
-	// this process, over every Checker: a check waits for a free one
-	// (as long as its context allows).
+	// MaxProcs bounds the named-checkzone processes running at once
+	// over the Checkers that share one Procs (the host gives all of its
+	// Checkers the process's): a check waits for a free one (as long as
+	// its context allows).
 	MaxProcs = 2
 	// DefaultCPUSeconds bounds the CPU time of one named-checkzone
 	// process (RLIMIT_CPU): past it the kernel stops it (SIGXCPU, then
@@ -31,14 +32,27 @@ const (
 	DefaultMemoryBytes = 2 << 30
 )
 
-// procs holds a token for each named-checkzone process running.
-var procs = make(chan struct{}, MaxProcs)
+// Procs bounds the named-checkzone processes of the Checkers that share
+// it to MaxProcs at once. A host that keeps Checkers in several places
+// (zone_api: one per configuration generation and handler) gives them
+// all one Procs, held for the process (a caddy.UsagePool in the host), so
+// that the bound is the process's.
+type Procs struct {
+	slots chan struct{} // a token for each process running
+}
+
+// NewProcs returns a bound of MaxProcs processes at once.
+func NewProcs() *Procs { return &Procs{slots: make(chan struct{}, MaxProcs)} }
+
+// Destruct does nothing: a Procs holds no resource (caddy.Destructor,
+// for the host's pool).
+func (*Procs) Destruct() error { return nil }
 
 // acquire waits for a free process slot; release gives it back.
-func acquire(ctx context.Context) (release func(), err error) {
+func (p *Procs) acquire(ctx context.Context) (release func(), err error) {
 	select {
-	case procs <- struct{}{}:
-		return func() { <-procs }, nil
+	case p.slots <- struct{}{}:
+		return func() { <-p.slots }, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("waiting for one of the %d named-checkzone processes at once: %w", MaxProcs, ctx.Err())
 	}

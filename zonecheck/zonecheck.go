@@ -41,9 +41,25 @@ type Checker struct {
 	// time and address space (default DefaultCPUSeconds and
 	// DefaultMemoryBytes; see bounds.go).
 	CPUSeconds, MemoryBytes uint64
+	// Procs bounds the processes running at once, shared with other
+	// Checkers (nil: a bound of the Checker's own, made at first use).
+	Procs *Procs
 
 	once  sync.Once
 	found string
+
+	procsOnce sync.Once
+	ownProcs  *Procs
+}
+
+// procs returns the Checker's bound of processes at once: Procs, else
+// its own.
+func (c *Checker) procs() *Procs {
+	if c.Procs != nil {
+		return c.Procs
+	}
+	c.procsOnce.Do(func() { c.ownProcs = NewProcs() })
+	return c.ownProcs
 }
 
 // Args are named-checkzone's options that match named's defaults for a
@@ -117,7 +133,7 @@ func (c *Checker) CheckReader(ctx context.Context, zone string, r io.Reader, max
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	release, err := acquire(ctx)
+	release, err := c.procs().acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
