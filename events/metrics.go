@@ -53,13 +53,12 @@ func (deadLettersCollector) Describe(ch chan<- *prometheus.Desc) { ch <- deadLet
 
 // Collect implements prometheus.Collector.
 func (deadLettersCollector) Collect(ch chan<- prometheus.Metric) {
-	running.Lock()
 	byName := map[string]int{}
 	var ds []*Deliverer
-	for _, r := range running.m {
-		ds = append(ds, r.d)
-	}
-	running.Unlock()
+	deliverers.Range(func(_, v any) bool {
+		ds = append(ds, v.(*pooledDeliverer).d)
+		return true
+	})
 	for _, d := range ds {
 		if d.Status().State == PhaseStandby {
 			continue // its holder reports it

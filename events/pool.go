@@ -8,23 +8,36 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 )
 
-// running holds the deliverers that run, by directory, source and
-// configuration: a Caddy reload that keeps a webhook's configuration
-// keeps its deliverer running (the new generation takes a reference
-// before the old one releases its own).
-var running = struct {
-	sync.Mutex
-	m map[string]*runningDeliverer
-}{m: map[string]*runningDeliverer{}}
+// deliverers holds the deliverers that run, by directory and
+// configuration (a *pooledDeliverer each), while someone holds them: each
+// Start takes a reference, and its release gives it back Linger later.
+// So a Caddy reload that keeps a webhook's configuration keeps its
+// deliverer running (the new generation takes its reference before the
+// old one's is given back), and the last holder's release stops the
+// deliverer Linger after it, unless a holder took it again meanwhile.
+var deliverers = caddy.NewUsagePool()
 
-type runningDeliverer struct {
+// pooledDeliverer is a running deliverer, in deliverers.
+type pooledDeliverer struct {
 	d      *Deliverer
-	refs   int
 	cancel context.CancelFunc
-	linger *time.Timer // set while no holder has it
+
+	mu sync.Mutex
+	// lingering are the releases given and not yet carried out (their
+	// timers run until Linger after the release).
+	lingering map[*time.Timer]bool
+}
+
+// Destruct stops the deliverer once no one holds it (caddy.Destructor):
+// an attempt in flight is cut, its state saved, its lock released.
+func (p *pooledDeliverer) Destruct() error {
+	p.cancel()
+	<-p.d.done
+	return nil
 }
 
 // Linger is how long a deliverer that no one holds any more keeps
@@ -45,64 +58,65 @@ func Start(src Source, dir string, w Webhook, logger *zap.Logger) (*Deliverer, f
 	// (a new Log of the same directory), and the deliverer goes on with
 	// the new one.
 	key := dir + "\x00" + w.fingerprint()
-	running.Lock()
-	defer running.Unlock()
-	r := running.m[key]
-	if r == nil {
+	v, _, err := deliverers.LoadOrNew(key, func() (caddy.Destructor, error) {
 		d, err := newDeliverer(src, dir, w, logger)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		r = &runningDeliverer{d: d, cancel: cancel}
-		running.m[key] = r
 		go d.run(ctx)
+		return &pooledDeliverer{d: d, cancel: cancel, lingering: map[*time.Timer]bool{}}, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	r.d.setSource(src)
-	r.refs++
-	if r.linger != nil {
-		r.linger.Stop()
-		r.linger = nil
-	}
+	p := v.(*pooledDeliverer)
+	p.d.setSource(src)
 	var once sync.Once
-	return r.d, func() {
+	return p.d, func() {
 		once.Do(func() {
-			running.Lock()
-			defer running.Unlock()
-			r.refs--
-			if r.refs > 0 {
-				return
-			}
-			r.linger = time.AfterFunc(Linger, func() {
-				running.Lock()
-				if r.refs > 0 || running.m[key] != r {
-					running.Unlock()
-					return
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			var t *time.Timer
+			t = time.AfterFunc(Linger, func() {
+				p.mu.Lock()
+				ours := p.lingering[t]
+				delete(p.lingering, t)
+				p.mu.Unlock()
+				if ours { // else stopNow gave the reference back
+					_, _ = deliverers.Delete(key)
 				}
-				delete(running.m, key)
-				running.Unlock()
-				r.cancel()
-				<-r.d.done
 			})
+			p.lingering[t] = true
 		})
 	}, nil
 }
 
-// stopNow stops the deliverer at once if no one holds it (tests).
+// stopNow gives back at once the references of d released and still
+// lingering, which stops d if no one else holds it (tests).
 func stopNow(d *Deliverer) {
-	running.Lock()
-	var r *runningDeliverer
-	for k, x := range running.m {
-		if x.d == d && x.refs == 0 {
-			r = x
-			delete(running.m, k)
-			x.linger.Stop()
+	var key any
+	var p *pooledDeliverer
+	deliverers.Range(func(k, v any) bool {
+		if x := v.(*pooledDeliverer); x.d == d {
+			key, p = k, x
+			return false
 		}
+		return true
+	})
+	if p == nil {
+		return
 	}
-	running.Unlock()
-	if r != nil {
-		r.cancel()
-		<-r.d.done
+	p.mu.Lock()
+	n := 0
+	for t := range p.lingering {
+		t.Stop() // or it fired, and leaves the reference to us
+		delete(p.lingering, t)
+		n++
+	}
+	p.mu.Unlock()
+	for range n {
+		_, _ = deliverers.Delete(key)
 	}
 }
 
