@@ -36,6 +36,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -256,15 +257,9 @@ func (c *Catalog) ZoneCreated(ctx context.Context, zone, _ string) error { retur
 // ZoneDeleted is the lifecycle hook of a delete: zone leaves the catalog.
 func (c *Catalog) ZoneDeleted(ctx context.Context, zone string) error { return c.Remove(ctx, zone) }
 
-// Member is one member of the catalog.
-type Member struct {
-	// Zone is the member zone's name, without a trailing dot.
-	Zone string `json:"zone"`
-	// Label is its member label.
-	Label string `json:"label"`
-	// Group is its group property, if any.
-	Group string `json:"group,omitempty"`
-}
+// Member is one member of the catalog (its type is the zone model's,
+// which front ends read).
+type Member = zonemodel.CatalogMember
 
 // Members reads the catalog by AXFR and returns its members sorted by
 // zone name.
@@ -314,19 +309,9 @@ func parseMembers(origin string, rrs []dns.RR) []Member {
 	return out
 }
 
-// Report is what a reconcile found (and, unless it was a dry run, fixed).
-type Report struct {
-	// Members is how many members the catalog had before.
-	Members int `json:"members"`
-	// Zones is how many zones are managed.
-	Zones int `json:"zones"`
-	// Missing are managed zones that had no member (added).
-	Missing []string `json:"missing"`
-	// Stray are members whose zone is not managed (removed).
-	Stray []Member `json:"stray"`
-	// Fixed is true when the differences were repaired.
-	Fixed bool `json:"fixed"`
-}
+// Report is what a reconcile found (and, unless it was a dry run,
+// fixed): the zone model's type, which front ends read.
+type Report = zonemodel.CatalogReport
 
 // Diff compares members with the managed zones: managed zones without a
 // member (or only with a label other than theirs), and members whose zone

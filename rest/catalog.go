@@ -5,23 +5,30 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/catalog"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // catalogBody answers GET /api/v1/catalog.
 type catalogBody struct {
-	Zone    string           `json:"zone"`
-	Group   string           `json:"group,omitempty"`
-	Count   int              `json:"count"`
-	Members []catalog.Member `json:"members"`
+	Zone    string                    `json:"zone"`
+	Group   string                    `json:"group,omitempty"`
+	Count   int                       `json:"count"`
+	Members []zonemodel.CatalogMember `json:"members"`
 	// Drift is what a reconcile would fix now.
-	Drift *catalog.Report `json:"drift"`
+	Drift *zonemodel.CatalogReport `json:"drift"`
 }
 
-// catalogOr404 returns the default view's zone service, or 404 when no
+// catalogKeeper is what the catalog routes ask of the default view's zone
+// service.
+type catalogKeeper interface {
+	frontend.CatalogReader
+	frontend.CatalogReconciler
+}
+
+// catalogOr404 returns the default view's catalog, or 404 when no
 // catalog is configured.
-func (a *API) catalogOr404() (*zoneservice.Service, error) {
+func (a *API) catalogOr404() (catalogKeeper, error) {
 	if a.CatalogZone == "" {
 		return nil, fail(http.StatusNotFound, "no catalog zone is configured (zone_api's catalog option)")
 	}
@@ -50,7 +57,7 @@ func (a *API) handleGetCatalog(w http.ResponseWriter, r *http.Request, _ Params)
 		return badGateway("comparing catalog zone %s with the managed zones: %v", a.CatalogZone, err)
 	}
 	if members == nil {
-		members = []catalog.Member{}
+		members = []zonemodel.CatalogMember{}
 	}
 	WriteJSON(w, http.StatusOK, catalogBody{Zone: a.CatalogZone, Group: a.CatalogGroup, Count: len(members), Members: members, Drift: rep})
 	return nil
