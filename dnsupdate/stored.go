@@ -2,7 +2,6 @@ package dnsupdate
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/miekg/dns"
 
@@ -29,13 +28,4 @@ func Stored(rr dns.RR) StoredRecord {
 		t = "TYPE" + strconv.Itoa(int(h.Rrtype))
 	}
 	return StoredRecord{Name: h.Name, Type: t, TTL: h.Ttl, Value: zonemodel.RDataText(rr)}
-}
-
-// ParseListType parses the type a record listing is filtered by: the
-// types zonemodel.ParseRecordType accepts, and SOA.
-func ParseListType(v string) (uint16, error) {
-	if strings.EqualFold(v, "SOA") {
-		return dns.TypeSOA, nil
-	}
-	return zonemodel.ParseRecordType(v)
 }

@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
@@ -40,7 +40,7 @@ const streamRetryAfter = 10 * time.Second
 type API struct {
 	// History returns the change history, nil when it is off; an error
 	// when the zone service cannot be set up (tried again later).
-	History func() (*history.Log, error)
+	History func() (frontend.ChangeLog, error)
 	// Identity is the request's identity, nil without one.
 	Identity func(*http.Request) *auth.Identity
 	// WriteJSON and WriteError answer in the REST API's bodies;
@@ -165,7 +165,7 @@ func (e *API) HandleStream(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	var problems []string
-	var f history.Filter
+	var f zonemodel.ChangeFilter
 	for _, v := range q["zone"] {
 		z, err := zonemodel.NormalizeZoneName(v)
 		if err != nil {
@@ -178,7 +178,7 @@ func (e *API) HandleStream(w http.ResponseWriter, r *http.Request) {
 	for _, v := range q["type"] {
 		for _, t := range strings.Split(v, ",") {
 			if !ValidType(t) {
-				problems = append(problems, fmt.Sprintf("type: %q is not an event type (%s)", t, strings.Join(history.Types, ", ")))
+				problems = append(problems, fmt.Sprintf("type: %q is not an event type (%s)", t, strings.Join(zonemodel.ChangeTypes, ", ")))
 			}
 			if !slices.Contains(f.Types, t) {
 				f.Types = append(f.Types, t)

@@ -9,11 +9,12 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/apispec"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/zoneapitest/specdrift"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // TestAsyncAPIMatchesTheEventType: the AsyncAPI document's Event payload
 // has exactly the JSON fields of history.Entry (and its RRsets those of
-// history.RRset), its type enum is history.Types, its source enum the two
+// history.RRset), its type enum is zonemodel.ChangeTypes, its source enum the two
 // sources, and the webhook headers are the ones Signer sets. The
 // integration test TestWebhooksThroughCaddy validates the events actually
 // sent against the same document.
@@ -39,8 +40,8 @@ func TestAsyncAPIMatchesTheEventType(t *testing.T) {
 			t.Errorf("AsyncAPI Event %s items %v, history.RRset JSON fields %v", list, got, want)
 		}
 	}
-	if got := ev.Properties["type"].Enum; !slices.Equal(got, history.Types) {
-		t.Errorf("AsyncAPI Event type enum %v, history.Types %v", got, history.Types)
+	if got := ev.Properties["type"].Enum; !slices.Equal(got, zonemodel.ChangeTypes) {
+		t.Errorf("AsyncAPI Event type enum %v, zonemodel.ChangeTypes %v", got, zonemodel.ChangeTypes)
 	}
 	if got := ev.Properties["source"].Enum; !slices.Equal(got, []string{history.SourceAPI, history.SourceExternal}) {
 		t.Errorf("AsyncAPI Event source enum %v", got)

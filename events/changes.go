@@ -8,17 +8,16 @@ import (
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Changes is the answer of GET /api/v1/changes and
 // /api/v1/zones/{name}/changes.
 type Changes struct {
-	Changes    []history.Entry `json:"changes"`
-	Count      int             `json:"count"`
-	NextCursor string          `json:"next_cursor,omitempty"`
+	Changes    []zonemodel.ChangeEntry `json:"changes"`
+	Count      int                     `json:"count"`
+	NextCursor string                  `json:"next_cursor,omitempty"`
 }
 
 // Page is what the host resolved of a request for a page of changes.
@@ -49,7 +48,7 @@ func (e *QueryError) Error() string { return "invalid query: " + strings.Join(e.
 // types, comma-separated), as record reads are by the grant g (Visible;
 // nil: everything). An invalid query is a *QueryError; any other error
 // is the history's read.
-func ReadChanges(q url.Values, log *history.Log, g *auth.Grant, p Page) (Changes, error) {
+func ReadChanges(q url.Values, log frontend.ChangeLog, g *auth.Grant, p Page) (Changes, error) {
 	zone, view := p.Zone, p.View
 	var problems []string
 	limit := p.Limit
@@ -62,13 +61,13 @@ func ReadChanges(q url.Values, log *history.Log, g *auth.Grant, p Page) (Changes
 	}
 	var after uint64
 	if v := q.Get("cursor"); v != "" {
-		n, ok := history.ParseID(v)
+		n, ok := zonemodel.ParseChangeID(v)
 		if !ok {
 			problems = append(problems, fmt.Sprintf("cursor: not a change id: %q", v))
 		}
 		after = n
 	}
-	f := history.Filter{Zone: zone, View: view}
+	f := zonemodel.ChangeFilter{Zone: zone, View: view}
 	if p.DefaultView {
 		f.View = ""
 	}
@@ -82,7 +81,7 @@ func ReadChanges(q url.Values, log *history.Log, g *auth.Grant, p Page) (Changes
 		}
 	}
 	if v := q.Get("type"); v != "" {
-		t, err := dnsupdate.ParseListType(v)
+		t, err := zonemodel.ParseListType(v)
 		if err != nil {
 			problems = append(problems, "type: "+err.Error())
 		}
@@ -91,7 +90,7 @@ func ReadChanges(q url.Values, log *history.Log, g *auth.Grant, p Page) (Changes
 	if v := q.Get("kind"); v != "" {
 		for _, k := range strings.Split(v, ",") {
 			if !ValidType(k) {
-				problems = append(problems, fmt.Sprintf("kind: %q is not a change type (%s)", k, strings.Join(history.Types, ", ")))
+				problems = append(problems, fmt.Sprintf("kind: %q is not a change type (%s)", k, strings.Join(zonemodel.ChangeTypes, ", ")))
 			}
 			if !slices.Contains(f.Types, k) {
 				f.Types = append(f.Types, k) // each once: every entry read is matched against the list
@@ -112,7 +111,7 @@ func ReadChanges(q url.Values, log *history.Log, g *auth.Grant, p Page) (Changes
 	}
 	f.Keep = Visible(g, log, since)
 	if keep := f.Keep; p.DefaultView {
-		f.Keep = func(e history.Entry) (history.Entry, bool) {
+		f.Keep = func(e zonemodel.ChangeEntry) (zonemodel.ChangeEntry, bool) {
 			if e.View != "" {
 				return e, false
 			}
@@ -132,7 +131,7 @@ func ReadChanges(q url.Values, log *history.Log, g *auth.Grant, p Page) (Changes
 		body.NextCursor = es[limit-1].ID
 	}
 	if body.Changes == nil {
-		body.Changes = []history.Entry{}
+		body.Changes = []zonemodel.ChangeEntry{}
 	}
 	body.Count = len(body.Changes)
 	return body, nil
@@ -140,7 +139,7 @@ func ReadChanges(q url.Values, log *history.Log, g *auth.Grant, p Page) (Changes
 
 // ValidType reports whether k is a change's (an event's) type.
 func ValidType(k string) bool {
-	for _, t := range history.Types {
+	for _, t := range zonemodel.ChangeTypes {
 		if t == k {
 			return true
 		}
@@ -157,9 +156,9 @@ func ValidType(k string) bool {
 // of the same name, which may have been another tenant's. since, if set,
 // keeps the changes made after the zone was at that serial: from the
 // first entry whose serial after is greater (RFC 1982).
-func Visible(g *auth.Grant, log *history.Log, since *uint32) func(history.Entry) (history.Entry, bool) {
+func Visible(g *auth.Grant, log frontend.ChangeLog, since *uint32) func(zonemodel.ChangeEntry) (zonemodel.ChangeEntry, bool) {
 	started := since == nil
-	return func(e history.Entry) (history.Entry, bool) {
+	return func(e zonemodel.ChangeEntry) (zonemodel.ChangeEntry, bool) {
 		if !started {
 			if e.SerialAfter == nil || !serialGreater(*e.SerialAfter, *since) {
 				return e, false
@@ -178,7 +177,7 @@ func Visible(g *auth.Grant, log *history.Log, since *uint32) func(history.Entry)
 		if !g.RestrictsRecords() {
 			return e, true
 		}
-		return e.Only(func(s history.RRset) bool { return g.AllowsRecord(s.Name+".", s.Type) })
+		return e.Only(func(s zonemodel.ChangeRRset) bool { return g.AllowsRecord(s.Name+".", s.Type) })
 	}
 }
 

@@ -7,15 +7,16 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// Source is where events come from: the change history (*history.Log).
+// Source is where events come from: the change history (its
+// frontend.ChangeLog).
 type Source interface {
-	Read(after uint64, f history.Filter, limit int) ([]history.Entry, error)
-	Changed() <-chan struct{}
-	Last() uint64
-	First() uint64
+	frontend.ChangeReader
+	frontend.ChangeWatcher
+	frontend.ChangeBounds
 }
 
 // batchSize is how many entries one read of the history takes.
@@ -198,7 +199,7 @@ func (d *Deliverer) forward(ctx context.Context) (full bool, err error) {
 		d.advance(cursor)
 	}
 	last := src.Last()
-	batch, err := src.Read(cursor, history.Filter{Types: d.hook.Types}, batchSize)
+	batch, err := src.Read(cursor, zonemodel.ChangeFilter{Types: d.hook.Types}, batchSize)
 	if err != nil {
 		return false, err
 	}
@@ -236,7 +237,7 @@ func (d *Deliverer) advance(seq uint64) {
 // hold makes e a dead letter without trying it when an earlier event of
 // its zone is one, so that the zone's events stay in order; it reports
 // whether it did.
-func (d *Deliverer) hold(e history.Entry) bool {
+func (d *Deliverer) hold(e zonemodel.ChangeEntry) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.st.Dead) == 0 {
@@ -260,7 +261,7 @@ func (d *Deliverer) hold(e history.Entry) bool {
 // deliver posts e until it is acknowledged, becomes a dead letter, or ctx
 // ends. Unless retried is set (a dead letter put back), the cursor moves
 // past e when it is settled.
-func (d *Deliverer) deliver(ctx context.Context, e history.Entry, retried bool) outcome {
+func (d *Deliverer) deliver(ctx context.Context, e zonemodel.ChangeEntry, retried bool) outcome {
 	payload, err := e.JSON()
 	if err != nil {
 		d.deadLetter(e, 0, err, retried)
@@ -336,7 +337,7 @@ func (d *Deliverer) post(ctx context.Context, id string, payload []byte) error {
 }
 
 // deadLetter makes e a dead letter after attempts failed ones.
-func (d *Deliverer) deadLetter(e history.Entry, attempts int, err error, retried bool) {
+func (d *Deliverer) deadLetter(e zonemodel.ChangeEntry, attempts int, err error, retried bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.st.Dead = append(d.st.Dead, DeadLetter{
@@ -363,7 +364,7 @@ func (d *Deliverer) redeliver(ctx context.Context) {
 	if first := src.First(); r.After+1 < first {
 		d.logger.Warn("dead letters were dropped by the history's retention before they were retried", zap.String("webhook", d.hook.Name), zap.String("zone", r.Zone))
 	}
-	batch, err := src.Read(r.After, history.Filter{Zone: r.Zone, Types: d.hook.Types}, batchSize)
+	batch, err := src.Read(r.After, zonemodel.ChangeFilter{Zone: r.Zone, Types: d.hook.Types}, batchSize)
 	if err != nil {
 		d.logger.Error("reading the change history for a webhook", zap.String("webhook", d.hook.Name), zap.Error(err))
 		sleep(ctx, time.Second, nil)

@@ -1,11 +1,13 @@
-// Package events pushes the change history (package history) to whoever
-// listens: a Server-Sent Events stream (Stream, mounted by the zone_api
+// Package events pushes the change history to whoever listens: a Server-Sent Events stream (Stream, mounted by the zone_api
 // handler at GET /api/v1/events) and outbound webhooks signed as the
 // Standard Webhooks specification says (Webhook, Deliverer).
 //
 // Both read the durable history, never a queue of their own: an event is
-// an Entry, its SSE id and the suffix of its webhook-id are the Entry's
-// ID, and its JSON is the Entry's JSON, unchanged. So a stream client
+// an entry (zonemodel.ChangeEntry, which package history records), its SSE
+// id and the suffix of its webhook-id are the entry's ID, and its JSON is
+// the entry's JSON, unchanged. The history is reached through the
+// contract's interfaces (frontend.ChangeLog, frontend/changes.go), never
+// package history itself. So a stream client
 // that reconnects with Last-Event-ID resumes exactly where it stopped,
 // across network drops and restarts of the server, and a webhook's
 // durable state is a cursor into the history (the last sequence number

@@ -3,7 +3,7 @@ package events
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 )
 
 // metrics holds the package's collectors, created once per process; the
@@ -78,9 +78,18 @@ var (
 	firstDesc    = prometheus.NewDesc("zoneapi_history_first_id", "The oldest event id the change history still holds (retention drops older ones).", nil, nil)
 )
 
+// HistoryMeter is what the metrics read of an open change history.
+type HistoryMeter interface {
+	frontend.ChangeBounds
+	frontend.ChangeSizer
+}
+
 // historyCollector reports the history's size and the events recorded,
-// summed over the zone directories whose history is open.
-type historyCollector struct{}
+// summed over the zone directories whose history is open (openLogs; nil:
+// none).
+type historyCollector struct {
+	openLogs func() []HistoryMeter
+}
 
 // Describe implements prometheus.Collector.
 func (historyCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -91,8 +100,11 @@ func (historyCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 // Collect implements prometheus.Collector.
-func (historyCollector) Collect(ch chan<- prometheus.Metric) {
-	logs := history.OpenLogs()
+func (c historyCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.openLogs == nil {
+		return
+	}
+	logs := c.openLogs()
 	if len(logs) == 0 {
 		return
 	}
@@ -113,10 +125,11 @@ func (historyCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // Collectors returns the package's collectors, to register in a
-// configuration's metrics registry.
-func Collectors() []prometheus.Collector {
+// configuration's metrics registry; openLogs returns the change histories
+// open in the process (history.OpenLogs), read at scrape time.
+func Collectors(openLogs func() []HistoryMeter) []prometheus.Collector {
 	return []prometheus.Collector{
 		metrics.delivered, metrics.retried, metrics.deadLettered, metrics.lost,
-		metrics.streamClients, metrics.streamed, deadLettersCollector{}, historyCollector{},
+		metrics.streamClients, metrics.streamed, deadLettersCollector{}, historyCollector{openLogs: openLogs},
 	}
 }

@@ -18,7 +18,7 @@ func TestHistoryMetrics(t *testing.T) {
 	defer release()
 	appendChanges(t, l, 5, "a.test")
 	reg := prometheus.NewPedanticRegistry()
-	if err := reg.Register(historyCollector{}); err != nil {
+	if err := reg.Register(historyCollector{openLogs: openHistories}); err != nil {
 		t.Fatal(err)
 	}
 	mfs, err := reg.Gather()
@@ -37,4 +37,14 @@ func TestHistoryMetrics(t *testing.T) {
 	if got["zoneapi_events_recorded_total"] < 5 || got["zoneapi_history_size_bytes"] <= 0 || got["zoneapi_history_segments"] < 1 || got["zoneapi_history_first_id"] != 1 {
 		t.Errorf("history metrics: %v", got)
 	}
+}
+
+// openHistories is history.OpenLogs as the collector reads it (module
+// wires the same).
+func openHistories() []HistoryMeter {
+	var out []HistoryMeter
+	for _, l := range history.OpenLogs() {
+		out = append(out, l)
+	}
+	return out
 }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // DefaultHeartbeat is how often an idle stream sends a comment line, so
@@ -26,10 +26,10 @@ type Stream struct {
 	// (its Last-Event-ID); the stream begins after it.
 	After uint64
 	// Filter selects the entries sent (the zone and type parameters).
-	Filter history.Filter
+	Filter zonemodel.ChangeFilter
 	// Visible, if set, returns an entry as the client may see it, or
 	// false to leave it out: the identity's scopes.
-	Visible func(history.Entry) (history.Entry, bool)
+	Visible func(zonemodel.ChangeEntry) (zonemodel.ChangeEntry, bool)
 	// Heartbeat is the interval of the keep-alive comments. Default
 	// DefaultHeartbeat.
 	Heartbeat time.Duration
@@ -56,7 +56,7 @@ func AfterFromRequest(r *http.Request, src Source) (after uint64, ok bool) {
 	if v == "" {
 		return src.Last(), true
 	}
-	return history.ParseID(v)
+	return zonemodel.ParseChangeID(v)
 }
 
 // Serve writes the stream until the client goes, Stop is closed or Until

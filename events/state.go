@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // state is a webhook's durable delivery state, kept in
@@ -115,7 +115,7 @@ func (s *stateFile) load() (st state, ok bool, err error) {
 		return st, false, fmt.Errorf("%s: %v", s.path, err)
 	}
 	for i := range st.Dead {
-		n, ok := history.ParseID(st.Dead[i].ID)
+		n, ok := zonemodel.ParseChangeID(st.Dead[i].ID)
 		if !ok {
 			return st, false, fmt.Errorf("%s: dead letter id %q is not a history ID", s.path, st.Dead[i].ID)
 		}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Defaults of a webhook's delivery settings.
@@ -31,7 +31,7 @@ type Webhook struct {
 	// Secret signs the deliveries: whsec_ and the base64 of 24 to 64
 	// bytes.
 	Secret string
-	// Types, if not empty, are the event types delivered (history.Types).
+	// Types, if not empty, are the event types delivered (zonemodel.ChangeTypes).
 	Types []string
 	// Zones, if not empty, are the zones whose events are delivered:
 	// names, or *.suffix for the zones under a domain.
@@ -68,8 +68,8 @@ func (w *Webhook) Check() error {
 		return fmt.Errorf("webhook %s: secret: %v", w.Name, err)
 	}
 	for _, t := range w.Types {
-		if !slices.Contains(history.Types, t) {
-			return fmt.Errorf("webhook %s: unknown event type %q; want one of %s", w.Name, t, strings.Join(history.Types, ", "))
+		if !slices.Contains(zonemodel.ChangeTypes, t) {
+			return fmt.Errorf("webhook %s: unknown event type %q; want one of %s", w.Name, t, strings.Join(zonemodel.ChangeTypes, ", "))
 		}
 	}
 	for i, z := range w.Zones {
@@ -98,7 +98,7 @@ func (w *Webhook) Check() error {
 }
 
 // Selects reports whether the webhook delivers the entry.
-func (w *Webhook) Selects(e history.Entry) bool {
+func (w *Webhook) Selects(e zonemodel.ChangeEntry) bool {
 	if len(w.Types) > 0 && !slices.Contains(w.Types, e.Type) {
 		return false
 	}

@@ -111,7 +111,7 @@ func TestEntryJSON(t *testing.T) {
 	got := es[0]
 	want := func(e Entry) []byte {
 		t.Helper()
-		e.rec = nil
+		e = e.Recorded(nil)
 		b, err := json.Marshal(e)
 		if err != nil {
 			t.Fatal(err)
@@ -122,7 +122,7 @@ func TestEntryJSON(t *testing.T) {
 	if err != nil || !bytes.Equal(b, want(got)) {
 		t.Fatalf("JSON %s, %v; want %s", b, err, want(got))
 	}
-	if got.rec == nil || &b[0] != &got.rec.json[0] {
+	if rj := got.RecordedJSON(); rj == nil || &b[0] != &rj[0] {
 		t.Fatal("the JSON of an entry as recorded was encoded again")
 	}
 	again, _ := got.JSON()

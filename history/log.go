@@ -314,7 +314,7 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 	var buf []byte
 	seq := l.last
 	for i, e := range es {
-		e.rec = nil
+		e = e.Recorded(nil)
 		seq++
 		e.Seq = seq
 		e.ID = strconv.FormatUint(e.Seq, 10)
@@ -328,7 +328,7 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 		}
 		buf = append(append(buf, line...), '\n')
 		if len(line) <= maxKeptJSON {
-			e.rec = &recorded{e: e, json: line}
+			e = e.Recorded(line)
 		}
 		out[i] = e
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/events"
-	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 )
 
 // EventsConfig configures the change events (docs/events.md): package
@@ -33,10 +33,10 @@ type eventsAPI = events.API
 // endpoints, over h's history, identities and REST bodies.
 func newEventsAPI(h *Handler) *eventsAPI {
 	e := &events.API{
-		History: func() (*history.Log, error) {
+		History: func() (frontend.ChangeLog, error) {
 			b, err := h.getBackend()
-			if err != nil {
-				return nil, err
+			if err != nil || b.svc.History == nil {
+				return nil, err // history off: a nil ChangeLog, not a nil *history.Log in one
 			}
 			return b.svc.History, nil
 		},

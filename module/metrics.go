@@ -90,7 +90,7 @@ func init() {
 	}
 	metrics.allCollectors = append(metrics.allCollectors, historyEntriesCollector{}, historyErrorsCollector{})
 	// The event stream's and the webhooks' (package events).
-	metrics.allCollectors = append(metrics.allCollectors, events.Collectors()...)
+	metrics.allCollectors = append(metrics.allCollectors, events.Collectors(openHistories)...)
 }
 
 // registerMetrics registers the process-wide collectors in reg, the
@@ -225,4 +225,15 @@ func (historyEntriesCollector) Collect(ch chan<- prometheus.Metric) {
 	for k, n := range sum {
 		ch <- prometheus.MustNewConstMetric(historyEntriesDesc, prometheus.CounterValue, float64(n), k[0], k[1])
 	}
+}
+
+// openHistories are the change histories open in the process
+// (history.OpenLogs), for package events' metrics.
+func openHistories() []events.HistoryMeter {
+	logs := history.OpenLogs()
+	out := make([]events.HistoryMeter, len(logs))
+	for i, l := range logs {
+		out[i] = l
+	}
+	return out
 }

@@ -217,7 +217,7 @@ func (a *API) handleListRecords(w http.ResponseWriter, r *http.Request, p Params
 		opt.Name = n
 	}
 	if v := q.Get("type"); v != "" {
-		t, err := dnsupdate.ParseListType(v)
+		t, err := zonemodel.ParseListType(v)
 		if err != nil {
 			problems = append(problems, "type: "+err.Error())
 		}

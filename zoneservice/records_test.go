@@ -74,7 +74,7 @@ func TestRecordOperations(t *testing.T) {
 	if err != nil || len(keys) != 1 || keys[0].Flags != 257 || len(keys[0].DS) != 2 || keys[0].Algorithm != "ECDSAP256SHA256" {
 		t.Fatalf("Keys = %+v, %v", keys, err)
 	}
-	if typ, err := dnsupdate.ParseListType("soa"); err != nil || typ != dns.TypeSOA {
+	if typ, err := zonemodel.ParseListType("soa"); err != nil || typ != dns.TypeSOA {
 		t.Errorf("ParseListType(soa) = %d, %v", typ, err)
 	}
 }
