@@ -107,7 +107,7 @@ var layering = []layer{
 	{
 		name:    "front-end support",
 		rule:    "Caddy glue the front ends share: auth modes and scopes, keys as configured, the shared DNS updaters, the spec command, the registry of front ends zone_api mounts, the in-process transport to the handler (localcall), the one JSON body decoder (jsonbody), the change feed read from the history (events: the event stream and the webhooks' delivery, their endpoints, which zone_api mounts in the REST API over its hooks, and the pages of changes and who may read them)",
-		pkgs:    []string{"apispec/speccmd", "auth", "auth/k8stokenreview", "events", "frontend", "internal/keyconf", "internal/localcall", "internal/sharedupdater", "jsonbody"},
+		pkgs:    []string{"apispec/speccmd", "auth", "auth/k8stokenreview", "events", "frontend", "frontend/adapter", "internal/keyconf", "internal/localcall", "internal/sharedupdater", "jsonbody"},
 		imports: []string{"base", "api types", "zone model", "storage and control", "dns", "zone service", "spec", "front-end support"},
 		http:    true,
 		caddy:   true,

@@ -5,15 +5,17 @@
 // handler without either importing the other. The front end registers a
 // Mount here (from its init function; the module's root package imports
 // it), and zone_api, when its configuration names the mount, asks it for
-// routes over the zone service it sets up (Options.Zones; the PowerDNS API
-// reaches it through Service, implemented by powerdns.Backend, and maps
-// the service's typed errors to its own answers). The routes then run in
-// zone_api's request path: its authentication, scopes, rate limits, audit
-// line and metrics. The PowerDNS-compatible API (package powerdns) is
-// mounted this way.
+// routes over the zone service it sets up (Options.Zones, a Service;
+// package frontend/adapter implements it over package zoneservice, and
+// zone_api wires it). The routes then run in zone_api's request path: its
+// authentication, scopes, rate limits, audit line and metrics. The
+// PowerDNS-compatible API (package powerdns) is mounted this way.
 //
-// It was internal/frontmount. Records and changes are still dnsupdate
-// values here; they are to become zonemodel/apitypes values.
+// The contract speaks zonemodel and apitypes values only: a front end
+// imports this package, apitypes, auth, zonemodel, jsonbody and base
+// helpers, never the storage, the control channel, the DNS messages
+// (rndc, dnsupdate, zonestore, catalog, history, miekg/dns) or the
+// service itself (TestLayering).
 package frontend
 
 import (
@@ -25,10 +27,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // Route is one endpoint of a mounted front end.
@@ -52,14 +51,12 @@ type Route struct {
 
 // Options are what a mount builds its routes with.
 type Options struct {
-	// Zones returns the zone service of the default view, set up on
-	// first use (the start-up reconcile done); its errors are the
-	// service's typed errors, which the front end maps to its own
-	// answers.
-	Zones func(ctx context.Context) (*zoneservice.Service, error)
-	// EnterImport admits an import by identity among those running at
-	// once, returning its release; its refusal is an *ImportsBusy.
-	EnterImport func(identity string) (release func(), err error)
+	// Zones is the zone service of the default view, set up on first
+	// use (the start-up reconcile done): its errors are the service's
+	// typed errors, which the front end maps to its own answers. Its
+	// imports are admitted through zone_api's gate (too many at once: an
+	// *ImportsBusy).
+	Zones Service
 	// Logger is the DNS log: failed record operations are logged there.
 	Logger *zap.Logger
 	// Version is the host's version string.
@@ -140,11 +137,13 @@ func Lookup(name string) *Mount {
 // Service is the zone service as a mounted front end sees it: every
 // interface below. Zone names are canonical (lower case, no trailing
 // dot) in and out. Every error is the service's own, typed
-// (zoneservice.Error and its kinds, zonemodel.ValidationError,
-// dnsupdate.ConflictError): each front end maps the kinds to its own
-// answers, once (the statuses the interfaces name are the zone API's;
-// powerdns/failure.go maps the same kinds to PowerDNS's). A call whose
-// context ends returns promptly; a change it had sent may still be
+// (zonemodel.ServiceError and its kinds, zonemodel.ValidationError,
+// zonemodel.ConflictError, zonemodel.PreconditionError,
+// zonemodel.ErrNoUpdateKey, *ImportsBusy), within a *CallError naming
+// the call's zone and record operation: each front end maps the kinds to
+// its own answers, once (the statuses the interfaces name are the zone
+// API's; powerdns/failure.go maps the same kinds to PowerDNS's). A call
+// whose context ends returns promptly; a change it had sent may still be
 // applied (the failure then says the outcome is unknown: 504, nothing
 // rolled back).
 type Service interface {
@@ -189,7 +188,7 @@ type RecordReader interface {
 	// zone is unknown (404), record reads are not configured (no update
 	// key: 400), the transfer is refused or fails (500 "Bad Gateway").
 	// Read-only, so idempotent.
-	Records(ctx context.Context, zone string) (uint32, []dnsupdate.RRset, error)
+	Records(ctx context.Context, zone string) (uint32, []zonemodel.RRset, error)
 }
 
 // RecordApplier changes a zone's records.
@@ -203,7 +202,7 @@ type RecordApplier interface {
 	// back). Not idempotent as such: an add of a record present is a
 	// no-op, a delete of one absent too, so a retry of the same changes
 	// leaves the same records but may bump the serial again.
-	Apply(ctx context.Context, zone string, changes []dnsupdate.Change) (old, new uint32, err error)
+	Apply(ctx context.Context, zone string, changes []zonemodel.Change) (old, new uint32, err error)
 }
 
 // ZoneCreator creates zones.
@@ -222,7 +221,7 @@ type ZoneCreator interface {
 type ZoneImporter interface {
 	// Import creates the primary zone from a master file, checked as
 	// named would check it and added all or nothing, as Create adds a
-	// zone (the zone API's import, zoneservice.Service.Import). Errors:
+	// zone (the zone API's import). Errors:
 	// those of Create, a file named would refuse (400, naming its line),
 	// too many imports at once (429). Not idempotent: the zone exists
 	// after the first.
@@ -294,12 +293,12 @@ type SideFileKeeper interface {
 	SideFiles() (SideFiles, error)
 }
 
-// SideFiles are a zone directory's side files (*zonestore.Store's): kind
-// names a front end's (zonestore.SideKindPowerDNS).
+// SideFiles are a zone directory's side files (the zone store's): kind
+// names a front end's (zonemodel.SideKindPowerDNS).
 type SideFiles interface {
 	ReadSideFile(zone, kind string) ([]byte, bool, error)
-	ReadSideFileStamped(zone, kind string) ([]byte, zonestore.SideFileStamp, bool, error)
-	StatSideFile(zone, kind string) (zonestore.SideFileStamp, bool, error)
+	ReadSideFileStamped(zone, kind string) ([]byte, zonemodel.SideFileStamp, bool, error)
+	StatSideFile(zone, kind string) (zonemodel.SideFileStamp, bool, error)
 	ReplaceSideFile(zone, kind string, data []byte) error
 	RemoveSideFile(zone, kind string) error
 	SideFileZones(kind string) (map[string]bool, error)
@@ -348,6 +347,22 @@ type ZoneChange struct {
 	CheckNames    *string // "" removes the clause
 }
 
-// Key is a DNSSEC key of a zone, read from its DNSKEY records: the zone
-// service's.
-type Key = zoneservice.DNSKey
+// Key is a DNSSEC key of a zone, read from its DNSKEY records.
+type Key = zonemodel.DNSKey
+
+// RRset is the records sharing an owner name and a type.
+type RRset = zonemodel.RRset
+
+// CallError is a Service call's error with what the call named: the
+// zone, the record operation ("read" for Records and Keys, "batch" for
+// Apply; "" for the other calls) and the update key the service signs
+// record changes with ("" when none is configured), which a front end's
+// answer may name. Err is the service's typed error; errors.Is and
+// errors.As see through.
+type CallError struct {
+	Zone, Op, UpdateKey string
+	Err                 error
+}
+
+func (e *CallError) Error() string { return e.Err.Error() }
+func (e *CallError) Unwrap() error { return e.Err }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -74,13 +75,12 @@ func (h *Handler) pdnsRoutes() []route {
 		return release, err
 	}
 	var out []route
-	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: zones, EnterImport: enterImport, Logger: h.dnsLog,
+	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: enterImport}, Logger: h.dnsLog,
 		Version: pdnsVersion, Denied: h.pdnsDenied, Allow: h.allow,
 		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
 			return h.allowRecords(w, r, zone, c)
 		},
 		AllowPrimaries: auth.PrimariesPolicy.Checker(h.primaryNets, viewOf, h.forbid), AllowNotify: auth.NotifyPolicy.Checker(h.notifyNets, viewOf, h.forbid)}) {
-		pr := pr
 		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true, public: pr.Public, zoneName: h.pdnsMount.ZoneName,
 			action: pr.Action, handle: func(w http.ResponseWriter, r *http.Request, p params) { pr.Handle(w, r, p.name) }})
 	}

@@ -12,10 +12,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // This file is the one place where an error of the zone service becomes a
@@ -25,8 +23,8 @@ import (
 // with 409 Conflict when it is created), an unknown zone with 404, and
 // failures of the server with 5xx:
 //
-//	422  *InputError, zonemodel.ValidationError, dnsupdate.ConflictError,
-//	     dnsupdate.PreconditionError, no update key, the catalog zone,
+//	422  *InputError, zonemodel.ValidationError, zonemodel.ConflictError,
+//	     zonemodel.PreconditionError, no update key, the catalog zone,
 //	     ErrInvalid, ErrFrozen, ErrNotPrimary, ErrNotZone, ErrUpdateRefused,
 //	     named's refusals of a control command for the zone's state,
 //	     ErrNamedConf, ErrUnmanaged, ErrWrongType
@@ -39,17 +37,6 @@ import (
 //	     control command was sent
 //	507  the zone directory's disk is full
 //	500  the rest (named failed, local failures)
-
-// opError is an error of the zone service with the call it came from: the
-// zone it named and, for a record operation, the operation ("read",
-// "batch") and the update key the service signs with.
-type opError struct {
-	zone, op, updateKey string
-	err                 error
-}
-
-func (e *opError) Error() string { return e.err.Error() }
-func (e *opError) Unwrap() error { return e.err }
 
 // failure is PowerDNS's answer to an error.
 type failure struct {
@@ -79,12 +66,13 @@ func failed(status int, format string, args ...any) failure {
 }
 
 // failureOf maps an error of the zone service (through this package's
-// Service) to PowerDNS's answer: the one mapping of this API.
+// Service, a *frontend.CallError naming the call's zone and record
+// operation) to PowerDNS's answer: the one mapping of this API.
 func failureOf(err error) failure {
-	var oe *opError
+	var ce *frontend.CallError
 	zone, op, key := "", "", ""
-	if errors.As(err, &oe) {
-		zone, op, key = oe.zone, oe.op, oe.updateKey
+	if errors.As(err, &ce) {
+		zone, op, key = ce.Zone, ce.Op, ce.UpdateKey
 	}
 	f := kindFailure(err, zone, op, key)
 	f.zone = zone
@@ -95,11 +83,11 @@ func kindFailure(err error, zone, op, key string) failure {
 	var (
 		ie   *InputError
 		ve   *zonemodel.ValidationError
-		ce   *dnsupdate.ConflictError
-		pe   *dnsupdate.PreconditionError
+		ce   *zonemodel.ConflictError
+		pe   *zonemodel.PreconditionError
 		fe   *zonemodel.FileError
 		busy *frontend.ImportsBusy
-		le   *zoneservice.Error
+		le   *zonemodel.ServiceError
 	)
 	switch {
 	case errors.As(err, &ie):
@@ -116,7 +104,7 @@ func kindFailure(err error, zone, op, key string) failure {
 		return conflicting("%s; nothing was changed", ce.Error())
 	case errors.As(err, &pe):
 		return unprocessable("zone %s: %s; nothing was changed", zone, pe.Error())
-	case errors.Is(err, dnsupdate.ErrNoUpdateKey):
+	case errors.Is(err, zonemodel.ErrNoUpdateKey):
 		return unprocessable("%s", noKeyMessage(key))
 	case !errors.As(err, &le) && op != "":
 		return failure{status: http.StatusInternalServerError, msg: fmt.Sprintf("record %s in zone %s failed: %v", op, zone, err), log: "record operation failed"}
@@ -129,39 +117,39 @@ func kindFailure(err error, zone, op, key string) failure {
 		return refusal(le, zone, op, key)
 	}
 	switch {
-	case errors.Is(err, zoneservice.ErrNotFound):
+	case errors.Is(err, zonemodel.ErrNotFound):
 		return failed(http.StatusNotFound, "Could not find domain '%s'", FQDN(zone))
-	case errors.Is(err, zoneservice.ErrExists):
+	case errors.Is(err, zonemodel.ErrExists):
 		return conflicting("Conflict: Domain '%s' already exists", FQDN(zone))
-	case errors.Is(err, zoneservice.ErrCatalogZone):
+	case errors.Is(err, zonemodel.ErrCatalogZone):
 		return conflicting("%s; nothing was changed", le.Msg)
-	case errors.Is(err, zoneservice.ErrNamedConf), errors.Is(err, zoneservice.ErrUnmanaged),
-		errors.Is(err, zoneservice.ErrWrongType) && le.Command == "":
+	case errors.Is(err, zonemodel.ErrNamedConf), errors.Is(err, zonemodel.ErrUnmanaged),
+		errors.Is(err, zonemodel.ErrWrongType) && le.Command == "":
 		return conflicting("%s", le.Msg)
-	case errors.Is(err, zoneservice.ErrNoInventory):
+	case errors.Is(err, zonemodel.ErrNoInventory):
 		return failed(http.StatusServiceUnavailable, "%s: configure named's statistics-channels and the statistics_channel option", le.Msg)
 	case le.Command == "statistics":
 		return failed(http.StatusServiceUnavailable, "%v", le)
-	case errors.Is(err, zoneservice.ErrOutcomeUnknown) && op != "":
+	case errors.Is(err, zonemodel.ErrOutcomeUnknown) && op != "":
 		return failure{status: http.StatusGatewayTimeout, log: "record operation outcome unknown",
 			msg: fmt.Sprintf("record %s in zone %s: named did not answer the update (%v), so whether it was applied is unknown; nothing was rolled back", op, zone, le.Err)}
-	case errors.Is(err, zoneservice.ErrOutcomeUnknown):
+	case errors.Is(err, zonemodel.ErrOutcomeUnknown):
 		return failed(http.StatusGatewayTimeout, "%s. The outcome is unknown: nothing was rolled back; sending the same request again completes or repeats it once named answers. Cause: %v", le.Msg, le.Err)
-	case errors.Is(err, zoneservice.ErrControl) && le.Command != "":
+	case errors.Is(err, zonemodel.ErrControl) && le.Command != "":
 		return commandFailure(le.Command, zone, le.Err)
-	case errors.Is(err, zoneservice.ErrInvalid) && errors.As(err, &fe):
+	case errors.Is(err, zonemodel.ErrInvalid) && errors.As(err, &fe):
 		return unprocessable("zone %s was not imported, nothing was written: %s", zone, fe.Error())
-	case errors.Is(err, zoneservice.ErrInvalid):
+	case errors.Is(err, zonemodel.ErrInvalid):
 		return unprocessable("%v", le)
-	case errors.Is(err, zoneservice.ErrTooLarge):
+	case errors.Is(err, zonemodel.ErrTooLarge):
 		return failed(http.StatusRequestEntityTooLarge, "%v", err)
-	case errors.Is(err, zoneservice.ErrSource), errors.Is(err, zoneservice.ErrTransferRefused):
+	case errors.Is(err, zonemodel.ErrSource), errors.Is(err, zonemodel.ErrTransferRefused):
 		return failed(http.StatusBadGateway, "%v; nothing was written", err)
-	case errors.Is(err, zoneservice.ErrSourceTimeout):
+	case errors.Is(err, zonemodel.ErrSourceTimeout):
 		return failed(http.StatusGatewayTimeout, "%v; nothing was written", err)
-	case errors.Is(err, zoneservice.ErrBusy):
+	case errors.Is(err, zonemodel.ErrBusy):
 		return failed(http.StatusServiceUnavailable, "%v", le)
-	case errors.Is(err, zoneservice.ErrStorage) && errors.Is(err, syscall.ENOSPC):
+	case errors.Is(err, zonemodel.ErrStorage) && errors.Is(err, syscall.ENOSPC):
 		return failed(http.StatusInsufficientStorage, "%v; nothing was changed", le)
 	case op != "":
 		return failure{status: http.StatusInternalServerError, msg: fmt.Sprintf("record %s in zone %s failed: %v", op, zone, err), log: "record operation failed"}
@@ -171,28 +159,28 @@ func kindFailure(err error, zone, op, key string) failure {
 
 // refusal is the answer to a record operation named refused, as the zone
 // service explained it.
-func refusal(le *zoneservice.Error, zone, op, key string) failure {
+func refusal(le *zonemodel.ServiceError, zone, op, key string) failure {
 	var f failure
 	switch {
-	case errors.Is(le, zoneservice.ErrSignature):
+	case errors.Is(le, zonemodel.ErrSignature):
 		f = failed(http.StatusInternalServerError, "named rejected the TSIG signature of the update (%s): check that named knows the update key %q with the same algorithm and secret, and that the clocks agree", le.Rcode, key)
-	case errors.Is(le, zoneservice.ErrNotFound):
+	case errors.Is(le, zonemodel.ErrNotFound):
 		f = failed(http.StatusNotFound, "Could not find domain '%s'", FQDN(zone))
-	case errors.Is(le, zoneservice.ErrControl):
+	case errors.Is(le, zonemodel.ErrControl):
 		f = failed(http.StatusInternalServerError, "record %s in zone %s: named answered %s, and rndc zonestatus failed: %v", op, zone, le.Rcode, le.Err)
-	case errors.Is(le, zoneservice.ErrFrozen):
+	case errors.Is(le, zonemodel.ErrFrozen):
 		f = conflicting("zone %s is frozen; thaw it to change records", zone)
-	case errors.Is(le, zoneservice.ErrNotPrimary):
+	case errors.Is(le, zonemodel.ErrNotPrimary):
 		f = unprocessable("zone %s is a %s zone: change its records on its primary server", zone, le.ZoneType)
-	case errors.Is(le, zoneservice.ErrServerFailure):
+	case errors.Is(le, zonemodel.ErrServerFailure):
 		f = failed(http.StatusInternalServerError, "record %s in zone %s: named failed to apply it (SERVFAIL); see named's log", op, zone)
-	case errors.Is(le, zoneservice.ErrTransferRefused):
+	case errors.Is(le, zonemodel.ErrTransferRefused):
 		f = failed(http.StatusInternalServerError, "reading zone %s: named refused the zone transfer (%s): allow-transfer of the zone must admit the key %q or this host", zone, le.Rcode, key)
-	case errors.Is(le, zoneservice.ErrNotZone):
+	case errors.Is(le, zonemodel.ErrNotZone):
 		f = unprocessable("named answered NOTZONE: a name of the change is outside zone %s", zone)
-	case errors.Is(le, zoneservice.ErrRcode):
+	case errors.Is(le, zonemodel.ErrRcode):
 		f = failed(http.StatusInternalServerError, "record %s in zone %s: named answered %s", op, zone, le.Rcode)
-	case errors.Is(le, zoneservice.ErrUpdateRefused) && le.KeyAdmitted:
+	case errors.Is(le, zonemodel.ErrUpdateRefused) && le.KeyAdmitted:
 		// The zone admits the key: named refused the change itself,
 		// which for an UPDATE it can sign is its check-names rule.
 		f = unprocessable("named refused the change to zone %s (%s) although the zone admits updates signed with the key %q: a name is not a host name where named's check-names requires one (the owner of an A, AAAA or MX record, the target of an MX or NS record), such as one with an underscore; the zone's RFC1123-CONFORMANCE metadata 0 allows such names (check-names ignore)", zone, le.Rcode, key)
@@ -207,21 +195,21 @@ func refusal(le *zoneservice.Error, zone, op, key string) failure {
 // not answer before it was sent (ErrControl).
 func commandFailure(command, zone string, err error) failure {
 	target := strings.TrimSpace(command + " " + zone)
-	kind := zoneservice.ControlRefusal(err)
+	kind := zonemodel.ControlRefusal(err)
 	switch {
 	case kind == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)):
 		return failed(http.StatusGatewayTimeout, "rndc %s: named did not answer in time, before the command itself was sent: "+
 			"nothing was sent, so nothing was changed; sending the same request again is safe. Cause: %v", target, err)
-	case command == "modzone" && kind == zoneservice.ErrNotFound:
-		return unprocessable("named refused the change: rndc modzone %s: %s (a dnssec-policy or key the change names does not exist?); the zone is unchanged", zone, zoneservice.Describe(err))
+	case command == "modzone" && kind == zonemodel.ErrNotFound:
+		return unprocessable("named refused the change: rndc modzone %s: %s (a dnssec-policy or key the change names does not exist?); the zone is unchanged", zone, zonemodel.DescribeControl(err))
 	case command == "modzone" && kind != nil:
-		return conflicting("named refused the change: rndc modzone %s: %s; the zone is unchanged", zone, zoneservice.Describe(err))
-	case kind == zoneservice.ErrNotFound && zone != "" && command != "addzone":
+		return conflicting("named refused the change: rndc modzone %s: %s; the zone is unchanged", zone, zonemodel.DescribeControl(err))
+	case kind == zonemodel.ErrNotFound && zone != "" && command != "addzone":
 		return failed(http.StatusNotFound, "Could not find domain '%s'", FQDN(zone))
 	case kind != nil:
-		return conflicting("rndc %s: %s", target, zoneservice.Describe(err))
+		return conflicting("rndc %s: %s", target, zonemodel.DescribeControl(err))
 	}
-	return failed(http.StatusInternalServerError, "rndc %s failed: %s", command, zoneservice.Describe(err))
+	return failed(http.StatusInternalServerError, "rndc %s failed: %s", command, zonemodel.DescribeControl(err))
 }
 
 // noKeyMessage explains how to enable record changes.
@@ -249,7 +237,7 @@ func (a *API) fail(w http.ResponseWriter, err error, explain func(field, msg str
 	}
 	if explain != nil {
 		var ve *zonemodel.ValidationError
-		var ce *dnsupdate.ConflictError
+		var ce *zonemodel.ConflictError
 		switch {
 		case errors.As(err, &ve):
 			parts := make([]string, len(ve.Problems))

@@ -21,8 +21,8 @@ import (
 // import gate's Retry-After. Before, the PowerDNS API asked zone_api's
 // REST mapping (pdnsService.Status) and changed its answer afterwards.
 func TestFailureOf(t *testing.T) {
-	rec := func(err error) error { return &opError{zone: "example.test", op: "batch", err: err} }
-	life := func(err error) error { return &opError{zone: "example.test", err: err} }
+	rec := func(err error) error { return &frontend.CallError{Zone: "example.test", Op: "batch", Err: err} }
+	life := func(err error) error { return &frontend.CallError{Zone: "example.test", Err: err} }
 	for _, tc := range []struct {
 		name    string
 		err     error

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
@@ -47,7 +46,7 @@ var singletonTypes = map[string]bool{"CNAME": true, "DNAME": true, "SOA": true}
 // bump.
 type Plan struct {
 	// Changes are the changes, in the order of the request's RRsets.
-	Changes []dnsupdate.Change
+	Changes []zonemodel.Change
 	// RRset is, for each change, the index of the request's RRset it comes
 	// from (to name it in an error).
 	RRset []int
@@ -177,7 +176,7 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 		}
 		p.Sets = append(p.Sets, s)
 		idx := len(p.Sets) - 1
-		add := func(c dnsupdate.Change) {
+		add := func(c zonemodel.Change) {
 			c.Name, c.Type = name, typ
 			p.Changes = append(p.Changes, c)
 			p.RRset = append(p.RRset, idx)
@@ -188,14 +187,14 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 				return nil, inputErr("RRset %s: records must be empty when changetype is DELETE", label)
 			}
 			if InZone(name, zone) {
-				add(dnsupdate.Change{Op: dnsupdate.OpDelete})
+				add(zonemodel.Change{Op: zonemodel.OpDelete})
 			}
 		case ChangeReplace:
 			if s.Records == nil {
 				continue // comments only: no record changes
 			}
 			if len(s.Records) == 0 {
-				add(dnsupdate.Change{Op: dnsupdate.OpDelete})
+				add(zonemodel.Change{Op: zonemodel.OpDelete})
 				continue
 			}
 			if s.TTL == nil {
@@ -212,20 +211,20 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 				values = append(values, r.Content)
 			}
 			ttl := *s.TTL
-			add(dnsupdate.Change{Op: dnsupdate.OpReplace, Values: values, TTL: &ttl})
+			add(zonemodel.Change{Op: zonemodel.OpReplace, Values: values, TTL: &ttl})
 		case ChangeExtend, ChangePrune:
 			if len(s.Records) != 1 {
 				return nil, inputErr("RRset %s: exactly one record must be given when changetype is %s", label, ct)
 			}
 			if ct == ChangePrune {
-				add(dnsupdate.Change{Op: dnsupdate.OpRemove, Value: s.Records[0].Content})
+				add(zonemodel.Change{Op: zonemodel.OpRemove, Value: s.Records[0].Content})
 				continue
 			}
 			if s.TTL == nil {
 				return nil, inputErr("RRset %s: Key 'ttl' not present or not an Integer", label)
 			}
 			ttl := *s.TTL
-			add(dnsupdate.Change{Op: dnsupdate.OpAdd, Value: s.Records[0].Content, TTL: &ttl})
+			add(zonemodel.Change{Op: zonemodel.OpAdd, Value: s.Records[0].Content, TTL: &ttl})
 		default:
 			return nil, inputErr("RRset %s: Changetype '%s' is not a valid value", label, *s.ChangeType)
 		}

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // DefaultSearchResults is the number of results of a search without
@@ -116,7 +117,7 @@ func (a *API) searchSideFiles(zones []ZoneInfo, g *auth.Grant, ot string, match 
 	if sf == nil || len(out) >= max {
 		return out
 	}
-	withData, err := sf.SideFileZones(zonestore.SideKindPowerDNS)
+	withData, err := sf.SideFileZones(zonemodel.SideKindPowerDNS)
 	if err != nil || len(withData) == 0 {
 		return out
 	}

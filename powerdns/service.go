@@ -7,8 +7,8 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 )
 
-// The zone service as this front end sees it (package
-// frontend), implemented by Backend over the zone service.
+// The zone service as this front end sees it (package frontend), which
+// zone_api gives it (Options.Zones).
 type (
 	// Service is the zone service.
 	Service = frontend.Service
@@ -29,8 +29,7 @@ const MountName = "powerdns"
 func init() {
 	frontend.Register(MountName, &frontend.Mount{
 		Routes: func(o frontend.Options) []frontend.Route {
-			svc := Backend{Zones: o.Zones, EnterImport: o.EnterImport}
-			return (&API{Service: svc, Logger: o.Logger, Version: o.Version, Denied: o.Denied, Allow: o.Allow, AllowRecords: o.AllowRecords, AllowPrimaries: o.AllowPrimaries, AllowNotify: o.AllowNotify}).Routes()
+			return (&API{Service: o.Zones, Logger: o.Logger, Version: o.Version, Denied: o.Denied, Allow: o.Allow, AllowRecords: o.AllowRecords, AllowPrimaries: o.AllowPrimaries, AllowNotify: o.AllowNotify}).Routes()
 		},
 		Owns:     IsPath,
 		ZoneName: ZoneName,

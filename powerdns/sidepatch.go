@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/frontend"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // sideChange is what one RRset of a PATCH changes in the zone's side file
@@ -233,7 +234,7 @@ func (a *API) sideTouched(zone string, side []sideChange) bool {
 // is checked on every use, so that a change by any writer (another API,
 // another process over the same directory, a reload) is seen: an entry
 // is used only while the file is the very version it was read from
-// (zonestore.SideFileStamp.Matches), and never for a version written
+// (zonemodel.SideFileStamp.Matches), and never for a version written
 // too recently to tell apart by its times.
 type sideKeyCache struct {
 	mu sync.Mutex
@@ -241,14 +242,14 @@ type sideKeyCache struct {
 }
 
 type sideKeyEntry struct {
-	stamp zonestore.SideFileStamp
+	stamp zonemodel.SideFileStamp
 	keys  map[string]bool
 }
 
 // get is the RRsets the zone's side file keeps something of (nil when
 // it has none).
 func (c *sideKeyCache) get(sf frontend.SideFiles, zone string) (map[string]bool, error) {
-	now, ok, err := sf.StatSideFile(zone, zonestore.SideKindPowerDNS)
+	now, ok, err := sf.StatSideFile(zone, zonemodel.SideKindPowerDNS)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +265,7 @@ func (c *sideKeyCache) get(sf frontend.SideFiles, zone string) (map[string]bool,
 	if have && e.stamp.Matches(now) {
 		return e.keys, nil
 	}
-	b, stamp, ok, err := sf.ReadSideFileStamped(zone, zonestore.SideKindPowerDNS)
+	b, stamp, ok, err := sf.ReadSideFileStamped(zone, zonemodel.SideKindPowerDNS)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -351,7 +352,7 @@ func (a *API) withData(ctx context.Context, z *ZoneInfo, change func(d *zoneData
 		}
 		return nil
 	}
-	unlock, err := sf.LockSideFile(ctx, z.Name, zonestore.SideKindPowerDNS)
+	unlock, err := sf.LockSideFile(ctx, z.Name, zonemodel.SideKindPowerDNS)
 	if err != nil {
 		return err
 	}

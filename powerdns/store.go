@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/frontend"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // What PowerDNS keeps of a zone and BIND has no place for (comments,
@@ -129,7 +130,7 @@ func (a *API) loadData(z *ZoneInfo) (*zoneData, error) {
 }
 
 func readData(sf frontend.SideFiles, z *ZoneInfo) (*zoneData, error) {
-	b, ok, err := sf.ReadSideFile(z.Name, zonestore.SideKindPowerDNS)
+	b, ok, err := sf.ReadSideFile(z.Name, zonemodel.SideKindPowerDNS)
 	if err != nil {
 		return nil, err
 	}
@@ -151,14 +152,14 @@ func readData(sf frontend.SideFiles, z *ZoneInfo) (*zoneData, error) {
 func saveData(sf frontend.SideFiles, z *ZoneInfo, d *zoneData) error {
 	d.prune()
 	if d.empty() {
-		return sf.RemoveSideFile(z.Name, zonestore.SideKindPowerDNS)
+		return sf.RemoveSideFile(z.Name, zonemodel.SideKindPowerDNS)
 	}
 	d.Created = z.Created
 	b, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
-	return sf.ReplaceSideFile(z.Name, zonestore.SideKindPowerDNS, b)
+	return sf.ReplaceSideFile(z.Name, zonemodel.SideKindPowerDNS, b)
 }
 
 // updateData changes the zone's side file under its lock: fn changes
@@ -169,7 +170,7 @@ func (a *API) updateData(ctx context.Context, z *ZoneInfo, fn func(d *zoneData) 
 	if sf == nil {
 		return nil
 	}
-	unlock, err := sf.LockSideFile(ctx, z.Name, zonestore.SideKindPowerDNS)
+	unlock, err := sf.LockSideFile(ctx, z.Name, zonemodel.SideKindPowerDNS)
 	if err != nil {
 		return err
 	}

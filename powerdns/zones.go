@@ -11,9 +11,7 @@ import (
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // zoneObject is the PowerDNS zone object of a zone.
@@ -38,7 +36,7 @@ var signerTypes = map[string]bool{"RRSIG": true, "NSEC": true, "NSEC3": true, "N
 
 // rrsetObjects are the PowerDNS RRsets of the zone's RRsets the grant
 // allows, keeping those name (and typ) select when not empty.
-func rrsetObjects(sets []dnsupdate.RRset, g *auth.Grant, name, typ string) []RRset {
+func rrsetObjects(sets []zonemodel.RRset, g *auth.Grant, name, typ string) []RRset {
 	out := []RRset{}
 	for _, s := range sets {
 		if signerTypes[s.Type] {
@@ -98,7 +96,7 @@ func (a *API) listZones(w http.ResponseWriter, r *http.Request, _ string) {
 	sf := a.sideFiles()
 	var withData map[string]bool
 	if sf != nil {
-		withData, _ = sf.SideFileZones(zonestore.SideKindPowerDNS)
+		withData, _ = sf.SideFileZones(zonemodel.SideKindPowerDNS)
 	}
 	item := func(z *ZoneInfo) ZoneListItem {
 		o := zoneObject(z)

@@ -1,4 +1,11 @@
-package powerdns
+// Package adapter implements the front ends' contract (package
+// frontend) over the zone service (package zoneservice): zone_api
+// (package module) builds a Zones over the service of its default view
+// and gives it to the front ends it mounts, which see only the contract.
+// Each method is one call of the zone service, translated to and from the
+// contract's zonemodel values; its errors are the service's, within a
+// *frontend.CallError naming the call's zone and record operation.
+package adapter
 
 import (
 	"context"
@@ -7,30 +14,36 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
-// Backend is the Service this API runs on over the zone service that
-// zone_api gives it (its default view's): each method is one call of the
-// zone service, and its errors are the service's, with the zone and the
-// record operation they came from (opError), for failureOf.
-type Backend struct {
-	// Zones returns the zone service, set up on first use.
-	Zones func(ctx context.Context) (*zoneservice.Service, error)
+// Zones is the contract (frontend.Service) over a zone service.
+type Zones struct {
+	// Service returns the zone service, set up on first use.
+	Service func(ctx context.Context) (*zoneservice.Service, error)
 	// EnterImport, when set, admits an import by identity among those
-	// running at once (zone_api's gate), returning its release.
+	// running at once (zone_api's gate), returning its release; its
+	// refusal is a *frontend.ImportsBusy.
 	EnterImport func(identity string) (release func(), err error)
 }
 
-func (b Backend) svc(ctx context.Context) (*zoneservice.Service, error) {
-	return b.Zones(ctx)
+// The contract's values.
+type (
+	zoneInfo   = frontend.ZoneInfo
+	zoneChange = frontend.ZoneChange
+)
+
+func (b Zones) svc(ctx context.Context) (*zoneservice.Service, error) {
+	return b.Service(ctx)
 }
 
+// opErr is a lifecycle error of the call on zone.
+func opErr(zone string, err error) error { return &frontend.CallError{Zone: zone, Err: err} }
+
 // ListZones lists the zones with the serials named last reported.
-func (b Backend) ListZones(ctx context.Context) ([]ZoneInfo, error) {
+func (b Zones) ListZones(ctx context.Context) ([]zoneInfo, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return nil, err
@@ -42,25 +55,25 @@ func (b Backend) ListZones(ctx context.Context) ([]ZoneInfo, error) {
 	// The serials named last reported (the statistics channel, when
 	// configured): a PowerDNS zone list carries each zone's.
 	serials := s.Serials(ctx)
-	out := make([]ZoneInfo, len(entries))
+	out := make([]zoneInfo, len(entries))
 	for i, e := range entries {
-		out[i] = ZoneInfo{Name: e.Name, Type: e.Type, Created: e.Created, Catalog: catalogOf(s)}
+		out[i] = zoneInfo{Name: e.Name, Type: e.Type, Created: e.Created, Catalog: catalogOf(s)}
 		out[i].Serial, out[i].HasSerial = serials[e.Name]
 	}
 	return out, nil
 }
 
 // Zone describes one zone: what named reports of it and its statement.
-func (b Backend) Zone(ctx context.Context, zone string) (*ZoneInfo, error) {
+func (b Zones) Zone(ctx context.Context, zone string) (*zoneInfo, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return nil, err
 	}
-	z := &ZoneInfo{Name: zone, Type: zonemodel.TypePrimary}
+	z := &zoneInfo{Name: zone, Type: zonemodel.TypePrimary}
 	zs, err := s.Zone(ctx, zone)
 	switch {
 	case err != nil:
-		return nil, &opError{zone: zone, err: err}
+		return nil, opErr(zone, err)
 	case zs.Status != nil:
 		// A zone named knows but has not loaded (a secondary before
 		// its first transfer) has no serial yet.
@@ -86,11 +99,11 @@ func (b Backend) Zone(ctx context.Context, zone string) (*ZoneInfo, error) {
 
 // recordErr is an error of a record operation.
 func recordErr(s *zoneservice.Service, zone, op string, err error) error {
-	return &opError{zone: zone, op: op, updateKey: s.UpdateKey, err: err}
+	return &frontend.CallError{Zone: zone, Op: op, UpdateKey: s.UpdateKey, Err: err}
 }
 
 // Records reads the zone's RRsets and serial.
-func (b Backend) Records(ctx context.Context, zone string) (uint32, []dnsupdate.RRset, error) {
+func (b Zones) Records(ctx context.Context, zone string) (uint32, []zonemodel.RRset, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return 0, nil, err
@@ -103,7 +116,7 @@ func (b Backend) Records(ctx context.Context, zone string) (uint32, []dnsupdate.
 }
 
 // Apply applies the changes as one UPDATE.
-func (b Backend) Apply(ctx context.Context, zone string, changes []dnsupdate.Change) (uint32, uint32, error) {
+func (b Zones) Apply(ctx context.Context, zone string, changes []zonemodel.Change) (uint32, uint32, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return 0, 0, err
@@ -116,7 +129,7 @@ func (b Backend) Apply(ctx context.Context, zone string, changes []dnsupdate.Cha
 }
 
 // Create creates a zone.
-func (b Backend) Create(ctx context.Context, req *zonemodel.CreateZoneRequest) error {
+func (b Zones) Create(ctx context.Context, req *zonemodel.CreateZoneRequest) error {
 	zone, err := req.Normalize(time.Now())
 	if err != nil {
 		return err
@@ -126,17 +139,17 @@ func (b Backend) Create(ctx context.Context, req *zonemodel.CreateZoneRequest) e
 		return err
 	}
 	if _, err := s.Create(ctx, zone, ""); err != nil {
-		return &opError{zone: zone.Name, err: err}
+		return opErr(zone.Name, err)
 	}
 	return nil
 }
 
 // Import creates the primary zone from a master file.
-func (b Backend) Import(ctx context.Context, zone string, file []byte) error {
+func (b Zones) Import(ctx context.Context, zone string, file []byte) error {
 	if b.EnterImport != nil {
 		release, err := b.EnterImport(zoneservice.ActorOf(ctx).Identity)
 		if err != nil {
-			return &opError{zone: zone, err: err}
+			return opErr(zone, err)
 		}
 		defer release()
 	}
@@ -145,26 +158,26 @@ func (b Backend) Import(ctx context.Context, zone string, file []byte) error {
 		return err
 	}
 	if _, err := s.Import(ctx, zone, &zoneservice.ImportSource{File: file}, ""); err != nil {
-		return &opError{zone: zone, err: err}
+		return opErr(zone, err)
 	}
 	return nil
 }
 
 // Delete deletes a zone; PowerDNS's clients cannot confirm the delete of
 // a zone the API does not manage, so such a delete is refused.
-func (b Backend) Delete(ctx context.Context, zone string) error {
+func (b Zones) Delete(ctx context.Context, zone string) error {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return err
 	}
 	if _, err := s.Delete(ctx, zone, zoneservice.DeleteOptions{}); err != nil {
-		return &opError{zone: zone, err: err}
+		return opErr(zone, err)
 	}
 	return nil
 }
 
 // Modify changes the zone's clauses the change names.
-func (b Backend) Modify(ctx context.Context, zone string, c ZoneChange) error {
+func (b Zones) Modify(ctx context.Context, zone string, c zoneChange) error {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return err
@@ -180,37 +193,37 @@ func (b Backend) Modify(ctx context.Context, zone string, c ZoneChange) error {
 	}
 	req := zoneservice.SettingsChange{AlsoNotify: c.AlsoNotify, AllowTransfer: c.AllowTransfer, Primaries: c.Primaries, DNSSECPolicy: c.DNSSECPolicy, CheckNames: c.CheckNames}
 	if _, err := s.Modify(ctx, zone, &req); err != nil {
-		return &opError{zone: zone, err: err}
+		return opErr(zone, err)
 	}
 	return nil
 }
 
 // Notify sends NOTIFY for the zone.
-func (b Backend) Notify(ctx context.Context, zone string) error {
+func (b Zones) Notify(ctx context.Context, zone string) error {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return err
 	}
 	if _, err := s.Notify(ctx, zone); err != nil {
-		return &opError{zone: zone, err: err}
+		return opErr(zone, err)
 	}
 	return nil
 }
 
 // Retransfer makes a secondary zone transfer now.
-func (b Backend) Retransfer(ctx context.Context, zone string) error {
+func (b Zones) Retransfer(ctx context.Context, zone string) error {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return err
 	}
 	if _, err := s.Retransfer(ctx, zone); err != nil {
-		return &opError{zone: zone, err: err}
+		return opErr(zone, err)
 	}
 	return nil
 }
 
 // Keys lists the zone's DNSSEC keys.
-func (b Backend) Keys(ctx context.Context, zone string) ([]Key, error) {
+func (b Zones) Keys(ctx context.Context, zone string) ([]frontend.Key, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return nil, err
@@ -223,7 +236,7 @@ func (b Backend) Keys(ctx context.Context, zone string) ([]Key, error) {
 }
 
 // Statistics returns what named reports about itself, in name order.
-func (b Backend) Statistics(ctx context.Context) ([][2]string, error) {
+func (b Zones) Statistics(ctx context.Context) ([][2]string, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return nil, err
@@ -254,7 +267,7 @@ func catalogOf(s *zoneservice.Service) string {
 
 // SideFiles is the zone service's zone directory, where this API keeps
 // each zone's side file (nil when its store keeps none).
-func (b Backend) SideFiles() (frontend.SideFiles, error) {
+func (b Zones) SideFiles() (frontend.SideFiles, error) {
 	s, err := b.svc(context.Background())
 	if err != nil {
 		return nil, err
@@ -264,4 +277,4 @@ func (b Backend) SideFiles() (frontend.SideFiles, error) {
 }
 
 // Interface guard
-var _ Service = Backend{}
+var _ frontend.Service = Zones{}
