@@ -18,6 +18,9 @@
 // the client left a zero value out of the body it sent (the server's
 // decoding ignores omitempty), and the server's field order for answers.
 //
+// externaldns.go holds another wire's bodies: the external-dns webhook's,
+// which are external-dns's own types (no part of the served documents).
+//
 // Fields tagged `json:"-"` (ETag, Location, NotModified) are no part of a
 // body: the Go client fills them from the answer's headers and status.
 package apitypes

@@ -1,22 +1,23 @@
-// Package externaldns is a webhook provider for Kubernetes external-dns,
-// served by Caddy: the HTTP handler http.handlers.zone_api_external_dns
-// (Caddyfile directive zone_api_external_dns) speaks external-dns's webhook
-// protocol (media type application/external.dns.webhook+json;version=1)
-// over the zones its configuration names, on BIND through RFC 2136 and AXFR
-// (package dnsupdate).
+// Package externaldns is the Caddy module of the webhook provider for
+// Kubernetes external-dns: the HTTP handler
+// http.handlers.zone_api_external_dns (Caddyfile directive
+// zone_api_external_dns) over the zones its configuration names, on BIND
+// through RFC 2136 and AXFR. It is the webhook's Caddy glue, as package
+// module is zone_api's: its configuration, provisioning and cleanup, the
+// DNS updater shared across config generations, the change history, and
+// the wiring of the webhook's HTTP side (package externaldns/webhook: the
+// protocol's endpoints) onto its provider over the zone service (package
+// externaldns/provider), which the HTTP side reaches only through the
+// front ends' contract (frontend.ExternalDNSProvider).
 //
-//   - GET / negotiates: the media type and the domain filter (the zones).
-//   - GET /records lists the zones' records as endpoints, read from the
-//     serial-keyed AXFR cache (an unchanged zone costs one SOA query).
-//   - POST /records applies plan.Changes as one atomic UPDATE per zone
-//     whose prerequisites are the updateOld RRsets exactly as external-dns
-//     read them (and, for creates, that the RRset does not exist), so a
-//     change made meanwhile by someone else fails the whole zone's update
-//     with 409 and nothing changes; success is 204.
-//   - POST /adjustendpoints returns the endpoints with names lower-cased
-//     and without trailing dots.
-//   - GET /healthz answers 200, or 503 while the change history (with
-//     zone_dir) cannot be written, as zone_api's /api/v1/ready does.
+// GET /records lists the zones' records as endpoints, read from the
+// serial-keyed AXFR cache (an unchanged zone costs one SOA query); POST
+// /records applies plan.Changes as one atomic UPDATE per zone whose
+// prerequisites are the updateOld RRsets exactly as external-dns read them
+// (and, for creates, that the RRset does not exist), so a change made
+// meanwhile by someone else fails the whole zone's update with 409 and
+// nothing changes; GET /healthz answers 503 while the change history
+// (with zone_dir) cannot be written, as zone_api's /api/v1/ready does.
 //
 // A name goes to the configured zone with the longest matching suffix;
 // names outside them are refused (400) before anything is sent.
@@ -25,7 +26,6 @@
 package externaldns
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -39,25 +39,24 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/externaldns/provider"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
-	"github.com/zoneapi/caddy-zoneapi/jsonbody"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+
+	"github.com/zoneapi/caddy-zoneapi/externaldns/webhook"
+
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 )
 
 // MediaType is the webhook protocol's media type and version.
-const MediaType = "application/external.dns.webhook+json;version=1"
+const MediaType = webhook.MediaType
 
 // DefaultDNSServer is named's DNS address when dns_server is not set.
 const DefaultDNSServer = "127.0.0.1:53"
-
-// maxBody bounds a request body (external-dns caps its own at 32 MiB).
-const maxBody = 32 << 20
 
 func init() {
 	caddy.RegisterModule(Handler{})
@@ -112,19 +111,15 @@ type Handler struct {
 
 // state is what a handler learns on its first requests.
 type state struct {
-	mu  sync.Mutex
-	svc zoneservice.Records
+	mu sync.Mutex
+	// prov is the provider over the zone service, once set up.
+	prov *provider.Provider
 	// hist is the change history, once opened (nil without zone_dir, or
 	// when another process writes it); histOpen tells it was.
 	hist     *history.Log
 	histOpen bool
 	// releaseHistory gives back the change history, once opened.
 	releaseHistory func()
-
-	// listings caches each zone's endpoints (zoneListing), guarded by
-	// listingsMu.
-	listingsMu sync.Mutex
-	listings   map[string]listing
 }
 
 // KeyConfig is a TSIG key: a BIND key file or an inline name, algorithm
@@ -217,16 +212,16 @@ func (h *Handler) Validate() error {
 	return h.UpdateKey.Validate("update_key", true)
 }
 
-// service returns the zone service the webhook works through: record
-// changes and reads only, on an updater loaded on first use (a failure is
-// retried on the next request). The updater is shared with every config
-// generation that has the same settings and released in Cleanup
-// (internal/sharedupdater).
-func (h *Handler) service() (zoneservice.Records, error) {
+// webhookProvider returns the provider the webhook works through, over the zone
+// service's record changes and reads only, on an updater loaded on first
+// use (a failure is retried on the next request). The updater is shared
+// with every config generation that has the same settings and released in
+// Cleanup (internal/sharedupdater).
+func (h *Handler) webhookProvider() (frontend.ExternalDNSProvider, error) {
 	h.st.mu.Lock()
 	defer h.st.mu.Unlock()
-	if h.st.svc != nil {
-		return h.st.svc, nil
+	if h.st.prov != nil {
+		return h.st.prov, nil
 	}
 	key, err := h.UpdateKey.Load()
 	if err != nil {
@@ -247,8 +242,8 @@ func (h *Handler) service() (zoneservice.Records, error) {
 	// The same zone server as zone_api's (zoneservice.Server), of record
 	// operations only: no zone directory, no control channel.
 	srv := zoneservice.NewServer(zoneservice.ServerConfig{Root: zoneservice.ViewParts{Updater: u}, SerialMethod: h.method, Logger: h.logger, History: l})
-	h.st.svc = srv.Root()
-	return h.st.svc, nil
+	h.st.prov = &provider.Provider{Zones: h.zones, Service: srv.Root()}
+	return h.st.prov, nil
 }
 
 // historyLocked opens the change history of zone_dir on first use, with
@@ -274,23 +269,6 @@ func (h *Handler) historyLocked() (*history.Log, error) {
 	return h.st.hist, nil
 }
 
-// healthz answers GET /healthz: 200 "ok", or 503 while the change
-// history cannot be written (its last write failed and its directory
-// still takes no write, or it cannot be opened), with the check named as
-// zone_api's /api/v1/ready names it (history_writable: <error>). The
-// webhook still makes changes then, as every front end does
-// (docs/history.md): the probe is what lets a deployment that wants no
-// change unrecorded take the instance out of rotation.
-func (h *Handler) healthz(w http.ResponseWriter) {
-	if err := h.historyHealth(); err != nil {
-		h.logger.Warn("health check failed", zap.String("check", "history_writable"), zap.Error(err))
-		writeError(w, http.StatusServiceUnavailable, "history_writable: %v", err)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte("ok\n"))
-}
-
 // historyHealth opens the change history if it is not open yet (so the
 // first probe already sees a failing one) and checks it (history.Log.Check).
 func (h *Handler) historyHealth() error {
@@ -306,89 +284,12 @@ func (h *Handler) historyHealth() error {
 	return l.Check()
 }
 
-// ServeHTTP routes by the last path element, so the webhook may be
-// mounted under any prefix (external-dns joins its paths onto the URL it
-// is given).
+// ServeHTTP serves the webhook's protocol (package externaldns/webhook)
+// over the provider.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	if msg := zoneservice.CheckRequestID(r.Header.Values("X-Request-Id")); msg != "" {
-		writeError(w, http.StatusBadRequest, "%s", msg)
-		return nil
-	}
-	last := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
-	switch {
-	case last == "records" && r.Method == http.MethodGet:
-		h.getRecords(w, r)
-	case last == "records" && r.Method == http.MethodPost:
-		h.applyChanges(w, r)
-	case last == "adjustendpoints" && r.Method == http.MethodPost:
-		h.adjustEndpoints(w, r)
-	case last == "healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-		h.healthz(w)
-	case last == "records" || last == "adjustendpoints" || last == "healthz":
-		writeError(w, http.StatusMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path)
-	case r.Method == http.MethodGet:
-		h.negotiate(w)
-	default:
-		writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
-	}
+	api := webhook.API{Zones: h.zones, Provider: h.webhookProvider, Health: h.historyHealth, Logger: h.logger}
+	api.ServeHTTP(w, r)
 	return nil
-}
-
-// domainFilter is external-dns's serialized DomainFilter.
-type domainFilter struct {
-	Include []string `json:"include,omitempty"`
-}
-
-func (h *Handler) negotiate(w http.ResponseWriter) {
-	writeWebhook(w, http.StatusOK, domainFilter{Include: h.zones})
-}
-
-func (h *Handler) adjustEndpoints(w http.ResponseWriter, r *http.Request) {
-	var eps []*Endpoint
-	if !decode(w, r, &eps) {
-		return
-	}
-	for _, ep := range eps {
-		if ep != nil {
-			ep.DNSName = strings.TrimSuffix(strings.ToLower(ep.DNSName), ".")
-		}
-	}
-	if eps == nil {
-		eps = []*Endpoint{}
-	}
-	writeWebhook(w, http.StatusOK, eps)
-}
-
-// decode reads a JSON body into v (jsonbody.Stream), answering 400 or 413
-// itself. Unknown fields are ignored, unlike the API's bodies: the body's
-// shape is external-dns's, and a newer external-dns may add fields.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	b, err := jsonbody.Read(w, r, maxBody)
-	if err == nil {
-		err = jsonbody.Decode(b, v, jsonbody.Stream)
-	}
-	if err != nil {
-		if jsonbody.TooLarge(err) {
-			writeError(w, http.StatusRequestEntityTooLarge, "request body over %d bytes", maxBody)
-			return false
-		}
-		writeError(w, http.StatusBadRequest, "request body: %v", err)
-		return false
-	}
-	return true
-}
-
-func writeWebhook(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", MediaType)
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// writeError answers the project's {error, message} body.
-func writeError(w http.ResponseWriter, status int, format string, args ...any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": apitypes.ReasonPhrase(status), "message": fmt.Sprintf(format, args...)})
 }
 
 // Interface guards
@@ -397,4 +298,6 @@ var (
 	_ caddy.Validator             = (*Handler)(nil)
 	_ caddy.CleanerUpper          = (*Handler)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
+
+	_ frontend.ExternalDNSProvider = (*provider.Provider)(nil)
 )

@@ -273,3 +273,25 @@ func DescribeControl(err error) string {
 	}
 	return a.Describe()
 }
+
+// ZoneError is the failure of the change of one zone among several
+// changed one after the other (the external-dns webhook's one UPDATE per
+// zone): Zone names it, and the zones changed before it stay changed.
+type ZoneError struct {
+	Zone string
+	Err  error
+}
+
+func (e *ZoneError) Error() string { return e.Err.Error() }
+func (e *ZoneError) Unwrap() error { return e.Err }
+
+// PrerequisiteError means named refused an update because one of its
+// prerequisites no longer holds (RFC 2136 section 3.2): Rcode is named's
+// answer (NXRRSET, YXRRSET, NXDOMAIN or YXDOMAIN), Err the answer.
+type PrerequisiteError struct {
+	Rcode string
+	Err   error
+}
+
+func (e *PrerequisiteError) Error() string { return e.Err.Error() }
+func (e *PrerequisiteError) Unwrap() error { return e.Err }

@@ -10,33 +10,19 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/txtdata"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 )
 
-// Endpoint is external-dns's endpoint.Endpoint, as the webhook protocol
-// carries it.
-type Endpoint struct {
-	DNSName          string             `json:"dnsName,omitempty"`
-	Targets          []string           `json:"targets,omitempty"`
-	RecordType       string             `json:"recordType,omitempty"`
-	SetIdentifier    string             `json:"setIdentifier,omitempty"`
-	RecordTTL        int64              `json:"recordTTL,omitempty"`
-	Labels           map[string]string  `json:"labels,omitempty"`
-	ProviderSpecific []ProviderProperty `json:"providerSpecific,omitempty"`
-}
-
-// ProviderProperty is a provider-specific property of an endpoint.
-type ProviderProperty struct {
-	Name  string `json:"name,omitempty"`
-	Value string `json:"value,omitempty"`
-}
-
-// Changes is external-dns's plan.Changes.
-type Changes struct {
-	Create    []*Endpoint `json:"create,omitempty"`
-	UpdateOld []*Endpoint `json:"updateOld,omitempty"`
-	UpdateNew []*Endpoint `json:"updateNew,omitempty"`
-	Delete    []*Endpoint `json:"delete,omitempty"`
-}
+// The webhook protocol's bodies (apitypes').
+type (
+	// Endpoint is external-dns's endpoint.Endpoint.
+	Endpoint = apitypes.ExternalDNSEndpoint
+	// ProviderProperty is a provider-specific property of an endpoint.
+	ProviderProperty = apitypes.ExternalDNSProperty
+	// Changes is external-dns's plan.Changes.
+	Changes = apitypes.ExternalDNSChanges
+)
 
 // supported are the types the webhook lists and changes (those
 // external-dns manages). SOA and the apex NS are never listed.

@@ -15,10 +15,14 @@ import (
 // Provider is the webhook's provider: it plans and applies external-dns's
 // changes to the configured zones and lists their endpoints, through the
 // zone service. Set Zones (canonical: lower case, no trailing dot) and
-// Service: the service's records concern, all the webhook uses.
+// Service: the service's records concern, all the webhook uses. It keeps
+// each zone's endpoints listed last (ZoneEndpoints): use one Provider per
+// handler, by pointer.
 type Provider struct {
 	Zones   []string
 	Service zoneservice.Records
+
+	cache listings
 }
 
 // ZoneUpdate is the UPDATE of one zone: RFC 2136 prerequisites and
