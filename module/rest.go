@@ -8,6 +8,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // restAPI is the REST front end as the handler holds it: package rest's
@@ -63,7 +64,7 @@ func (h *Handler) newREST() *restAPI {
 		Quiet:          quiet,
 		Logger:         h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
 		Views:   rest.Views{Names: h.views.names, Default: h.views.def},
-		ZoneDir: h.zoneDir, CatalogZone: h.catalog.zone, CatalogGroup: h.catalog.group,
+		ZoneDir: h.zoneDir, CheckZoneDir: func() error { return zonestore.CheckDir(h.zoneDir) }, CatalogZone: h.catalog.zone, CatalogGroup: h.catalog.group,
 		Version: Version,
 
 		MaxBodyBytes: MaxBodyBytes, Imports: a.imports,

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -57,8 +58,11 @@ type API struct {
 
 	// Views are the configured views.
 	Views Views
-	// ZoneDir is the zone directory (the readiness probe checks it).
-	ZoneDir string
+	// ZoneDir is the zone directory, which the readiness probe checks
+	// with CheckZoneDir: nil when it is a directory the process may
+	// write, else why not.
+	ZoneDir      string
+	CheckZoneDir func() error
 	// CatalogZone is the catalog zone, "" without one; CatalogGroup its
 	// members' group.
 	CatalogZone  string
@@ -85,8 +89,8 @@ type Services interface {
 	// Start runs the start-up reconciles (once per process, until they
 	// succeed) and returns Service(view): see zoneservice.Server.Start.
 	Start(ctx context.Context, view string) *zoneservice.Service
-	// Reconcile reconciles every view: see zoneservice.Server.Reconcile.
-	Reconcile(ctx context.Context, fix bool) (*zoneservice.Report, error)
+	// Reconcile reconciles every view.
+	frontend.Reconciler
 	// ListZones lists the managed zones scope allows, of view or of
 	// every view: see zoneservice.Server.ListZones.
 	ListZones(scope zoneservice.Scope, view, typ, cursor string, limit int) ([]zoneservice.ManagedZone, string, int, error)

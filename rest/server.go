@@ -10,8 +10,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // readyTimeout bounds the readiness probe's rndc round trip.
@@ -36,7 +37,7 @@ func (a *API) handleReady(w http.ResponseWriter, r *http.Request, _ Params) erro
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		dirErr = zonestore.CheckDir(a.ZoneDir)
+		dirErr = a.CheckZoneDir()
 	}()
 	go func() {
 		defer wg.Done()
@@ -45,16 +46,17 @@ func (a *API) handleReady(w http.ResponseWriter, r *http.Request, _ Params) erro
 			rndcErr = err
 			return
 		}
-		svc := s.Service("")
+		var svc interface {
+			frontend.HistoryChecker
+			frontend.ServerStatusReader
+		} = s.Service("")
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		// Probes come every few seconds: counted, but logged at debug only.
-		if svc.History != nil {
-			// Its last write failed and its directory still takes no
-			// write (docs/history.md): changes are made, but recorded
-			// only in the log.
-			histErr = svc.History.Check()
-		}
+		// Its last write failed and its directory still takes no write
+		// (docs/history.md): changes are made, but recorded only in the
+		// log.
+		histErr = svc.CheckHistory()
 		_, rndcErr = svc.ServerStatus(a.Quiet(ctx))
 		if le := (*zoneservice.Error)(nil); errors.As(rndcErr, &le) && le.Err != nil {
 			rndcErr = le.Err // the check names named's own error
@@ -89,7 +91,8 @@ func (a *API) handleReady(w http.ResponseWriter, r *http.Request, _ Params) erro
 		return nil
 	}
 	if s, err := a.Backend(); err == nil {
-		for _, f := range s.Service("").NotLoaded() {
+		var svc frontend.NotLoadedLister = s.Service("")
+		for _, f := range svc.NotLoaded() {
 			notLoaded = append(notLoaded, f.Zone+": "+f.Detail)
 		}
 	}
@@ -102,7 +105,8 @@ func (a *API) handleServerStatus(w http.ResponseWriter, r *http.Request, _ Param
 	if err != nil {
 		return err
 	}
-	st, err := s.Service("").ServerStatus(r.Context())
+	var svc frontend.ServerStatusReader = s.Service("")
+	st, err := svc.ServerStatus(r.Context())
 	if err != nil {
 		return ServiceFailure("", err)
 	}
@@ -119,7 +123,7 @@ func (a *API) handleServerStatus(w http.ResponseWriter, r *http.Request, _ Param
 type reconcileBody struct {
 	Success bool   `json:"success"`
 	Message string `json:"message"`
-	*zoneservice.Report
+	*zonemodel.ReconcileReport
 }
 
 // handleReconcile reconciles on demand: it settles pending intents,
@@ -140,6 +144,6 @@ func (a *API) handleReconcile(w http.ResponseWriter, r *http.Request, _ Params) 
 	if len(rep.Fixed) > 0 || len(rep.Pending) > 0 || len(rep.Problems) > 0 {
 		msg = "reconciled: see fixed, pending and problems"
 	}
-	WriteJSON(w, http.StatusOK, reconcileBody{Success: true, Message: msg, Report: rep})
+	WriteJSON(w, http.StatusOK, reconcileBody{Success: true, Message: msg, ReconcileReport: rep})
 	return nil
 }

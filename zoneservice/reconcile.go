@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -40,34 +41,13 @@ const (
 	ProblemNotLoaded = "zone-not-loaded"
 )
 
-// Fix is one thing a reconcile did, or could not do yet.
-type Fix struct {
-	// Zone is the zone concerned ("" for the index itself).
-	Zone string `json:"zone,omitempty"`
-	// Action is one of the Action* values (for a fix), or the pending
-	// operation (for something not settled yet).
-	Action string `json:"action"`
-	// Detail says more, e.g. the file moved aside or why it is pending.
-	Detail string `json:"detail,omitempty"`
-	// View is the view of the zone concerned (a front end that
-	// reconciles several views' services sets it); "" without views.
-	View string `json:"view,omitempty"`
-}
+// Fix is one thing a reconcile did, or could not do yet (the zone
+// model's type, which front ends read).
+type Fix = zonemodel.ReconcileFix
 
-// Report is what a reconcile found and fixed.
-type Report struct {
-	// Fixed lists the repairs made.
-	Fixed []Fix `json:"fixed"`
-	// Pending lists operations whose outcome is still unknown (named
-	// cannot be asked, or may still execute a command): a later reconcile
-	// settles them.
-	Pending []Fix `json:"pending"`
-	// Problems lists inconsistencies found but not repaired, e.g. an
-	// indexed zone that named does not serve.
-	Problems []Fix `json:"problems"`
-	// Checked is how many zones were looked at.
-	Checked int `json:"checked"`
-}
+// Report is what a reconcile found and fixed (the zone model's type,
+// which front ends read).
+type Report = zonemodel.ReconcileReport
 
 // Reconcile settles every pending intent, discards a torn index line,
 // adopts zones named serves with their file in the zone directory that

@@ -428,3 +428,13 @@ func fileOf(zc *rndc.ZoneStatement) string { return clauseWord(zc, "file") }
 
 // keyDirOf returns the zone's key-directory as named reports it.
 func keyDirOf(zc *rndc.ZoneStatement) string { return clauseWord(zc, "key-directory") }
+
+// CheckHistory reports whether the change history can write (its
+// history.Log.Check): nil without a history, or when its last write
+// succeeded; the failure while its directory still takes no write.
+func (s *Service) CheckHistory() error {
+	if s.History == nil {
+		return nil
+	}
+	return s.History.Check()
+}
