@@ -42,25 +42,27 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Where a zone's configuration comes from.
 const (
 	// SourceNamedConf: named's configuration file; modzone and delzone
 	// cannot change it durably.
-	SourceNamedConf = "named.conf"
+	SourceNamedConf = zonemodel.ZoneSourceNamedConf
 	// SourceNZD: the new-zone database (added with `rndc addzone`
 	// outside the API, or by another tool).
-	SourceNZD = "nzd"
+	SourceNZD = zonemodel.ZoneSourceNZD
 	// SourceAPI: the new-zone database, for a zone created or adopted
 	// through the API (its index knows it). The inventory itself never
 	// reports it: the zone service does, from its index.
-	SourceAPI = "api"
+	SourceAPI = zonemodel.ZoneSourceAPI
 )
 
 // DefaultView is the view named puts zones in when named.conf has no
 // view statement.
-const DefaultView = "_default"
+const DefaultView = zonemodel.ZoneViewDefault
 
 // Zone is one zone named serves.
 type Zone struct {

@@ -92,8 +92,8 @@ type Services interface {
 	// Reconcile reconciles every view.
 	frontend.Reconciler
 	// ListZones lists the managed zones scope allows, of view or of
-	// every view: see zoneservice.Server.ListZones.
-	ListZones(scope zoneservice.Scope, view, typ, cursor string, limit int) ([]zoneservice.ManagedZone, string, int, error)
+	// every view.
+	frontend.ManagedLister
 }
 
 // Params are a request's path parameter and view, as the host matched

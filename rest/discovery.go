@@ -8,8 +8,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
-	"github.com/zoneapi/caddy-zoneapi/inventory"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -23,9 +24,9 @@ import (
 // the managed list (cursor "name@view").
 func (a *API) handleListAllZones(w http.ResponseWriter, r *http.Request, typ, cursor string, limit int) error {
 	q := r.URL.Query()
-	f := zoneservice.ListFilter{Type: typ, View: q.Get("view"), Source: q.Get("source")}
+	f := zonemodel.ListFilter{Type: typ, View: q.Get("view"), Source: q.Get("source")}
 	switch f.Source {
-	case "", inventory.SourceNamedConf, inventory.SourceNZD, inventory.SourceAPI:
+	case "", zonemodel.ZoneSourceNamedConf, zonemodel.ZoneSourceNZD, zonemodel.ZoneSourceAPI:
 	default:
 		return fail(http.StatusBadRequest, "source must be named.conf, nzd or api, got %q", f.Source)
 	}
@@ -43,7 +44,8 @@ func (a *API) handleListAllZones(w http.ResponseWriter, r *http.Request, typ, cu
 	if err != nil {
 		return err
 	}
-	zones, next, total, err := s.Service("").AllZones(r.Context(), f, cursor, limit)
+	var lister frontend.AllZonesLister = s.Service("")
+	zones, next, total, err := lister.AllZones(r.Context(), f, cursor, limit)
 	if err != nil {
 		return ServiceFailure("", err)
 	}
@@ -66,7 +68,7 @@ func (a *API) handleListAllZones(w http.ResponseWriter, r *http.Request, typ, cu
 // scopeView is the view a scope sees a zone of the inventory in: the
 // default view's zones are those addressed without a view.
 func scopeView(view string) string {
-	if view == inventory.DefaultView {
+	if view == zonemodel.ZoneViewDefault {
 		return ""
 	}
 	return view
@@ -77,12 +79,12 @@ func scopeView(view string) string {
 func withCapabilities(svc *zoneservice.Service, info *zoneInfo, name string, st *rndc.ZoneStatus, zc *rndc.ZoneStatement, managed bool) {
 	switch {
 	case managed:
-		info.Source = inventory.SourceAPI
+		info.Source = zonemodel.ZoneSourceAPI
 	case st == nil:
 	case st.Reconfigurable:
-		info.Source = inventory.SourceNZD
+		info.Source = zonemodel.ZoneSourceNZD
 	default:
-		info.Source = inventory.SourceNamedConf
+		info.Source = zonemodel.ZoneSourceNamedConf
 	}
 	c := svc.CapabilitiesOf(name, st, zc, managed)
 	info.Capabilities = &apitypes.ZoneCapabilities{

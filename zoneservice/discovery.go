@@ -4,59 +4,20 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/inventory"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
-
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // ListedZone is one zone of the list of every zone named serves
-// (AllZones).
-type ListedZone struct {
-	// Name is the zone's name.
-	Name string
-	// View is the view that serves it (inventory.DefaultView without
-	// views).
-	View string
-	// Type is named's type of the zone (primary, secondary, ...).
-	Type string
-	// Serial is the SOA serial as of the inventory's snapshot;
-	// HasSerial is false when named has not loaded the zone, or has not
-	// reported it yet (a zone the API created since the snapshot).
-	Serial    uint32
-	HasSerial bool
-	// Managed is true for a zone created or adopted through the API.
-	Managed bool
-	// Source is where the zone's configuration comes from:
-	// inventory.SourceNamedConf, SourceNZD or SourceAPI, or "" when named
-	// could not be asked yet.
-	Source string
-	// Created is when the API created or adopted it (managed zones).
-	Created time.Time
-}
+// (AllZones): the zone model's type, which front ends read.
+type ListedZone = zonemodel.ListedZone
 
-// Key is the zone's place in the list's order, "name@view": the cursor
-// of the page that ends with it.
-func (z *ListedZone) Key() string { return z.Name + "@" + z.View }
+// ListFilter selects zones of AllZones (zonemodel.ListFilter).
+type ListFilter = zonemodel.ListFilter
 
-// ListFilter selects zones of AllZones; an empty field selects all.
-type ListFilter struct {
-	// Type is a zone type (primary, secondary).
-	Type string
-	// Source is inventory.SourceNamedConf, SourceNZD or SourceAPI.
-	Source string
-	// View is a view's name.
-	View string
-	// Managed, when set, keeps the managed (true) or unmanaged (false)
-	// zones only.
-	Managed *bool
-	// Allow, when set, keeps the zones it allows (the identity's scope).
-	Allow func(name, view string) bool
-}
-
-func (f *ListFilter) keeps(z *ListedZone) bool {
+func keeps(f *ListFilter, z *ListedZone) bool {
 	switch {
 	case f.Type != "" && z.Type != f.Type,
 		f.Source != "" && z.Source != f.Source,

@@ -325,7 +325,7 @@ func (l *listing) page(f ListFilter, cursor string, limit int) ([]ListedZone, st
 		c := l.chunks[ci]
 		for ; i < len(c); i++ {
 			l.visited.Add(1)
-			if !f.keeps(&c[i]) {
+			if !keeps(&f, &c[i]) {
 				continue
 			}
 			if limit > 0 && len(page) == limit {
@@ -340,7 +340,7 @@ func (l *listing) page(f ListFilter, cursor string, limit int) ([]ListedZone, st
 		for _, c := range l.chunks {
 			for k := range c {
 				l.visited.Add(1)
-				if f.keeps(&c[k]) {
+				if keeps(&f, &c[k]) {
 					total++
 				}
 			}
@@ -349,7 +349,7 @@ func (l *listing) page(f ListFilter, cursor string, limit int) ([]ListedZone, st
 	}
 	for cat, n := range l.counts {
 		z := ListedZone{Type: cat.typ, Source: cat.source, View: cat.view, Managed: cat.managed}
-		if f.keeps(&z) {
+		if keeps(&f, &z) {
 			total += n
 		}
 	}

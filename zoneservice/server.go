@@ -14,6 +14,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -270,14 +271,10 @@ func (s *Server) Reconcile(ctx context.Context, fix bool) (*Report, error) {
 	return rep, nil
 }
 
-// Scope is what an identity may see of the zones (*auth.Grant
-// implements it; a nil *auth.Grant, or a nil Scope, allows everything): AllowsZoneIn
-// reports whether zone in view ("": addressed without a view) is
-// allowed, RestrictsZones whether any zone may be refused.
-type Scope interface {
-	AllowsZoneIn(zone, view string) bool
-	RestrictsZones() bool
-}
+// Scope is what an identity may see of the zones
+// (zonemodel.ZoneScope; *auth.Grant implements it, and a nil *auth.Grant,
+// or a nil Scope, allows everything).
+type Scope = zonemodel.ZoneScope
 
 // allZones is the Scope that allows every zone.
 type allZones struct{}
@@ -285,15 +282,8 @@ type allZones struct{}
 func (allZones) AllowsZoneIn(string, string) bool { return true }
 func (allZones) RestrictsZones() bool             { return false }
 
-// ManagedZone is a managed zone in a list: its name, type
-// (zonemodel.TypePrimary or TypeSecondary), when it was created, and its
-// view ("" without views).
-type ManagedZone struct {
-	Name    string
-	Type    string
-	Created time.Time
-	View    string
-}
+// ManagedZone is a managed zone in a list (zonemodel.ManagedZone).
+type ManagedZone = zonemodel.ManagedZone
 
 // managed is the list item of index entry e of view.
 func managed(e zonestore.Entry, view string) ManagedZone {
@@ -337,9 +327,9 @@ func (s *Server) ListZones(scope Scope, view, typ, cursor string, limit int) (pa
 	}
 	slices.SortFunc(all, func(x, y ManagedZone) int {
 		switch {
-		case x.before(y.Name, y.View):
+		case before(x, y.Name, y.View):
 			return -1
-		case y.before(x.Name, x.View):
+		case before(y, x.Name, x.View):
 			return 1
 		}
 		return 0
@@ -347,11 +337,11 @@ func (s *Server) ListZones(scope Scope, view, typ, cursor string, limit int) (pa
 	cName, cView, _ := strings.Cut(cursor, "@")
 	page = []ManagedZone{}
 	for _, e := range all {
-		if cursor != "" && !(ManagedZone{Name: cName, View: cView}).before(e.Name, e.View) {
+		if cursor != "" && !before(ManagedZone{Name: cName, View: cView}, e.Name, e.View) {
 			continue
 		}
 		if limit > 0 && len(page) == limit {
-			next = page[len(page)-1].cursor()
+			next = listCursor(page[len(page)-1])
 			break
 		}
 		page = append(page, e)
@@ -400,9 +390,9 @@ func listInScope(svc *Service, scope Scope, typ, cursor string, limit int) ([]Ma
 	return wrap(page), next, len(allowed), nil
 }
 
-// cursor is a list cursor: the zone's name, and "@<view>" when it has a
-// view.
-func (e ManagedZone) cursor() string {
+// listCursor is a list cursor: the zone's name, and "@<view>" when it
+// has a view.
+func listCursor(e ManagedZone) string {
 	if e.View == "" {
 		return e.Name
 	}
@@ -410,7 +400,7 @@ func (e ManagedZone) cursor() string {
 }
 
 // before orders zones by name, then view.
-func (e ManagedZone) before(name, view string) bool {
+func before(e ManagedZone, name, view string) bool {
 	return e.Name < name || e.Name == name && e.View < view
 }
 
