@@ -8,27 +8,16 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // NotifyTimeout bounds the wait for one server's answer to a NOTIFY.
 const NotifyTimeout = 2 * time.Second
 
-// NotifyResult is one server's answer to a NOTIFY.
-type NotifyResult struct {
-	// Server is "ip:port".
-	Server string
-	// Source says why it was notified: "also-notify" (the zone's
-	// configuration) or "catalog" (the catalog option's also_notify).
-	Source string
-	// Acknowledged is true when the server answered the NOTIFY with
-	// NOERROR (RFC 1996 section 4.7).
-	Acknowledged bool
-	// Rcode is the server's answer (e.g. NOERROR, REFUSED, NOTAUTH) or
-	// empty when none came.
-	Rcode string
-	// Error says why no answer came.
-	Error string
-}
+// NotifyResult is one server's answer to a NOTIFY (the zone model's
+// type, which front ends read).
+type NotifyResult = zonemodel.NotifyResult
 
 // SendNotify sends one NOTIFY for zone with soa in the answer section
 // (RFC 1996 section 3.7) to addr ("ip:port") over UDP, retrying once

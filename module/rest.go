@@ -8,6 +8,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -58,11 +59,12 @@ func (h *Handler) newREST() *restAPI {
 			return h.decodeRequest(w, r, params{route: rt, name: p.Name, view: p.View, viewErr: p.ViewErr}, v)
 		},
 		Allow: h.allow, AllowRecords: h.allowRecords, Forbid: h.forbid,
-		AllowPrimaries: auth.PrimariesPolicy.Checker(h.primaryNets, viewOf, h.forbid),
-		AllowNotify:    auth.NotifyPolicy.Checker(h.notifyNets, viewOf, h.forbid),
-		Identity:       func(r *http.Request) *auth.Identity { return authOf(r).id },
-		Quiet:          quiet,
-		Logger:         h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
+		AllowPrimaries:   auth.PrimariesPolicy.Checker(h.primaryNets, viewOf, h.forbid),
+		AllowNotify:      auth.NotifyPolicy.Checker(h.notifyNets, viewOf, h.forbid),
+		ValidateSettings: zoneservice.ValidateSettings,
+		Identity:         func(r *http.Request) *auth.Identity { return authOf(r).id },
+		Quiet:            quiet,
+		Logger:           h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
 		Views:   rest.Views{Names: h.views.names, Default: h.views.def},
 		ZoneDir: h.zoneDir, CheckZoneDir: func() error { return zonestore.CheckDir(h.zoneDir) }, CatalogZone: h.catalog.zone, CatalogGroup: h.catalog.group,
 		Version: Version,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -45,6 +46,11 @@ type API struct {
 	// AllowNotify checks that the identity may name a zone's
 	// also-notify servers, answering 403 itself when not.
 	AllowNotify func(w http.ResponseWriter, r *http.Request, servers []string) bool
+	// ValidateSettings checks a change of a zone's settings as the zone
+	// service's Modify will (zoneservice.ValidateSettings), without I/O:
+	// PATCH /zones/{name} answers 400 before it authorises the servers
+	// the change names or asks for the service.
+	ValidateSettings func(ch *zonemodel.SettingsChange) error
 	// Identity is the request's authenticated identity, nil when it has
 	// none (authentication off, or a public route without a token).
 	Identity func(r *http.Request) *auth.Identity

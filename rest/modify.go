@@ -1,11 +1,10 @@
 package rest
 
 import (
-	"context"
 	"net/http"
 
-	"github.com/zoneapi/caddy-zoneapi/apitypes"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // handleModifyZone changes a zone's configuration through the zone
@@ -22,8 +21,8 @@ func (a *API) handleModifyZone(w http.ResponseWriter, r *http.Request, p Params)
 	if !a.Decode(w, r, p, &req) {
 		return errAnswered
 	}
-	change := zoneservice.SettingsChange{AlsoNotify: req.AlsoNotify, AllowTransfer: req.AllowTransfer, AllowUpdate: req.AllowUpdate, Primaries: req.Primaries, DNSSECPolicy: req.DNSSECPolicy, InlineSigning: req.InlineSigning}
-	if err := change.Validate(); err != nil {
+	change := zonemodel.SettingsChange{AlsoNotify: req.AlsoNotify, AllowTransfer: req.AllowTransfer, AllowUpdate: req.AllowUpdate, Primaries: req.Primaries, DNSSECPolicy: req.DNSSECPolicy, InlineSigning: req.InlineSigning}
+	if err := a.ValidateSettings(&change); err != nil {
 		return fail(http.StatusBadRequest, "invalid change: %v", err)
 	}
 	if change.Primaries != nil && !a.AllowPrimaries(w, r, *change.Primaries) {
@@ -36,22 +35,13 @@ func (a *API) handleModifyZone(w http.ResponseWriter, r *http.Request, p Params)
 	if err != nil {
 		return err
 	}
-	res, err := b.Modify(r.Context(), name, &change)
+	var mod frontend.SettingsModifier = b
+	res, err := mod.Modify(r.Context(), name, &change)
 	if err != nil {
 		return ServiceFailure(name, err)
 	}
 	WriteJSON(w, http.StatusOK, modifyResponse{Success: true, Message: "Zone " + name + " modified successfully", Details: res.Details, Config: (*zoneSettings)(res.Config)})
 	return nil
-}
-
-// SettingsFor reads the zone's configuration for GET; a failure leaves
-// the configuration out.
-func SettingsFor(ctx context.Context, svc *zoneservice.Service, name string) *apitypes.ZoneSettings {
-	zc, err := svc.ZoneStatement(ctx, name)
-	if err != nil {
-		return nil
-	}
-	return (*zoneSettings)(zoneservice.SettingsOf(zc))
 }
 
 // handleRetransfer asks named to transfer a secondary zone again. named
@@ -61,7 +51,8 @@ func (a *API) handleRetransfer(w http.ResponseWriter, r *http.Request, p Params)
 	if err != nil {
 		return err
 	}
-	text, err := b.Retransfer(r.Context(), name)
+	var rt frontend.ZoneRetransferrer = b
+	text, err := rt.Retransfer(r.Context(), name)
 	if err != nil {
 		return ServiceFailure(name, err)
 	}

@@ -2,6 +2,8 @@ package rest
 
 import (
 	"net/http"
+
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 )
 
 // handleNotify asks the zone service to notify the zone's secondaries
@@ -13,7 +15,8 @@ func (a *API) handleNotify(w http.ResponseWriter, r *http.Request, p Params) err
 	if err != nil {
 		return err
 	}
-	res, err := b.Notify(r.Context(), name)
+	var n frontend.ZoneNotifier = b
+	res, err := n.Notify(r.Context(), name)
 	if err != nil {
 		return ServiceFailure(name, err)
 	}

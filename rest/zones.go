@@ -14,6 +14,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -321,12 +322,19 @@ func (a *API) handleDeleteZone(w http.ResponseWriter, r *http.Request, p Params)
 // zoneCommands maps each action route to its zone service operation and
 // message.
 var zoneCommands = map[string]struct {
-	run     func(s *zoneservice.Service, ctx context.Context, zone string) (string, error)
+	run     func(s zoneCommander, ctx context.Context, zone string) (string, error)
 	message string
 }{
-	"reload": {(*zoneservice.Service).Reload, "Zone %s reloaded successfully"},
-	"freeze": {(*zoneservice.Service).Freeze, "Zone %s frozen successfully"},
-	"thaw":   {(*zoneservice.Service).Thaw, "Zone %s thawed successfully"},
+	"reload": {zoneCommander.Reload, "Zone %s reloaded successfully"},
+	"freeze": {zoneCommander.Freeze, "Zone %s frozen successfully"},
+	"thaw":   {zoneCommander.Thaw, "Zone %s thawed successfully"},
+}
+
+// zoneCommander is what the action routes ask of the zone service.
+type zoneCommander interface {
+	frontend.ZoneReloader
+	frontend.ZoneFreezer
+	frontend.ZoneThawer
 }
 
 // zoneCommand returns the handler of one action route (reload, freeze,

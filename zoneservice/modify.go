@@ -15,62 +15,13 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// SettingsChange is a change of a zone's settings, the clauses of its
-// statement in named's configuration (the body of PATCH
-// /api/v1/zones/{name}): bindcar's alsoNotify, allowTransfer and
-// allowUpdate, plus primaries, dnssecPolicy and inlineSigning. At least one field must be given; a field that is
-// absent (or null) leaves its clause as it is, and every clause the
-// request does not name is kept exactly as named shows it.
-//
-// Server lists (alsoNotify, primaries) take "ip", "ip:port" or
-// "[v6]:port", each optionally followed by " key NAME" (a TSIG key).
-// Address lists (allowTransfer, allowUpdate) take "ip", "ip/len", "!ip",
-// "!ip/len", "key NAME", "any", "none", "localhost" or "localnets"; when
-// such a list names no key, the key grants the clause already has are
-// kept (bindcar drops them), so "[]" removes every address but keeps the
-// keys. An empty server list removes the clause; dnssecPolicy "" removes
-// the clause.
-type SettingsChange struct {
-	// AlsoNotify replaces the servers sent NOTIFY besides the NS targets.
-	AlsoNotify *[]string
-	// AllowTransfer replaces the addresses allowed to transfer the zone
-	// (key grants are kept unless the list names keys itself).
-	AllowTransfer *[]string
-	// AllowUpdate replaces the addresses allowed to update the zone (key
-	// grants are kept unless the list names keys itself).
-	AllowUpdate *[]string
-	// Primaries replaces the servers a secondary zone transfers from.
-	Primaries *[]string
-	// DNSSECPolicy sets the zone's dnssec-policy; "" removes it.
-	DNSSECPolicy *string
-	// InlineSigning sets inline-signing yes or no.
-	InlineSigning *bool
-	// CheckNames sets check-names (fail, warn or ignore: what named does
-	// with names that are not host names, such as an A record at
-	// _x.example.com); "" removes the clause (named's default, fail for
-	// a primary zone). The PowerDNS API's RFC1123-CONFORMANCE metadata
-	// sets it; the zone API's PATCH does not take it.
-	CheckNames *string
-}
+// SettingsChange is a change of a zone's settings (zonemodel.SettingsChange:
+// the body of PATCH /api/v1/zones/{name} and what the PowerDNS API's
+// zone changes set).
+type SettingsChange = zonemodel.SettingsChange
 
-// Settings are a zone's settings: its statement as showzone reports it, in
-// the API's notation (apitypes.ZoneSettings; the same as SettingsChange's),
-// so a client can compare it with what it asked for.
-type Settings struct {
-	Type          string
-	File          string
-	Primaries     []string
-	AlsoNotify    []string
-	AllowTransfer []string
-	AllowUpdate   []string
-	UpdatePolicy  string
-	DNSSECPolicy  string
-	InlineSigning *bool
-	// Options holds every clause as named prints it, keyed by name.
-	Options map[string]string
-	// Statement is showzone's text.
-	Statement string
-}
+// Settings are a zone's settings (zonemodel.ZoneSettings).
+type Settings = zonemodel.ZoneSettings
 
 // SettingsOf converts a parsed showzone statement to the API's notation.
 func SettingsOf(zc *rndc.ZoneStatement) *Settings {
@@ -276,15 +227,17 @@ type aclChange struct {
 	hasKeys bool // the list names keys: it replaces the existing grants
 }
 
-// Validate checks the change; every problem is listed in the
-// *zonemodel.ValidationError it returns.
-func (req *SettingsChange) Validate() error {
-	_, err := req.validate()
+// ValidateSettings checks the change as Modify will; every problem is
+// listed in the *zonemodel.ValidationError it returns. It does no I/O, so
+// a front end checks a change with it before it authorises the request
+// and asks for the service.
+func ValidateSettings(ch *SettingsChange) error {
+	_, err := validateChange(ch)
 	return err
 }
 
-// validate checks the change and converts it to BIND's notation.
-func (req *SettingsChange) validate() (*zoneChange, error) {
+// validateChange checks the change and converts it to BIND's notation.
+func validateChange(req *SettingsChange) (*zoneChange, error) {
 	ve := &zonemodel.ValidationError{}
 	add := func(field, format string, args ...any) {
 		ve.Problems = append(ve.Problems, zonemodel.Problem{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -447,14 +400,8 @@ func signing(zc *rndc.ZoneStatement) bool {
 	return ok && p != "none" && p != "insecure" && zc.Type() == "primary"
 }
 
-// Modified is what Modify did.
-type Modified struct {
-	// Details is named's answer to modzone.
-	Details string
-	// Config is the zone's configuration after the change, nil when it
-	// could not be read back.
-	Config *Settings
-}
+// Modified is what Modify did (zonemodel.Modified).
+type Modified = zonemodel.Modified
 
 // Modify changes the zone's configuration: showzone, change the clauses
 // ch names (keeping every other), modzone, showzone again, under the
@@ -463,7 +410,7 @@ type Modified struct {
 // says why), ErrBusy, and those of the commands (showzone, modzone: a
 // change named refuses changes nothing).
 func (s *Service) Modify(ctx context.Context, name string, ch *SettingsChange) (*Modified, error) {
-	zch, err := ch.validate()
+	zch, err := validateChange(ch)
 	if err != nil {
 		return nil, newErr(ErrInvalid, name, "", "invalid change", err)
 	}

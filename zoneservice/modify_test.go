@@ -48,7 +48,7 @@ func TestModifyZoneApply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch, err := tc.req.validate()
+			ch, err := validateChange(&tc.req)
 			if err == nil {
 				err = ch.apply(zc)
 			}
@@ -67,11 +67,11 @@ func TestModifyZoneApply(t *testing.T) {
 		})
 	}
 	bad := `a"b`
-	if _, err := (&SettingsChange{DNSSECPolicy: &bad}).validate(); err == nil {
+	if _, err := validateChange(&SettingsChange{DNSSECPolicy: &bad}); err == nil {
 		t.Error("a quote in a policy name was accepted")
 	}
 	req := SettingsChange{AlsoNotify: sp([]string{"x", "1.2.3.4:0"}), AllowTransfer: sp([]string{"10.0.0.1/8", "key", "key a b"})}
-	_, err := req.validate()
+	_, err := validateChange(&req)
 	for _, f := range []string{"alsoNotify[0]", "alsoNotify[1]", "allowTransfer[0]", "allowTransfer[1]", "allowTransfer[2]"} {
 		if err == nil || !strings.Contains(err.Error(), f) {
 			t.Errorf("error %v does not name %s", err, f)
@@ -121,7 +121,7 @@ func FuzzModifyZone(f *testing.F) {
 	f.Fuzz(func(t *testing.T, notify, xfr, upd, policy string, inline bool) {
 		req := SettingsChange{AlsoNotify: sp([]string{notify}), AllowTransfer: sp([]string{xfr}), AllowUpdate: sp([]string{upd}),
 			DNSSECPolicy: &policy, InlineSigning: &inline}
-		ch, err := req.validate()
+		ch, err := validateChange(&req)
 		if err != nil {
 			return
 		}

@@ -9,18 +9,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// Notified is what Notify did.
-type Notified struct {
-	// Details is named's answer to `rndc notify`.
-	Details string
-	// Serial is the serial announced: that of the SOA named serves.
-	Serial uint32
-	// Servers are the servers notified by the service itself, each with
-	// its answer.
-	Servers []dnsupdate.NotifyResult
-}
+// Notified is what Notify did (zonemodel.Notified).
+type Notified = zonemodel.Notified
 
 // Notify runs `rndc notify` (named notifies whatever its configuration
 // says: NS targets under notify yes, also-notify, the options'

@@ -267,10 +267,10 @@ func TestModify(t *testing.T) {
 	}
 
 	kind(t, func() error { _, err := r.svc.Modify(ctx, "rec.test", &SettingsChange{}); return err }(), ErrInvalid)
-	if err := (&SettingsChange{}).Validate(); err == nil {
+	if err := ValidateSettings(&SettingsChange{}); err == nil {
 		t.Error("an empty change is valid")
 	}
-	if err := (&SettingsChange{AlsoNotify: &notify}).Validate(); err != nil {
+	if err := ValidateSettings(&SettingsChange{AlsoNotify: &notify}); err != nil {
 		t.Error(err)
 	}
 	prim := []string{"192.0.2.1"}
