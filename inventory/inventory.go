@@ -12,7 +12,22 @@
 // database; any other is asked once, when it first appears, with `rndc
 // zonestatus` ("reconfigurable via modzone: yes" for a zone of the
 // new-zone database, "no" for one of named.conf), in the background at a
-// bounded rate (Rate), and remembered while the zone stays.
+// bounded rate (Rate), and remembered while the zone stays, across
+// restarts too (below).
+//
+// Across restarts: each snapshot, with every zone's source, is kept
+// (Save: zonestore's kept file, written atomically in the background
+// after each refresh that changed something). The first call after a
+// start answers from it (Load; Snapshot.Kept) without waiting for named,
+// whose statistics channel takes seconds at 100,000 zones, and asks for
+// a refresh at once; later calls answer the fresh one once it lands.
+// Until then a zone added or removed while the process was down is
+// missing or still listed, and serials are as of the last run's last
+// refresh; a zone the API deleted after that refresh and before the
+// process stopped shows as not managed. Fresh is for the callers that
+// must have named's present serials (the history's catch-up). A zone
+// that went away and came back with another origin while nothing ran
+// keeps the origin learned before.
 //
 // How stale it can be: a zone added or removed outside the API, and a
 // serial changed by anything, show up at the next refresh, which runs
@@ -25,17 +40,15 @@
 // service's list.
 //
 // The package does no I/O of its own: Fetch (the statistics channel's
-// HTTP GET, which belongs to the Caddy glue) and Status (the control
-// channel) are given to it.
+// HTTP GET, which belongs to the Caddy glue), Status (the control
+// channel), Load and Save are given to it.
 package inventory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,23 +98,6 @@ type Zone struct {
 // Key identifies a zone across views: "name/view".
 func (z *Zone) Key() string { return z.Name + "/" + z.View }
 
-// Snapshot is the inventory at one time: its zones sorted by name, then
-// view.
-type Snapshot struct {
-	// Zones are named's zones (class IN, not the built-in ones).
-	Zones []Zone
-	// Taken is when named was asked.
-	Taken time.Time
-	// Views are the views named has, sorted (without _bind).
-	Views []string
-	// Gen numbers the snapshots of named's answers (and of the sources
-	// learned since), from 1; Forget keeps it.
-	Gen uint64
-	// Forgotten are the names Forget dropped from this snapshot since
-	// named was asked, in order.
-	Forgotten []string
-}
-
 // Inventory keeps a snapshot of named's zones fresh. Set Fetch and
 // Status; the zero values of the others are their defaults. It is safe
 // for concurrent use.
@@ -132,6 +128,15 @@ type Inventory struct {
 	// zone: one the API created or adopted, in the new-zone database,
 	// whose source is not asked.
 	Indexed func(name, view string) bool
+	// Load, if set, returns what Save kept (ok false when nothing is
+	// kept). The first call of Zones answers from it, without waiting for
+	// named, and asks for a refresh at once (see Kept).
+	Load func() (data []byte, ok bool, err error)
+	// Save, if set, keeps data durably and atomically (a crash leaves the
+	// old data or the new, whole): the zones of the last snapshot and
+	// where each comes from, written in the background after each
+	// refresh that changed them and after each classification.
+	Save func(data []byte) error
 	// Logger receives a line per failed refresh.
 	Logger *zap.Logger
 
@@ -152,6 +157,11 @@ type Inventory struct {
 	gen      uint64        // bumped by Forget, so a refresh begun before it does not resurrect
 	snapGen  uint64        // the last Snapshot.Gen
 	lastDur  time.Duration // how long the last refresh took
+	loadM    sync.Mutex    // one Load at a time
+	loaded   bool          // Load was tried
+	saving   bool          // a save runs
+	dirty    bool          // a snapshot was published since the save began
+	savedSum [32]byte      // what the last save wrote (its SHA-256)
 }
 
 // ErrNoStatistics means no statistics channel is configured.
@@ -184,9 +194,12 @@ func (inv *Inventory) Zones(ctx context.Context) (*Snapshot, error) {
 	snap := inv.snap
 	inv.lastUse = time.Now()
 	inv.mu.Unlock()
+	if snap == nil {
+		snap = inv.loadKept()
+	}
 	if snap != nil {
 		inv.startLoop()
-		if time.Since(snap.Taken) > 2*inv.refreshEvery() {
+		if snap.Kept || time.Since(snap.Taken) > 2*inv.refreshEvery() {
 			inv.Invalidate()
 		}
 		return snap, nil
@@ -206,6 +219,25 @@ func (inv *Inventory) Zones(ctx context.Context) (*Snapshot, error) {
 	}
 	inv.startLoop()
 	return snap, nil
+}
+
+// Fresh is Zones, but for a snapshot read from named by this process:
+// when Zones would answer a kept one (Kept), it waits for a refresh (one
+// that runs, or its own).
+func (inv *Inventory) Fresh(ctx context.Context) (*Snapshot, error) {
+	snap, err := inv.Zones(ctx)
+	if err != nil || !snap.Kept {
+		return snap, err
+	}
+	inv.refreshM.Lock()
+	defer inv.refreshM.Unlock()
+	inv.mu.Lock()
+	snap = inv.snap
+	inv.mu.Unlock()
+	if snap != nil && !snap.Kept {
+		return snap, nil
+	}
+	return inv.refreshLocked(ctx)
 }
 
 // RefreshNow asks named now and returns the new snapshot. Where each
@@ -255,8 +287,9 @@ func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 	}
 	inv.origins = origins
 	inv.snapGen++
-	snap := &Snapshot{Zones: zones, Views: views, Taken: time.Now(), Gen: inv.snapGen}
+	snap := &Snapshot{zones: zones, Views: views, Taken: time.Now(), Gen: inv.snapGen}
 	inv.snap = snap
+	inv.save()
 	if inv.gen != gen {
 		// A Forget ran meanwhile: named was asked before or after it,
 		// so ask again at the next refresh rather than trust this one.
@@ -336,7 +369,10 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 		}
 		inv.mu.Lock()
 		_, known := inv.origins[z.Key()]
-		present := inv.snap != nil && inv.snap.find(z.Name, z.View) >= 0
+		present := false
+		if inv.snap != nil {
+			_, present = inv.snap.Find(z.Name, z.View)
+		}
 		inv.mu.Unlock()
 		if known || !present {
 			continue
@@ -351,23 +387,17 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 	if inv.snap == nil {
 		return
 	}
-	zs := slices.Clone(inv.snap.Zones)
+	old := inv.snap
+	zs := slices.Clone(old.zones)
 	for i := range zs {
 		if zs[i].Source == "" {
 			zs[i].Source = inv.origins[zs[i].Key()]
 		}
 	}
 	inv.snapGen++
-	inv.snap = &Snapshot{Zones: zs, Views: inv.snap.Views, Taken: inv.snap.Taken, Gen: inv.snapGen}
-}
-
-// Find returns the zone of the snapshot of that name in that view.
-func (s *Snapshot) Find(name, view string) (*Zone, bool) {
-	i := s.find(name, view)
-	if i < 0 {
-		return nil, false
-	}
-	return &s.Zones[i], true
+	inv.snap = &Snapshot{zones: zs, Views: old.Views, Taken: old.Taken, Gen: inv.snapGen, Kept: old.Kept,
+		Forgotten: old.Forgotten, fg: old.fg, nGone: old.nGone}
+	inv.save()
 }
 
 func (inv *Inventory) rate() int {
@@ -375,20 +405,6 @@ func (inv *Inventory) rate() int {
 		return 200
 	}
 	return inv.Rate
-}
-
-// find returns the index of the zone in s.Zones, or -1.
-func (s *Snapshot) find(name, view string) int {
-	i, ok := slices.BinarySearchFunc(s.Zones, Zone{Name: name, View: view}, func(a, b Zone) int {
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		return strings.Compare(a.View, b.View)
-	})
-	if !ok {
-		return -1
-	}
-	return i
 }
 
 // Invalidate asks for a refresh soon (in the background); the snapshot
@@ -424,18 +440,26 @@ func (inv *Inventory) Forget(name, view string) {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	inv.gen++
-	if inv.snap == nil {
+	old := inv.snap
+	if old == nil {
 		return
 	}
-	out := make([]Zone, 0, len(inv.snap.Zones))
-	for _, z := range inv.snap.Zones {
-		if z.Name == name && (view == "" || z.View == view) {
-			continue
-		}
-		out = append(out, z)
+	// The snapshots since named's answer share fg, whose entries only
+	// grow: a new snapshot hides one more, O(1).
+	fg := old.fg
+	if fg == nil {
+		fg = &forgets{at: map[forgetKey]int{}}
 	}
-	inv.snap = &Snapshot{Zones: out, Views: inv.snap.Views, Taken: inv.snap.Taken, Gen: inv.snap.Gen,
-		Forgotten: append(slices.Clip(inv.snap.Forgotten), name)}
+	fg.mu.Lock()
+	n := len(fg.names)
+	if _, ok := fg.at[forgetKey{name, view}]; !ok {
+		fg.at[forgetKey{name, view}] = n
+	}
+	fg.names = append(fg.names, name)
+	forgotten := fg.names[: n+1 : n+1]
+	fg.mu.Unlock()
+	inv.snap = &Snapshot{zones: old.zones, Views: old.Views, Taken: old.Taken, Gen: old.Gen, Kept: old.Kept,
+		Forgotten: forgotten, fg: fg, nGone: n + 1}
 	inv.signal()
 }
 
@@ -505,59 +529,4 @@ func (inv *Inventory) Stop() {
 		close(inv.stop)
 		inv.running = false
 	}
-}
-
-// statsZones is the part of /json/v1/zones the inventory reads.
-type statsZones struct {
-	Views map[string]struct {
-		Zones []struct {
-			Name   string          `json:"name"`
-			Class  string          `json:"class"`
-			Serial json.RawMessage `json:"serial"`
-			Type   string          `json:"type"`
-		} `json:"zones"`
-	} `json:"views"`
-}
-
-// Parse reads the statistics channel's /json/v1/zones: the zones of class
-// IN of every view but _bind, without built-in zones, sorted by name then
-// view, and the views.
-func Parse(body []byte) ([]Zone, []string, error) {
-	var st statsZones
-	if err := json.Unmarshal(body, &st); err != nil {
-		return nil, nil, fmt.Errorf("reading named's statistics: %w", err)
-	}
-	if st.Views == nil {
-		return nil, nil, errors.New("reading named's statistics: no views in the answer (is it /json/v1/zones?)")
-	}
-	var zones []Zone
-	var views []string
-	for view, v := range st.Views {
-		if view == "_bind" {
-			continue
-		}
-		views = append(views, view)
-		for _, z := range v.Zones {
-			if z.Class != "IN" || z.Type == "builtin" || z.Name == "" {
-				continue
-			}
-			zone := Zone{Name: strings.ToLower(strings.TrimSuffix(z.Name, ".")), View: view, Type: z.Type}
-			if zone.Name == "" {
-				zone.Name = "."
-			}
-			var n int64
-			if err := json.Unmarshal(z.Serial, &n); err == nil && n >= 0 && n <= 1<<32-1 {
-				zone.Serial, zone.HasSerial = uint32(n), true
-			}
-			zones = append(zones, zone)
-		}
-	}
-	sort.Strings(views)
-	sort.Slice(zones, func(i, j int) bool {
-		if zones[i].Name != zones[j].Name {
-			return zones[i].Name < zones[j].Name
-		}
-		return zones[i].View < zones[j].View
-	})
-	return zones, views, nil
 }

@@ -142,7 +142,7 @@ func TestFetchFails(t *testing.T) {
 		t.Fatal("RefreshNow hid the failure")
 	}
 	snap, err := inv.Zones(context.Background())
-	if err != nil || len(snap.Zones) != 1 {
+	if err != nil || len(snap.Zones()) != 1 {
 		t.Fatalf("the last snapshot was not kept: %v, %v", snap, err)
 	}
 	var none *Inventory
@@ -153,7 +153,7 @@ func TestFetchFails(t *testing.T) {
 
 func sources(s *Snapshot) string {
 	var out []string
-	for _, z := range s.Zones {
+	for _, z := range s.Zones() {
 		out = append(out, z.Name+"="+z.Source)
 	}
 	return strings.Join(out, " ")

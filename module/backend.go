@@ -69,7 +69,7 @@ func (h *Handler) getBackend() (*backend, error) {
 			cfg.Views = append(cfg.Views, parts)
 		}
 	}
-	cfg.Inventory = newInventory(h.statsURL, h.rndcTimeout, time.Duration(h.InventoryRefresh), h.logger, rc)
+	cfg.Inventory = newInventory(h.statsURL, h.rndcTimeout, time.Duration(h.InventoryRefresh), h.logger, rc, store)
 	b := newBackend(zoneservice.NewServer(cfg), rc)
 	h.cell.backend = b
 	return b, nil

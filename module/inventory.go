@@ -13,6 +13,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // maxStatsBytes bounds the statistics channel's answer read (about 170
@@ -40,9 +41,10 @@ func statsURL(v string) (string, error) {
 
 // newInventory returns the inventory of named's zones read from the
 // statistics channel at url (nil when url is ""), classifying zones with
-// zonestatus over c. Only the HTTP GET is the module's: the inventory's
-// logic is package inventory's.
-func newInventory(url string, timeout, refresh time.Duration, logger *zap.Logger, c *rndc.Client) *inventory.Inventory {
+// zonestatus over c, kept between runs in store's kept file "inventory".
+// Only the HTTP GET is the module's: the inventory's logic is package
+// inventory's.
+func newInventory(url string, timeout, refresh time.Duration, logger *zap.Logger, c *rndc.Client, store *zonestore.Store) *inventory.Inventory {
 	if url == "" {
 		return nil
 	}
@@ -65,6 +67,8 @@ func newInventory(url string, timeout, refresh time.Duration, logger *zap.Logger
 			}
 			return io.ReadAll(io.LimitReader(resp.Body, maxStatsBytes))
 		},
+		Load: func() ([]byte, bool, error) { return store.ReadKeptFile("inventory", maxStatsBytes) },
+		Save: func(data []byte) error { return store.ReplaceKeptFile("inventory", data) },
 		Status: func(ctx context.Context, name, view string) (bool, error) {
 			if view == inventory.DefaultView {
 				view = ""

@@ -81,7 +81,7 @@ func walkInventory(snap *inventory.Snapshot, indexed map[string][]zonestore.Entr
 	}
 	defaultView := defaultViewOf(snap)
 	// The entries no zone of the snapshot stands for, sorted.
-	zones := snap.Zones
+	zones := snap.Zones()
 	var extra []ListedZone
 	for view, es := range indexed {
 		for i := range es {
@@ -196,8 +196,9 @@ func (s *Service) Serials(ctx context.Context) map[string]uint32 {
 	if view == "" {
 		view = defaultViewOf(snap)
 	}
-	out := make(map[string]uint32, len(snap.Zones))
-	for _, z := range snap.Zones {
+	zones := snap.Zones()
+	out := make(map[string]uint32, len(zones))
+	for _, z := range zones {
 		if z.View == view && z.HasSerial {
 			out[z.Name] = z.Serial
 		}

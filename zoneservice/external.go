@@ -2,7 +2,6 @@ package zoneservice
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -179,7 +178,7 @@ func (s *Service) CatchUp(ctx context.Context) {
 	var snap *inventory.Snapshot
 	view := s.View
 	if s.Inventory != nil {
-		if sn, err := s.Inventory.Zones(ctx); err == nil {
+		if sn, err := s.Inventory.Fresh(ctx); err == nil {
 			snap = sn
 			if view == "" {
 				view = defaultViewOf(snap)
@@ -238,9 +237,8 @@ func (s *Service) Follows(ctx context.Context, zone string) bool {
 	}
 	if s.Inventory != nil && s.View != "" {
 		if snap, err := s.Inventory.Zones(ctx); err == nil {
-			i, _ := slices.BinarySearchFunc(snap.Zones, zone, func(z inventory.Zone, name string) int { return strings.Compare(z.Name, name) })
-			for ; i < len(snap.Zones) && snap.Zones[i].Name == zone; i++ {
-				if snap.Zones[i].View == s.View {
+			for _, z := range snap.Named(zone) {
+				if z.View == s.View {
 					return true
 				}
 			}

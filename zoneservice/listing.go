@@ -213,12 +213,7 @@ func (s *Service) rebuild(snap *inventory.Snapshot, idx map[string]Index) error 
 // snapshot) with the indexes' entries of that name, as walkInventory
 // does for every name. l.mu is held.
 func (l *listing) rejoin(snap *inventory.Snapshot, idx map[string]Index, name string) error {
-	first, _ := slices.BinarySearchFunc(snap.Zones, name, func(z inventory.Zone, n string) int { return strings.Compare(z.Name, n) })
-	last := first
-	for last < len(snap.Zones) && snap.Zones[last].Name == name {
-		last++
-	}
-	mini := &inventory.Snapshot{Zones: snap.Zones[first:last], Views: snap.Views}
+	mini := inventory.NewSnapshot(snap.Named(name), snap.Views)
 	indexed := map[string][]zonestore.Entry{}
 	for view, x := range idx {
 		e, ok, err := x.Get(name)

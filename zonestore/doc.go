@@ -11,6 +11,8 @@
 //   - sidefile.go: the side files front ends keep beside a zone
 //     (<zone>.pdns.json), replaced atomically under a lock of their own
 //     and removed with the zone's files.
+//   - keptfile.go: the kept files (<dir>/.zoneapi/<name>.kept) another
+//     part keeps between runs (the zone inventory), replaced atomically.
 //
 // The zone content itself (names, records, validation, rendering) is
 // package zonemodel, which has no I/O.
