@@ -144,24 +144,26 @@ type Inventory struct {
 	// and the zonestatus commands, for tests and metrics.
 	Fetches, StatusCalls atomic.Int64
 
-	mu       sync.Mutex
-	snap     *Snapshot
-	origins  map[string]string // source by Key, of the zones of the last fetch
-	learning bool              // a classification runs
-	learned  chan struct{}     // closed when it ends
-	lastUse  time.Time
-	running  bool
-	kick     chan struct{}
-	stop     chan struct{}
-	refreshM sync.Mutex    // one refresh at a time
-	gen      uint64        // bumped by Forget, so a refresh begun before it does not resurrect
-	snapGen  uint64        // the last Snapshot.Gen
-	lastDur  time.Duration // how long the last refresh took
-	loadM    sync.Mutex    // one Load at a time
-	loaded   bool          // Load was tried
-	saving   bool          // a save runs
-	dirty    bool          // a snapshot was published since the save began
-	savedSum [32]byte      // what the last save wrote (its SHA-256)
+	mu        sync.Mutex
+	snap      *Snapshot
+	origins   map[string]string // source by Key, of the zones of the last fetch
+	learning  bool              // a classification runs
+	learned   chan struct{}     // closed when it ends
+	lastUse   time.Time
+	running   bool
+	kick      chan struct{}
+	stop      chan struct{}
+	refreshM  sync.Mutex    // one refresh at a time
+	gen       uint64        // bumped by Forget, so a refresh begun before it does not resurrect
+	snapGen   uint64        // the last Snapshot.Gen
+	lastDur   time.Duration // how long the last refresh took
+	wanted    bool          // a read of named begun after wantAfter is asked for
+	wantAfter time.Time
+	loadM     sync.Mutex // one Load at a time
+	loaded    bool       // Load was tried
+	saving    bool       // a save runs
+	dirty     bool       // a snapshot was published since the save began
+	savedSum  [32]byte   // what the last save wrote (its SHA-256)
 }
 
 // ErrNoStatistics means no statistics channel is configured.
@@ -252,11 +254,27 @@ func (inv *Inventory) RefreshNow(ctx context.Context) (*Snapshot, error) {
 	return inv.refreshLocked(ctx)
 }
 
+// refreshWanted is RefreshNow for a kick, unless a read of named begun
+// after the first kick not served yet (signal) has landed meanwhile
+// (Fresh's, or the restart watch's RefreshNow): it then answers that.
+func (inv *Inventory) refreshWanted(ctx context.Context) (*Snapshot, error) {
+	inv.refreshM.Lock()
+	defer inv.refreshM.Unlock()
+	inv.mu.Lock()
+	snap, wanted := inv.snap, inv.wanted
+	inv.mu.Unlock()
+	if snap != nil && !snap.Kept && !wanted {
+		return snap, nil
+	}
+	return inv.refreshLocked(ctx)
+}
+
 // refreshLocked is RefreshNow; the caller holds refreshM.
 func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 	inv.mu.Lock()
 	gen := inv.gen
 	inv.mu.Unlock()
+	asked := time.Now()
 	inv.Fetches.Add(1)
 	body, err := inv.Fetch(ctx)
 	if err != nil {
@@ -287,9 +305,12 @@ func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 	}
 	inv.origins = origins
 	inv.snapGen++
-	snap := &Snapshot{zones: zones, Views: views, Taken: time.Now(), Gen: inv.snapGen}
+	snap := &Snapshot{zones: zones, Views: views, Taken: time.Now(), Gen: inv.snapGen, asked: asked}
 	inv.snap = snap
 	inv.save()
+	if inv.wanted && asked.After(inv.wantAfter) {
+		inv.wanted = false
+	}
 	if inv.gen != gen {
 		// A Forget ran meanwhile: named was asked before or after it,
 		// so ask again at the next refresh rather than trust this one.
@@ -395,7 +416,7 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 		}
 	}
 	inv.snapGen++
-	inv.snap = &Snapshot{zones: zs, Views: old.Views, Taken: old.Taken, Gen: inv.snapGen, Kept: old.Kept,
+	inv.snap = &Snapshot{zones: zs, Views: old.Views, Taken: old.Taken, Gen: inv.snapGen, Kept: old.Kept, asked: old.asked,
 		Forgotten: old.Forgotten, fg: old.fg, nGone: old.nGone}
 	inv.save()
 }
@@ -418,8 +439,12 @@ func (inv *Inventory) Invalidate() {
 	inv.signal()
 }
 
-// signal wakes the background refresh; inv.mu is held.
+// signal wakes the background refresh, for a read of named begun after
+// now; inv.mu is held.
 func (inv *Inventory) signal() {
+	if !inv.wanted {
+		inv.wanted, inv.wantAfter = true, time.Now()
+	}
 	if inv.kick == nil {
 		return
 	}
@@ -458,7 +483,7 @@ func (inv *Inventory) Forget(name, view string) {
 	fg.names = append(fg.names, name)
 	forgotten := fg.names[: n+1 : n+1]
 	fg.mu.Unlock()
-	inv.snap = &Snapshot{zones: old.zones, Views: old.Views, Taken: old.Taken, Gen: old.Gen, Kept: old.Kept,
+	inv.snap = &Snapshot{zones: old.zones, Views: old.Views, Taken: old.Taken, Gen: old.Gen, Kept: old.Kept, asked: old.asked,
 		Forgotten: forgotten, fg: fg, nGone: n + 1}
 	inv.signal()
 }
@@ -482,10 +507,12 @@ func (inv *Inventory) loop(kick, stop chan struct{}) {
 	t := time.NewTicker(inv.refreshEvery())
 	defer t.Stop()
 	for {
+		kicked := false
 		select {
 		case <-stop:
 			return
 		case <-kick:
+			kicked = true
 		case <-t.C:
 		}
 		inv.mu.Lock()
@@ -498,7 +525,11 @@ func (inv *Inventory) loop(kick, stop chan struct{}) {
 		inv.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), inv.refreshEvery())
 		start := time.Now()
-		if _, err := inv.RefreshNow(ctx); err != nil {
+		refresh := inv.RefreshNow
+		if kicked {
+			refresh = inv.refreshWanted
+		}
+		if _, err := refresh(ctx); err != nil {
 			inv.log().Warn("refreshing the zone inventory failed; the last snapshot is kept", zap.Error(err))
 		}
 		cancel()

@@ -179,8 +179,10 @@ func TestForgetDoesNotCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	inv.Stop() // no refresh: named here still has the zones
 	inv.Forget("b.test", DefaultView)
 	mid, _ := inv.Zones(context.Background())
+	inv.Stop()
 	inv.Forget("c.test.", "")
 	after, _ := inv.Zones(context.Background())
 	if &after.zones[0] != &before.zones[0] || &mid.zones[0] != &before.zones[0] {
@@ -211,5 +213,35 @@ func TestForgetDoesNotCopy(t *testing.T) {
 	}
 	if got := after.Named("b.test"); len(got) != 1 || got[0].View != "other" {
 		t.Errorf("Named: %v", got)
+	}
+}
+
+// The refresh a kept snapshot asks for and a Fresh that comes meanwhile
+// share one read of named (as at a start: the first page, then the
+// history's catch-up).
+func TestKeptRefreshReadOnce(t *testing.T) {
+	f := &fakeNamed{views: map[string][]string{"_default": {"a.test 1 primary"}}}
+	var keep memKeep
+	inv := f.inventory()
+	keep.attach(inv)
+	if _, err := inv.Zones(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	keep.waitKept(t, "a.test\t")
+	inv.Stop()
+	f.fetches.Store(0)
+	inv2 := f.inventory()
+	inv2.Refresh = time.Hour
+	keep.attach(inv2)
+	defer inv2.Stop()
+	if snap, err := inv2.Zones(context.Background()); err != nil || !snap.Kept {
+		t.Fatalf("first: %v %v", snap, err)
+	}
+	if snap, err := inv2.Fresh(context.Background()); err != nil || snap.Kept {
+		t.Fatalf("Fresh: %v %v", snap, err)
+	}
+	time.Sleep(300 * time.Millisecond) // the kicked refresh, had it read again
+	if n := f.fetches.Load(); n != 1 {
+		t.Errorf("%d reads of named, want 1", n)
 	}
 }

@@ -29,8 +29,9 @@ type Snapshot struct {
 	// lands (see Fresh for a caller that needs named's present serials).
 	Kept bool
 
-	fg    *forgets // shared by the snapshots of one read of named
-	nGone int      // how many of fg's entries this snapshot hides
+	asked time.Time // when the read of named began (zero: kept)
+	fg    *forgets  // shared by the snapshots of one read of named
+	nGone int       // how many of fg's entries this snapshot hides
 }
 
 // forgets are the zones Forget dropped since named was last read, shared
