@@ -71,16 +71,20 @@ const (
 // BINDType maps a PowerDNS zone kind (case-insensitive, as PowerDNS reads
 // it) onto BIND's zone type: Native, Master and Primary are a primary
 // zone (BIND notifies and serves transfers either way), Slave and
-// Secondary a secondary. Producer and Consumer (catalog zones) and
-// unknown kinds are refused; an empty kind is Native, as in PowerDNS.
+// Secondary a secondary. A Consumer zone (a catalog zone, RFC 9432,
+// transferred from its masters) is a secondary zone too: named
+// transfers and serves it, and consumes it (makes its members) when
+// named.conf's catalog-zones names it, which is BIND's only way to
+// consume a catalog. Producer and unknown kinds are refused; an empty
+// kind is Native, as in PowerDNS.
 func BINDType(kind string) (string, error) {
 	switch strings.ToLower(kind) {
 	case "", "native", "master", "primary":
 		return BINDPrimary, nil
-	case "slave", "secondary":
+	case "slave", "secondary", "consumer":
 		return BINDSecondary, nil
-	case "producer", "consumer":
-		return "", fmt.Errorf("zone kind %s is not supported: catalog zones are kept by the catalog option of zone_api (RFC 9432), not created as zones", kind)
+	case "producer":
+		return "", fmt.Errorf("zone kind %s is not supported: the catalog zone is kept by the catalog option of zone_api (RFC 9432), not created as a zone", kind)
 	}
 	return "", fmt.Errorf("zone kind %q is not one of Native, Master, Slave, Primary, Secondary", kind)
 }

@@ -13,7 +13,8 @@ import (
 // soa_edit, api_rectify, account, nsec3param) without storing it, and
 // refuses a change of kind between Master and Slave or a catalog (422).
 // With "rrsets" (PowerDNS 4.9+) the zone's content is replaced: every
-// RRset not given is deleted, in the same UPDATE. 204.
+// RRset not given is deleted, in the same UPDATE; a secondary zone given
+// none transfers anew. 204.
 func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 	name, ok := zoneArg(w, zone)
 	if !ok {
@@ -69,14 +70,25 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		return
 	}
 	var (
-		plan *Plan
-		side []sideChange
+		plan       *Plan
+		side       []sideChange
+		retransfer bool
 	)
-	if req.RRsets != nil {
-		if z.Type == BINDSecondary {
-			WriteError(w, http.StatusUnprocessableEntity, "%s is a Slave zone: its records are what its primaries transfer, and BIND replaces them at the next transfer; replace a Master zone's records instead", FQDN(name))
+	if req.RRsets != nil && z.Type == BINDSecondary {
+		// PowerDNS empties a secondary zone given no records and marks
+		// it stale, so that it transfers anew; named transfers it anew
+		// at once. Records it cannot take: named takes no UPDATE for a
+		// secondary zone.
+		if len(req.RRsets) > 0 && a.consumer(z) {
+			WriteError(w, http.StatusUnprocessableEntity, "Modifying RRsets in Consumer zones is unsupported")
 			return
 		}
+		if len(req.RRsets) > 0 {
+			WriteError(w, http.StatusUnprocessableEntity, "%s is a Slave zone: its records are what its primaries transfer, and BIND replaces them at the next transfer; replace a Master zone's records instead, or give no rrsets to have the zone transferred anew", FQDN(name))
+			return
+		}
+		retransfer = true
+	} else if req.RRsets != nil {
 		if !hasApexSOA(name, req.RRsets) {
 			WriteError(w, http.StatusUnprocessableEntity, "Must give SOA record for zone when replacing all RR sets")
 			return
@@ -89,6 +101,12 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 	}
 	if changed {
 		if err := a.Service.Modify(r.Context(), name, ch); err != nil {
+			a.fail(w, err, nil, false)
+			return
+		}
+	}
+	if retransfer {
+		if err := a.Service.Retransfer(r.Context(), name); err != nil {
 			a.fail(w, err, nil, false)
 			return
 		}
@@ -123,6 +141,12 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// consumer reports whether the side file keeps z as a Consumer zone.
+func (a *API) consumer(z *ZoneInfo) bool {
+	d, err := a.loadData(z)
+	return err == nil && d != nil && d.Kind == KindConsumer
 }
 
 // putsData reports whether a PUT gives zone attributes the side file

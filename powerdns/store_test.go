@@ -29,6 +29,8 @@ type fakeNamed struct {
 	zones   map[string]*fakeZone
 	failing bool   // Apply fails (named refused the UPDATE)
 	catalog string // zone_api's catalog zone, every zone a member
+	// retransfers are the zones asked to transfer anew, in order.
+	retransfers []string
 }
 
 type fakeZone struct {
@@ -155,7 +157,10 @@ func (f *fakeNamed) Create(_ context.Context, req *zonemodel.CreateZoneRequest) 
 		return errors.New("exists")
 	}
 	z := &fakeZone{info: ZoneInfo{Name: name, Type: req.ZoneType, Created: time.Now().UTC(), Catalog: f.catalog}, serial: 1, sets: map[string]*dnsupdate.RRset{}}
-	if zc := req.ZoneConfig; zc != nil {
+	if zc := req.ZoneConfig; zc != nil && len(zc.Primaries) > 0 {
+		// A secondary zone: no records until a transfer.
+		z.info.Primaries = slices.Clone(zc.Primaries)
+	} else if zc != nil {
 		apex := FQDN(name)
 		z.sets[apex+" SOA"] = &dnsupdate.RRset{Name: apex, Type: "SOA", TTL: 3600, Values: []string{zc.NameServers[0] + " hostmaster." + apex + " 1 10800 3600 604800 3600"}}
 		z.sets[apex+" NS"] = &dnsupdate.RRset{Name: apex, Type: "NS", TTL: 3600, Values: slices.Clone(zc.NameServers)}
@@ -186,10 +191,15 @@ func (f *fakeNamed) Delete(_ context.Context, zone string) error {
 func (f *fakeNamed) Import(context.Context, string, []byte) error     { return errors.New("not here") }
 func (f *fakeNamed) Modify(context.Context, string, ZoneChange) error { return nil }
 func (f *fakeNamed) Notify(context.Context, string) error             { return nil }
-func (f *fakeNamed) Retransfer(context.Context, string) error         { return nil }
-func (f *fakeNamed) Keys(context.Context, string) ([]Key, error)      { return nil, nil }
-func (f *fakeNamed) Statistics(context.Context) ([][2]string, error)  { return nil, nil }
-func (f *fakeNamed) SideFiles() (frontend.SideFiles, error)           { return f.store, nil }
+func (f *fakeNamed) Retransfer(_ context.Context, zone string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.retransfers = append(f.retransfers, zone)
+	return nil
+}
+func (f *fakeNamed) Keys(context.Context, string) ([]Key, error)     { return nil, nil }
+func (f *fakeNamed) Statistics(context.Context) ([][2]string, error) { return nil, nil }
+func (f *fakeNamed) SideFiles() (frontend.SideFiles, error)          { return f.store, nil }
 
 // fakeAPI serves the API's routes over f.
 func fakeAPI(f *fakeNamed) http.Handler {
