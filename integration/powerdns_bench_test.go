@@ -47,6 +47,8 @@ import (
 // ZONEAPI_PDNS_DNSSEC=1 PowerDNS's gsqlite3-dnssec (see startPowerDNS),
 // ZONEAPI_BASELINE_CADDY another build of the module, measured at c=1 and
 // c=8 in the same rounds (history on, a zone directory of its own).
+// ZONEAPI_PDNS_PROFILE=dir also takes Caddy's CPU profiles of the PATCH
+// and of the REST API's record add after the rounds (profilePatchAndAdd).
 func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 	pdnsBin := "/usr/sbin/pdns_server"
 	if _, err := os.Stat(pdnsBin); err != nil {
@@ -211,6 +213,10 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 				run(empty.name, patch(empty), []int{c.Process().Pid}, conc, n)
 			}
 		}
+	}
+
+	if dir := os.Getenv("ZONEAPI_PDNS_PROFILE"); dir != "" {
+		profilePatchAndAdd(b, dir, c, ns.Pid(), map[string]func(int) int{"patch": patch(ours), "restadd": restAddOp})
 	}
 
 	patchDials := fmt.Sprintf("connections the client opened for the PATCH rounds: %s %d, %s %d, %s %d",
@@ -502,5 +508,72 @@ func (t *pdnsTarget) fill(b *testing.B, n int) {
 	cmd.Stdin = strings.NewReader(sb.String())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("filling PowerDNS: %v %s", err, out)
+	}
+}
+
+// profilePatchAndAdd takes, at c=1 and c=8, twice each in alternation, a
+// CPU profile of Caddy (its admin /debug/pprof/profile) while one of ops
+// runs alone for ZONEAPI_PDNS_PROFILE_SECONDS (default 5), into
+// dir/<op>-c<conc>-<rep>.pprof (`go tool pprof -top build/caddy <file>`),
+// and prints each window's requests/s and Caddy's and named's CPU per
+// request.
+func profilePatchAndAdd(b *testing.B, dir string, c *caddy, namedPid int, ops map[string]func(int) int) {
+	secs := 5
+	if s := os.Getenv("ZONEAPI_PDNS_PROFILE_SECONDS"); s != "" {
+		fmt.Sscan(s, &secs)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	names := make([]string, 0, len(ops))
+	for n := range ops {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Printf("\nCaddy CPU profiles in %s, %d s each:\n", dir, secs)
+	for _, conc := range []int{1, 8} {
+		for rep := 1; rep <= 2; rep++ {
+			for _, name := range names {
+				path := fmt.Sprintf("%s/%s-c%d-%d.pprof", dir, name, conc, rep)
+				done := make(chan error, 1)
+				go func() {
+					resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", c.AdminAddr, secs))
+					if err != nil {
+						done <- err
+						return
+					}
+					defer resp.Body.Close()
+					data, err := io.ReadAll(resp.Body)
+					if err == nil {
+						err = os.WriteFile(path, data, 0o644)
+					}
+					done <- err
+				}()
+				cpu0, ns0 := threadsCPU(c.Process().Pid), threadsCPU(namedPid)
+				var next, errs atomic.Int64
+				var wg sync.WaitGroup
+				deadline := time.Now().Add(time.Duration(secs) * time.Second)
+				op := ops[name]
+				for range conc {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for time.Now().Before(deadline) {
+							if op(int(next.Add(1)-1)) != 204 {
+								errs.Add(1)
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				n := time.Duration(max(next.Load(), 1))
+				cpu, nsCPU := (threadsCPU(c.Process().Pid)-cpu0)/n, (threadsCPU(namedPid)-ns0)/n
+				if err := <-done; err != nil {
+					b.Fatalf("profile of %s: %v", name, err)
+				}
+				fmt.Printf("%s c=%d (%d): %.0f/s, %d errors, CPU per request Caddy %s, named %s (%s)\n",
+					name, conc, rep, float64(next.Load())/float64(secs), errs.Load(), ms(cpu), ms(nsCPU), path)
+			}
+		}
 	}
 }
