@@ -28,7 +28,8 @@ import (
 //     also 64): requests/s, p50, and errors (any answer but 204), and
 //     zone_api's against the REST API's record add (a TXT record at a new
 //     name, POST /zones/{name}/records) on the same Caddy and named at the
-//     same concurrency, with Caddy's CPU per request of each;
+//     same concurrency, with Caddy's CPU per request of each (the two
+//     measured in alternating slices of the same stretch of time, runPair);
 //   - GET /zones with 10,000 zones: p50 (PowerDNS also with dnssec=false).
 //
 // At c=1 the rounds also measure the floors under zone_api's PATCH: the
@@ -140,27 +141,39 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		}
 		floors = append(floors, newPDNSFloor(b, ns, f.name, f.zone, f.pinned))
 	}
-	run := func(name string, do func(int) int, pids []int, conc, n int) {
-		// CPU time: Caddy's and named's threads live as long as they
-		// do (threadsCPU, in nanoseconds); PowerDNS's are counted
-		// with the ended ones (procCPU, in 10 ms ticks).
-		cpuOf := func(pid int) time.Duration {
-			if pid == theirs.pid {
-				return procCPU(pid)
-			}
-			return threadsCPU(pid)
+	// CPU time: Caddy's and named's threads live as long as they do
+	// (threadsCPU, in nanoseconds); PowerDNS's are counted with the ended
+	// ones (procCPU, in 10 ms ticks).
+	cpuOf := func(pid int) time.Duration {
+		if pid == theirs.pid {
+			return procCPU(pid)
+		}
+		return threadsCPU(pid)
+	}
+	// window is what the requests of one measurement took, summed over
+	// its slices.
+	type window struct {
+		el    time.Duration
+		lat   []time.Duration
+		errs  int
+		n     int
+		cpu   []time.Duration
+		index int // the next request's index (bodies differ across slices)
+	}
+	// measure sends n requests on conc workers and adds them to w.
+	measure := func(w *window, do func(int) int, pids []int, conc, n int) {
+		if w.cpu == nil {
+			w.cpu = make([]time.Duration, len(pids))
 		}
 		cpu0 := make([]time.Duration, len(pids))
 		for i, p := range pids {
 			cpu0[i] = cpuOf(p)
 		}
 		var mu sync.Mutex
-		var lat []time.Duration
-		errs := 0
-		next := 0
+		first, next := w.index, w.index
 		start := time.Now()
 		var wg sync.WaitGroup
-		for w := 0; w < conc; w++ {
+		for range conc {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -169,30 +182,64 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 					i := next
 					next++
 					mu.Unlock()
-					if i >= n {
+					if i >= first+n {
 						return
 					}
 					t0 := time.Now()
 					st := do(i)
 					d := time.Since(t0)
 					mu.Lock()
-					lat = append(lat, d)
+					w.lat = append(w.lat, d)
 					if st != 204 {
-						errs++
+						w.errs++
 					}
 					mu.Unlock()
 				}
 			}()
 		}
 		wg.Wait()
-		el := time.Since(start)
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		key := fmt.Sprintf("%s c=%d", name, conc)
-		cpu := make([]time.Duration, len(pids))
+		w.el += time.Since(start)
 		for i, p := range pids {
-			cpu[i] = (cpuOf(p) - cpu0[i]) / time.Duration(n)
+			w.cpu[i] += cpuOf(p) - cpu0[i]
 		}
-		results[key] = append(results[key], result{rps: float64(n) / el.Seconds(), p50: lat[len(lat)/2], errors: errs, total: n, cpu: cpu})
+		w.n += n
+		w.index += n
+	}
+	record := func(name string, conc int, w *window) {
+		sort.Slice(w.lat, func(i, j int) bool { return w.lat[i] < w.lat[j] })
+		cpu := make([]time.Duration, len(w.cpu))
+		for i, d := range w.cpu {
+			cpu[i] = d / time.Duration(w.n)
+		}
+		key := fmt.Sprintf("%s c=%d", name, conc)
+		results[key] = append(results[key], result{rps: float64(w.n) / w.el.Seconds(), p50: w.lat[len(w.lat)/2], errors: w.errs, total: w.n, cpu: cpu})
+	}
+	run := func(name string, do func(int) int, pids []int, conc, n int) {
+		w := &window{}
+		measure(w, do, pids, conc, n)
+		record(name, conc, w)
+	}
+	// runPair measures the PATCH and the REST API's record add in the same
+	// stretch of time: slices of each in turn (ABBA, so that neither is
+	// always the one after the other), so that the load of the machine,
+	// which other processes change from second to second, weighs on both
+	// alike and their ratio is the cost of the requests, not of the moment
+	// each ran in.
+	runPair := func(conc, n int) {
+		slices := map[int]int{1: 6, 8: 4, 64: 2}[conc]
+		pids := []int{c.Process().Pid, ns.Pid()}
+		wp, wa := &window{}, &window{}
+		for sl := 0; sl < slices; sl++ {
+			if sl%2 == 0 {
+				measure(wp, patch(ours), pids, conc, n/slices)
+				measure(wa, restAddOp, pids, conc, n/slices)
+			} else {
+				measure(wa, restAddOp, pids, conc, n/slices)
+				measure(wp, patch(ours), pids, conc, n/slices)
+			}
+		}
+		record(ours.name, conc, wp)
+		record(restAdd.name, conc, wa)
 	}
 	for round := 0; round < rounds; round++ {
 		for _, conc := range []int{1, 8, 64} {
@@ -200,8 +247,7 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 			if conc < 64 {
 				run(theirs.name, patch(theirs), []int{theirs.pid}, conc, n)
 			}
-			run(ours.name, patch(ours), []int{c.Process().Pid, ns.Pid()}, conc, n)
-			run(restAdd.name, restAddOp, []int{c.Process().Pid, ns.Pid()}, conc, n)
+			runPair(conc, n)
 			if conc <= 8 && baseline != nil {
 				run(baseline.name, patch(baseline), []int{cBase.Process().Pid, ns.Pid()}, conc, n)
 			}
