@@ -155,6 +155,45 @@ func TestRecordChangeRetriedAfterThaw(t *testing.T) {
 	}
 }
 
+// TestRecordRefusalOfLoadedZoneNotRetried: a change named refuses of a
+// zone it loaded long ago (an update-policy, its check-integrity) is not
+// the refusal of a reload after a thaw: it is answered at once, explained,
+// not sent four more times over half a second.
+func TestRecordRefusalOfLoadedZoneNotRetried(t *testing.T) {
+	r := newOpsRig(t)
+	ctx := context.Background()
+	r.dns.Refuse("rec.test", dns.RcodeRefused)
+	var asked atomic.Int32
+	r.ans.setFunc("zonestatus rec.test", func() rndc.Response {
+		asked.Add(1)
+		st := zonestatus("rec.test", "primary", true, false)
+		st.Text += "last loaded: " + time.Now().Add(-time.Hour).UTC().Format(time.RFC1123) + "\n"
+		return st
+	})
+	kind(t, func() error {
+		_, err := r.svc.ApplyChanges(ctx, "rec.test", []dnsupdate.Change{{Op: "add", Name: "y", Type: "A", Value: "192.0.2.2"}}, nil)
+		return err
+	}(), ErrUpdateRefused)
+	// Once to decide on a retry, once to explain the refusal.
+	if n := asked.Load(); n != 2 {
+		t.Errorf("zonestatus asked %d times, want 2: the change was tried again", n)
+	}
+
+	// Loaded moments ago (a thaw's reload), it is tried again as before.
+	asked.Store(0)
+	r.ans.setFunc("zonestatus rec.test", func() rndc.Response {
+		if asked.Add(1) == 2 {
+			r.dns.Refuse("rec.test", dns.RcodeSuccess) // the reload completed
+		}
+		st := zonestatus("rec.test", "primary", true, false)
+		st.Text += "last loaded: " + time.Now().UTC().Format(time.RFC1123) + "\n"
+		return st
+	})
+	if _, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, nil); err != nil {
+		t.Fatalf("the change right after a reload was not retried: %v", err)
+	}
+}
+
 func TestRecordReadRefused(t *testing.T) {
 	r := newOpsRig(t)
 	ctx := context.Background()
