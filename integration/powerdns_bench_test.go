@@ -220,17 +220,23 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		record(name, conc, w)
 	}
 	// runPair measures the PATCH and the REST API's record add in the same
-	// stretch of time: slices of each in turn (ABBA, so that neither is
-	// always the one after the other), so that the load of the machine,
+	// stretch of time: slices of each in turn (ABBA, starting with the
+	// other every round, so that neither is always the one after the
+	// other), so that the load of the machine,
 	// which other processes change from second to second, weighs on both
 	// alike and their ratio is the cost of the requests, not of the moment
 	// each ran in.
-	runPair := func(conc, n int) {
+	runPair := func(round, conc, n int) {
 		slices := map[int]int{1: 6, 8: 4, 64: 2}[conc]
 		pids := []int{c.Process().Pid, ns.Pid()}
+		// A few requests of each first, not counted: what the run
+		// before left running (PowerDNS's, another concurrency's) ends
+		// on neither's count.
+		measure(&window{index: 1 << 20}, patch(ours), pids, conc, 2*conc)
+		measure(&window{}, restAddOp, pids, conc, 2*conc)
 		wp, wa := &window{}, &window{}
 		for sl := 0; sl < slices; sl++ {
-			if sl%2 == 0 {
+			if (sl+round)%2 == 0 {
 				measure(wp, patch(ours), pids, conc, n/slices)
 				measure(wa, restAddOp, pids, conc, n/slices)
 			} else {
@@ -247,7 +253,7 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 			if conc < 64 {
 				run(theirs.name, patch(theirs), []int{theirs.pid}, conc, n)
 			}
-			runPair(conc, n)
+			runPair(round, conc, n)
 			if conc <= 8 && baseline != nil {
 				run(baseline.name, patch(baseline), []int{cBase.Process().Pid, ns.Pid()}, conc, n)
 			}
@@ -561,8 +567,9 @@ func (t *pdnsTarget) fill(b *testing.B, n int) {
 // CPU profile of Caddy (its admin /debug/pprof/profile) while one of ops
 // runs alone for ZONEAPI_PDNS_PROFILE_SECONDS (default 5), into
 // dir/<op>-c<conc>-<rep>.pprof (`go tool pprof -top build/caddy <file>`),
-// and prints each window's requests/s and Caddy's and named's CPU per
-// request.
+// and prints each window's requests/s, latencies and Caddy's and
+// named's CPU per request. ZONEAPI_PDNS_TRACE=1 takes execution traces
+// instead (<op>-c<conc>-<rep>.trace, `go tool trace -pprof=sched`).
 func profilePatchAndAdd(b *testing.B, dir string, c *caddy, namedPid int, ops map[string]func(int) int) {
 	secs := 5
 	if s := os.Getenv("ZONEAPI_PDNS_PROFILE_SECONDS"); s != "" {
@@ -582,8 +589,14 @@ func profilePatchAndAdd(b *testing.B, dir string, c *caddy, namedPid int, ops ma
 			for _, name := range names {
 				path := fmt.Sprintf("%s/%s-c%d-%d.pprof", dir, name, conc, rep)
 				done := make(chan error, 1)
+				what := "profile"
+				if os.Getenv("ZONEAPI_PDNS_TRACE") == "1" {
+					// An execution trace instead (`go tool trace -pprof=sched`):
+					// where the requests wait.
+					what, path = "trace", strings.TrimSuffix(path, ".pprof")+".trace"
+				}
 				go func() {
-					resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", c.AdminAddr, secs))
+					resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", c.AdminAddr, what, secs))
 					if err != nil {
 						done <- err
 						return
@@ -597,6 +610,8 @@ func profilePatchAndAdd(b *testing.B, dir string, c *caddy, namedPid int, ops ma
 				}()
 				cpu0, ns0 := threadsCPU(c.Process().Pid), threadsCPU(namedPid)
 				var next, errs atomic.Int64
+				var lmu sync.Mutex
+				var lat []time.Duration
 				var wg sync.WaitGroup
 				deadline := time.Now().Add(time.Duration(secs) * time.Second)
 				op := ops[name]
@@ -605,9 +620,14 @@ func profilePatchAndAdd(b *testing.B, dir string, c *caddy, namedPid int, ops ma
 					go func() {
 						defer wg.Done()
 						for time.Now().Before(deadline) {
+							t0 := time.Now()
 							if op(int(next.Add(1)-1)) != 204 {
 								errs.Add(1)
 							}
+							d := time.Since(t0)
+							lmu.Lock()
+							lat = append(lat, d)
+							lmu.Unlock()
 						}
 					}()
 				}
@@ -617,8 +637,9 @@ func profilePatchAndAdd(b *testing.B, dir string, c *caddy, namedPid int, ops ma
 				if err := <-done; err != nil {
 					b.Fatalf("profile of %s: %v", name, err)
 				}
-				fmt.Printf("%s c=%d (%d): %.0f/s, %d errors, CPU per request Caddy %s, named %s (%s)\n",
-					name, conc, rep, float64(next.Load())/float64(secs), errs.Load(), ms(cpu), ms(nsCPU), path)
+				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+				fmt.Printf("%s c=%d (%d): %.0f/s, p50 %s, p90 %s, %d errors, CPU per request Caddy %s, named %s (%s)\n",
+					name, conc, rep, float64(next.Load())/float64(secs), ms(lat[len(lat)/2]), ms(lat[len(lat)*9/10]), errs.Load(), ms(cpu), ms(nsCPU), path)
 			}
 		}
 	}

@@ -24,13 +24,18 @@ import (
 //   - add: a record at a new name (what the REST API's record add sends);
 //   - replace, large zone: replace at one of 50 names of a zone holding
 //     5,000 other records (named's journal is bounded by twice the zone's
-//     size, so a small zone's journal is trimmed more often).
+//     size, so a small zone's journal is trimmed more often);
+//   - zone_api's PATCH message and zone_api's add message: the replace and
+//     the add as zone_api sends them (pinned to the SOA, which they set,
+//     and "no CNAME at the owner").
 func BenchmarkNamedReplaceForms(b *testing.B) {
 	ns := startNamed(b)
 	c := startCaddy(b, ns, caddyOpts{handle: "/api*", extra: "powerdns"})
 	api := newPDNSTarget("zone_api", c.Base, testToken)
 	type form struct {
 		name, zone string
+		pinned     bool // as zone_api sends it: the SOA pinned and set, "no CNAME" at the owner
+		soa        *dns.SOA
 		conn       net.Conn
 		last       map[string]string
 		body       func(f *form, i int) []dns.RR
@@ -61,12 +66,24 @@ func BenchmarkNamedReplaceForms(b *testing.B) {
 			return []dns.RR{txt(fmt.Sprintf("a%06d.%s.", i, f.zone), fmt.Sprintf("v%d", i))}
 		}},
 		{name: "replace, large zone", zone: "rf-large.test", body: replace},
+		{name: "zone_api's PATCH message", zone: "rf-patchmsg.test", pinned: true, body: replace},
+		{name: "zone_api's add message", zone: "rf-addmsg.test", pinned: true, body: func(f *form, i int) []dns.RR {
+			return []dns.RR{txt(fmt.Sprintf("a%06d.%s.", i, f.zone), fmt.Sprintf("v%d", i))}
+		}},
 	}
 	tsig := map[string]string{ns.TSIGKeyName + ".": ns.TSIGSecret}
 	send := func(f *form, body []dns.RR) error {
 		m := new(dns.Msg)
 		m.SetUpdate(f.zone + ".")
-		m.Ns = body
+		if f.pinned && f.soa != nil {
+			m.Used([]dns.RR{dns.Copy(f.soa)})
+			owner := body[len(body)-1].Header().Name
+			m.Answer = append(m.Answer, &dns.ANY{Hdr: dns.RR_Header{Name: owner, Rrtype: dns.TypeCNAME, Class: dns.ClassNONE}})
+			next := dns.Copy(f.soa).(*dns.SOA)
+			next.Serial++
+			m.Ns = append(m.Ns, next)
+		}
+		m.Ns = append(m.Ns, body...)
 		m.SetTsig(ns.TSIGKeyName+".", dns.HmacSHA256, 300, time.Now().Unix())
 		_ = f.conn.SetDeadline(time.Now().Add(5 * time.Second))
 		co := &dns.Conn{Conn: f.conn, TsigSecret: tsig}
@@ -80,6 +97,9 @@ func BenchmarkNamedReplaceForms(b *testing.B) {
 		if r.Rcode != dns.RcodeSuccess {
 			return fmt.Errorf("rcode %s", dns.RcodeToString[r.Rcode])
 		}
+		if f.pinned && f.soa != nil {
+			f.soa.Serial++
+		}
 		return nil
 	}
 	for _, f := range forms {
@@ -92,6 +112,15 @@ func BenchmarkNamedReplaceForms(b *testing.B) {
 		}
 		b.Cleanup(func() { conn.Close() })
 		f.conn, f.last = conn, map[string]string{}
+		if f.pinned {
+			m := new(dns.Msg)
+			m.SetQuestion(f.zone+".", dns.TypeSOA)
+			r, err := dns.Exchange(m, ns.DNSAddr)
+			if err != nil || len(r.Answer) == 0 {
+				b.Fatalf("SOA of %s: %v", f.zone, err)
+			}
+			f.soa = r.Answer[0].(*dns.SOA)
+		}
 		// The 50 names hold a record before the rounds.
 		for i := 0; i < 50; i++ {
 			if err := send(f, f.body(f, -1000-i)); err != nil && f.name != "add" {
