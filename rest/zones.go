@@ -212,7 +212,7 @@ func (a *API) handleGetZone(w http.ResponseWriter, r *http.Request, p Params) er
 	if err != nil {
 		return err
 	}
-	zs, err := b.Zone(r.Context(), name)
+	zs, err := b.CachedZone(r.Context(), name)
 	if err != nil {
 		return ServiceFailure(name, err)
 	}
@@ -226,7 +226,7 @@ func (a *API) handleGetZone(w http.ResponseWriter, r *http.Request, p Params) er
 		WriteJSON(w, http.StatusOK, info)
 		return nil
 	}
-	zc, err := b.ZoneStatement(r.Context(), name)
+	zc, err := b.CachedStatement(r.Context(), name)
 	if err == nil {
 		info.Config = (*zoneSettings)(zoneservice.SettingsOf(zc))
 	}

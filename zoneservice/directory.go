@@ -35,6 +35,9 @@ type Directory struct {
 	// keysMu guards keys, the Idempotency-Keys being answered.
 	keysMu sync.Mutex
 	keys   map[string]bool
+
+	// zones is the zone cache of the zone GETs (zonecache.go).
+	zones zoneCache
 }
 
 // NewDirectory returns the Directory of dir, whose store open opens (nil:

@@ -206,13 +206,17 @@ func (s *Service) CatchUp(ctx context.Context) {
 // one goroutine until ctx ends, merging the notices of a zone that come
 // while it waits: a burst of NOTIFYs costs one IXFR.
 func (s *Service) Notices(ctx context.Context) (notice func(zone string)) {
-	return noticeQueue(ctx, func(zone string) {
+	queue := noticeQueue(ctx, func(zone string) {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		if err := s.Noticed(cctx, zone); err != nil {
 			s.log().Debug("recording a change made elsewhere failed", zap.String("zone", zone), zap.String("view", s.View), zap.Error(err))
 		}
 	})
+	return func(zone string) {
+		s.statusChanged(zone, false) // the zone GET's cache (zonecache.go)
+		queue(zone)
+	}
 }
 
 // Follows reports whether the service records the changes of zone made

@@ -51,6 +51,7 @@ func (s *Service) Keys(ctx context.Context, zone string) ([]DNSKey, error) {
 // without keys until something else makes named look at them. Errors:
 // ErrControl, ErrOutcomeUnknown (command "loadkeys").
 func (s *Service) LoadKeys(ctx context.Context, zone string) error {
+	defer s.statusChanged(zone, true)
 	if _, err := s.Control.LoadKeys(ctx, zone); err != nil {
 		return s.commandErr(zone, "loadkeys", err)
 	}

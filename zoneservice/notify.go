@@ -28,6 +28,7 @@ func (s *Service) Notify(ctx context.Context, name string) (*Notified, error) {
 		return nil, s.commandErr(name, "showzone", err)
 	}
 	text, err := s.Control.Notify(ctx, name)
+	s.statusChanged(name, false)
 	if err != nil {
 		return nil, s.commandErr(name, "notify", err)
 	}

@@ -77,6 +77,7 @@ func (s *Service) ApplyUpdate(ctx context.Context, zone string, prereq, update [
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
 	defer s.writing(zone)() // for the catch-up (inflight.go)
+	defer s.statusChanged(zone, false)
 	opt, recorded := s.recording(ctx, zone, dnsupdate.WriteOptions{SerialMethod: s.SerialMethod})
 	res, err := s.Updater.Apply(ctx, zone, prereq, update, opt)
 	if err != nil {
@@ -127,6 +128,7 @@ func (s *Service) change(ctx context.Context, zone, op string, ifSerial *uint32,
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
 	defer s.writing(zone)() // for the catch-up (inflight.go)
+	defer s.statusChanged(zone, false)
 	opt, recorded := s.recording(ctx, zone, dnsupdate.WriteOptions{IfSerial: ifSerial, SerialMethod: s.SerialMethod})
 	res, err := f(opt)
 	for i := 1; i <= 4 && s.Control != nil && dnsupdate.IsRcode(err, dns.RcodeRefused); i++ {

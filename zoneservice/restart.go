@@ -48,6 +48,7 @@ func (s *Service) WatchRestarts(ctx context.Context, interval time.Duration) {
 			continue
 		}
 		down = false
+		s.zoneCache().clear() // what named said of its zones before
 		why := "named restarted (boot time " + st.BootTime + ")"
 		if !seen {
 			why = "first look at named since this process started"

@@ -230,6 +230,10 @@ type Service struct {
 	// changed a zone appends its entry before it returns (history.go),
 	// and Noticed records the changes made elsewhere.
 	History *history.Log
+	// ZoneCacheMaxAge is how long a zone's cached state answers zone
+	// GETs (CachedZone, zonecache.go). Default DefaultZoneCacheMaxAge;
+	// negative: every GET asks named.
+	ZoneCacheMaxAge time.Duration
 	// Logger receives one line per repair. Default: none.
 	Logger *zap.Logger
 	// Now returns the time (tests). Default time.Now.
@@ -348,13 +352,14 @@ func SameBody(a, b string) bool {
 	return a != "" && a == b
 }
 
-// lock takes the zone's lock.
+// lock takes the zone's lock. Its release drops the zone's cached state
+// (zoneChanged): whatever ran under the lock may have changed it.
 func (s *Service) lock(ctx context.Context, zone string) (func(), error) {
 	unlock, err := s.Store.Lock(ctx, zone)
 	if err != nil {
 		return nil, newErr(ErrBusy, zone, "", "waiting for the lock of zone "+zone, err)
 	}
-	return unlock, nil
+	return func() { s.zoneChanged(zone); unlock() }, nil
 }
 
 // abandon marks the zone's intent done, logging a failure (the intent then

@@ -135,6 +135,7 @@ func (s *Service) Thaw(ctx context.Context, name string) (string, error) {
 // whose cause rndc.IsWrongZoneType recognises).
 func (s *Service) Retransfer(ctx context.Context, name string) (string, error) {
 	text, err := s.Control.Retransfer(ctx, name)
+	s.statusChanged(name, true)
 	if err != nil {
 		return "", s.commandErr(name, "retransfer", err)
 	}
