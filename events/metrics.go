@@ -126,7 +126,7 @@ func (c historyCollector) Collect(ch chan<- prometheus.Metric) {
 
 // Collectors returns the package's collectors, to register in a
 // configuration's metrics registry; openLogs returns the change histories
-// open in the process (history.OpenLogs), read at scrape time.
+// open in the process (sharedhistory.OpenLogs), read at scrape time.
 func Collectors(openLogs func() []HistoryMeter) []prometheus.Collector {
 	return []prometheus.Collector{
 		metrics.delivered, metrics.retried, metrics.deadLettered, metrics.lost,

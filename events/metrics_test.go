@@ -6,12 +6,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 )
 
 // TestHistoryMetrics: the events recorded and the history's size are read
 // from the open history at scrape time.
 func TestHistoryMetrics(t *testing.T) {
-	l, release, err := history.Shared(t.TempDir(), history.Options{})
+	l, release, err := sharedhistory.Shared(t.TempDir(), history.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,11 +40,11 @@ func TestHistoryMetrics(t *testing.T) {
 	}
 }
 
-// openHistories is history.OpenLogs as the collector reads it (module
+// openHistories is sharedhistory.OpenLogs as the collector reads it (module
 // wires the same).
 func openHistories() []HistoryMeter {
 	var out []HistoryMeter
-	for _, l := range history.OpenLogs() {
+	for _, l := range sharedhistory.OpenLogs() {
 		out = append(out, l)
 	}
 	return out

@@ -44,6 +44,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/externaldns/provider"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 
@@ -255,7 +256,7 @@ func (h *Handler) historyLocked() (*history.Log, error) {
 		return h.st.hist, nil
 	}
 	if dir := caddy.NewReplacer().ReplaceKnown(h.ZoneDir, ""); dir != "" {
-		l, release, err := history.Attach(filepath.Join(dir, ".zoneapi", "history"))
+		l, release, err := sharedhistory.Attach(filepath.Join(dir, ".zoneapi", "history"))
 		switch {
 		case errors.Is(err, history.ErrLocked):
 			h.logger.Warn("the change history is written by another process; the webhook's changes are recorded there as external", zap.String("zone_dir", dir))

@@ -14,6 +14,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 )
 
 func TestProvisionZones(t *testing.T) {
@@ -105,7 +106,7 @@ func TestWebhookKeepsTheHistoryRetention(t *testing.T) {
 	now := time.Now()
 	clock := now.Add(-200 * 24 * time.Hour)
 	opts := history.Options{MaxAge: 365 * 24 * time.Hour, SegmentSize: 1, Now: func() time.Time { return clock }}
-	owner, release, err := history.Shared(dir, opts)
+	owner, release, err := sharedhistory.Shared(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

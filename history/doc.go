@@ -25,6 +25,7 @@
 //
 // One process writes a zone directory's history: Open takes an flock of
 // <zone_dir>/.zoneapi/history/lock (ErrLocked when another process holds
-// it). Within a process, Shared hands every caller (the configuration
-// generations of a Caddy reload) the same Log of a directory.
+// it). Within a process, package internal/sharedhistory hands every
+// caller (the configuration generations of a Caddy reload, the
+// external-dns webhook) the same Log of a directory.
 package history

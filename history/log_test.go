@@ -240,35 +240,6 @@ func TestChangedWakes(t *testing.T) {
 	}
 }
 
-func TestSharedAndLocked(t *testing.T) {
-	dir := t.TempDir()
-	a, ra, err := Shared(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, rb, err := Shared(dir+"/", Options{})
-	if err != nil || a != b {
-		t.Fatalf("not shared: %v", err)
-	}
-	if _, err := Open(dir, Options{}); err != ErrLocked {
-		t.Fatalf("second open: %v", err)
-	}
-	ra()
-	ra()
-	if _, err := a.Append(rec("a.example", 0)); err != nil {
-		t.Fatalf("closed while held: %v", err)
-	}
-	rb()
-	if _, err := a.Append(rec("a.example", 0)); err != ErrClosed {
-		t.Fatalf("not closed at last release: %v", err)
-	}
-	l, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
-}
-
 // BenchmarkAppend is one durable append at a time (c=1: one fsync each).
 func BenchmarkAppend(b *testing.B) {
 	l, err := Open(b.TempDir(), Options{})

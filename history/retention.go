@@ -61,3 +61,11 @@ func (l *Log) SetRetention(maxAge time.Duration, maxSize int64) {
 	l.opts.MaxAge, l.opts.MaxSize = maxAge, maxSize
 	l.prune()
 }
+
+// Retention returns the retention in force (Options.MaxAge and MaxSize,
+// defaults applied; negative: no limit).
+func (l *Log) Retention() (maxAge time.Duration, maxSize int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.opts.MaxAge, l.opts.MaxSize
+}

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneapi/caddy-zoneapi/events"
-	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -194,7 +194,7 @@ func (historyErrorsCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector.
 func (historyErrorsCollector) Collect(ch chan<- prometheus.Metric) {
 	var notRecorded, syncErrs uint64
-	for _, l := range history.OpenLogs() {
+	for _, l := range sharedhistory.OpenLogs() {
 		notRecorded += l.NotRecorded()
 		syncErrs += l.SyncErrors()
 	}
@@ -217,7 +217,7 @@ func (historyEntriesCollector) Describe(ch chan<- *prometheus.Desc) { ch <- hist
 // Collect implements prometheus.Collector.
 func (historyEntriesCollector) Collect(ch chan<- prometheus.Metric) {
 	sum := map[[2]string]uint64{}
-	for _, l := range history.OpenLogs() {
+	for _, l := range sharedhistory.OpenLogs() {
 		for _, c := range l.Counts() {
 			sum[[2]string{c.Type, c.Source}] += c.N
 		}
@@ -228,9 +228,9 @@ func (historyEntriesCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // openHistories are the change histories open in the process
-// (history.OpenLogs), for package events' metrics.
+// (sharedhistory.OpenLogs), for package events' metrics.
 func openHistories() []events.HistoryMeter {
-	logs := history.OpenLogs()
+	logs := sharedhistory.OpenLogs()
 	out := make([]events.HistoryMeter, len(logs))
 	for i, l := range logs {
 		out[i] = l

@@ -225,11 +225,10 @@ type Handler struct {
 	// across config generations (shared.go).
 	sharedRefs
 
-	// imports is the process's gate of imports (importsPool), held
+	// imports and checkzone are the process's gate of imports and bound
+	// of named-checkzone processes (importsPool, checkzonePool), held
 	// from Provision to Cleanup.
-	imports *rest.ImportGate
-	// checkzone is the process's bound of named-checkzone processes
-	// (checkzonePool), held from Provision to Cleanup.
+	imports   *rest.ImportGate
 	checkzone *zonecheck.Procs
 
 	catalog catalogSettings // the catalog option, checked (zero: none)

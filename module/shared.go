@@ -9,6 +9,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
@@ -94,7 +95,7 @@ func (s *sharedHistory) open(opts history.Options) (*history.Log, error) {
 		s.log.SetRetention(opts.MaxAge, opts.MaxSize)
 		return s.log, nil
 	}
-	l, release, err := history.Shared(s.dir, opts)
+	l, release, err := sharedhistory.Shared(s.dir, opts)
 	if err != nil {
 		return nil, err
 	}
