@@ -21,7 +21,6 @@ package frontend
 import (
 	"context"
 	"net/http"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -114,25 +113,6 @@ type ImportsBusy struct {
 }
 
 func (e *ImportsBusy) Error() string { return e.Message }
-
-var (
-	mu     sync.Mutex
-	mounts = map[string]*Mount{}
-)
-
-// Register makes a mount available under name; the last registration wins.
-func Register(name string, m *Mount) {
-	mu.Lock()
-	defer mu.Unlock()
-	mounts[name] = m
-}
-
-// Lookup returns the mount registered under name, or nil.
-func Lookup(name string) *Mount {
-	mu.Lock()
-	defer mu.Unlock()
-	return mounts[name]
-}
 
 // Service is the zone service as a mounted front end sees it: every
 // interface below. Zone names are canonical (lower case, no trailing
