@@ -2,7 +2,6 @@ package rest
 
 import (
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
@@ -74,17 +73,17 @@ func createRequestOf(c *createZoneRequest) *zonemodel.CreateZoneRequest {
 	return req
 }
 
-// changesOf converts a batch's changes to the updater's.
-func changesOf(cs []changeRequest) []dnsupdate.Change {
-	out := make([]dnsupdate.Change, len(cs))
+// changesOf converts a batch's changes to the zone model's.
+func changesOf(cs []changeRequest) []zonemodel.Change {
+	out := make([]zonemodel.Change, len(cs))
 	for i, c := range cs {
-		out[i] = dnsupdate.Change(c)
+		out[i] = zonemodel.Change(c)
 	}
 	return out
 }
 
-// rrsetsOf converts the updater's RRsets to the API's.
-func rrsetsOf(sets []dnsupdate.RRset) []apitypes.RRset {
+// rrsetsOf converts the zone model's RRsets to the API's.
+func rrsetsOf(sets []zonemodel.RRset) []apitypes.RRset {
 	out := make([]apitypes.RRset, len(sets))
 	for i, s := range sets {
 		out[i] = apitypes.RRset{Name: s.Name, Type: s.Type, TTL: s.TTL, Values: s.Values}

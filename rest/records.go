@@ -69,7 +69,7 @@ func (a *API) handleAddRecord(w http.ResponseWriter, r *http.Request, p Params) 
 func (a *API) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p Params) error {
 	var req removeRecordRequest
 	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
-		return svc.RemoveRecord(ctx, zone, dnsupdate.Removal(req), cond)
+		return svc.RemoveRecord(ctx, zone, zonemodel.Removal(req), cond)
 	})
 	if !applied {
 		return err
@@ -88,7 +88,7 @@ func (a *API) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p Param
 func (a *API) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p Params) error {
 	var req updateRecordRequest
 	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
-		return svc.ReplaceRecord(ctx, zone, dnsupdate.Replacement(req), cond)
+		return svc.ReplaceRecord(ctx, zone, zonemodel.Replacement(req), cond)
 	})
 	if !applied {
 		return err

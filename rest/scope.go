@@ -2,11 +2,11 @@ package rest
 
 import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // recordsInScope keeps the RRsets whose name and type the grant allows.
-func recordsInScope(g *auth.Grant, sets []dnsupdate.RRset) []dnsupdate.RRset {
+func recordsInScope(g *auth.Grant, sets []zonemodel.RRset) []zonemodel.RRset {
 	if !g.RestrictsRecords() {
 		return sets
 	}
