@@ -9,7 +9,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // maxIdempotencyKey bounds the length of an Idempotency-Key value.
@@ -57,7 +58,7 @@ func idempotencyKeyOf(r *http.Request) (string, error) {
 // createWithKey answers a create sent with an Idempotency-Key. Keys
 // belong to the principal that sends them (another identity's same key
 // is another key); they are kept by the zone service
-// (zoneservice.Service.BeginKeyed): the first use records the key and the
+// (frontend.IdempotencyKeeper): the first use records the key and the
 // request's fingerprint durably before the create runs; the final answer
 // (201 with the zone, or 409) is recorded with it and replayed to every
 // retry of the same key and body for zonestore.IdempotencyTTL (the store
@@ -72,18 +73,18 @@ func idempotencyKeyOf(r *http.Request) (string, error) {
 // run does the create (or import) and answers it into w, with the
 // request's fingerprint carrying the key (zoneservice.WithKey) and keyed
 // set.
-func (a *API) createWithKey(w http.ResponseWriter, r *http.Request, b *zoneservice.Service, zone, fp, key string, run func(w http.ResponseWriter, fp string, keyed bool) error) error {
+func (a *API) createWithKey(w http.ResponseWriter, r *http.Request, b frontend.IdempotencyKeeper, zone, fp, key string, run func(w http.ResponseWriter, fp string, keyed bool) error) error {
 	principal := "anonymous"
 	if id := a.identity(r); id != nil {
 		principal = id.ID
 	}
 	k, err := b.BeginKeyed(principal, key, fp)
 	switch {
-	case errors.Is(err, zoneservice.ErrNoKeys):
+	case errors.Is(err, zonemodel.ErrNoKeys):
 		return fail(http.StatusInternalServerError, "the zone directory keeps no Idempotency-Keys")
-	case errors.Is(err, zoneservice.ErrKeyBusy):
+	case errors.Is(err, zonemodel.ErrKeyBusy):
 		return fail(http.StatusConflict, "a request with this Idempotency-Key is still being processed; retry once it has been answered")
-	case errors.Is(err, zoneservice.ErrKeyReused):
+	case errors.Is(err, zonemodel.ErrKeyReused):
 		return fail(http.StatusUnprocessableEntity, "Idempotency-Key %q was used with another request body; a key identifies one request: send a new key for a new request", key)
 	case err != nil:
 		return indexFailure(err)
@@ -105,7 +106,7 @@ func (a *API) createWithKey(w http.ResponseWriter, r *http.Request, b *zoneservi
 		WriteFailure(bw, err) // recorded as any answer is
 	}
 	if bw.status == http.StatusCreated || bw.status == http.StatusConflict {
-		ans := zoneservice.Answer{Status: bw.status, Body: bytes.TrimSpace(bw.body.Bytes())}
+		ans := zonemodel.KeyedAnswer{Status: bw.status, Body: bytes.TrimSpace(bw.body.Bytes())}
 		if loc := bw.header.Get("Location"); loc != "" {
 			ans.Header = map[string]string{"Location": loc}
 		}

@@ -29,28 +29,13 @@ var (
 	ErrNoKeys    = zonemodel.ErrNoKeys
 )
 
-// Answer is a request's final answer as a front end recorded it: its
-// status, the headers to give again, and its body.
-type Answer struct {
-	Status int
-	Header map[string]string
-	Body   []byte
-}
+// Answer is a request's final answer as a front end recorded it
+// (zonemodel.KeyedAnswer).
+type Answer = zonemodel.KeyedAnswer
 
 // KeyedRequest is a request sent with an Idempotency-Key, from
-// BeginKeyed to End.
-type KeyedRequest struct {
-	// Fingerprint is the request's fingerprint carrying the key
-	// (WithKey): the create's index entry records it.
-	Fingerprint string
-	// Replay, when set, is the final answer the key's first use
-	// recorded: the front end answers it again, and runs nothing.
-	Replay *Answer
-
-	keys *zonestore.IdempotencyKeys
-	rec  zonestore.IdempotencyRecord
-	end  func()
-}
+// BeginKeyed to End (zonemodel.KeyedRequest).
+type KeyedRequest = zonemodel.KeyedRequest
 
 // keyedStore is a store that keeps Idempotency-Keys (*zonestore.Store).
 type keyedStore interface {
@@ -73,8 +58,9 @@ func (s *Service) BeginKeyed(principal, key, fp string) (*KeyedRequest, error) {
 	if !ok {
 		return nil, ErrKeyBusy
 	}
-	k := &KeyedRequest{Fingerprint: WithKey(fp, id), keys: ks.IdempotencyKeys(), end: end}
-	rec, found, err := k.keys.Get(id)
+	keys := ks.IdempotencyKeys()
+	k := &KeyedRequest{Fingerprint: WithKey(fp, id), End: end}
+	rec, found, err := keys.Get(id)
 	switch {
 	case err != nil:
 		end()
@@ -86,22 +72,14 @@ func (s *Service) BeginKeyed(principal, key, fp string) (*KeyedRequest, error) {
 		k.Replay = &Answer{Status: rec.Status, Header: rec.Header, Body: rec.Body}
 	case !found:
 		rec = zonestore.IdempotencyRecord{Key: id, Principal: principal, Request: fp, Time: time.Now().UTC()}
-		if err := k.keys.Put(rec); err != nil {
+		if err := keys.Put(rec); err != nil {
 			end()
 			return nil, err
 		}
 	}
-	k.rec = rec
+	k.Finish = func(a Answer) error {
+		rec.Status, rec.Body, rec.Header = a.Status, a.Body, a.Header
+		return keys.Put(rec)
+	}
 	return k, nil
 }
-
-// Finish records the request's final answer, replayed to every retry of
-// the key. A failure is returned for the log: the answer stands, and a
-// retry finds the zone by its index entry instead.
-func (k *KeyedRequest) Finish(a Answer) error {
-	k.rec.Status, k.rec.Body, k.rec.Header = a.Status, a.Body, a.Header
-	return k.keys.Put(k.rec)
-}
-
-// End ends the request: the key may be used again.
-func (k *KeyedRequest) End() { k.end() }
