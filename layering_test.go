@@ -178,7 +178,6 @@ var layeringExceptions = map[[2]string]string{
 	{"rest", "dnsupdate"}:   "issue 26: restlayer in progress",
 	{"rest", "rndc"}:        "issue 26: restlayer in progress",
 	{"rest", "zoneservice"}: "issue 26: restlayer in progress",
-	{"rest", "zonestore"}:   "issue 26: restlayer in progress",
 }
 
 // layer is one row of the layering rule.

@@ -22,6 +22,9 @@ type ServerError struct {
 	TSIGError uint16
 }
 
+// TSIGErrorCode is the answer's TSIG error (zonemodel.TSIGError).
+func (e *ServerError) TSIGErrorCode() uint16 { return e.TSIGError }
+
 // Error describes the answer, e.g. "update of example.com: REFUSED".
 func (e *ServerError) Error() string {
 	s := fmt.Sprintf("%s of %s: named answered %s", e.Op, e.Zone, dns.RcodeToString[e.Rcode])

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"strconv"
 	"time"
 
 	"github.com/miekg/dns"
@@ -49,9 +48,4 @@ func SendNotify(ctx context.Context, zone string, soa *dns.SOA, addr string) Not
 
 // RcodeName returns the mnemonic of a DNS response code (RFC 6895
 // section 2.3), e.g. "REFUSED", or its number when it has none.
-func RcodeName(rcode int) string {
-	if s := dns.RcodeToString[rcode]; s != "" {
-		return s
-	}
-	return strconv.Itoa(rcode)
-}
+func RcodeName(rcode int) string { return zonemodel.RcodeName(rcode) }

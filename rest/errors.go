@@ -8,27 +8,25 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // This file is the one place where errors become HTTP answers; handlers
 // decode, call, and hand a failure to one of these. The statuses:
 //
-//	400 Bad Request        invalid input (zonemodel.ValidationError, zoneservice.ErrInvalid);
+//	400 Bad Request        invalid input (zonemodel.ValidationError, zonemodel.ErrInvalid);
 //	                       record changes the zone cannot take (no update key,
 //	                       a secondary zone, no allow-update for the key, NOTZONE)
 //	404 Not Found          a zone named or the index does not know
 //	409 Conflict           the zone exists; state conflicts named reports (frozen,
-//	                       not dynamic, ...); DNS rules (dnsupdate.ConflictError)
-//	412 Precondition Failed  If-Match serial differs (dnsupdate.PreconditionError)
+//	                       not dynamic, ...); DNS rules (zonemodel.ConflictError)
+//	412 Precondition Failed  If-Match serial differs (zonemodel.PreconditionError)
 //	500 Internal Server Error  local failures (index, files, keys)
 //	500 "Bad Gateway"      a control command or DNS exchange named failed
 //	429 Too Many Requests  an identity's imports at once (importGate)
@@ -136,13 +134,13 @@ func (f Failure) Write(w http.ResponseWriter) {
 
 // conflictHints are the hints of the control-command refusals that
 // describe the zone's state rather than a failure of BIND (the kinds
-// zoneservice.ControlRefusal reports for them): they answer 409.
+// zonemodel.ControlRefusal reports for them): they answer 409.
 var conflictHints = map[error]string{
-	zoneservice.ErrExists:     "",
-	zoneservice.ErrFrozen:     "",
-	zoneservice.ErrNotDynamic: "the zone does not accept dynamic updates, so it cannot be frozen",
-	zoneservice.ErrDynamic:    "the zone accepts dynamic updates: freeze it before reloading (thaw reloads the file too)",
-	zoneservice.ErrNotFrozen:  "",
+	zonemodel.ErrExists:     "",
+	zonemodel.ErrFrozen:     "",
+	zonemodel.ErrNotDynamic: "the zone does not accept dynamic updates, so it cannot be frozen",
+	zonemodel.ErrDynamic:    "the zone accepts dynamic updates: freeze it before reloading (thaw reloads the file too)",
+	zonemodel.ErrNotFrozen:  "",
 }
 
 // commandFailure is the answer to a failed control command: 504 when it
@@ -153,44 +151,45 @@ var conflictHints = map[error]string{
 // logged the failure). modzone and retransfer refusals have their own
 // answers.
 func commandFailure(command, zone string, err error) Failure {
-	var re *rndc.Error
-	kind := zoneservice.ControlRefusal(err)
+	short, answered := zonemodel.ControlAnswer(err)
+	noView, defaultView := zonemodel.ControlNoSuchView(err)
+	kind := zonemodel.ControlRefusal(err)
 	switch {
-	case rndc.OutcomeUnknown(err):
+	case errors.Is(err, zonemodel.ErrControlUnanswered):
 		return outcomeUnknown(command, zone, err)
 	case noAnswer(err):
 		return fail(http.StatusGatewayTimeout, "rndc %s: named did not answer in time, before the command itself was sent: "+
 			"nothing was sent, so nothing was changed; sending the same request again is safe. Cause: %v",
 			strings.TrimSpace(command+" "+zone), err)
-	case rndc.IsNoSuchView(err) && errors.As(err, &re) && strings.Contains(re.Text, "'_default'"):
+	case noView && defaultView:
 		return fail(http.StatusBadRequest, "rndc %s %s: named has views, so every zone is in one: configure them in the zone_api block "+
-			"(view <name> { … }) and name the zone's view with ?view=, or mark one default (named: %s)", command, zone, describe(re))
-	case rndc.IsNoSuchView(err) && errors.As(err, &re):
-		return fail(http.StatusNotFound, "rndc %s %s: named has no such view (%s): the views configured in zone_api must be named.conf's", command, zone, describe(re))
-	case rndc.IsMultipleViews(err):
+			"(view <name> { … }) and name the zone's view with ?view=, or mark one default (named: %s)", command, zone, describe(err))
+	case noView:
+		return fail(http.StatusNotFound, "rndc %s %s: named has no such view (%s): the views configured in zone_api must be named.conf's", command, zone, describe(err))
+	case zonemodel.ControlMultipleViews(err):
 		return fail(http.StatusBadRequest, "zone %s is in several views of named: name one with ?view=<view>", zone)
-	case command == "modzone" && errors.As(err, &re) && kind == zoneservice.ErrNotFound:
+	case command == "modzone" && answered && kind == zonemodel.ErrNotFound:
 		// The zone exists (showzone said so): what is missing is
 		// something the change names.
-		return fail(http.StatusBadRequest, "named refused the change: rndc modzone %s: %s (a dnssec-policy or key the change names does not exist?); the zone is unchanged", zone, describe(re))
-	case command == "modzone" && errors.As(err, &re):
-		return fail(http.StatusConflict, "named refused the change: rndc modzone %s: %s; the zone is unchanged", zone, describe(re))
-	case command == "retransfer" && kind == zoneservice.ErrWrongType && errors.As(err, &re):
-		return fail(http.StatusConflict, "rndc retransfer %s: %s: only secondary zones transfer from primaries", zone, describe(re))
-	case kind == zoneservice.ErrNotFound && zone != "" && command != "addzone":
+		return fail(http.StatusBadRequest, "named refused the change: rndc modzone %s: %s (a dnssec-policy or key the change names does not exist?); the zone is unchanged", zone, describe(err))
+	case command == "modzone" && answered:
+		return fail(http.StatusConflict, "named refused the change: rndc modzone %s: %s; the zone is unchanged", zone, describe(err))
+	case command == "retransfer" && kind == zonemodel.ErrWrongType && answered:
+		return fail(http.StatusConflict, "rndc retransfer %s: %s: only secondary zones transfer from primaries", zone, describe(err))
+	case kind == zonemodel.ErrNotFound && zone != "" && command != "addzone":
 		// For addzone, "not found" names something the zone refers to
 		// (a dnssec-policy, a key), not the zone.
 		return fail(http.StatusNotFound, "zone %s not found", zone)
-	case errors.As(err, &re):
+	case answered:
 		if hint, ok := conflictHints[kind]; ok {
-			msg := "rndc " + command + " " + zone + ": " + re.Err
+			msg := "rndc " + command + " " + zone + ": " + short
 			if hint != "" {
 				msg += ": " + hint
 			}
 			return fail(http.StatusConflict, "%s", msg)
 		}
-		return badGateway("rndc %s failed: %s", command, describe(re))
-	case errors.Is(err, rndc.ErrAuth):
+		return badGateway("rndc %s failed: %s", command, describe(err))
+	case errors.Is(err, zonemodel.ErrControlAuth):
 		return badGateway("rndc %s failed: named rejected the rndc key (check the key name, algorithm and secret)", command)
 	default:
 		return badGateway("rndc %s failed: %v", command, err)
@@ -201,16 +200,11 @@ func commandFailure(command, zone string, err error) Failure {
 // answer in time although it was never sent: the connect or the
 // connection's nonce handshake timed out (named hung, or stopped), so
 // named cannot have executed it. A command that was sent is
-// rndc.OutcomeUnknown instead.
+// zonemodel.ErrControlUnanswered instead.
 func noAnswer(err error) bool {
-	return !rndc.OutcomeUnknown(err) && !isRNDCError(err) &&
+	_, answered := zonemodel.ControlAnswer(err)
+	return !errors.Is(err, zonemodel.ErrControlUnanswered) && !answered &&
 		(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded))
-}
-
-// isRNDCError reports whether err is named's answer to a command.
-func isRNDCError(err error) bool {
-	var re *rndc.Error
-	return errors.As(err, &re)
 }
 
 // learnOutcome says, per control command, how a client learns the
@@ -244,12 +238,13 @@ func outcomeUnknown(command, zone string, err error) Failure {
 		"The outcome is unknown: nothing was rolled back. %s. Cause: %v", target, how, err)
 }
 
-// describe formats BIND's short error and its longer text.
-func describe(re *rndc.Error) string { return zoneservice.Describe(re) }
+// describe formats BIND's short error and its longer text, from named's
+// answer that err wraps.
+func describe(err error) string { return zonemodel.DescribeControl(err) }
 
 // LifecycleFailure is the answer to a failed create or delete.
 func LifecycleFailure(zone string, err error) Failure {
-	var le *zoneservice.Error
+	var le *zonemodel.ServiceError
 	if !errors.As(err, &le) {
 		return fail(http.StatusInternalServerError, "%v", err)
 	}
@@ -260,41 +255,45 @@ func LifecycleFailure(zone string, err error) Failure {
 		return f
 	}
 	switch {
-	case errors.Is(err, zoneservice.ErrExists):
+	case errors.Is(err, zonemodel.ErrExists):
 		return fail(http.StatusConflict, "%s", le.Msg)
-	case errors.Is(err, zoneservice.ErrCatalogZone):
+	case errors.Is(err, zonemodel.ErrCatalogZone):
 		return fail(http.StatusConflict, "zone %s is the catalog zone this API keeps; remove the catalog option first", zone)
-	case errors.Is(err, zoneservice.ErrNotFound):
+	case errors.Is(err, zonemodel.ErrNotFound):
 		return fail(http.StatusNotFound, "zone %s not found", zone)
-	case errors.Is(err, zoneservice.ErrOutcomeUnknown):
+	case errors.Is(err, zonemodel.ErrOutcomeUnknown):
 		return fail(http.StatusGatewayTimeout, "%s. The outcome is unknown: nothing was rolled back. "+
 			"GET /api/v1/zones/%s tells whether the zone exists; sending the same request again completes or repeats it "+
 			"once named answers (POST /api/v1/server/reconcile settles every unfinished operation). Cause: %v",
 			le.Msg, zone, le.Err)
-	case errors.Is(err, zoneservice.ErrControl):
+	case errors.Is(err, zonemodel.ErrControl):
 		return commandFailure(le.Command, zone, le.Err)
-	case errors.Is(err, zoneservice.ErrInvalid):
+	case errors.Is(err, zonemodel.ErrInvalid):
 		return fail(http.StatusBadRequest, "invalid zone: %v", le.Err)
-	case errors.Is(err, zoneservice.ErrBusy):
+	case errors.Is(err, zonemodel.ErrBusy):
 		return fail(http.StatusServiceUnavailable, "%v", le)
-	case errors.Is(err, zoneservice.ErrStorage) && zonestore.IsNoSpace(err):
+	case errors.Is(err, zonemodel.ErrStorage) && noSpace(err):
 		return fail(http.StatusInsufficientStorage, "%v; nothing was changed", le)
 	default:
 		return fail(http.StatusInternalServerError, "%v", le)
 	}
 }
 
+// noSpace reports whether err comes from a full disk or an exhausted
+// quota (the zone directory's: the storage kind's cause).
+func noSpace(err error) bool { return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) }
+
 // originFailure answers the refusals that depend on where a zone comes
 // from and on the inventory: 409 for a zone of named.conf, an unmanaged
 // zone's unconfirmed delete and a type that cannot do what was asked;
 // 503 when the list of every zone cannot be read (no statistics channel,
 // or named's does not answer).
-func originFailure(le *zoneservice.Error) (Failure, bool) {
+func originFailure(le *zonemodel.ServiceError) (Failure, bool) {
 	switch {
-	case errors.Is(le, zoneservice.ErrNamedConf), errors.Is(le, zoneservice.ErrUnmanaged),
-		errors.Is(le, zoneservice.ErrWrongType) && le.Command == "":
+	case errors.Is(le, zonemodel.ErrNamedConf), errors.Is(le, zonemodel.ErrUnmanaged),
+		errors.Is(le, zonemodel.ErrWrongType) && le.Command == "":
 		return fail(http.StatusConflict, "%s", le.Msg), true
-	case errors.Is(le, zoneservice.ErrNoInventory):
+	case errors.Is(le, zonemodel.ErrNoInventory):
 		return fail(http.StatusServiceUnavailable, "%s: configure named's statistics-channels and the statistics_channel option", le.Msg), true
 	case le.Command == "statistics":
 		return fail(http.StatusServiceUnavailable, "%v", le), true
@@ -307,22 +306,22 @@ func originFailure(le *zoneservice.Error) (Failure, bool) {
 // operations (RecordFailure): a control command's failure as
 // commandFailure answers that command's.
 func ServiceFailure(zone string, err error) Failure {
-	var le *zoneservice.Error
+	var le *zonemodel.ServiceError
 	switch {
 	case !errors.As(err, &le):
 		return fail(http.StatusInternalServerError, "%v", err)
 	case le.Command != "" && le.Command != "statistics":
 		return commandFailure(le.Command, zone, le.Err)
-	case errors.Is(err, zoneservice.ErrBusy):
+	case errors.Is(err, zonemodel.ErrBusy):
 		return fail(http.StatusServiceUnavailable, "%v", le)
-	case errors.Is(err, zoneservice.ErrInvalid):
+	case errors.Is(err, zonemodel.ErrInvalid):
 		return fail(http.StatusBadRequest, "invalid change: %v", le.Err)
 	}
 	if f, ok := originFailure(le); ok {
 		return f
 	}
 	switch {
-	case errors.Is(err, zoneservice.ErrControl):
+	case errors.Is(err, zonemodel.ErrControl):
 		return badGateway("%v", le)
 	default:
 		return fail(http.StatusInternalServerError, "%v", le)
@@ -341,12 +340,12 @@ func NoKeyMessage(updateKey string) string {
 // answered with an error, the zone service has read the zone's state to
 // say why: unknown zone 404, frozen 409, secondary or no allow-update for
 // the module's key 400.
-func RecordFailure(svc *zoneservice.Service, zone, op string, err error) Failure {
+func RecordFailure(keys frontend.UpdateKeys, zone, op string, err error) Failure {
 	var (
 		ve *zonemodel.ValidationError
-		ce *dnsupdate.ConflictError
-		pe *dnsupdate.PreconditionError
-		le *zoneservice.Error
+		ce *zonemodel.ConflictError
+		pe *zonemodel.PreconditionError
+		le *zonemodel.ServiceError
 	)
 	switch {
 	case errors.As(err, &ve):
@@ -357,17 +356,17 @@ func RecordFailure(svc *zoneservice.Service, zone, op string, err error) Failure
 		f := fail(http.StatusPreconditionFailed, "zone %s: %s; nothing was changed", zone, pe.Error())
 		f.ETag = etag(pe.Current)
 		return f
-	case errors.Is(err, dnsupdate.ErrNoUpdateKey):
-		return fail(http.StatusBadRequest, "%s", NoKeyMessage(svc.UpdateKey))
-	case errors.As(err, &le) && errors.Is(err, zoneservice.ErrCatalogZone):
+	case errors.Is(err, zonemodel.ErrNoUpdateKey):
+		return fail(http.StatusBadRequest, "%s", NoKeyMessage(keys.UpdateKeyName()))
+	case errors.As(err, &le) && errors.Is(err, zonemodel.ErrCatalogZone):
 		return fail(http.StatusConflict, "%s; nothing was changed", le.Msg)
-	case errors.As(err, &le) && errors.Is(err, zoneservice.ErrOutcomeUnknown):
+	case errors.As(err, &le) && errors.Is(err, zonemodel.ErrOutcomeUnknown):
 		f := fail(http.StatusGatewayTimeout, "record %s in zone %s: named did not answer the update (%v), so whether it was applied is unknown; "+
 			"nothing was rolled back. GET /api/v1/zones/%s/records tells", op, zone, le.Err, zone)
 		f.log = &failureLog{msg: "record operation outcome unknown", fields: []zap.Field{zap.String("zone", zone), zap.String("operation", op), zap.Error(le.Err)}}
 		return f
 	case errors.As(err, &le) && le.Rcode != "":
-		return serverRefused(svc, zone, op, le)
+		return serverRefused(keys, zone, op, le)
 	default:
 		f := badGateway("record %s in zone %s failed: %v", op, zone, err)
 		f.log = &failureLog{msg: "record operation failed", fields: []zap.Field{zap.String("zone", zone), zap.String("operation", op), zap.Error(err)}}
@@ -377,41 +376,38 @@ func RecordFailure(svc *zoneservice.Service, zone, op string, err error) Failure
 
 // serverRefused is the answer to an error rcode from named, as the zone
 // service explained it.
-func serverRefused(svc *zoneservice.Service, zone, op string, le *zoneservice.Error) Failure {
-	var se dnsupdate.ServerError
-	if p := (*dnsupdate.ServerError)(nil); errors.As(le, &p) {
-		se = *p
-	}
-	tsigErr := dnsupdate.RcodeName(int(se.TSIGError))
-	rc, key := le.Rcode, svc.Updater.Client().KeyName()
+func serverRefused(keys frontend.UpdateKeys, zone, op string, le *zonemodel.ServiceError) Failure {
+	tsig := zonemodel.TSIGError(le)
+	tsigErr := zonemodel.RcodeName(int(tsig))
+	rc, key := le.Rcode, keys.SigningKeyName()
 	f := serverRefusal(zone, op, rc, tsigErr, key, le)
 	f.log = &failureLog{warn: true, msg: "named refused a record operation", fields: []zap.Field{zap.String("zone", zone), zap.String("operation", op),
-		zap.String("rcode", le.Rcode), zap.Uint16("tsig_error", se.TSIGError)}}
+		zap.String("rcode", le.Rcode), zap.Uint16("tsig_error", tsig)}}
 	return f
 }
 
 // serverRefusal maps the zone service's explanation of a refused record
 // operation.
-func serverRefusal(zone, op, rc, tsigErr, key string, le *zoneservice.Error) Failure {
+func serverRefusal(zone, op, rc, tsigErr, key string, le *zonemodel.ServiceError) Failure {
 	switch {
-	case errors.Is(le, zoneservice.ErrSignature):
+	case errors.Is(le, zonemodel.ErrSignature):
 		return badGateway("named rejected the TSIG signature of the update (%s, %s): check that named knows the update key %q with the same algorithm and secret, and that the clocks agree",
 			rc, tsigErr, key)
-	case errors.Is(le, zoneservice.ErrRcode):
+	case errors.Is(le, zonemodel.ErrRcode):
 		return badGateway("record %s in zone %s: named answered %s", op, zone, rc)
-	case errors.Is(le, zoneservice.ErrNotFound):
+	case errors.Is(le, zonemodel.ErrNotFound):
 		return fail(http.StatusNotFound, "zone %s not found", zone)
-	case errors.Is(le, zoneservice.ErrControl):
+	case errors.Is(le, zonemodel.ErrControl):
 		return badGateway("record %s in zone %s: named answered %s, and rndc zonestatus failed: %v", op, zone, rc, le.Err)
-	case errors.Is(le, zoneservice.ErrFrozen):
+	case errors.Is(le, zonemodel.ErrFrozen):
 		return fail(http.StatusConflict, "zone %s is frozen; thaw it (POST /api/v1/zones/%s/thaw) to change records", zone, zone)
-	case errors.Is(le, zoneservice.ErrNotPrimary):
+	case errors.Is(le, zonemodel.ErrNotPrimary):
 		return fail(http.StatusBadRequest, "zone %s is a %s zone: change its records on its primary server", zone, le.ZoneType)
-	case errors.Is(le, zoneservice.ErrServerFailure):
+	case errors.Is(le, zonemodel.ErrServerFailure):
 		return badGateway("record %s in zone %s: named failed to apply it (SERVFAIL); see named's log", op, zone)
-	case errors.Is(le, zoneservice.ErrTransferRefused):
+	case errors.Is(le, zonemodel.ErrTransferRefused):
 		return badGateway("reading zone %s: named refused the zone transfer (%s): allow-transfer of the zone must admit the key %q or this host", zone, rc, key)
-	case errors.Is(le, zoneservice.ErrNotZone):
+	case errors.Is(le, zonemodel.ErrNotZone):
 		return fail(http.StatusBadRequest, "named answered NOTZONE: a name of the change is outside zone %s", zone)
 	default:
 		return fail(http.StatusBadRequest, "zone %s does not accept dynamic updates signed with the key %q (named answered %s): create the zone through this API, which adds allow-update { key \"%s\"; }, or add that clause to the zone's configuration",

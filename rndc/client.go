@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/internal/connpool"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // DefaultTimeout bounds one command when Client.Timeout is zero.
@@ -32,7 +33,7 @@ const maxCommandLength = 64 << 10
 // host is not allowed by the controls statement, or when the clocks differ
 // too much; a reply whose signature does not verify is also reported as
 // ErrAuth. It is distinct from a refused connection (named not running).
-var ErrAuth = errors.New("rndc authentication failed: named closed the connection without a valid reply (wrong key, secret or algorithm, host not allowed, or clock skew)")
+var ErrAuth = zonemodel.ErrControlAuth
 
 // Client sends commands to named's control channel. It reuses up to
 // MaxIdle idle connections (named answers further commands on a connection
@@ -270,7 +271,7 @@ func (c *Client) command(ctx context.Context, command string) (*Response, error)
 // ErrOutcomeUnknown is wrapped by the error of a command that was sent to
 // named but got no reply (a timeout, a lost connection, a reply that does
 // not verify): named may or may not have executed it, now or later.
-var ErrOutcomeUnknown = errors.New("the command was sent but named did not answer, so whether it was executed is unknown")
+var ErrOutcomeUnknown = zonemodel.ErrControlUnanswered
 
 // OutcomeUnknown reports whether err is a command that named may have
 // executed without answering (see ErrOutcomeUnknown). An error of a command

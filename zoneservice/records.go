@@ -256,3 +256,16 @@ func (s *Service) notCatalog(zone string) error {
 	}
 	return nil
 }
+
+// UpdateKeyName is the configured update key's name (UpdateKey), "" when
+// none is.
+func (s *Service) UpdateKeyName() string { return s.UpdateKey }
+
+// SigningKeyName is the name of the key the service's updater signs
+// with, "" without an updater or a key.
+func (s *Service) SigningKeyName() string {
+	if s.Updater == nil {
+		return ""
+	}
+	return s.Updater.Client().KeyName()
+}

@@ -167,7 +167,3 @@ func (s *Store) RepairIndex() (int64, error) {
 func isNoSpace(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
-
-// IsNoSpace reports whether err comes from a full disk or an exhausted
-// quota.
-func IsNoSpace(err error) bool { return isNoSpace(err) }
