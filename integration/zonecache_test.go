@@ -30,7 +30,7 @@ func zoneReads(t testing.TB, c *caddy) float64 {
 // a freeze and a thaw through the API (the next GET), a change made
 // behind the API's back with nsupdate (once named's NOTIFY has reached
 // the history's listener) and a delete (the next GET is 404). Each GET's
-// serial, nodes, state, loaded, dynamic, lastLoaded and file are
+// name, serial, nodes, state, loaded, dynamic, lastLoaded and file are
 // compared with named's own zonestatus. Before the cache every zone GET
 // asked named both commands.
 func TestZoneGetCached(t *testing.T) {
@@ -61,7 +61,7 @@ func TestZoneGetCached(t *testing.T) {
 		if st.Frozen {
 			state = "frozen"
 		}
-		want := map[string]any{"serial": float64(st.Serial), "nodes": float64(st.Nodes), "state": state, "loaded": st.Loaded,
+		want := map[string]any{"name": st.Name, "serial": float64(st.Serial), "nodes": float64(st.Nodes), "state": state, "loaded": st.Loaded,
 			"dynamic": st.Dynamic, "lastLoaded": st.LastLoaded, "filePath": st.Files[0]}
 		for k, v := range want {
 			if r.body[k] != v {

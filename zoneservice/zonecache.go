@@ -75,11 +75,11 @@ type zoneCache struct {
 // answers (statusAt 0: none) and showzone's statement as text (stmtAt
 // 0: none), each with when it was read (UnixNano).
 type cachedZone struct {
-	typ, file, lastLoaded string
-	serial, signedSerial  uint32
-	nodes                 int32
-	flags                 uint8
-	statusAt              int64
+	name, typ, file, lastLoaded string
+	serial, signedSerial        uint32
+	nodes                       int32
+	flags                       uint8
+	statusAt                    int64
 
 	stmt   string
 	stmtAt int64
@@ -124,9 +124,14 @@ func cacheKey(name string) string {
 	return strings.TrimSuffix(strings.ToLower(name), ".")
 }
 
+// setStatus keeps st's fields. A new entry's name is its key, which is
+// named's name of the zone but in case.
 func (z *cachedZone) setStatus(st *rndc.ZoneStatus, now int64) {
 	// Copies: named's fields are parts of its whole text, which they
 	// would keep alive.
+	if z.name != st.Name {
+		z.name = strings.Clone(st.Name)
+	}
 	z.typ, z.lastLoaded = intern(st.Type), strings.Clone(st.LastLoaded)
 	z.file = ""
 	if len(st.Files) > 0 {
@@ -148,8 +153,8 @@ func (z *cachedZone) setStatus(st *rndc.ZoneStatus, now int64) {
 
 // status rebuilds the zonestatus of the entry: without Raw and Fields,
 // with the first file only.
-func (z *cachedZone) status(name string) *rndc.ZoneStatus {
-	st := &rndc.ZoneStatus{Name: name, Type: z.typ, Serial: z.serial, SignedSerial: z.signedSerial, Nodes: int(z.nodes), LastLoaded: z.lastLoaded,
+func (z *cachedZone) status() *rndc.ZoneStatus {
+	st := &rndc.ZoneStatus{Name: z.name, Type: z.typ, Serial: z.serial, SignedSerial: z.signedSerial, Nodes: int(z.nodes), LastLoaded: z.lastLoaded,
 		HasSerial: z.flags&cHasSerial != 0, Loaded: z.flags&cLoaded != 0, Secure: z.flags&cSecure != 0, Dynamic: z.flags&cDynamic != 0,
 		Frozen: z.flags&cFrozen != 0, InlineSigning: z.flags&cInlineSigning != 0, Reconfigurable: z.flags&cReconfigurable != 0}
 	if z.file != "" {
@@ -198,7 +203,9 @@ func (c *zoneCache) end(key string, f *cacheFill, st *rndc.ZoneStatus, zc *rndc.
 	if z == nil {
 		c.sweep(now, maxAge)
 		z = &cachedZone{}
-		c.zones[strings.Clone(key)] = z
+		key = strings.Clone(key)
+		z.name = key
+		c.zones[key] = z
 	}
 	if st != nil && !f.status {
 		z.setStatus(st, now)
@@ -287,7 +294,7 @@ func (c *zoneCache) follow(feed changeFeed) bool {
 		return true
 	}
 	c.mu.Lock()
-	seq, fed := c.seq, c.fed
+	seq := c.seq
 	c.mu.Unlock()
 	changes, last, ok, err := feed.ChangesSince(seq)
 	if err != nil {
@@ -296,8 +303,11 @@ func (c *zoneCache) follow(feed changeFeed) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
-	case !fed:
-		// The first read: nothing was cached before it.
+	case !c.fed:
+		// The first read: nothing was cached before it. (A read that
+		// began before another's first read ended applies what it
+		// read: changes from the start, or, when they are not all
+		// kept, a drop of everything; either is safe.)
 	case !ok:
 		c.zones, c.swept = nil, 0
 		for _, f := range c.fills {
@@ -373,7 +383,7 @@ func (s *Service) CachedZone(ctx context.Context, name string) (*ZoneState, erro
 			if err != nil {
 				return nil, newErr(ErrStorage, name, "", "reading the zone index", err)
 			}
-			return &ZoneState{Status: z.status(name), Entry: entry, Managed: managed, File: s.Store.FilePath(name)}, nil
+			return &ZoneState{Status: z.status(), Entry: entry, Managed: managed, File: s.Store.FilePath(name)}, nil
 		}
 	}
 	f := c.begin(key)
