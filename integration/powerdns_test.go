@@ -870,16 +870,6 @@ func TestPowerDNSReplaceAndPatchParity(t *testing.T) {
 		"records": []any{map[string]any{"content": "invalid. hostmaster.invalid. 1 10800 3600 604800 3600"}}}}}), 422, "is a Slave zone")
 
 	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "cons.test.", "kind": "Consumer", "nameservers": []string{"127.0.0.1"}}), 422, "Nameservers MUST NOT be given for Consumer zones")
-	// A Consumer zone is the catalog's secondary zone in named
-	// (test_create_consumer_zone, test_zone_replace_rrsets_consumer).
-	expect(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "cons.test.", "kind": "Consumer", "masters": []string{"127.0.0.2"}}), 201, "create Consumer")
-	if z := c.pdns(pdnsKey, "GET", zonesPath+"/cons.test.", nil); z.status != 200 || z.body["kind"] != "Consumer" || fmt.Sprint(z.body["rrsets"]) != "[]" || fmt.Sprint(z.body["masters"]) != "[127.0.0.2]" {
-		t.Errorf("GET Consumer: %d %s", z.status, z.raw)
-	}
-	expect(t, c.pdns(pdnsKey, "PUT", zonesPath+"/cons.test.", map[string]any{"rrsets": []any{}}), 204, "PUT rrsets [] of a Consumer zone")
-	pdnsError(t, c.pdns(pdnsKey, "PUT", zonesPath+"/cons.test.", map[string]any{"rrsets": []any{map[string]any{"name": "cons.test.", "type": "SOA", "ttl": 3600,
-		"records": []any{map[string]any{"content": "invalid. hostmaster.invalid. 1 10800 3600 604800 3600"}}}}}), 422, "Modifying RRsets in Consumer zones is unsupported")
-	expect(t, c.pdns(pdnsKey, "DELETE", zonesPath+"/cons.test.", nil), 204, "DELETE Consumer")
 	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "test..par.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}}), 422, "Unable to parse Zone Name")
 }
 

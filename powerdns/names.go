@@ -71,20 +71,18 @@ const (
 // BINDType maps a PowerDNS zone kind (case-insensitive, as PowerDNS reads
 // it) onto BIND's zone type: Native, Master and Primary are a primary
 // zone (BIND notifies and serves transfers either way), Slave and
-// Secondary a secondary. A Consumer zone (a catalog zone, RFC 9432,
-// transferred from its masters) is a secondary zone too: named
-// transfers and serves it, and consumes it (makes its members) when
-// named.conf's catalog-zones names it, which is BIND's only way to
-// consume a catalog. Producer and unknown kinds are refused; an empty
-// kind is Native, as in PowerDNS.
+// Secondary a secondary. Producer and Consumer (catalog zones) and
+// unknown kinds are refused; an empty kind is Native, as in PowerDNS.
 func BINDType(kind string) (string, error) {
 	switch strings.ToLower(kind) {
 	case "", "native", "master", "primary":
 		return BINDPrimary, nil
-	case "slave", "secondary", "consumer":
+	case "slave", "secondary":
 		return BINDSecondary, nil
 	case "producer":
 		return "", fmt.Errorf("zone kind %s is not supported: the catalog zone is kept by the catalog option of zone_api (RFC 9432), not created as a zone", kind)
+	case "consumer":
+		return "", fmt.Errorf("zone kind %s is not supported: named consumes a catalog zone (makes its members) only when named.conf defines the zone and names it in catalog-zones; a zone added through the API would be a copy of the catalog whose members named never makes. Configure the consumer in named.conf, or create the member zones as Slave zones", kind)
 	}
 	return "", fmt.Errorf("zone kind %q is not one of Native, Master, Slave, Primary, Secondary", kind)
 }

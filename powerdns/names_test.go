@@ -31,14 +31,14 @@ func TestZoneID(t *testing.T) {
 func TestKinds(t *testing.T) {
 	for kind, want := range map[string]string{
 		"": BINDPrimary, "Native": BINDPrimary, "Master": BINDPrimary, "Primary": BINDPrimary, "MASTER": BINDPrimary,
-		"Slave": BINDSecondary, "Secondary": BINDSecondary, "slave": BINDSecondary, "Consumer": BINDSecondary,
+		"Slave": BINDSecondary, "Secondary": BINDSecondary, "slave": BINDSecondary,
 	} {
 		got, err := BINDType(kind)
 		if err != nil || got != want {
 			t.Errorf("BINDType(%q) = %q, %v; want %q", kind, got, err, want)
 		}
 	}
-	for _, kind := range []string{"Producer", "Forwarded", "x"} {
+	for _, kind := range []string{"Producer", "Consumer", "Forwarded", "x"} {
 		if _, err := BINDType(kind); err == nil {
 			t.Errorf("BINDType(%q) accepted", kind)
 		}

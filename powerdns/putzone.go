@@ -79,10 +79,6 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		// it stale, so that it transfers anew; named transfers it anew
 		// at once. Records it cannot take: named takes no UPDATE for a
 		// secondary zone.
-		if len(req.RRsets) > 0 && a.consumer(z) {
-			WriteError(w, http.StatusUnprocessableEntity, "Modifying RRsets in Consumer zones is unsupported")
-			return
-		}
 		if len(req.RRsets) > 0 {
 			WriteError(w, http.StatusUnprocessableEntity, "%s is a Slave zone: its records are what its primaries transfer, and BIND replaces them at the next transfer; replace a Master zone's records instead, or give no rrsets to have the zone transferred anew", FQDN(name))
 			return
@@ -141,12 +137,6 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// consumer reports whether the side file keeps z as a Consumer zone.
-func (a *API) consumer(z *ZoneInfo) bool {
-	d, err := a.loadData(z)
-	return err == nil && d != nil && d.Kind == KindConsumer
 }
 
 // putsData reports whether a PUT gives zone attributes the side file
