@@ -801,6 +801,75 @@ func TestPowerDNSServerConfigAndUptime(t *testing.T) {
 	pdnsError(t, c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/statistics?statistic=uptimeAAAA", nil), 422, "Unknown statistic name")
 }
 
+// TestPowerDNSStatisticsCounters: with named's statistics channel
+// configured, GET /statistics gives PowerDNS's counters that named keeps
+// too, under PowerDNS's names: udp-queries and nxdomain-packets as
+// StatisticItems, response-by-qtype and response-by-rcode as
+// MapStatisticItems ("A" and "No Error" among them after an A query
+// answered, as test_read_statistics reads them), one alone with
+// ?statistic=. Before, only rndc status fields and uptime were listed.
+func TestPowerDNSStatisticsCounters(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{handle: "/api*", extra: "powerdns\nstatistics_channel " + ns.StatsAddr})
+	createPDNSZone(t, c, "stats.test.", nil)
+	query(t, ns, "stats.test", dns.TypeA)
+	query(t, ns, "nothere.stats.test", dns.TypeA)
+	type item struct {
+		Name  string          `json:"name"`
+		Type  string          `json:"type"`
+		Value json.RawMessage `json:"value"`
+	}
+	read := func(q string) map[string]item {
+		t.Helper()
+		r := c.pdns(pdnsKey, "GET", "/api/v1/servers/localhost/statistics"+q, nil)
+		expect(t, r, 200, "statistics"+q)
+		var list []item
+		if err := json.Unmarshal(r.raw, &list); err != nil {
+			t.Fatalf("statistics%s: %v", q, err)
+		}
+		out := map[string]item{}
+		for _, it := range list {
+			out[it.Name] = it
+		}
+		return out
+	}
+	all := read("")
+	count := func(name string) int {
+		var v string
+		if it, ok := all[name]; !ok || it.Type != "StatisticItem" || json.Unmarshal(it.Value, &v) != nil {
+			t.Fatalf("%s = %+v", name, all[name])
+		}
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+	if n := count("udp-queries"); n < 2 {
+		t.Errorf("udp-queries = %d, want at least the 2 queries sent", n)
+	}
+	if n := count("nxdomain-packets"); n < 1 {
+		t.Errorf("nxdomain-packets = %d, want at least 1", n)
+	}
+	names := func(name string) []string {
+		var pairs []struct{ Name, Value string }
+		if it := all[name]; it.Type != "MapStatisticItem" || json.Unmarshal(it.Value, &pairs) != nil {
+			t.Fatalf("%s = %+v", name, all[name])
+		}
+		var out []string
+		for _, p := range pairs {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	if got := names("response-by-qtype"); !slices.Contains(got, "A") {
+		t.Errorf("response-by-qtype names %v, want A among them", got)
+	}
+	if got := names("response-by-rcode"); !slices.Contains(got, "No Error") || !slices.Contains(got, "Non-Existent domain") {
+		t.Errorf("response-by-rcode names %v, want No Error and Non-Existent domain", got)
+	}
+	if one := read("?statistic=response-by-qtype"); len(one) != 1 || one["response-by-qtype"].Type != "MapStatisticItem" {
+		t.Errorf("?statistic=response-by-qtype = %v", one)
+	}
+}
+
 // TestPowerDNSImportCNAMEConflict: zone file text with a CNAME beside
 // other data is 422 in PowerDNS's words, "Conflicts with another RRset"
 // (test_import_zone_bind_cname_apex), naming the line named-checkzone

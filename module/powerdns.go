@@ -75,7 +75,7 @@ func (h *Handler) pdnsRoutes() []route {
 		return release, err
 	}
 	var out []route
-	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: enterImport}, Logger: h.dnsLog,
+	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: enterImport}, Logger: h.dnsLog, StatisticsChannel: h.statsURL,
 		Version: pdnsVersion, Denied: h.pdnsDenied, Allow: h.allow,
 		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
 			return h.allowRecords(w, r, zone, c)

@@ -1,6 +1,7 @@
 package powerdns
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,10 @@ const MaxBody = 8 << 20
 type API struct {
 	// Service is the zone service.
 	Service Service
+	// ServerStatistics, when set, reads named's statistics channel's
+	// /json/v1/server, whose counters GET /statistics gives under
+	// PowerDNS's names.
+	ServerStatistics func(ctx context.Context) ([]byte, error)
 	// Logger, when set, is the DNS log: failed record operations are
 	// logged there.
 	Logger *zap.Logger
@@ -190,8 +195,10 @@ func (a *API) server(w http.ResponseWriter, _ *http.Request, _ string) {
 }
 
 // statistics answers GET /statistics (?statistic= keeps one): named's
-// own figures under their names, and PowerDNS's uptime (seconds since
-// named's boot-time), which clients and PowerDNS's tests ask for.
+// own figures under their names, PowerDNS's uptime (seconds since
+// named's boot-time), which clients and PowerDNS's tests ask for, and
+// PowerDNS's counters that named's statistics channel keeps too
+// (counterStatistics).
 func (a *API) statistics(w http.ResponseWriter, r *http.Request, _ string) {
 	stats, err := a.Service.Statistics(r.Context())
 	if err != nil {
@@ -200,10 +207,15 @@ func (a *API) statistics(w http.ResponseWriter, r *http.Request, _ string) {
 	}
 	stats = withUptime(stats, time.Now())
 	want := r.URL.Query().Get("statistic")
-	out := []StatisticItem{}
+	out := []any{}
 	for _, kv := range stats {
 		if want == "" || kv[0] == want {
 			out = append(out, StatisticItem{Name: kv[0], Type: "StatisticItem", Value: kv[1]})
+		}
+	}
+	for _, it := range counterStatistics(r.Context(), a.ServerStatistics) {
+		if want == "" || statisticName(it) == want {
+			out = append(out, it)
 		}
 	}
 	if want != "" && len(out) == 0 {
