@@ -293,6 +293,14 @@ func TestPowerDNSCatalogMember(t *testing.T) {
 	if r.str("catalog") != "catalog.invalid." {
 		t.Errorf("catalog given = %s", r.str("catalog"))
 	}
+	// The catalog zone itself is a Producer zone, not a member of
+	// itself; creating it is 409, as it exists (before: a Master zone
+	// showing itself as its catalog).
+	g := c.pdns(pdnsKey, "GET", zonesPath+"/default-catalog.example.com.", nil)
+	if g.status != 200 || g.str("kind") != "Producer" || g.str("catalog") != "" {
+		t.Errorf("GET the catalog zone = %d %s", g.status, g.raw)
+	}
+	pdnsError(t, c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": "default-catalog.example.com.", "kind": "Producer"}), 409, "Conflict")
 }
 
 // TestPowerDNSAutoprimaries: through Caddy, the autoprimaries routes

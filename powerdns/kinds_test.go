@@ -1,6 +1,9 @@
 package powerdns
 
 import (
+	"context"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"slices"
 	"strings"
 	"testing"
@@ -51,5 +54,28 @@ func TestConsumerRefusedWithWhy(t *testing.T) {
 	}
 	if len(f.zones) != 0 {
 		t.Errorf("named has zones: %v", f.zones)
+	}
+}
+
+// TestProducerIsTheCatalog: the catalog zone of zone_api's catalog
+// option is what PowerDNS calls a Producer zone (its members are the
+// zones the API creates): it is shown as kind Producer, with no catalog
+// of its own (it is not its own member), and a create of it is 409 as
+// for any zone that exists. Before, it was shown as a Master zone member
+// of itself.
+func TestProducerIsTheCatalog(t *testing.T) {
+	f := newFakeNamed(t)
+	f.catalog = "cat.test"
+	// The module creates the catalog zone; the fake as the service would.
+	if err := f.Create(context.Background(), &zonemodel.CreateZoneRequest{ZoneName: "cat.test", ZoneType: BINDPrimary,
+		ZoneConfig: &zonemodel.ZoneConfig{NameServers: []string{"invalid."}}}); err != nil {
+		t.Fatal(err)
+	}
+	h := fakeAPI(f)
+	if g := call(t, h, "GET", zp+"/cat.test.", nil); g.status != 200 || g.body["kind"] != "Producer" || g.body["catalog"] != "" {
+		t.Errorf("GET the catalog zone: %d kind %v catalog %v", g.status, g.body["kind"], g.body["catalog"])
+	}
+	if r := call(t, h, "POST", zp, map[string]any{"name": "m.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}}); r.body["catalog"] != "cat.test." || r.body["kind"] != "Native" {
+		t.Errorf("a member: %d %s", r.status, r.raw)
 	}
 }

@@ -230,6 +230,12 @@ func applyData(obj *Zone, z *ZoneInfo, d *zoneData) {
 		// PowerDNS's default-catalog-zone.
 		obj.Catalog = FQDN(z.Catalog)
 	}
+	if z.Catalog != "" && strings.EqualFold(FQDN(z.Name), FQDN(z.Catalog)) {
+		// zone_api's catalog zone itself: a Producer zone in PowerDNS's
+		// words (its members are the zones the API makes), not a member
+		// of itself.
+		obj.Kind, obj.Catalog = KindProducer, ""
+	}
 	if d.SOAEditAPI != nil {
 		obj.SOAEditAPI = *d.SOAEditAPI
 	}

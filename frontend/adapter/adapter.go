@@ -82,6 +82,8 @@ func (b Zones) Zone(ctx context.Context, zone string) (*zoneInfo, error) {
 	}
 	if zs.Managed {
 		z.Created, z.Catalog = zs.Entry.Created, catalogOf(s)
+	} else if c := catalogOf(s); c != "" && strings.EqualFold(c, zone) {
+		z.Catalog = c // the catalog zone itself (shown as a Producer)
 	}
 	if zc, err := s.ZoneStatement(ctx, zone); err == nil {
 		cfg := zoneservice.SettingsOf(zc)
