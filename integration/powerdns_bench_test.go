@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
@@ -227,7 +230,8 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 	// alike and their ratio is the cost of the requests, not of the moment
 	// each ran in.
 	runPair := func(round, conc, n int) {
-		slices := map[int]int{1: 6, 8: 4, 64: 2}[conc]
+		// Short slices: the machine's load changes within a second.
+		slices := map[int]int{1: 30, 8: 16, 64: 4}[conc]
 		pids := []int{c.Process().Pid, ns.Pid()}
 		// A few requests of each first, not counted: what the run
 		// before left running (PowerDNS's, another concurrency's) ends
@@ -268,7 +272,8 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 	}
 
 	if dir := os.Getenv("ZONEAPI_PDNS_PROFILE"); dir != "" {
-		profilePatchAndAdd(b, dir, c, ns.Pid(), map[string]func(int) int{"patch": patch(ours), "restadd": restAddOp})
+		profilePatchAndAdd(b, dir, c, ns, map[string]func(int) int{"patch": patch(ours), "restadd": restAddOp},
+			map[string]string{"patch": ours.zoneName(), "restadd": restAdd.zoneName()})
 	}
 
 	patchDials := fmt.Sprintf("connections the client opened for the PATCH rounds: %s %d, %s %d, %s %d",
@@ -570,7 +575,17 @@ func (t *pdnsTarget) fill(b *testing.B, n int) {
 // and prints each window's requests/s, latencies and Caddy's and
 // named's CPU per request. ZONEAPI_PDNS_TRACE=1 takes execution traces
 // instead (<op>-c<conc>-<rep>.trace, `go tool trace -pprof=sched`).
-func profilePatchAndAdd(b *testing.B, dir string, c *caddy, namedPid int, ops map[string]func(int) int) {
+func profilePatchAndAdd(b *testing.B, dir string, c *caddy, ns *testbind.Server, ops map[string]func(int) int, zones map[string]string) {
+	namedPid := ns.Pid()
+	serial := func(zone string) uint32 {
+		m := new(dns.Msg)
+		m.SetQuestion(zone+".", dns.TypeSOA)
+		r, err := dns.Exchange(m, ns.DNSAddr)
+		if err != nil || len(r.Answer) == 0 {
+			b.Fatalf("SOA of %s: %v", zone, err)
+		}
+		return r.Answer[0].(*dns.SOA).Serial
+	}
 	secs := 5
 	if s := os.Getenv("ZONEAPI_PDNS_PROFILE_SECONDS"); s != "" {
 		fmt.Sscan(s, &secs)
@@ -608,7 +623,7 @@ func profilePatchAndAdd(b *testing.B, dir string, c *caddy, namedPid int, ops ma
 					}
 					done <- err
 				}()
-				cpu0, ns0 := threadsCPU(c.Process().Pid), threadsCPU(namedPid)
+				cpu0, ns0, serial0 := threadsCPU(c.Process().Pid), threadsCPU(namedPid), serial(zones[name])
 				var next, errs atomic.Int64
 				var lmu sync.Mutex
 				var lat []time.Duration
@@ -638,8 +653,12 @@ func profilePatchAndAdd(b *testing.B, dir string, c *caddy, namedPid int, ops ma
 					b.Fatalf("profile of %s: %v", name, err)
 				}
 				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-				fmt.Printf("%s c=%d (%d): %.0f/s, p50 %s, p90 %s, %d errors, CPU per request Caddy %s, named %s (%s)\n",
-					name, conc, rep, float64(next.Load())/float64(secs), ms(lat[len(lat)/2]), ms(lat[len(lat)*9/10]), errs.Load(), ms(cpu), ms(nsCPU), path)
+				// Each UPDATE message moves the serial by one (after the
+				// first, which may jump to the clock's serial).
+				msgs := serial(zones[name]) - serial0
+				fmt.Printf("%s c=%d (%d): %.0f/s, p50 %s, p90 %s, %d errors, %.2f requests per UPDATE, CPU per request Caddy %s, named %s (%s)\n",
+					name, conc, rep, float64(next.Load())/float64(secs), ms(lat[len(lat)/2]), ms(lat[len(lat)*9/10]), errs.Load(),
+					float64(next.Load())/float64(max(msgs, 1)), ms(cpu), ms(nsCPU), path)
 			}
 		}
 	}
