@@ -114,12 +114,14 @@ func (s *Service) Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapsho
 
 // change runs a record change and, when named refuses it although
 // zonestatus (when the service has a control channel) says the zone is a
-// dynamic primary that is not frozen and was loaded moments ago, runs it
-// again a few times: right after `rndc thaw` named reloads the zone and
-// refuses updates until the load completes. A refusal of a zone loaded
-// longer ago (an update-policy, named's check-integrity) is not the
-// reload's and is answered at once, not after four more tries and half a
-// second. Only this error path asks named over the control channel.
+// dynamic primary that is not frozen, runs it again a few times: right
+// after `rndc thaw` named reloads the zone and refuses updates until the
+// load completes. Once a change sent after a status showing the zone
+// loaded is refused again with the zone's load time unchanged
+// (zonestatus's "last loaded"), no load was under way: the refusal is
+// named's answer to the change (an update-policy, its check-integrity),
+// given after one more try, not after four and half a second. Only this
+// error path asks named over the control channel.
 func (s *Service) change(ctx context.Context, zone, op string, ifSerial *uint32, f func(dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error)) (*dnsupdate.ChangeResult, error) {
 	if err := s.notCatalog(zone); err != nil {
 		return nil, err
@@ -131,11 +133,13 @@ func (s *Service) change(ctx context.Context, zone, op string, ifSerial *uint32,
 	defer s.statusChanged(zone, false)
 	opt, recorded := s.recording(ctx, zone, dnsupdate.WriteOptions{IfSerial: ifSerial, SerialMethod: s.SerialMethod})
 	res, err := f(opt)
+	loaded := "" // the load time of the status the last try followed
 	for i := 1; i <= 4 && s.Control != nil && dnsupdate.IsRcode(err, dns.RcodeRefused); i++ {
 		st, serr := s.Control.ZoneStatus(ctx, zone)
-		if serr != nil || st.Frozen || !st.Dynamic || (st.Type != "primary" && st.Type != "master") || loadedBefore(st, time.Now().Add(-reloadSettle)) {
+		if serr != nil || st.Frozen || !st.Dynamic || (st.Type != "primary" && st.Type != "master") || loaded != "" && st.LastLoaded == loaded {
 			break
 		}
+		loaded = st.LastLoaded
 		select {
 		case <-ctx.Done():
 			return nil, s.recordErr(ctx, zone, op, err)
@@ -147,19 +151,6 @@ func (s *Service) change(ctx context.Context, zone, op string, ifSerial *uint32,
 		return nil, s.recordErr(ctx, zone, op, err)
 	}
 	return res, recorded()
-}
-
-// reloadSettle is how long after a zone's load (zonestatus's "last
-// loaded") a refused change is taken for the reload's and tried again:
-// Thaw waits up to ThawWait for the reload, named prints the time in
-// whole seconds, and the clocks are the same machine's.
-const reloadSettle = 10 * time.Second
-
-// loadedBefore reports whether zonestatus says the zone was last loaded
-// before t; false when it does not say, or not in named's format.
-func loadedBefore(st *rndc.ZoneStatus, t time.Time) bool {
-	loaded, err := time.Parse(time.RFC1123, st.LastLoaded)
-	return err == nil && loaded.Before(t)
 }
 
 // recordErr classifies a record operation's failure (see above).
