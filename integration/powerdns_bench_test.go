@@ -376,8 +376,19 @@ func BenchmarkPowerDNSVersusPowerDNS(b *testing.B) {
 		pk, rk := fmt.Sprintf("%s c=%d", ours.name, conc), fmt.Sprintf("%s c=%d", restAdd.name, conc)
 		pe, pt := errorsOf(pk)
 		re, rt := errorsOf(rk)
-		fmt.Printf("  c=%d: PATCH %.0f/s, REST add %.0f/s: %.2fx; errors PATCH %d of %d, REST add %d of %d; Caddy CPU per request PATCH %s, REST add %s: %.2fx (named %s, %s)\n",
-			conc, median(pk), median(rk), median(pk)/median(rk), pe, pt, re, rt, cpu(pk, 0), cpu(rk, 0),
+		// Each round's pair was measured in the same stretch of time
+		// (runPair): its ratio is the paired figure.
+		var ratios []float64
+		var rs []string
+		for i := range results[pk] {
+			if i < len(results[rk]) {
+				ratios = append(ratios, results[pk][i].rps/results[rk][i].rps)
+				rs = append(rs, fmt.Sprintf("%.2f", ratios[len(ratios)-1]))
+			}
+		}
+		sort.Float64s(ratios)
+		fmt.Printf("  c=%d: PATCH %.0f/s, REST add %.0f/s: %.2fx; by round %s (median %.2fx); errors PATCH %d of %d, REST add %d of %d; Caddy CPU per request PATCH %s, REST add %s: %.2fx (named %s, %s)\n",
+			conc, median(pk), median(rk), median(pk)/median(rk), strings.Join(rs, ", "), ratios[len(ratios)/2], pe, pt, re, rt, cpu(pk, 0), cpu(rk, 0),
 			float64(cpuD(pk, 0))/float64(cpuD(rk, 0)), cpu(pk, 1), cpu(rk, 1))
 	}
 	fmt.Printf("%s at c=1: %.0f/s (%.2fx PowerDNS)\n", noHistory.name, median(noHistory.name+" c=1"), median(noHistory.name+" c=1")/base)
