@@ -37,7 +37,10 @@ func (s *Service) WatchRestarts(ctx context.Context, interval time.Duration) {
 		st, err := status(sctx)
 		cancel()
 		if err != nil {
+			// What named said of its zones is not answered as fact
+			// while it cannot be asked (zonecache.go).
 			down = true
+			s.zoneCache().clear()
 			continue
 		}
 		// named's boot time is remembered by the directory, so that a

@@ -37,7 +37,9 @@ import (
 //   - when the index changes, by this process or another on the same
 //     directory (zonestore's ChangesSince, read at each cached read): both
 //     parts of the zones it names;
-//   - when named restarted (WatchRestarts): every entry.
+//   - when named restarted, and whenever the restart watch cannot reach
+//     named (WatchRestarts): every entry, so that a zone GET does not
+//     answer a stopped named's zones as loaded.
 //
 // A change behind the API's back that moves no serial and touches no
 // index (an rndc freeze, modzone or delzone by hand), or any change when
