@@ -2,16 +2,14 @@ package module
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/zoneapi/caddy-zoneapi/apispec"
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -19,12 +17,11 @@ import (
 const apiPrefix = "/api/v1"
 
 // route is one API endpoint: a method and a path template (an
-// http.ServeMux pattern without the method) whose segments are literals or
-// the parameter {name} ({file} for an explorer asset).
+// http.ServeMux pattern without the method, rest.Endpoint's) and how the
+// handler serves it.
 type route struct {
 	method   string
 	template string // e.g. /api/v1/zones/{name}/reload
-	param    int    // index of the {name}, {file} or {webhook} segment, or -1
 	public   bool   // served without authentication
 	// authOptional, on a public route, authenticates a request that
 	// carries an Authorization header (401 when it fails), so that the
@@ -51,31 +48,19 @@ type route struct {
 // "POST /api/v1/zones/{name}/reload".
 func (rt *route) pattern() string { return rt.method + " " + rt.template }
 
-// ServeHTTP lets a route be registered on an http.ServeMux; the router
-// only looks routes up there (serveAPI dispatches), so it is never called.
-func (rt *route) ServeHTTP(http.ResponseWriter, *http.Request) {}
-
-// router matches requests to routes with Go's http.ServeMux patterns
-// (method, literal segments, {name} wildcards; HEAD matches GET).
+// router matches requests to routes (rest.Router).
 type router struct {
 	routes []route
-	mux    *http.ServeMux
+	rr     *rest.Router
 }
 
-// newRouter registers routes on a ServeMux.
+// newRouter registers routes on a rest.Router.
 func newRouter(routes []route) *router {
-	rr := &router{routes: routes, mux: http.NewServeMux()}
-	for i := range rr.routes {
-		rt := &rr.routes[i]
-		rt.param = -1
-		for j, seg := range strings.Split(strings.TrimPrefix(rt.template, "/"), "/") {
-			if seg == "{name}" || seg == "{file}" || seg == "{webhook}" {
-				rt.param = j
-			}
-		}
-		rr.mux.Handle(rt.pattern(), rt)
+	eps := make([]rest.Endpoint, len(routes))
+	for i, rt := range routes {
+		eps[i] = rest.Endpoint{Method: rt.method, Template: rt.template, ZoneName: rt.zoneName}
 	}
-	return rr
+	return &router{routes: routes, rr: rest.NewRouter(eps)}
 }
 
 // params holds the matched route and its decoded path parameters.
@@ -114,67 +99,16 @@ func (h *Handler) Routes() []string {
 	return out
 }
 
-// match finds the route for the request. It returns the route (nil when
-// none matches the path and method), the decoded parameters, and the
-// methods allowed on the path when the path matched but the method did
-// not. One trailing slash is ignored; a path the ServeMux would redirect
-// to its clean form (//, /./, /../) matches nothing.
+// match finds the route for the request (rest.Router.Match): the route
+// (nil when none matches the path and method), the decoded parameters,
+// and the methods allowed on the path when only the method did not match.
 func (rr *router) match(r *http.Request) (*route, params, []string) {
-	escaped := r.URL.EscapedPath()
-	req := r
-	if len(escaped) > 1 && strings.HasSuffix(escaped, "/") {
-		escaped = strings.TrimSuffix(escaped, "/")
-		u := *r.URL
-		u.Path, u.RawPath = strings.TrimSuffix(u.Path, "/"), ""
-		if u.Path != "" && strings.HasSuffix(r.URL.RawPath, "/") {
-			u.RawPath = strings.TrimSuffix(r.URL.RawPath, "/")
-		}
-		r2 := *r
-		r2.URL = &u
-		req = &r2
+	i, name, allowed := rr.rr.Match(r)
+	if i < 0 {
+		return nil, params{}, allowed
 	}
-	if rt, ok := rr.lookup(req, r.Method); ok {
-		return rt, rt.params(escaped), nil
-	}
-	var allowed []string
-	for i := range rr.routes {
-		rt := &rr.routes[i]
-		if found, ok := rr.lookup(req, rt.method); ok && found == rt {
-			allowed = append(allowed, rt.method)
-		}
-	}
-	return nil, params{}, allowed
-}
-
-// lookup asks the ServeMux for the route of req's path under method.
-func (rr *router) lookup(req *http.Request, method string) (*route, bool) {
-	if req.Method != method {
-		r2 := *req
-		r2.Method = method
-		req = &r2
-	}
-	hd, pattern := rr.mux.Handler(req)
-	rt, ok := hd.(*route)
-	return rt, ok && pattern == rt.pattern()
-}
-
-// params decodes the route's parameter from the escaped path.
-func (rt *route) params(escaped string) params {
-	if rt.param < 0 {
-		return params{route: rt}
-	}
-	segs := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
-	if rt.param >= len(segs) {
-		return params{route: rt}
-	}
-	v, err := url.PathUnescape(segs[rt.param])
-	if err != nil {
-		v = segs[rt.param] // left for name validation to reject
-	}
-	if rt.zoneName != nil {
-		v = rt.zoneName(v)
-	}
-	return params{route: rt, name: v}
+	rt := &rr.routes[i]
+	return rt, params{route: rt, name: name}, nil
 }
 
 // unmatchedRoute is the route label of requests that match no endpoint.
@@ -233,7 +167,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		}
 		return label
 	}
-	if msg := repeatedQuery(h.spec, rt, r.URL.Query()); msg != "" {
+	if msg := rest.RepeatedQuery(h.spec, rt.method, rt.template, r.URL.Query()); msg != "" {
 		writeError(w, http.StatusBadRequest, "%s", msg)
 		return label
 	}
@@ -292,27 +226,4 @@ func expensiveRead(rt *route, r *http.Request) bool {
 		return all
 	}
 	return expensiveReads[rt.pattern()]
-}
-
-// repeatedQuery is the 400 message of a request that gives a query
-// parameter more than once, "" when it gives none twice. Only the
-// parameters the served specification declares as arrays (the event
-// stream's zone and type) may be repeated; a handler reads the first of
-// several values, so a repeat would have it act on a request other than
-// the one sent (?all=true&all=yes listed every zone). The PowerDNS API's
-// parameters, which the specification does not describe, are given
-// once too.
-func repeatedQuery(spec func() (*apispec.Document, error), rt *route, q url.Values) string {
-	var problems []string
-	var d *apispec.Document
-	for name, values := range q {
-		if len(values) > 1 && d == nil {
-			d, _ = spec() // only when something is repeated
-		}
-		if len(values) > 1 && (d == nil || !d.RepeatableQuery(rt.method, rt.template, name)) {
-			problems = append(problems, fmt.Sprintf("query parameter %q is given %d times; give it once", name, len(values)))
-		}
-	}
-	sort.Strings(problems)
-	return problemList(problems)
 }
