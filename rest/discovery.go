@@ -98,7 +98,7 @@ func withCapabilities(svc *zoneservice.Service, info *zoneInfo, name string, st 
 // for a zone of named.conf, with the clause to add there, and for a zone
 // managed already.
 func (a *API) handleAdoptZone(w http.ResponseWriter, r *http.Request, p Params) error {
-	var opts zoneservice.AdoptOptions
+	var opts zonemodel.AdoptOptions
 	if v := r.URL.Query().Get("grantUpdateKey"); v != "" {
 		g, err := strconv.ParseBool(v)
 		if err != nil {
@@ -110,10 +110,11 @@ func (a *API) handleAdoptZone(w http.ResponseWriter, r *http.Request, p Params) 
 	if err != nil {
 		return err
 	}
-	res, err := b.Adopt(r.Context(), name, opts)
+	var ad frontend.ZoneAdopter = b
+	res, err := ad.Adopt(r.Context(), name, opts)
 	if err != nil {
-		var le *zoneservice.Error
-		if errors.As(err, &le) && le.Kind == zoneservice.ErrNamedConf {
+		var le *zonemodel.ServiceError
+		if errors.As(err, &le) && le.Kind == zonemodel.ErrNamedConf {
 			msg := le.Msg
 			if le.Clause != "" {
 				msg += "; for the API to change its records, add " + le.Clause + " to its statement in named.conf and run rndc reconfig (the statement with it is in statement)"

@@ -194,10 +194,10 @@ func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZ
 // else importFailure.
 func (a *API) importAnswer(w http.ResponseWriter, name string, res *zoneservice.Imported, err error, keyed bool) error {
 	if err == nil && res.Existed && !keyed {
-		err = &zoneservice.Error{Kind: zoneservice.ErrExists, Zone: name, Msg: "zone " + name + " already exists", SameConfig: true}
+		err = &zonemodel.ServiceError{Kind: zonemodel.ErrExists, Zone: name, Msg: "zone " + name + " already exists", SameConfig: true}
 	}
-	var le *zoneservice.Error
-	if errors.As(err, &le) && errors.Is(err, zoneservice.ErrExists) {
+	var le *zonemodel.ServiceError
+	if errors.As(err, &le) && errors.Is(err, zonemodel.ErrExists) {
 		msg := le.Msg + "; it was made by another request"
 		if le.SameConfig {
 			msg = le.Msg + ", imported by an earlier request with the same body (send an Idempotency-Key to have a retry recognised as yours)"
@@ -225,7 +225,7 @@ func (a *API) importAnswer(w http.ResponseWriter, name string, res *zoneservice.
 // whoever made it).
 func (a *API) previewAnswer(w http.ResponseWriter, name string, res *zoneservice.Previewed, err error) error {
 	if err == nil && res.Existed {
-		err = &zoneservice.Error{Kind: zoneservice.ErrExists, Zone: name, Msg: "zone " + name + " already exists", SameConfig: true}
+		err = &zonemodel.ServiceError{Kind: zonemodel.ErrExists, Zone: name, Msg: "zone " + name + " already exists", SameConfig: true}
 	}
 	if err != nil {
 		return a.importAnswer(w, name, nil, err, false)
@@ -242,7 +242,7 @@ func (a *API) previewAnswer(w http.ResponseWriter, name string, res *zoneservice
 // a refused zone file (apitypes.FileError), else ImportFailure's answer.
 func importFailure(name string, err error) error {
 	var fe *zonemodel.FileError
-	if errors.Is(err, zoneservice.ErrInvalid) && errors.As(err, &fe) {
+	if errors.Is(err, zonemodel.ErrInvalid) && errors.As(err, &fe) {
 		return &answer{http.StatusBadRequest, apitypes.FileError{Error: apitypes.ReasonPhrase(http.StatusBadRequest),
 			Message: fileRefused(name, fe), Line: fe.Line}}
 	}
@@ -265,17 +265,17 @@ func ImportFailure(name string, err error) Failure {
 	switch {
 	case errors.As(err, &busy):
 		return busy.failure()
-	case errors.Is(err, zoneservice.ErrInvalid) && errors.As(err, &fe):
+	case errors.Is(err, zonemodel.ErrInvalid) && errors.As(err, &fe):
 		return fail(http.StatusBadRequest, "%s", fileRefused(name, fe))
-	case errors.Is(err, zoneservice.ErrTooLarge):
+	case errors.Is(err, zonemodel.ErrTooLarge):
 		return fail(http.StatusRequestEntityTooLarge, "%v", err)
-	case errors.Is(err, zoneservice.ErrInvalid):
+	case errors.Is(err, zonemodel.ErrInvalid):
 		return fail(http.StatusBadRequest, "%v", err)
-	case errors.Is(err, zoneservice.ErrSource), errors.Is(err, zoneservice.ErrTransferRefused):
+	case errors.Is(err, zonemodel.ErrSource), errors.Is(err, zonemodel.ErrTransferRefused):
 		return fail(http.StatusBadGateway, "%v; nothing was written", err)
-	case errors.Is(err, zoneservice.ErrSourceTimeout):
+	case errors.Is(err, zonemodel.ErrSourceTimeout):
 		return fail(http.StatusGatewayTimeout, "%v; nothing was written", err)
-	case errors.Is(err, zoneservice.ErrNotFound):
+	case errors.Is(err, zonemodel.ErrNotFound):
 		return fail(http.StatusNotFound, "%v", err)
 	default:
 		return LifecycleFailure(name, err)

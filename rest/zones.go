@@ -103,7 +103,7 @@ func (a *API) handleCreateZone(w http.ResponseWriter, r *http.Request, p Params)
 	if err != nil {
 		return err
 	}
-	fp := zoneservice.Fingerprint(req)
+	fp := req.Fingerprint()
 	if key == "" {
 		return a.createZone(w, r, b, zone, fp, false)
 	}
@@ -117,15 +117,15 @@ func (a *API) handleCreateZone(w http.ResponseWriter, r *http.Request, p Params)
 // was made by this very keyed request (its fingerprint carries the key),
 // which answers the 201 the first attempt would have (a retry after an
 // unknown outcome that settled as created).
-func (a *API) createZone(w http.ResponseWriter, r *http.Request, b *zoneservice.Service, zone *zonemodel.Zone, fp string, keyed bool) error {
+func (a *API) createZone(w http.ResponseWriter, r *http.Request, b zoneMaker, zone *zonemodel.Zone, fp string, keyed bool) error {
 	res, err := b.Create(r.Context(), zone, fp)
-	var le *zoneservice.Error
+	var le *zonemodel.ServiceError
 	if err == nil && res.Existed && !keyed {
 		// The same body made it earlier, without a key (a key would be
 		// part of fp): whose request that was is not known.
-		err = &zoneservice.Error{Kind: zoneservice.ErrExists, Zone: zone.Name, Msg: "zone " + zone.Name + " already exists", SameConfig: true}
+		err = &zonemodel.ServiceError{Kind: zonemodel.ErrExists, Zone: zone.Name, Msg: "zone " + zone.Name + " already exists", SameConfig: true}
 	}
-	if errors.As(err, &le) && errors.Is(err, zoneservice.ErrExists) {
+	if errors.As(err, &le) && errors.Is(err, zonemodel.ErrExists) {
 		msg := le.Msg + "; it was made by a request with another body"
 		if le.SameConfig {
 			msg = le.Msg + " with the configuration this request asks for (made by an earlier request with the same body; send an Idempotency-Key to have a retry recognised as yours)"
@@ -141,11 +141,11 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, b *zoneservice.
 		info.Serial = &s
 	}
 	loc := APIPrefix + "/zones/" + url.PathEscape(zone.Name)
-	if b.View != "" && b.View != a.Views.Default {
-		loc += "?view=" + url.QueryEscape(b.View)
-		info.View = b.View
-	} else if b.View != "" {
-		info.View = b.View
+	if view := b.ViewName(); view != "" && view != a.Views.Default {
+		loc += "?view=" + url.QueryEscape(view)
+		info.View = view
+	} else if view != "" {
+		info.View = view
 	}
 	w.Header().Set("Location", loc)
 	if res.Existed {
@@ -157,6 +157,12 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, b *zoneservice.
 		Success: true, Message: "Zone " + zone.Name + " created successfully", Details: res.Details, Zone: info,
 	})
 	return nil
+}
+
+// zoneMaker is what a create asks of the zone service of its view.
+type zoneMaker interface {
+	frontend.ZoneMaker
+	frontend.ViewNamer
 }
 
 // conflictBody is the 409 of a create for a zone that exists: the error
@@ -291,7 +297,7 @@ func (a *API) handleZoneStatus(w http.ResponseWriter, r *http.Request, p Params)
 // is deleted only with ?confirm=unmanaged (409 otherwise); a zone of
 // named.conf is never (409: delzone cannot delete it durably).
 func (a *API) handleDeleteZone(w http.ResponseWriter, r *http.Request, p Params) error {
-	var opts zoneservice.DeleteOptions
+	var opts zonemodel.DeleteOptions
 	switch c := r.URL.Query().Get("confirm"); c {
 	case "":
 	case "unmanaged":
@@ -303,7 +309,8 @@ func (a *API) handleDeleteZone(w http.ResponseWriter, r *http.Request, p Params)
 	if err != nil {
 		return err
 	}
-	res, err := b.Delete(r.Context(), name, opts)
+	var rm frontend.ZoneRemover = b
+	res, err := rm.Delete(r.Context(), name, opts)
 	if err != nil {
 		return LifecycleFailure(name, err)
 	}

@@ -20,23 +20,11 @@ var (
 	ErrUnmanaged = zonemodel.ErrUnmanaged
 )
 
-// AdoptOptions are the choices of an adoption.
-type AdoptOptions struct {
-	// GrantUpdateKey adds the service's update key (UpdateKey) to the
-	// zone's allow-update (or, for a zone with an update-policy, a grant
-	// for it) by modzone, so that the record operations work on it.
-	GrantUpdateKey bool
-}
+// AdoptOptions are the choices of an adoption (zonemodel.AdoptOptions).
+type AdoptOptions = zonemodel.AdoptOptions
 
-// Adopted is what an adoption did.
-type Adopted struct {
-	// Type is the zone's type.
-	Type string
-	// Granted is the clause added by modzone ("" when none was).
-	Granted string
-	// Details is named's answer to the modzone, if one was sent.
-	Details string
-}
+// Adopted is what an adoption did (zonemodel.Adopted).
+type Adopted = zonemodel.Adopted
 
 // Adopt brings a zone named serves but the API does not manage under
 // management: the zone's index entry (so it is listed, scoped and

@@ -12,19 +12,8 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
-// Created describes a created zone.
-type Created struct {
-	// File is the zone's master file.
-	File string
-	// Details is named's answer to addzone.
-	Details string
-	// Existed is true when the zone was made earlier by a request with
-	// the same fingerprint: this request is a retry and changed nothing.
-	Existed bool
-	// Settled is what settling an earlier pending intent for the zone did
-	// ("" when there was none).
-	Settled string
-}
+// Created describes a created zone (zonemodel.Created).
+type Created = zonemodel.Created
 
 // Create creates the zone z: see the package comment. fp is the request's
 // Fingerprint, with WithKey when it carries an idempotency key ("" when

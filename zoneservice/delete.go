@@ -8,33 +8,15 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
-// Deleted describes a deleted zone.
-type Deleted struct {
-	// Details is named's answer to delzone.
-	Details string
-	// Managed is true for a zone created through the API (its files and
-	// index entry were removed too).
-	Managed bool
-	// Durable is false when named has not confirmed (within DurableWait)
-	// that the removal survives its restart; the delete's intent then
-	// stays pending and is completed later.
-	Durable bool
-	// Removed lists the files removed.
-	Removed []string
-	// Settled is what settling an earlier pending intent for the zone did.
-	Settled string
-}
+// Deleted describes a deleted zone (zonemodel.Deleted).
+type Deleted = zonemodel.Deleted
 
-// DeleteOptions are the choices of a delete.
-type DeleteOptions struct {
-	// Unmanaged confirms the delete of a zone the API does not manage
-	// (one added with `rndc addzone` outside it): without it such a
-	// delete is refused with ErrUnmanaged.
-	Unmanaged bool
-}
+// DeleteOptions are a delete's choices (zonemodel.DeleteOptions).
+type DeleteOptions = zonemodel.DeleteOptions
 
 // Delete deletes the zone: see the package comment. A zone not created
 // through the API is deleted only when opts.Unmanaged confirms it

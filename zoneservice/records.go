@@ -260,3 +260,6 @@ func (s *Service) SigningKeyName() string {
 	}
 	return s.Updater.Client().KeyName()
 }
+
+// ViewName is the service's view (View), "" without views.
+func (s *Service) ViewName() string { return s.View }

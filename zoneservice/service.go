@@ -37,9 +37,6 @@ package zoneservice
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -323,14 +320,7 @@ func (s *Service) commandContext(ctx context.Context, in zonestore.Intent) (cont
 
 // Fingerprint identifies a create request: the same body sent again has
 // the same fingerprint, so a retry finds the zone it made.
-func Fingerprint(req *zonemodel.CreateZoneRequest) string {
-	b, err := json.Marshal(req)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:16])
-}
+func Fingerprint(req *zonemodel.CreateZoneRequest) string { return req.Fingerprint() }
 
 // WithKey returns the fingerprint of a create request fp sent with an
 // idempotency key (keyID identifies the key and its sender): the zone's
