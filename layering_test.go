@@ -176,7 +176,6 @@ var layering = []layer{
 // remove it then.
 var layeringExceptions = map[[2]string]string{
 	{"rest", "dnsupdate"}:   "issue 26: restlayer in progress",
-	{"rest", "rndc"}:        "issue 26: restlayer in progress",
 	{"rest", "zoneservice"}: "issue 26: restlayer in progress",
 }
 

@@ -9,9 +9,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
-	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // The list of every zone named serves, capabilities and adoption: the
@@ -74,9 +72,10 @@ func scopeView(view string) string {
 	return view
 }
 
-// withCapabilities adds the zone's source and capabilities to info (GET
-// /zones/{name}), from its zonestatus and statement.
-func withCapabilities(svc *zoneservice.Service, info *zoneInfo, name string, st *rndc.ZoneStatus, zc *rndc.ZoneStatement, managed bool) {
+// withCapabilities adds the zone's source (from its zonestatus st, nil
+// when not loaded) and capabilities (the zone service's ZoneDetails) to
+// info (GET /zones/{name}).
+func withCapabilities(info *zoneInfo, st *zonemodel.ZoneStatus, managed bool, c zonemodel.Capabilities) {
 	switch {
 	case managed:
 		info.Source = zonemodel.ZoneSourceAPI
@@ -86,7 +85,6 @@ func withCapabilities(svc *zoneservice.Service, info *zoneInfo, name string, st 
 	default:
 		info.Source = zonemodel.ZoneSourceNamedConf
 	}
-	c := svc.CapabilitiesOf(name, st, zc, managed)
 	info.Capabilities = &apitypes.ZoneCapabilities{
 		Records: apitypes.Capability(c.Records), Modify: apitypes.Capability(c.Modify), Delete: apitypes.Capability(c.Delete),
 		Adopt: apitypes.Capability(c.Adopt), Retransfer: apitypes.Capability(c.Retransfer),

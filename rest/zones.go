@@ -15,7 +15,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
-	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -27,7 +26,7 @@ const (
 )
 
 // infoFromStatus builds zoneInfo from parsed zonestatus output.
-func infoFromStatus(st *rndc.ZoneStatus, managed bool) *zoneInfo {
+func infoFromStatus(st *zonemodel.ZoneStatus, managed bool) *zoneInfo {
 	zi := &zoneInfo{
 		Name: st.Name, ZoneType: st.Type, State: "active",
 		Dynamic: &st.Dynamic, Secure: &st.Secure, Loaded: &st.Loaded, Nodes: &st.Nodes,
@@ -218,11 +217,15 @@ func (a *API) handleGetZone(w http.ResponseWriter, r *http.Request, p Params) er
 	if err != nil {
 		return err
 	}
-	zs, err := b.CachedZone(r.Context(), name)
+	var zr interface {
+		frontend.CachedZoneReader
+		frontend.ZoneDetailer
+	} = b
+	zs, err := zr.CachedZone(r.Context(), name)
 	if err != nil {
 		return ServiceFailure(name, err)
 	}
-	info := infoOfState(zs, name, b.View)
+	info := infoOfState(zs, name, b.ViewName())
 	if a.grant(r).RestrictsRecords() {
 		// A token limited to some record names or types reads the zone's
 		// state (type, serial, loaded, frozen), not its configuration
@@ -232,11 +235,11 @@ func (a *API) handleGetZone(w http.ResponseWriter, r *http.Request, p Params) er
 		WriteJSON(w, http.StatusOK, info)
 		return nil
 	}
-	zc, err := b.CachedStatement(r.Context(), name)
-	if err == nil {
-		info.Config = (*zoneSettings)(zoneservice.SettingsOf(zc))
+	settings, caps := zr.ZoneDetails(r.Context(), name, zs.Status, zs.Managed)
+	if settings != nil {
+		info.Config = (*zoneSettings)(settings)
 	}
-	withCapabilities(b, info, name, zs.Status, zc, zs.Managed)
+	withCapabilities(info, zs.Status, zs.Managed, caps)
 	WriteJSON(w, http.StatusOK, info)
 	return nil
 }
@@ -244,18 +247,24 @@ func (a *API) handleGetZone(w http.ResponseWriter, r *http.Request, p Params) er
 // zoneState asks the zone service for the zone's state. A zone named
 // knows but has not loaded (a secondary before its first transfer) is
 // described from the index with loaded false.
-func (a *API) zoneState(r *http.Request, b *zoneservice.Service, name string) (*zoneInfo, string, error) {
+func (a *API) zoneState(r *http.Request, b zoneStater, name string) (*zoneInfo, string, error) {
 	zs, err := b.Zone(r.Context(), name)
 	if err != nil {
 		return nil, "", ServiceFailure(name, err)
 	}
-	return infoOfState(zs, name, b.View), zs.Details, nil
+	return infoOfState(zs, name, b.ViewName()), zs.Details, nil
+}
+
+// zoneStater is what the zone status route asks of the zone service.
+type zoneStater interface {
+	frontend.ZoneStateReader
+	frontend.ViewNamer
 }
 
 // infoOfState is the zone's state as answered: from zonestatus, or, for
 // a zone named has not loaded, from the index with loaded false; view is
 // the backend's ("" without views).
-func infoOfState(zs *zoneservice.ZoneState, name, view string) *zoneInfo {
+func infoOfState(zs *zonemodel.ZoneState, name, view string) *zoneInfo {
 	if zs.Status == nil {
 		loaded, managed := false, zs.Managed
 		return &zoneInfo{Name: name, ZoneType: zs.Entry.Type, State: "active", Loaded: &loaded, Managed: &managed, FilePath: zs.File, View: view}

@@ -39,38 +39,9 @@ func ParseStatus(text string) *ServerStatus {
 	return s
 }
 
-// ZoneStatus is the parsed output of "rndc zonestatus".
-type ZoneStatus struct {
-	// Raw is the unparsed text.
-	Raw string
-	// Name and Type are the zone's name and type ("primary", "secondary",
-	// ...).
-	Name, Type string
-	// Files are the zone's file and any included files.
-	Files []string
-	// Serial is the zone's serial; HasSerial says whether named printed
-	// one (it does not for a zone that is not loaded).
-	Serial    uint32
-	HasSerial bool
-	// SignedSerial is the serial of the signed version of an
-	// inline-signed zone.
-	SignedSerial uint32
-	// Nodes is the number of nodes in the zone's database.
-	Nodes int
-	// LastLoaded is when the zone was last loaded, as printed.
-	LastLoaded string
-	// Loaded is true when the zone has a serial or a load time.
-	Loaded bool
-	// Secure is "secure: yes" (DNSSEC-signed); Dynamic is "dynamic: yes"
-	// (accepts updates); Frozen is "frozen: yes"; InlineSigning is
-	// "inline signing: yes".
-	Secure, Dynamic, Frozen, InlineSigning bool
-	// Reconfigurable is "reconfigurable via modzone: yes" (the zone was
-	// added with addzone).
-	Reconfigurable bool
-	// Fields holds every "key: value" line.
-	Fields map[string]string
-}
+// ZoneStatus is the parsed output of "rndc zonestatus" (the zone
+// model's type, which front ends read).
+type ZoneStatus = zonemodel.ZoneStatus
 
 // ParseZoneStatus parses the output of "rndc zonestatus". It fails when
 // the text has no "name:" line.

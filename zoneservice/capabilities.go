@@ -2,35 +2,16 @@ package zoneservice
 
 import (
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// Capability says whether the API can do one thing with a zone, and why
-// not.
-type Capability struct {
-	// Allowed is true when the operation can succeed on the zone as it
-	// is (it may still fail for reasons of the moment: named down, the
-	// zone frozen meanwhile).
-	Allowed bool
-	// Reason says why not, or what the operation needs (a confirmation).
-	Reason string
-}
+// Capability says whether the API can do one thing with a zone
+// (zonemodel.Capability).
+type Capability = zonemodel.Capability
 
-// Capabilities are what the API can do with a zone, each checked the way
-// the operation itself checks it, so that a client never learns it by
-// failing.
-type Capabilities struct {
-	// Records: changing its records (RFC 2136 updates signed with the
-	// update key).
-	Records Capability
-	// Modify: changing its configuration (PATCH, modzone).
-	Modify Capability
-	// Delete: deleting it (delzone).
-	Delete Capability
-	// Adopt: bringing it under management.
-	Adopt Capability
-	// Retransfer: transferring it again from its primaries.
-	Retransfer Capability
-}
+// Capabilities are what the API can do with a zone
+// (zonemodel.Capabilities).
+type Capabilities = zonemodel.Capabilities
 
 // CapabilitiesOf works out what the API can do with the zone from
 // named's zonestatus (st; nil when the zone is not loaded), its statement

@@ -17,23 +17,9 @@ import (
 // longer frozen.
 const ThawWait = 2 * time.Second
 
-// ZoneState is what named and the index tell of a zone.
-type ZoneState struct {
-	// Status is named's zonestatus, nil when named knows the zone but
-	// has not loaded it (a secondary before its first transfer, or a
-	// zone whose file failed to load).
-	Status *rndc.ZoneStatus
-	// Entry is the zone's index entry, when Managed.
-	Entry zonestore.Entry
-	// Managed is true for a zone created through the API.
-	Managed bool
-	// File is the zone's file in the zone directory (where a zone
-	// created through the API has it).
-	File string
-	// Details is named's text: zonestatus's output, or why the zone is
-	// not loaded.
-	Details string
-}
+// ZoneState is what named and the index tell of a zone
+// (zonemodel.ZoneState).
+type ZoneState = zonemodel.ZoneState
 
 // Zone reads the zone's state: `rndc zonestatus` and the index entry.
 // Errors: ErrStorage (the index), ErrNotFound, ErrControl (command

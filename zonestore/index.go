@@ -18,22 +18,8 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// Entry is one managed zone in the index.
-type Entry struct {
-	// Name is the canonical zone name.
-	Name string `json:"name"`
-	// Type is the zone's type, zonemodel.TypePrimary or zonemodel.TypeSecondary.
-	Type string `json:"type"`
-	// Created is when the zone was created.
-	Created time.Time `json:"created"`
-	// Fingerprint identifies the create request that made the zone, so
-	// that a retry of the same request is recognised; empty for zones
-	// indexed otherwise. It is not part of the API's answers.
-	Fingerprint string `json:"-"`
-	// File is the zone's file when it is not the zone directory's: a zone
-	// adopted with its file elsewhere ("" for the zones the API created).
-	File string `json:"-"`
-}
+// Entry is one zone of the index (zonemodel.IndexEntry).
+type Entry = zonemodel.IndexEntry
 
 // logRecord is one line of <dir>/.zoneapi/index.log.
 type logRecord struct {
