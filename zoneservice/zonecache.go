@@ -42,8 +42,10 @@ import (
 //     answer a stopped named's zones as loaded.
 //
 // A change behind the API's back that moves no serial and touches no
-// index (an rndc freeze, modzone or delzone by hand), or any change when
-// the history does not listen for NOTIFYs, is seen once the entry is
+// index (an rndc freeze, modzone or delzone by hand), a record change of
+// a service without the zone directory (the external-dns webhook's),
+// when no NOTIFY tells of it, or any change when the history does not
+// listen for NOTIFYs, is seen once the entry is
 // older than the service's ZoneCacheMaxAge (default one minute): a read
 // of an older entry asks named again, for that one zone. A zone named
 // has not loaded and named's errors are not cached.
