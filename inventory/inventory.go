@@ -21,6 +21,9 @@
 // start answers from it (Load; Snapshot.Kept) without waiting for named,
 // whose statistics channel takes seconds at 100,000 zones, and asks for
 // a refresh at once; later calls answer the fresh one once it lands.
+// Once a read of named has failed after the start, the kept snapshot is
+// not answered any more: a call asks named, and fails as a start with
+// nothing kept does, until named answers.
 // Until then a zone added or removed while the process was down is
 // missing or still listed, and serials are as of the last run's last
 // refresh; a zone the API deleted after that refresh and before the
@@ -140,6 +143,10 @@ type Inventory struct {
 	// Logger receives a line per failed refresh.
 	Logger *zap.Logger
 
+	// keptErr is the error of a read of named that failed while the
+	// snapshot was a kept one (keptFailed). Guarded by mu.
+	keptErr error
+
 	// Fetches and StatusCalls count the reads of the statistics channel
 	// and the zonestatus commands, for tests and metrics.
 	Fetches, StatusCalls atomic.Int64
@@ -199,7 +206,7 @@ func (inv *Inventory) Zones(ctx context.Context) (*Snapshot, error) {
 	if snap == nil {
 		snap = inv.loadKept()
 	}
-	if snap != nil {
+	if snap != nil && !inv.keptFailed(snap) {
 		inv.startLoop()
 		if snap.Kept || time.Since(snap.Taken) > 2*inv.refreshEvery() {
 			inv.Invalidate()
@@ -212,7 +219,7 @@ func (inv *Inventory) Zones(ctx context.Context) (*Snapshot, error) {
 	snap = inv.snap
 	inv.mu.Unlock()
 	var err error
-	if snap == nil {
+	if snap == nil || inv.keptFailed(snap) {
 		snap, err = inv.refreshLocked(ctx)
 	}
 	inv.refreshM.Unlock()
@@ -221,6 +228,29 @@ func (inv *Inventory) Zones(ctx context.Context) (*Snapshot, error) {
 	}
 	inv.startLoop()
 	return snap, nil
+}
+
+// keptFailed reports whether snap is a kept snapshot (Load) that a read
+// of named has failed to replace: it is then not answered any more (it
+// is what named served when the last run stopped, however long ago), and
+// a call asks named as a start with nothing kept does.
+func (inv *Inventory) keptFailed(snap *Snapshot) bool {
+	if !snap.Kept {
+		return false
+	}
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	return inv.keptErr != nil
+}
+
+// failedRead notes a failed read of named (keptFailed) and returns err.
+func (inv *Inventory) failedRead(err error) error {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.snap != nil && inv.snap.Kept {
+		inv.keptErr = err
+	}
+	return err
 }
 
 // Fresh is Zones, but for a snapshot read from named by this process:
@@ -278,11 +308,11 @@ func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 	inv.Fetches.Add(1)
 	body, err := inv.Fetch(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading named's statistics channel: %w", err)
+		return nil, inv.failedRead(fmt.Errorf("reading named's statistics channel: %w", err))
 	}
 	zones, views, err := Parse(body)
 	if err != nil {
-		return nil, err
+		return nil, inv.failedRead(err)
 	}
 	inv.mu.Lock()
 	origins := make(map[string]string, len(zones))
