@@ -24,11 +24,13 @@ func (u *Updater) Batch(ctx context.Context, zone string, batch []Change, opt Wr
 	if err != nil {
 		return nil, err
 	}
-	changes, err := parseBatch(zone, ttl, batch)
-	if err != nil {
-		return nil, err
+	var changes []change
+	if len(batch) > 0 || opt.SOA == nil {
+		if changes, err = parseBatch(zone, ttl, batch); err != nil {
+			return nil, err
+		}
 	}
-	if isSimple(zone, changes) {
+	if opt.SOA == nil && isSimple(zone, changes) {
 		if res, err, done := u.guardedBatch(ctx, zone, changes, opt); done {
 			return res, err
 		}
@@ -45,8 +47,11 @@ func (u *Updater) Batch(ctx context.Context, zone string, batch []Change, opt Wr
 		if err != nil {
 			return nil, err
 		}
-		s, err := u.commit(ctx, zone, &write{guarded: true, update: m.Ns, exact: snap.SOA, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
+		s, err := u.commit(ctx, zone, &write{guarded: true, update: m.Ns, exact: snap.SOA, soa: opt.SOA, method: opt.SerialMethod, applied: opt.Applied, hold: opt.Hold})
 		if err == nil {
+			if opt.SOA != nil {
+				res.Changes++
+			}
 			return s.into(res), nil
 		}
 		if IsRcode(err, dns.RcodeNXRrset) {

@@ -117,6 +117,13 @@ type WriteOptions struct {
 	// so that a crash cannot keep some of one message's entries and lose
 	// the others, which would hide the loss behind the message's serial).
 	Hold func() (release func())
+	// SOA, if set, is the SOA record a batch sets (Batch only: PowerDNS's
+	// PATCH of the SOA RRset): its MNAME, RNAME, timers and TTL as given,
+	// and its serial when that is above the zone's (RFC 1982); otherwise
+	// the serial SerialMethod gives, since named ignores an SOA whose
+	// serial is not higher. It is set in the same UPDATE as the batch's
+	// changes, pinned to the SOA they were checked at, all or nothing.
+	SOA *dns.SOA
 }
 
 // ChangeResult describes an applied change.

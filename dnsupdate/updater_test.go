@@ -230,3 +230,65 @@ func TestAddBeyondMaxRecordsPerType(t *testing.T) {
 		t.Fatalf("101st record: %v", err)
 	}
 }
+
+// TestBatchSetsSOA: a batch given WriteOptions.SOA sets that SOA in the
+// same UPDATE as its changes (PowerDNS's PATCH of the SOA RRset): its
+// serial when higher than the zone's, the next one otherwise (named would
+// ignore the SOA), and the answer's serial is the one named then serves.
+// The batch's own changes still may not touch the SOA.
+func TestBatchSetsSOA(t *testing.T) {
+	ns, u := startUpdater(t, "soa.test")
+	ctx := context.Background()
+	ttl := uint32(300)
+	set := func(content string, soaTTL uint32) *dns.SOA {
+		rr, err := dns.NewRR("soa.test. " + fmt.Sprint(soaTTL) + " IN SOA " + content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rr.(*dns.SOA)
+	}
+	served := func() *dns.SOA {
+		t.Helper()
+		rrs, err := ns.Query("", "soa.test.", dns.TypeSOA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rr := range rrs {
+			if soa, ok := rr.(*dns.SOA); ok {
+				return soa
+			}
+		}
+		t.Fatalf("no SOA served: %v", rrs)
+		return nil
+	}
+	res, err := u.Batch(ctx, "soa.test", []Change{{Op: OpAdd, Name: "www", Type: "A", Value: "192.0.2.1", TTL: &ttl}},
+		WriteOptions{SOA: set("ns1.example.org. test.example.org. 10 10800 3600 604800 1800", 3600)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := served()
+	if res.Serial != 10 || got.Serial != 10 || got.Ns != "ns1.example.org." || got.Mbox != "test.example.org." || got.Minttl != 1800 || got.Hdr.Ttl != 3600 {
+		t.Fatalf("answered serial %d, named serves %v; want serial 10 with the SOA given", res.Serial, got)
+	}
+	if a, err := ns.Query("", "www.soa.test.", dns.TypeA); err != nil || len(a) != 1 {
+		t.Fatalf("the batch's A record: %v %v", a, err)
+	}
+	// A serial not above the zone's: the next one, the rest as given.
+	res, err = u.Batch(ctx, "soa.test", nil, WriteOptions{SOA: set("ns2.example.org. test.example.org. 5 10800 3600 604800 900", 600)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = served()
+	if res.OldSerial != 10 || res.Serial != 11 || got.Serial != 11 || got.Ns != "ns2.example.org." || got.Minttl != 900 || got.Hdr.Ttl != 600 {
+		t.Fatalf("answered serials %d→%d, named serves %v; want 10→11 with the SOA given", res.OldSerial, res.Serial, got)
+	}
+	// Without the option an SOA change is refused as before.
+	_, err = u.Batch(ctx, "soa.test", []Change{{Op: OpReplace, Name: "@", Type: "SOA", Values: []string{"ns1.example.org. test.example.org. 20 10800 3600 604800 1800"}}}, WriteOptions{})
+	var ce *ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("an SOA change in the batch: %v, want a conflict", err)
+	}
+	if got = served(); got.Serial != 11 {
+		t.Fatalf("serial %d after a refused change, want 11", got.Serial)
+	}
+}

@@ -62,7 +62,11 @@ type write struct {
 	// exact pins the message to this SOA (a snapshot's); an NXRRSET is
 	// returned to the caller, which prepares the write again.
 	exact *dns.SOA
-	size  int
+	// soa is the SOA the write sets (WriteOptions.SOA), with exact: the
+	// message's SOA add is this record instead of the pinned one with
+	// the next serial.
+	soa  *dns.SOA
+	size int
 
 	// added is the record of a single add, its change when the writer
 	// does not know its RRset (local); otherwise, with applied set, the
@@ -430,12 +434,11 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 			if cur, err := read(); err == nil {
 				s.old, s.hasOld = cur.Serial, true
 			}
-		case noSOA:
+		case noSOA && ws[0].soa == nil:
 			m.Used([]dns.RR{dns.Copy(soa)})
 			s.old, s.hasOld = soa.Serial, true
 		default:
-			next = dns.Copy(soa).(*dns.SOA)
-			next.Serial = ws[0].method.Next(soa.Serial, now)
+			next = nextSOA(soa, ws[0].soa, ws[0].method, now)
 			m.Used([]dns.RR{dns.Copy(soa)})
 			m.Ns = append(m.Ns, next)
 			s.old, s.hasOld = soa.Serial, true
@@ -480,7 +483,7 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 		zw.mu.Lock()
 		zw.wrote(nil, nil, nil) // applied or not, the index is not sure to hold
 		zw.mu.Unlock()
-		if next != nil && IsRcode(err, dns.RcodeRefused) {
+		if next != nil && IsRcode(err, dns.RcodeRefused) && ws[0].soa == nil {
 			// An update-policy may grant the key the records but not the
 			// SOA: try once without setting the serial. A frozen zone or
 			// a key without rights refuses that too.
@@ -509,4 +512,23 @@ func (u *Updater) send1(ctx context.Context, zone string, zw *zoneWriter, ws []*
 			probe = true
 		}
 	}
+}
+
+// nextSOA is the SOA record a message pinned to soa adds: soa with the
+// serial method's next serial, or set (a write that sets the SOA) at
+// soa's owner, with its own serial when that is above soa's and
+// otherwise the method's next one (named ignores an SOA add whose serial
+// is not higher, RFC 2136 section 3.4.2.2, so the SOA would not change).
+func nextSOA(soa, set *dns.SOA, method SerialMethod, now time.Time) *dns.SOA {
+	if set == nil {
+		next := dns.Copy(soa).(*dns.SOA)
+		next.Serial = method.Next(soa.Serial, now)
+		return next
+	}
+	next := dns.Copy(set).(*dns.SOA)
+	next.Hdr.Name, next.Hdr.Rrtype, next.Hdr.Class = soa.Hdr.Name, dns.TypeSOA, dns.ClassINET
+	if !serialLess(soa.Serial, set.Serial) {
+		next.Serial = method.Next(soa.Serial, now)
+	}
+	return next
 }
