@@ -1,0 +1,201 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/catalog"
+	"github.com/zoneapi/caddy-zoneapi/inventory"
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+)
+
+// BenchmarkScaleCatalog is issue 27's secondaries at scale, opt-in:
+// ZONEAPI_SCALE_CATALOG=<zones> (it skips without it). Two runs on a
+// fresh primary and secondary named each (testbind.Pair: the secondary
+// consumes the catalog, nothing else is configured on it):
+//
+//   - through the API: N zones created at concurrency 8 by a Caddy that
+//     keeps the catalog; then the time until the secondary serves the
+//     last zone created (SOA, from that create's answer) and all of them
+//     (its statistics channel: every member loaded);
+//   - named alone, the baseline: the same N zones (the same zone file
+//     content) added to the primary by bare `rndc addzone` at
+//     concurrency 8 through the project's rndc client, then a catalog
+//     zone file listing all N written straight and added with `rndc
+//     addzone`; the time from that addzone to the secondary serving the
+//     last member and all of them.
+//
+// It prints one table and asserts nothing. Run:
+// ZONEAPI_SCALE_CATALOG=10000 go test ./integration -run '^$' -bench
+// BenchmarkScaleCatalog -benchtime 1x -timeout 2h (four named, two at a
+// time; some 2 GB at 100,000 zones).
+func BenchmarkScaleCatalog(b *testing.B) {
+	n := envInt("ZONEAPI_SCALE_CATALOG", 0)
+	if n <= 0 {
+		b.Skip("set ZONEAPI_SCALE_CATALOG=<zones> to run it")
+	}
+	defer func(d time.Duration) { testbind.StartTimeout = d }(testbind.StartTimeout)
+	testbind.StartTimeout = 10 * time.Minute
+	const catZone = "catalog.scale"
+	name := func(i int) string { return fmt.Sprintf("m%06d.scale", i) }
+	names := make([]string, n)
+	for i := range names {
+		names[i] = name(i)
+	}
+
+	// Through the API.
+	pair := testbind.StartPair(b, catZone)
+	c := startCaddy(b, pair.Primary, caddyOpts{extra: fmt.Sprintf("catalog %s {\n\t\t\t\talso_notify %s\n\t\t\t}", catZone, pair.Secondary.DNSAddr)})
+	var mu sync.Mutex
+	var last string
+	var lastAt time.Time
+	t0 := time.Now()
+	parallel(8, 0, n, func(i int) {
+		if r := c.do("POST", "/api/v1/zones", flatZoneBody(name(i))); r.status != http.StatusCreated {
+			b.Errorf("create %s: %d %.200s", name(i), r.status, r.raw)
+			return
+		}
+		mu.Lock()
+		last, lastAt = name(i), time.Now()
+		mu.Unlock()
+	})
+	if b.Failed() {
+		b.FailNow()
+	}
+	apiCreate := lastAt.Sub(t0)
+	apiLast := waitServed(b, pair.Secondary, []string{last}).Sub(lastAt)
+	apiAll := waitServed(b, pair.Secondary, names).Sub(lastAt)
+	c.Stop()
+	pair.Secondary.Stop()
+	pair.Primary.Stop()
+
+	// named alone: the same zones by bare addzone, then the catalog
+	// written straight.
+	pair = testbind.StartPair(b, catZone)
+	p := pair.Primary
+	key, err := rndc.NewKey(p.RNDCKeyName, p.RNDCAlgorithm, p.RNDCSecret)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc := &rndc.Client{Addr: p.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
+	defer rc.Close()
+	dir := filepath.Join(p.Dir, "bare")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	stmts := make([]*rndc.ZoneStatement, n)
+	var cat strings.Builder
+	fmt.Fprintf(&cat, "$TTL 0\n@ IN SOA invalid. invalid. 1 60 30 604800 0\n@ IN NS invalid.\nversion IN TXT \"2\"\n")
+	for i, z := range names {
+		zm, err := createRequest(z).Normalize(time.Now())
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, err := zm.RenderFile()
+		if err != nil {
+			b.Fatal(err)
+		}
+		path := filepath.Join(dir, z+".zone")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		stmts[i] = zoneservice.AddZoneStatement(zm, path, p.TSIGKeyName, "")
+		fmt.Fprintf(&cat, "%s.zones IN PTR %s.\n", catalog.Label(z), z)
+	}
+	catPath := filepath.Join(dir, catZone+".db")
+	if err := os.WriteFile(catPath, []byte(cat.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	t0 = time.Now()
+	parallel(8, 0, n, func(i int) {
+		if _, err := rc.AddZone(ctx, stmts[i]); err != nil {
+			b.Errorf("addzone %s: %v", names[i], err)
+		}
+	})
+	bareAdd := time.Since(t0)
+	cs := &rndc.ZoneStatement{Name: catZone}
+	cs.Add("type", rndc.Word("primary"))
+	cs.Add("file", rndc.Quoted(catPath))
+	if _, err := rc.AddZone(ctx, cs); err != nil {
+		b.Fatal(err)
+	}
+	catAt := time.Now()
+	bareLast := waitServed(b, pair.Secondary, names[n-1:]).Sub(catAt)
+	bareAll := waitServed(b, pair.Secondary, names).Sub(catAt)
+
+	fmt.Printf("\nBenchmarkScaleCatalog: a catalog of %d members, primary and secondary named on loopback, same run\n\n", n)
+	fmt.Printf("| | zones added to the primary (c=8) | then the secondary serves the last zone | then it serves all %d |\n|---|---|---|---|\n", n)
+	fmt.Printf("| API (creates, the catalog kept by the API) | %s (%.0f/s) | %s after its create answered | %s after the last create answered |\n",
+		apiCreate.Round(time.Millisecond), float64(n)/apiCreate.Seconds(), apiLast.Round(time.Millisecond), apiAll.Round(time.Millisecond))
+	fmt.Printf("| named alone (bare addzone, then the catalog written whole and added) | %s (%.0f/s) | %s after the catalog's addzone | %s after the catalog's addzone |\n",
+		bareAdd.Round(time.Millisecond), float64(n)/bareAdd.Seconds(), bareLast.Round(time.Millisecond), bareAll.Round(time.Millisecond))
+	fmt.Printf("\nfrom the first zone added to the secondary serving all: API %s, named alone %s (%.2fx)\n",
+		(apiCreate + apiAll).Round(time.Millisecond), (bareAdd + bareAll).Round(time.Millisecond),
+		(apiCreate + apiAll).Seconds()/(bareAdd+bareAll).Seconds())
+}
+
+// waitServed waits until the secondary has loaded every zone of zones
+// (its statistics channel lists it with a serial; one zone: it answers
+// SOA for it) and returns when it saw that, polling every 100 ms (every
+// second for many zones).
+func waitServed(b *testing.B, sec *testbind.Server, zones []string) time.Time {
+	b.Helper()
+	deadline := time.Now().Add(2 * time.Hour)
+	for {
+		if len(zones) == 1 {
+			if _, ok := soaOn(sec, zones[0]); ok {
+				return time.Now()
+			}
+			time.Sleep(100 * time.Millisecond)
+		} else {
+			if loaded(b, sec, zones) {
+				return time.Now()
+			}
+			time.Sleep(time.Second)
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the secondary does not serve %d zones after 2 hours", len(zones))
+		}
+	}
+}
+
+// loaded reports whether the statistics channel of sec lists every zone
+// of zones loaded.
+func loaded(b *testing.B, sec *testbind.Server, zones []string) bool {
+	resp, err := http.Get("http://" + sec.StatsAddr + "/json/v1/zones")
+	if err != nil {
+		return false
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return false
+	}
+	got, _, err := inventory.Parse(body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	have := make(map[string]bool, len(got))
+	for _, z := range got {
+		if z.HasSerial {
+			have[z.Name] = true
+		}
+	}
+	for _, z := range zones {
+		if !have[z] {
+			return false
+		}
+	}
+	return true
+}
