@@ -142,7 +142,7 @@ func BenchmarkScaleCatalog(b *testing.B) {
 		bareAdd.Round(time.Millisecond), float64(n)/bareAdd.Seconds(), bareLast.Round(time.Millisecond), bareAll.Round(time.Millisecond))
 	fmt.Printf("\nfrom the first zone added to the secondary serving all: API %s, named alone %s (%.2fx)\n",
 		(apiCreate + apiAll).Round(time.Millisecond), (bareAdd + bareAll).Round(time.Millisecond),
-		(apiCreate + apiAll).Seconds()/(bareAdd+bareAll).Seconds())
+		(apiCreate+apiAll).Seconds()/(bareAdd+bareAll).Seconds())
 }
 
 // waitServed waits until the secondary has loaded every zone of zones
