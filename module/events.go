@@ -40,7 +40,7 @@ func newEventsAPI(h *Handler) *eventsAPI {
 			}
 			return b.svc.History, nil
 		},
-		Identity:    func(r *http.Request) *auth.Identity { return authOf(r).id },
+		Identity:    func(r *http.Request) *auth.Identity { return authOf(r).ID },
 		WriteJSON:   writeJSON,
 		WriteError:  writeError,
 		ProblemList: problemList,
@@ -71,7 +71,7 @@ func streamUntil(r *http.Request, now time.Time) time.Time {
 	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.WriteTimeout > 0 {
 		until = now.Add(time.Duration(srv.WriteTimeout) * 9 / 10)
 	}
-	if id := authOf(r).id; id != nil && !id.Expires.IsZero() && (until.IsZero() || id.Expires.Before(until)) {
+	if id := authOf(r).ID; id != nil && !id.Expires.IsZero() && (until.IsZero() || id.Expires.Before(until)) {
 		until = id.Expires
 	}
 	return until

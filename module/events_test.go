@@ -84,8 +84,7 @@ func TestStreamUntil(t *testing.T) {
 		if writeTimeout > 0 {
 			ctx = context.WithValue(ctx, caddyhttp.ServerCtxKey, &caddyhttp.Server{WriteTimeout: caddy.Duration(writeTimeout)})
 		}
-		ctx = context.WithValue(ctx, authCtxKey{}, &authState{id: &auth.Identity{ID: "jwt:x", Mode: "jwt", Expires: expires}})
-		return r.WithContext(ctx)
+		return auth.Admitted(r.WithContext(ctx), &auth.Identity{ID: "jwt:x", Mode: "jwt", Expires: expires})
 	}
 	for _, c := range []struct {
 		name         string

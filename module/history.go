@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/history"
@@ -109,9 +110,9 @@ func acquireNotify(addr string, notice func(string)) (release func(), err error)
 func withActor(r *http.Request, rt *route) *http.Request {
 	st := authOf(r)
 	a := zoneservice.Actor{Identity: "anonymous", Frontend: "rest", RequestID: frontend.RequestID(r)}
-	if st.id != nil {
-		a.Identity = st.id.ID
-		if st.id.ID == LocalPrincipal {
+	if st.ID != nil {
+		a.Identity = st.ID.ID
+		if st.ID.ID == LocalPrincipal {
 			a.Frontend = "caddydns"
 		}
 	}
@@ -151,7 +152,7 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 		writeError(w, http.StatusNotFound, "the change history is off (history off in the configuration)")
 		return
 	}
-	body, err := events.ReadChanges(r.URL.Query(), b.svc.History, grantOf(r), events.Page{Zone: zone, View: view,
+	body, err := events.ReadChanges(r.URL.Query(), b.svc.History, auth.GrantOf(r), events.Page{Zone: zone, View: view,
 		DefaultView: view != "" && view == a.views.def, Limit: defaultListLimit, MaxLimit: maxListLimit})
 	var qe *events.QueryError
 	switch {

@@ -60,7 +60,7 @@ func TestClientTextIsSafeInLogs(t *testing.T) {
 			}
 		}
 		h.authDisabled = false
-		h.guard = &auth.Guard{Mode: identities{"tok": id}, ModeName: "jwt", Log: h.authLog}
+		h.acc = &auth.RequestGuard{Guard: &auth.Guard{Mode: identities{"tok": id}, ModeName: "jwt", Log: h.authLog}, Refused: countAuthFailure, WriteError: writeError}
 		repl := caddy.NewReplacer()
 		r := httptest.NewRequest(tc.method, tc.path, nil)
 		r = r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, repl))

@@ -203,9 +203,9 @@ type Handler struct {
 	AllowedNotify []string `json:"allowed_notify,omitempty"`
 
 	authDisabled bool
-	guard        *auth.Guard
-	pdnsMount    *frontend.Mount // the PowerDNS API, when PowerDNS
-	logs                         // the module's loggers (observe.go)
+	acc          *auth.RequestGuard // authentication and scopes (auth.go)
+	pdnsMount    *frontend.Mount    // the PowerDNS API, when PowerDNS
+	logs                            // the module's loggers (observe.go)
 	router       *router
 	rest         *restAPI   // the REST front end (rest.go), built with the routes
 	evts         *eventsAPI // the event stream and webhooks (events.go), built with the routes
@@ -460,7 +460,7 @@ func (h *Handler) Cleanup() error {
 		if h.checkzone != nil {
 			releaseCheckzone()
 		}
-		h.guard.Release()
+		h.guard().Release()
 		return nil
 	}
 	if h.cell.stopWatch != nil {
@@ -481,7 +481,7 @@ func releaseShared(h *Handler) {
 	h.views.release()
 	releaseImports()
 	releaseCheckzone()
-	h.guard.Release() // the process's limits (auth.AcquireLimits)
+	h.guard().Release() // the process's limits (auth.AcquireLimits)
 	h.cell.mu.Lock()
 	b := h.cell.backend
 	h.cell.mu.Unlock()

@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"net/http"
 
-	"go.uber.org/zap"
-
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
-	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -76,28 +73,15 @@ func (h *Handler) pdnsRoutes() []route {
 	}
 	var out []route
 	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: enterImport}, Logger: h.dnsLog, StatisticsChannel: h.statsURL,
-		Version: pdnsVersion, Denied: h.pdnsDenied, Allow: h.allow,
+		Version: pdnsVersion, Denied: h.access().Denied, Allow: h.access().Allow,
 		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
-			return h.allowRecords(w, r, zone, c)
+			return h.access().AllowRecords(w, r, zone, c)
 		},
-		AllowPrimaries: auth.PrimariesPolicy.Checker(h.primaryNets, viewOf, h.forbid), AllowNotify: auth.NotifyPolicy.Checker(h.notifyNets, viewOf, h.forbid)}) {
+		AllowPrimaries: auth.PrimariesPolicy.Checker(h.primaryNets, auth.ViewOf, h.access().Forbid), AllowNotify: auth.NotifyPolicy.Checker(h.notifyNets, auth.ViewOf, h.access().Forbid)}) {
 		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true, public: pr.Public, zoneName: h.pdnsMount.ZoneName,
 			action: pr.Action, handle: func(w http.ResponseWriter, r *http.Request, p params) { pr.Handle(w, r, p.name) }})
 	}
 	return out
-}
-
-// pdnsDenied logs and counts a 403 the PowerDNS API decided (a record
-// outside the identity's scope), as forbid does.
-func (h *Handler) pdnsDenied(r *http.Request, err error) {
-	st := authOf(r)
-	id := "anonymous"
-	if st.id != nil {
-		id = st.id.ID
-	}
-	h.authLog.Warn("request outside the identity's scope", zap.String("principal", logsafe.Text(id)), zap.String("method", r.Method),
-		zap.String("uri", r.RequestURI), zap.String("reason", logReason(err)))
-	metrics.authFailures.WithLabelValues("forbidden").Inc()
 }
 
 // isPDNS reports whether the request is one for the PowerDNS API.

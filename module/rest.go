@@ -58,11 +58,11 @@ func (h *Handler) newREST() *restAPI {
 			rt, _ := p.Route.(*route)
 			return h.decodeRequest(w, r, params{route: rt, name: p.Name, view: p.View, viewErr: p.ViewErr}, v)
 		},
-		Allow: h.allow, AllowRecords: h.allowRecords, Forbid: h.forbid,
-		AllowPrimaries:   auth.PrimariesPolicy.Checker(h.primaryNets, viewOf, h.forbid),
-		AllowNotify:      auth.NotifyPolicy.Checker(h.notifyNets, viewOf, h.forbid),
+		Allow: h.access().Allow, AllowRecords: h.access().AllowRecords, Forbid: h.access().Forbid,
+		AllowPrimaries:   auth.PrimariesPolicy.Checker(h.primaryNets, auth.ViewOf, h.access().Forbid),
+		AllowNotify:      auth.NotifyPolicy.Checker(h.notifyNets, auth.ViewOf, h.access().Forbid),
 		ValidateSettings: zoneservice.ValidateSettings,
-		Identity:         func(r *http.Request) *auth.Identity { return authOf(r).id },
+		Identity:         func(r *http.Request) *auth.Identity { return authOf(r).ID },
 		Quiet:            quiet,
 		Logger:           h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
 		Views:   rest.Views{Names: h.views.names, Default: h.views.def},
@@ -82,7 +82,7 @@ func restRoutes(rs []rest.Route) []route {
 		handle := rr.Handle
 		out[i] = route{method: rr.Method, template: rr.Template, public: rr.Public, authOptional: rr.AuthOptional, op: rr.Op, body: rr.Body}
 		out[i].handle = func(w http.ResponseWriter, r *http.Request, p params) {
-			handle(w, r, rest.Params{Name: p.name, Zone: scopedZone(r), View: p.view, ViewErr: p.viewErr, Route: p.route})
+			handle(w, r, rest.Params{Name: p.name, Zone: auth.ScopedZone(r), View: p.view, ViewErr: p.viewErr, Route: p.route})
 		}
 	}
 	return out
@@ -112,14 +112,4 @@ func newImportGate() *rest.ImportGate {
 	return rest.NewImportGate(rest.MaxImports, rest.MaxImportsPerIdentity, func(state string, delta float64) {
 		metrics.imports.WithLabelValues(state).Add(delta)
 	})
-}
-
-// scopedZone is the request's zone as the scope check normalised it
-// (authorize), "" when it did not: package rest takes it instead of
-// normalising {name} again.
-func scopedZone(r *http.Request) string {
-	if st, ok := r.Context().Value(authCtxKey{}).(*authState); ok {
-		return st.zone
-	}
-	return ""
 }

@@ -159,7 +159,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		p.view, p.viewErr = requestView(r)
 		p.view = h.views.named(p.view)
 		// The scope check's view: the one named, else the default.
-		authOf(r).view = h.views.resolve(p.view)
+		authOf(r).View = h.views.resolve(p.view)
 	}
 	if !rt.public && !h.authorizeRoute(w, r, rt, p.name) {
 		if a := auditAction(rt); a != "" {
@@ -172,7 +172,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		return label
 	}
 	if expensiveRead(rt, r) {
-		release, rej := h.guard.AcquireExpensiveRead(r, authOf(r).id)
+		release, rej := h.guard().AcquireExpensiveRead(r, authOf(r).ID)
 		if rej != nil {
 			metrics.authFailures.WithLabelValues(rej.Reason).Inc()
 			w.Header().Set("Retry-After", strconv.Itoa(rej.RetryAfter))

@@ -45,7 +45,7 @@ func scopedHandler(t testing.TB, answers fakeNamedAnswers, scopes map[string]str
 		t.Fatal(err)
 	}
 	h.authDisabled = false
-	h.guard = &auth.Guard{Mode: st, ModeName: "static", Log: h.authLog}
+	h.acc = &auth.RequestGuard{Guard: &auth.Guard{Mode: st, ModeName: "static", Log: h.authLog}, Refused: countAuthFailure, WriteError: writeError}
 	return h, &rndcCommands{srv.Commands}, toks
 }
 
