@@ -10,13 +10,12 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // getBackend resolves keys and opens the zone store on first use. A
 // failure is not remembered: the next request tries again, so fixing a key
 // file or creating the zone directory needs no reload.
-func (h *Handler) getBackend() (*backend, error) {
+func (h *Handler) getBackend() (*zoneservice.Server, error) {
 	h.cell.mu.Lock()
 	defer h.cell.mu.Unlock()
 	if h.cell.backend != nil {
@@ -70,25 +69,8 @@ func (h *Handler) getBackend() (*backend, error) {
 		}
 	}
 	cfg.Inventory = newInventory(h.statsURL, h.rndcTimeout, time.Duration(h.InventoryRefresh), h.logger, rc, store)
-	b := newBackend(zoneservice.NewServer(cfg), rc)
-	h.cell.backend = b
-	return b, nil
-}
-
-// newBackend is the backend of srv: its root's, with a backend of each
-// other view's.
-func newBackend(srv *zoneservice.Server, rc *rndc.Client) *backend {
-	of := func(svc *zoneservice.Service) *backend {
-		return &backend{store: svc.Store.(*zonestore.Store), rndc: rc, updateKey: svc.UpdateKey, records: svc.Updater, svc: svc, view: svc.View, server: srv}
-	}
-	b := of(srv.Root())
-	for _, vs := range srv.Others() {
-		if b.views == nil {
-			b.views = map[string]*backend{}
-		}
-		b.views[vs.View] = of(vs)
-	}
-	return b
+	h.cell.backend = zoneservice.NewServer(cfg)
+	return h.cell.backend, nil
 }
 
 // resolveUpdateKey returns the name of the update key k describes and,

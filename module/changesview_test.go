@@ -26,11 +26,11 @@ func TestChangesViewChecked(t *testing.T) {
 	h.views = tab
 	h.router = newRouter(h.buildRoutes())
 	b, err := h.getBackend()
-	if err != nil || b.svc.History == nil {
+	if err != nil || b.Root().History == nil {
 		t.Fatalf("backend %v, history %v", err, b)
 	}
 	for _, e := range []history.Entry{{Zone: "a.test", Type: history.ZoneCreated, Source: history.SourceAPI}, {Zone: "a.test", View: "lan", Type: history.ZoneCreated, Source: history.SourceAPI}} {
-		if _, err := b.svc.History.Append(e); err != nil {
+		if _, err := b.Root().History.Append(e); err != nil {
 			t.Fatal(err)
 		}
 	}

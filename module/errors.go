@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // The zone API's errors become HTTP answers in package rest (errors.go);
@@ -18,13 +20,13 @@ import (
 // with the index). Handlers call it only once the request is authorised
 // completely (its route, zone and records), so that nothing an
 // unauthorised request does reaches named or the disk.
-func (a *restAPI) backendOr500(w http.ResponseWriter) (*backend, bool) {
+func (a *restAPI) backendOr500(w http.ResponseWriter) (*zoneservice.Server, bool) {
 	b, err := a.backend()
 	if err != nil {
 		a.logger.Error("backend unavailable", zap.Error(err))
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return nil, false
 	}
-	b.server.Start(context.Background(), "")
+	b.Start(context.Background(), "")
 	return b, true
 }

@@ -35,10 +35,10 @@ func newEventsAPI(h *Handler) *eventsAPI {
 	e := &events.API{
 		History: func() (frontend.ChangeLog, error) {
 			b, err := h.getBackend()
-			if err != nil || b.svc.History == nil {
+			if err != nil || b.Root().History == nil {
 				return nil, err // history off: a nil ChangeLog, not a nil *history.Log in one
 			}
-			return b.svc.History, nil
+			return b.Root().History, nil
 		},
 		Identity:    func(r *http.Request) *auth.Identity { return authOf(r).ID },
 		WriteJSON:   writeJSON,

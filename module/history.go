@@ -58,22 +58,22 @@ func openHistory(c *HistoryConfig, refs *sharedRefs, logger *zap.Logger) (*histo
 // that, and `caddy validate` touches nothing): changes made while the API
 // was not running, or whose entry a crash lost (zoneservice.Service.CatchUp),
 // and named's NOTIFYs on notify_listen until ctx ends (Cleanup).
-func watchHistory(ctx context.Context, c *HistoryConfig, resolved func() *backend) {
+func watchHistory(ctx context.Context, c *HistoryConfig, resolved func() *zoneservice.Server) {
 	if !c.On() {
 		return
 	}
-	var b *backend
+	var b *zoneservice.Server
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(200 * time.Millisecond):
 		}
-		if b = resolved(); b != nil && b.svc.History != nil {
+		if b = resolved(); b != nil && b.Root().History != nil {
 			break
 		}
 	}
-	b.server.FollowHistory(ctx, c.NotifyAddr(), acquireNotify)
+	b.FollowHistory(ctx, c.NotifyAddr(), acquireNotify)
 }
 
 // notifyPool holds the NOTIFY listeners by address
@@ -148,11 +148,11 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 	if !ok {
 		return
 	}
-	if b.svc.History == nil {
+	if b.Root().History == nil {
 		writeError(w, http.StatusNotFound, "the change history is off (history off in the configuration)")
 		return
 	}
-	body, err := events.ReadChanges(r.URL.Query(), b.svc.History, auth.GrantOf(r), events.Page{Zone: zone, View: view,
+	body, err := events.ReadChanges(r.URL.Query(), b.Root().History, auth.GrantOf(r), events.Page{Zone: zone, View: view,
 		DefaultView: view != "" && view == a.views.def, Limit: defaultListLimit, MaxLimit: maxListLimit})
 	var qe *events.QueryError
 	switch {
@@ -168,7 +168,7 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 
 // resolved returns the backend once a request (or the restart watch)
 // resolved it, else nil; it never resolves it.
-func (c *backendCell) resolved() *backend {
+func (c *backendCell) resolved() *zoneservice.Server {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.backend

@@ -44,7 +44,7 @@ func TestHistoryAcrossGenerations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b.svc.History
+		return b.Root().History
 	}
 	entry := history.Entry{Zone: "example.test", Type: history.ZoneCreated, Source: history.SourceAPI}
 	appendOK := func(l *history.Log, when string) {
@@ -106,7 +106,7 @@ func TestHistoryFailureAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
-	b.svc.History = l
+	b.Root().History = l
 	serve := func(method, path, body string) *httptest.ResponseRecorder {
 		w := httptest.NewRecorder()
 		r := httptest.NewRequest(method, path, strings.NewReader(body))
@@ -122,7 +122,7 @@ func TestHistoryFailureAnswers(t *testing.T) {
 	if w := serve("GET", "/api/v1/ready", ""); w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "history_writable: history: log closed") {
 		t.Errorf("ready with the history failing: %d %s, want 503 naming history_writable", w.Code, w.Body)
 	}
-	b.svc.History = nil
+	b.Root().History = nil
 	if w := serve("GET", "/api/v1/ready", ""); w.Code != http.StatusOK {
 		t.Errorf("ready without a history: %d %s", w.Code, w.Body)
 	}

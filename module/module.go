@@ -32,10 +32,8 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rest"
-	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // Version is the version of the zone API reported by the health endpoint
@@ -247,7 +245,7 @@ type Handler struct {
 // backendCell guards the lazily resolved backend.
 type backendCell struct {
 	mu      sync.Mutex
-	backend *backend
+	backend *zoneservice.Server // the zone server
 	// stopWatch ends the restart watch (watchNamed) and the history's
 	// watch (watchHistory) at Cleanup.
 	stopWatch context.CancelFunc
@@ -269,30 +267,6 @@ type RNDCConfig struct {
 // KeyConfig names an HMAC key, either in a BIND key file (rndc.key,
 // rndc.conf, or tsig-keygen output) or inline; see keyconf.Config.
 type KeyConfig = keyconf.Config
-
-// backend holds what the handler needs at run time: the zone store and
-// the rndc client.
-type backend struct {
-	store     *zonestore.Store
-	rndc      *rndc.Client
-	updateKey string
-	// records sends record changes and reads zones; it cannot sign
-	// updates when the update key has no secret (zones still get
-	// allow-update for it).
-	records *dnsupdate.Updater
-	// svc is the zone service every operation goes through.
-	svc *zoneservice.Service
-	// view is the view of named whose zones the backend manages ("":
-	// none, on a server without views).
-	view string
-	// views are the backends of the configured views other than the
-	// default, by name (the handler's backend only).
-	views map[string]*backend
-	// server is the zone server whose services these are
-	// (zoneservice.Server): every view's, the start-up reconciles, the
-	// restart watch, the list across views.
-	server *zoneservice.Server
-}
 
 // CaddyModule returns the Caddy module information.
 func (Handler) CaddyModule() caddy.ModuleInfo {
@@ -486,7 +460,7 @@ func releaseShared(h *Handler) {
 	b := h.cell.backend
 	h.cell.mu.Unlock()
 	if b != nil {
-		b.server.Close() // the inventory's refresh, the control connections
+		b.Close() // the inventory's refresh, the control connections
 	}
 }
 

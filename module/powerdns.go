@@ -57,8 +57,8 @@ func (h *Handler) pdnsRoutes() []route {
 		if err != nil {
 			return nil, err
 		}
-		b.server.Start(context.Background(), "")
-		return b.svc, nil
+		b.Start(context.Background(), "")
+		return b.Root(), nil
 	}
 	// An import admitted through the process's gate, its refusal as the
 	// front ends read it.

@@ -21,7 +21,7 @@ import (
 type restAPI struct {
 	// backend returns the zone service and what it works on, resolved on
 	// first use (Handler.getBackend).
-	backend func() (*backend, error)
+	backend func() (*zoneservice.Server, error)
 
 	logger *zap.Logger // zone operations
 	dnsLog *zap.Logger // record changes
@@ -50,9 +50,9 @@ func (h *Handler) newREST() *restAPI {
 		Backend: func() (rest.Services, error) {
 			b, err := h.getBackend()
 			if err != nil {
-				return nil, err // not a nil *backend in an interface
+				return nil, err // not a nil *zoneservice.Server in an interface
 			}
-			return b.server, nil
+			return b, nil
 		},
 		Decode: func(w http.ResponseWriter, r *http.Request, p rest.Params, v any) bool {
 			rt, _ := p.Route.(*route)

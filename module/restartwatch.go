@@ -16,7 +16,7 @@ import (
 // that cached named as unreachable). Its control commands are not logged
 // one by one (quiet); the healing is. With views, each view other than
 // the default has a watch of its own.
-func watchNamed(ctx context.Context, backend func() (*backend, error)) {
+func watchNamed(ctx context.Context, backend func() (*zoneservice.Server, error)) {
 	t := time.NewTicker(zoneservice.DefaultWatchEvery)
 	defer t.Stop()
 	for {
@@ -29,7 +29,7 @@ func watchNamed(ctx context.Context, backend func() (*backend, error)) {
 		if err != nil {
 			continue // a request reports it; try again
 		}
-		b.server.WatchRestarts(quiet(ctx), zoneservice.DefaultWatchEvery)
+		b.WatchRestarts(quiet(ctx), zoneservice.DefaultWatchEvery)
 		return
 	}
 }

@@ -217,18 +217,6 @@ func (vs *viewSettings) parts(zoneDir string, timeout time.Duration) (zoneservic
 	return p, nil
 }
 
-// forView returns the backend of the zones of view, called on the
-// handler's backend: itself for its own view (the default view, or ""
-// without views), a configured view's own backend, nil for a view not
-// configured. Whether a zone named serves in view is managed is
-// b.forView(view).store.Get(zone).
-func (b *backend) forView(view string) *backend {
-	if view == b.view {
-		return b
-	}
-	return b.views[view]
-}
-
 // requestView reads the request's ?view= parameter: "" when it has none.
 // An empty, repeated or invalid value is an error (400).
 func requestView(r *http.Request) (string, error) {
