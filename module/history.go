@@ -17,6 +17,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -138,7 +139,7 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 	// it; the default view's zones are recorded without a view.
 	view, viewErr := p.view, p.viewErr
 	if !takesView(p.route) {
-		view, viewErr = requestView(r)
+		view, viewErr = rest.RequestView(r)
 		view = a.views.named(view)
 	}
 	if !a.checkView(w, view, viewErr) {

@@ -67,7 +67,7 @@ func newRouter(routes []route) *router {
 type params struct {
 	route *route
 	name  string
-	// view is the request's ?view= (requestView), on the routes that
+	// view is the request's ?view= (rest.RequestView), on the routes that
 	// take one (takesView); viewErr is why it is not a valid view name.
 	view    string
 	viewErr error
@@ -156,7 +156,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		return label
 	}
 	if takesView(rt) {
-		p.view, p.viewErr = requestView(r)
+		p.view, p.viewErr = rest.RequestView(r)
 		p.view = h.views.named(p.view)
 		// The scope check's view: the one named, else the default.
 		authOf(r).View = h.views.resolve(p.view)

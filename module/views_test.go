@@ -1,7 +1,6 @@
 package module
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -52,29 +51,5 @@ func TestViewTable(t *testing.T) {
 	}
 	if tab.resolve("") != "internal" || tab.resolve("lan") != "lan" {
 		t.Error("resolve")
-	}
-}
-
-// TestRequestView: ?view= read strictly.
-func TestRequestView(t *testing.T) {
-	for q, want := range map[string]string{
-		"":                                "",
-		"limit=5":                         "",
-		"preview=x":                       "",
-		"view=internal":                   "internal",
-		"view=_lan-2&limit=1":             "_lan-2",
-		"view=":                           "error: view is empty",
-		"view=a&view=b":                   "error: view is given 2 times",
-		"view=a%3Bb":                      "error: invalid view name",
-		"view=" + strings.Repeat("v", 65): "error: view name too long",
-	} {
-		r := httptest.NewRequest("GET", "/api/v1/zones/x.test?"+q, nil)
-		got, err := requestView(r)
-		if err != nil {
-			got = "error: " + err.Error()
-		}
-		if !strings.HasPrefix(got, want) || want == "" && got != "" {
-			t.Errorf("?%s: %q, want %q", q, got, want)
-		}
 	}
 }
