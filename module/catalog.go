@@ -1,18 +1,12 @@
 package module
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/zoneapi/caddy-zoneapi/catalog"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // CatalogConfig names a catalog zone (RFC 9432, version 2) that the
@@ -39,74 +33,27 @@ type CatalogConfig struct {
 	AllowTransfer []string `json:"allow_transfer,omitempty"`
 }
 
-// catalogSettings is the catalog option, checked and expanded; the zero
-// value means no catalog.
-type catalogSettings struct {
-	zone       string       // the catalog's normalised name
-	group      string       // the group property of every member
-	notify     []string     // also_notify, expanded
-	notifyConf []rndc.Value // the same as catalog list elements
-	xfr        []rndc.Value // allow_transfer, as catalog list elements
-}
-
 // settings checks the catalog option (nil: no catalog) with the update
-// key it needs; it touches neither BIND nor the disk.
-func (c *CatalogConfig) settings(updateKey *KeyConfig) (catalogSettings, error) {
-	var cs catalogSettings
+// key it needs, placeholders expanded (zoneservice.NewCatalogSettings);
+// it touches neither BIND nor the disk.
+func (c *CatalogConfig) settings(updateKey *KeyConfig) (zoneservice.CatalogSettings, error) {
 	if c == nil {
-		return cs, nil
+		return zoneservice.CatalogSettings{}, nil
 	}
 	repl := caddy.NewReplacer()
 	zone := repl.ReplaceKnown(c.Zone, "")
 	if zone == "" && strings.Contains(c.Zone, "{") {
-		return cs, nil // a placeholder that expands to nothing: no catalog
+		return zoneservice.CatalogSettings{}, nil // a placeholder that expands to nothing: no catalog
 	}
-	name, err := zonemodel.NormalizeZoneName(zone)
-	if err != nil {
-		return cs, fmt.Errorf("catalog zone: %v", err)
-	}
-	if strings.ContainsFunc(c.Group, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(c.Group) > 255 {
-		return cs, fmt.Errorf("catalog group: at most 255 characters, no control characters")
-	}
-	for _, s := range c.AlsoNotify {
-		if s = repl.ReplaceKnown(s, ""); s == "" {
-			continue
+	expand := func(list []string) []string {
+		out := make([]string, len(list))
+		for i, s := range list {
+			out[i] = repl.ReplaceKnown(s, "")
 		}
-		e, err := zoneservice.ServerElement(s)
-		if err != nil {
-			return cs, fmt.Errorf("catalog also_notify: %v", err)
-		}
-		cs.notify, cs.notifyConf = append(cs.notify, s), append(cs.notifyConf, e)
+		return out
 	}
-	for _, s := range c.AllowTransfer {
-		if s = repl.ReplaceKnown(s, ""); s == "" {
-			continue
-		}
-		e, isKey, err := zoneservice.ACLElement(s)
-		if err != nil || isKey {
-			return cs, fmt.Errorf("catalog allow_transfer: %q is not an address or network", s)
-		}
-		cs.xfr = append(cs.xfr, e)
-	}
-	if updateKey == nil || (updateKey.File == "" && updateKey.Secret == "") {
-		return cs, fmt.Errorf("catalog needs update_key (or update_key_file) with its secret: the catalog is changed by signed dynamic updates")
-	}
-	cs.zone, cs.group = name, c.Group
-	return cs, nil
-}
-
-// newCatalog returns the catalog of a backend's service, nil when none
-// is configured.
-func (cs catalogSettings) newCatalog(store *zonestore.Store, rc catalog.Control, records *dnsupdate.Updater, updateKey string) *catalog.Catalog {
-	if cs.zone == "" {
-		return nil
-	}
-	return &catalog.Catalog{
-		Zone: cs.zone, Group: cs.group, Dir: store.Dir(), UpdateKey: updateKey,
-		AlsoNotify: cs.notifyConf, AllowTransfer: cs.xfr,
-		DNS: records.Client(), Control: rc,
-		IsNotFound: rndc.IsNotFound, IsExists: rndc.IsAlreadyExists,
-	}
+	secret := updateKey != nil && (updateKey.File != "" || updateKey.Secret != "")
+	return zoneservice.NewCatalogSettings(zone, c.Group, expand(c.AlsoNotify), expand(c.AllowTransfer), secret)
 }
 
 // unmarshalCatalog reads the catalog subdirective:

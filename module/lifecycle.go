@@ -41,7 +41,7 @@ func (h *Handler) serverConfig(c *rndc.Client) zoneservice.ServerConfig {
 		// The restart watch's status every 2 s on a connection of its
 		// own (none kept idle), never on one a request could use.
 		WatchStatus:   (&rndc.Client{Addr: c.Addr, Key: c.Key, Timeout: c.Timeout, MaxIdle: -1, Observe: c.Observe}).Status,
-		Catalog:       h.catalog.newCatalog,
-		CatalogNotify: h.catalog.notify,
+		Catalog:       h.catalog.NewCatalog,
+		CatalogNotify: h.catalog.Notify,
 	}
 }

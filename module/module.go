@@ -229,8 +229,8 @@ type Handler struct {
 	imports   *rest.ImportGate
 	checkzone *zonecheck.Procs
 
-	catalog catalogSettings // the catalog option, checked (zero: none)
-	views   viewTable       // the views option, checked (zero: none)
+	catalog zoneservice.CatalogSettings // the catalog option, checked (zero: none)
+	views   viewTable                   // the views option, checked (zero: none)
 
 	// cell holds the backend, resolved lazily on the first request,
 	// because Provision must not touch the disk or BIND (`caddy validate`
@@ -343,7 +343,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
-	if h.views, err = newViewTable(h.Views, &h.updateKeyConf, &h.dnsServer, h.catalog.zone); err != nil {
+	if h.views, err = newViewTable(h.Views, &h.updateKeyConf, &h.dnsServer, h.catalog.Zone); err != nil {
 		return err
 	}
 

@@ -41,7 +41,7 @@ type restAPI struct {
 func (h *Handler) newREST() *restAPI {
 	a := &restAPI{
 		backend: h.getBackend, logger: h.logger, dnsLog: h.dnsLog,
-		views: &h.views, imports: h.imports, catalogZone: h.catalog.zone,
+		views: &h.views, imports: h.imports, catalogZone: h.catalog.Zone,
 	}
 	if a.imports == nil { // a handler built without Provision (unit tests)
 		a.imports = newImportGate()
@@ -66,7 +66,7 @@ func (h *Handler) newREST() *restAPI {
 		Quiet:            quiet,
 		Logger:           h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
 		Views:   rest.Views{Names: h.views.names, Default: h.views.def},
-		ZoneDir: h.zoneDir, CheckZoneDir: func() error { return zonestore.CheckDir(h.zoneDir) }, CatalogZone: h.catalog.zone, CatalogGroup: h.catalog.group,
+		ZoneDir: h.zoneDir, CheckZoneDir: func() error { return zonestore.CheckDir(h.zoneDir) }, CatalogZone: h.catalog.Zone, CatalogGroup: h.catalog.Group,
 		Version: Version,
 
 		MaxBodyBytes: MaxBodyBytes, Imports: a.imports,
