@@ -13,21 +13,9 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// ListOptions filters and pages a record listing.
-type ListOptions struct {
-	// Name keeps only RRsets owned by this absolute name, when not empty.
-	Name string
-	// Type keeps only RRsets of this type, when not 0.
-	Type uint16
-	// Limit is the page size (at least 1).
-	Limit int
-	// Cursor is the NextCursor of the previous page, or "".
-	Cursor string
-	// Keep, when set, keeps only the RRsets it returns true for (the
-	// caller's scope). It is applied before the page is cut, so a page
-	// and its cursor only ever come from RRsets it keeps.
-	Keep func(name string, rrtype uint16) bool
-}
+// ListOptions filters and pages a record listing
+// (zonemodel.ListOptions).
+type ListOptions = zonemodel.ListOptions
 
 // List returns one page of the zone's RRsets from a snapshot, and the
 // cursor of the next page ("" on the last page).

@@ -126,26 +126,8 @@ type WriteOptions struct {
 	SOA *dns.SOA
 }
 
-// ChangeResult describes an applied change.
-type ChangeResult struct {
-	// Zone is the canonical zone name.
-	Zone string
-	// Records are the records added, as stored (absolute owner, TTL).
-	Records []dns.RR
-	// OldSerial is the serial the change was applied to, when known
-	// (batches and conditional changes).
-	OldSerial uint32
-	// HasOldSerial tells whether OldSerial is known.
-	HasOldSerial bool
-	// Serial is the zone's serial right after the change (a concurrent
-	// change may already be included).
-	Serial uint32
-	// HasSerial tells whether Serial could be read.
-	HasSerial bool
-	// Changes is the number of changes (records added or removed, RRsets
-	// deleted) in the UPDATE message.
-	Changes int
-}
+// ChangeResult is what a change did (zonemodel.ChangeResult).
+type ChangeResult = zonemodel.ChangeResult
 
 // defaultTTL is the zone's default TTL: its SOA record's TTL (the $TTL of
 // zones created through the API), read once and refreshed whenever the

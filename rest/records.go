@@ -11,24 +11,35 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // recordTarget returns the zone service of the view the request
 // addresses (serviceFor); for writes it also requires a key to sign
 // updates with. The zone name is the caller's, validated once
 // (zoneName).
-func (a *API) recordTarget(p Params, write bool) (*zoneservice.Service, error) {
+func (a *API) recordTarget(p Params, write bool) (recordService, error) {
 	b, err := a.serviceFor(p)
 	if err != nil {
 		return nil, err
 	}
 	if write && !b.CanUpdate() {
-		return nil, fail(http.StatusBadRequest, "%s", NoKeyMessage(b.UpdateKey))
+		return nil, fail(http.StatusBadRequest, "%s", NoKeyMessage(b.UpdateKeyName()))
 	}
 	return b, nil
+}
+
+// recordService is what the record routes ask of the zone service of
+// their view.
+type recordService interface {
+	frontend.UpdateKeys
+	frontend.RecordAdder
+	frontend.RecordRemover
+	frontend.RecordReplacer
+	frontend.ChangeApplier
+	frontend.RecordPager
+	frontend.ZoneFileReader
 }
 
 // ifMatch parses an If-Match header holding a zone serial ("123", 123 or
@@ -50,7 +61,7 @@ func ifMatch(r *http.Request) (*uint32, error) {
 // handleAddRecord adds one record: POST /zones/{name}/records.
 func (a *API) handleAddRecord(w http.ResponseWriter, r *http.Request, p Params) error {
 	var req addRecordRequest
-	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc recordService, zone string, cond *uint32) (*zonemodel.ChangeResult, error) {
 		return svc.AddRecord(ctx, zone, zonemodel.Record(req), cond)
 	})
 	if !applied {
@@ -68,7 +79,7 @@ func (a *API) handleAddRecord(w http.ResponseWriter, r *http.Request, p Params) 
 // /zones/{name}/records.
 func (a *API) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p Params) error {
 	var req removeRecordRequest
-	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc recordService, zone string, cond *uint32) (*zonemodel.ChangeResult, error) {
 		return svc.RemoveRecord(ctx, zone, zonemodel.Removal(req), cond)
 	})
 	if !applied {
@@ -87,14 +98,14 @@ func (a *API) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p Param
 // handleUpdateRecord replaces one record's data: PUT /zones/{name}/records.
 func (a *API) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p Params) error {
 	var req updateRecordRequest
-	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc recordService, zone string, cond *uint32) (*zonemodel.ChangeResult, error) {
 		return svc.ReplaceRecord(ctx, zone, zonemodel.Replacement(req), cond)
 	})
 	if !applied {
 		return err
 	}
 	if err != nil {
-		if errors.Is(err, dnsupdate.ErrRecordNotFound) {
+		if errors.Is(err, zonemodel.ErrRecordNotFound) {
 			return fail(http.StatusNotFound, "%s record %q with value %q not found in zone %s; nothing was changed", strings.ToUpper(req.Type), req.Name, req.CurrentValue, zone)
 		}
 		return a.recordFailure(b, zone, "update", err)
@@ -106,8 +117,8 @@ func (a *API) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p Param
 
 // writeStored logs and answers a change that stored one record (add,
 // update): the echo of the request gets the stored TTL and the priority.
-func (a *API) writeStored(w http.ResponseWriter, status int, logMsg, msg, zone string, echo map[string]any, priority *uint16, res *dnsupdate.ChangeResult) {
-	rec := storedRecord(dnsupdate.Stored(res.Records[0]))
+func (a *API) writeStored(w http.ResponseWriter, status int, logMsg, msg, zone string, echo map[string]any, priority *uint16, res *zonemodel.ChangeResult) {
+	rec := storedRecord(res.StoredRecord(0))
 	a.DNSLog.Info(logMsg, zap.String("zone", zone), zap.String("name", rec.Name),
 		zap.String("type", rec.Type), zap.Uint32("serial", res.Serial))
 	echo["ttl"] = rec.TTL
@@ -119,7 +130,7 @@ func (a *API) writeStored(w http.ResponseWriter, status int, logMsg, msg, zone s
 
 // applyFunc applies a decoded record change through the zone service,
 // conditional on the zone's serial when cond is set.
-type applyFunc func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error)
+type applyFunc func(ctx context.Context, svc recordService, zone string, cond *uint32) (*zonemodel.ChangeResult, error)
 
 // recordWrite runs the steps every record change shares: the zone and a
 // key to sign with, the body checked against the API specification's
@@ -127,7 +138,7 @@ type applyFunc func(ctx context.Context, svc *zoneservice.Service, zone string, 
 // false means a step before apply failed, with err its failure; else err
 // is apply's error, for the caller to map.
 func (a *API) recordWrite(w http.ResponseWriter, r *http.Request, p Params, req any, apply applyFunc,
-) (b *zoneservice.Service, zone string, res *dnsupdate.ChangeResult, applied bool, err error) {
+) (b recordService, zone string, res *zonemodel.ChangeResult, applied bool, err error) {
 	// Authorised completely (each record's name and type) before the
 	// backend, whose first use reconciles with named.
 	if zone, err = zoneName(p); err != nil {
@@ -148,7 +159,7 @@ func (a *API) recordWrite(w http.ResponseWriter, r *http.Request, p Params, req 
 }
 
 // writeChange answers a single-record change.
-func (a *API) writeChange(w http.ResponseWriter, status int, msg, zone string, echo map[string]any, rec *storedRecord, res *dnsupdate.ChangeResult) {
+func (a *API) writeChange(w http.ResponseWriter, status int, msg, zone string, echo map[string]any, rec *storedRecord, res *zonemodel.ChangeResult) {
 	body := recordBody{Success: true, Message: msg, Details: recordDetails{Zone: zone, Record: echo}}
 	body.Record = rec
 	if res.HasSerial {
@@ -163,7 +174,7 @@ func (a *API) writeChange(w http.ResponseWriter, status int, msg, zone string, e
 // /zones/{name}/records.
 func (a *API) handleBatchRecords(w http.ResponseWriter, r *http.Request, p Params) error {
 	var req batchRequest
-	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc *zoneservice.Service, zone string, cond *uint32) (*dnsupdate.ChangeResult, error) {
+	b, zone, res, applied, err := a.recordWrite(w, r, p, &req, func(ctx context.Context, svc recordService, zone string, cond *uint32) (*zonemodel.ChangeResult, error) {
 		return svc.ApplyChanges(ctx, zone, changesOf(req.Changes), cond)
 	})
 	if !applied {
@@ -195,7 +206,7 @@ func (a *API) handleListRecords(w http.ResponseWriter, r *http.Request, p Params
 		return err
 	}
 	q := r.URL.Query()
-	opt := dnsupdate.ListOptions{Limit: DefaultListLimit, Cursor: q.Get("cursor")}
+	opt := zonemodel.ListOptions{Limit: DefaultListLimit, Cursor: q.Get("cursor")}
 	if g := a.grant(r); g.RestrictsRecords() {
 		// Filtered before the page is cut: a page and its cursor only
 		// ever come from RRsets the token may read.
@@ -226,18 +237,18 @@ func (a *API) handleListRecords(w http.ResponseWriter, r *http.Request, p Params
 	if len(problems) > 0 {
 		return fail(http.StatusBadRequest, "invalid query: %s", ProblemList(problems))
 	}
-	snap, sets, next, err := b.ListRecords(r.Context(), zone, opt)
+	serial, sets, next, err := b.RecordPage(r.Context(), zone, opt)
 	if err != nil {
 		return a.recordFailure(b, zone, "read", err)
 	}
 	sets = recordsInScope(a.grant(r), sets)
-	tag := etag(snap.Serial())
+	tag := etag(serial)
 	w.Header().Set("ETag", tag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && strings.Contains(inm, tag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	WriteJSON(w, http.StatusOK, listRecordsBody{Zone: zone, Serial: snap.Serial(), RRsets: rrsetsOf(sets), Count: len(sets), NextCursor: next})
+	WriteJSON(w, http.StatusOK, listRecordsBody{Zone: zone, Serial: serial, RRsets: rrsetsOf(sets), Count: len(sets), NextCursor: next})
 	return nil
 }
 
@@ -256,11 +267,11 @@ func (a *API) handleExportZone(w http.ResponseWriter, r *http.Request, p Params)
 	if err != nil {
 		return err
 	}
-	snap, err := b.Snapshot(r.Context(), zone)
+	serial, text, err := b.ZoneFile(r.Context(), zone)
 	if err != nil {
 		return a.recordFailure(b, zone, "read", err)
 	}
-	tag := etag(snap.Serial())
+	tag := etag(serial)
 	w.Header().Set("ETag", tag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && strings.Contains(inm, tag) {
 		w.WriteHeader(http.StatusNotModified)
@@ -270,13 +281,13 @@ func (a *API) handleExportZone(w http.ResponseWriter, r *http.Request, p Params)
 	w.Header().Set("Content-Disposition", `inline; filename="`+zone+`.zone"`)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(snap.MasterFile())
+	_, _ = w.Write(text())
 	return nil
 }
 
 // recordFailure logs and returns the answer to a failed record
 // operation (RecordFailure).
-func (a *API) recordFailure(svc *zoneservice.Service, zone, op string, err error) Failure {
+func (a *API) recordFailure(svc frontend.UpdateKeys, zone, op string, err error) Failure {
 	f := RecordFailure(svc, zone, op, err)
 	LogFailure(a.DNSLog, f)
 	return f
