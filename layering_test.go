@@ -175,7 +175,6 @@ var layering = []layer{
 // change that removes it. An exception that no longer occurs fails the test:
 // remove it then.
 var layeringExceptions = map[[2]string]string{
-	{"rest", "dnsupdate"}:   "issue 26: restlayer in progress",
 	{"rest", "zoneservice"}: "issue 26: restlayer in progress",
 }
 

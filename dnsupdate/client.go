@@ -15,6 +15,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/internal/connpool"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Defaults of the DNS client.
@@ -31,16 +32,9 @@ const (
 	tsigFudge = 300
 )
 
-// TSIGKey is the key that signs updates and zone transfers.
-type TSIGKey struct {
-	// Name is the key's name as named knows it, e.g. "zoneapi-update".
-	Name string
-	// Algorithm is the HMAC algorithm in BIND's spelling, e.g.
-	// "hmac-sha256".
-	Algorithm string
-	// Secret is the base64 secret.
-	Secret string
-}
+// TSIGKey is the key that signs updates and zone transfers
+// (zonemodel.TSIGKey).
+type TSIGKey = zonemodel.TSIGKey
 
 // tsigAlgorithms maps BIND's algorithm names to the TSIG algorithm names.
 var tsigAlgorithms = map[string]string{

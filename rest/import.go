@@ -18,10 +18,9 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/jsonbody"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // importZoneRequest is the JSON body of POST /api/v1/zones/{name}/import.
@@ -58,13 +57,13 @@ func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params)
 	}
 	// Counted in before the body is read: the body, the records parsed
 	// from it and a named-checkzone process are what the bounds bound.
-	release, err := a.Imports.Enter(zoneservice.ActorOf(r.Context()).Identity)
+	release, err := a.Imports.Enter(zonemodel.ActorOf(r.Context()).Identity)
 	if err != nil {
 		return ImportFailure(name, err)
 	}
 	defer release()
 	var (
-		src    zoneservice.ImportSource
+		src    zonemodel.ImportSource
 		copyOf string
 		sum    = sha256.New()
 	)
@@ -101,13 +100,14 @@ func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params)
 		sum.Write([]byte("json\x00"))
 		sum.Write(j)
 	}
-	b, err := a.serviceFor(p) // the view addressed (?view=)
+	svc, err := a.serviceFor(p) // the view addressed (?view=)
 	if err != nil {
 		return err
 	}
+	var b importService = svc
 	fp := "import-" + hex.EncodeToString(sum.Sum(nil)[:16])
 	if dry {
-		var res *zoneservice.Previewed
+		var res *zonemodel.Previewed
 		if copyOf != "" {
 			res, err = b.PreviewCopy(r.Context(), copyOf, name, fp)
 		} else {
@@ -116,7 +116,7 @@ func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params)
 		return a.previewAnswer(w, name, res, err)
 	}
 	run := func(w http.ResponseWriter, fp string, keyed bool) error {
-		var res *zoneservice.Imported
+		var res *zonemodel.Imported
 		var err error
 		if copyOf != "" {
 			res, err = b.Copy(r.Context(), copyOf, name, fp)
@@ -134,7 +134,7 @@ func (a *API) handleImportZone(w http.ResponseWriter, r *http.Request, p Params)
 // importSource reads a JSON import body into the zone service's source
 // (or copyOf): 400 for a body that names no source or several (the copy's
 // scope check answers 403 itself).
-func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZoneRequest, src *zoneservice.ImportSource, copyOf *string) error {
+func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZoneRequest, src *zonemodel.ImportSource, copyOf *string) error {
 	given := 0
 	for _, set := range []bool{body.ZoneFile != nil, body.AXFR != nil, body.CopyOf != ""} {
 		if set {
@@ -177,13 +177,13 @@ func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZ
 		if err != nil || ap.Port() == 0 || ap.Addr().Zone() != "" {
 			return fail(http.StatusBadRequest, "axfr.address %q: want ip, ip:port or [v6]:port (an IP address without a zone, a port from 1 to 65535; no host names)", body.AXFR.Address)
 		}
-		src.AXFR = &zoneservice.AXFRSource{Address: netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()}
+		src.AXFR = &zonemodel.AXFRSource{Address: netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()}
 		if k := body.AXFR.TSIG; k != nil {
 			alg := k.Algorithm
 			if alg == "" {
 				alg = "hmac-sha256"
 			}
-			src.AXFR.Key = &dnsupdate.TSIGKey{Name: k.Name, Algorithm: alg, Secret: k.Secret}
+			src.AXFR.Key = &zonemodel.TSIGKey{Name: k.Name, Algorithm: alg, Secret: k.Secret}
 		}
 	}
 	return nil
@@ -192,7 +192,7 @@ func (a *API) importSource(w http.ResponseWriter, r *http.Request, body *importZ
 // importAnswer answers an import or copy: 201 with the zone, its record
 // count and serial; 409 for a zone that exists (as a create answers it);
 // else importFailure.
-func (a *API) importAnswer(w http.ResponseWriter, name string, res *zoneservice.Imported, err error, keyed bool) error {
+func (a *API) importAnswer(w http.ResponseWriter, name string, res *zonemodel.Imported, err error, keyed bool) error {
 	if err == nil && res.Existed && !keyed {
 		err = &zonemodel.ServiceError{Kind: zonemodel.ErrExists, Zone: name, Msg: "zone " + name + " already exists", SameConfig: true}
 	}
@@ -223,7 +223,7 @@ func (a *API) importAnswer(w http.ResponseWriter, name string, res *zoneservice.
 // previewAnswer answers a dry run: 200 with the records the zone would
 // have; the import's errors otherwise (409 for a zone that exists,
 // whoever made it).
-func (a *API) previewAnswer(w http.ResponseWriter, name string, res *zoneservice.Previewed, err error) error {
+func (a *API) previewAnswer(w http.ResponseWriter, name string, res *zonemodel.Previewed, err error) error {
 	if err == nil && res.Existed {
 		err = &zonemodel.ServiceError{Kind: zonemodel.ErrExists, Zone: name, Msg: "zone " + name + " already exists", SameConfig: true}
 	}
@@ -236,6 +236,15 @@ func (a *API) previewAnswer(w http.ResponseWriter, name string, res *zoneservice
 		RRsets: rrsetsOf(res.RRsets),
 	})
 	return nil
+}
+
+// importService is what an import asks of the zone service of its view.
+type importService interface {
+	frontend.SourceImporter
+	frontend.ZoneCopier
+	frontend.ImportPreviewer
+	frontend.CopyPreviewer
+	frontend.IdempotencyKeeper
 }
 
 // importFailure is the answer to a failed import: 400 with the line for

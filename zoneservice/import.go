@@ -26,40 +26,14 @@ var (
 	ErrSourceTimeout = zonemodel.ErrSourceTimeout
 )
 
-// ImportSource is where an imported zone's records come from: exactly one
-// of File and AXFR.
-type ImportSource struct {
-	// File is a master file (RFC 1035 section 5) of the zone.
-	File []byte
-	// AXFR is a server to transfer the zone from.
-	AXFR *AXFRSource
-}
+// ImportSource is where an import reads its zone (zonemodel.ImportSource).
+type ImportSource = zonemodel.ImportSource
 
-// AXFRSource is a server to transfer a zone from (RFC 5936).
-type AXFRSource struct {
-	// Address is the server's host:port.
-	Address string
-	// Key, if set, signs the transfer (TSIG, RFC 8945).
-	Key *dnsupdate.TSIGKey
-	// Timeout bounds each message (the whole transfer:
-	// dnsupdate.MaxTransferTime); default 10 s.
-	Timeout time.Duration
-}
+// AXFRSource is a server to transfer a zone from (zonemodel.AXFRSource).
+type AXFRSource = zonemodel.AXFRSource
 
-// Imported describes a zone made by Import or Copy.
-type Imported struct {
-	Created
-	// Records is the number of records of the zone, SOA included.
-	Records int
-	// Serial is the SOA serial.
-	Serial uint32
-	// CheckedBy is what checked the zone: "named-checkzone" (BIND's own
-	// checker, with named's defaults for a primary zone) or "zoneapi"
-	// (this package's checks, when named-checkzone is not installed).
-	CheckedBy string
-	// Warnings are the checker's warnings (named loads the zone anyway).
-	Warnings []string
-}
+// Imported describes a zone made by Import or Copy (zonemodel.Imported).
+type Imported = zonemodel.Imported
 
 // Import creates the primary zone name from a master file or by a zone
 // transfer from another server: the zone is checked as named would check
@@ -74,14 +48,8 @@ func (s *Service) Import(ctx context.Context, name string, src *ImportSource, fp
 	return res, err
 }
 
-// Previewed is what an import would create (PreviewImport, PreviewCopy):
-// the zone's count, serial and checker as Import answers them, and its
-// records as the checker wrote them.
-type Previewed struct {
-	Imported
-	// RRsets are the zone's records, in DNSSEC canonical order.
-	RRsets []dnsupdate.RRset
-}
+// Previewed is what a dry run of an import found (zonemodel.Previewed).
+type Previewed = zonemodel.Previewed
 
 // PreviewImport is Import's dry run: everything Import does before it
 // creates the zone (the zone known not to exist here nor in named, the
