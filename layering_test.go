@@ -174,9 +174,7 @@ var layering = []layer{
 // layeringExceptions are the edges that break the rule today, each with the
 // change that removes it. An exception that no longer occurs fails the test:
 // remove it then.
-var layeringExceptions = map[[2]string]string{
-	{"rest", "zoneservice"}: "issue 26: restlayer in progress",
-}
+var layeringExceptions = map[[2]string]string{}
 
 // layer is one row of the layering rule.
 type layer struct {

@@ -6,6 +6,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -49,10 +50,7 @@ func (h *Handler) newREST() *restAPI {
 	a.api = &rest.API{
 		Backend: func() (rest.Services, error) {
 			b, err := h.getBackend()
-			if err != nil {
-				return nil, err // not a nil *zoneservice.Server in an interface
-			}
-			return b, nil
+			return adapter.REST(b), err // nil, not a nil *zoneservice.Server in an interface, on err
 		},
 		Decode: func(w http.ResponseWriter, r *http.Request, p rest.Params, v any) bool {
 			rt, _ := p.Route.(*route)

@@ -11,7 +11,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // APIPrefix is the path prefix of the REST API's routes.
@@ -85,22 +84,9 @@ type API struct {
 // filters it too, and addresses a view in the list of the API's zones).
 var listAllParams = []string{"managed", "source"}
 
-// Services are the zone services of the configured views
-// (*zoneservice.Server implements it).
-type Services interface {
-	// Service returns the zone service of view: for "" (and the default
-	// view's name) the default view's, or the one service without views;
-	// nil for a view that is not configured.
-	Service(view string) *zoneservice.Service
-	// Start runs the start-up reconciles (once per process, until they
-	// succeed) and returns Service(view): see zoneservice.Server.Start.
-	Start(ctx context.Context, view string) *zoneservice.Service
-	// Reconcile reconciles every view.
-	frontend.Reconciler
-	// ListZones lists the managed zones scope allows, of view or of
-	// every view.
-	frontend.ManagedLister
-}
+// Services are the zone services of the configured views, as the zone
+// API sees them (frontend/adapter.REST over *zoneservice.Server).
+type Services = frontend.ZoneAPIServer
 
 // Params are a request's path parameter and view, as the host matched
 // them.

@@ -19,10 +19,13 @@
 // and their conversions to the zone model), scope.go (reads filtered by
 // the identity's scope), errors.go and httpjson.go (the answers).
 //
-// It knows nothing of Caddy: package module mounts its routes in
-// zone_api's request path (matching, authentication, scopes, rate limits,
-// audit line, metrics) and gives it, through the fields of API, the zone
-// services of the views (Services), the body decoder, the scope checks
-// and the request's identity. Still the host's, for now: the change
-// history's and the events' endpoints.
+// It knows nothing of Caddy nor of the zone service's packages: it
+// reaches zones only through the contract of package frontend (the
+// one-method interfaces of frontend.ZoneAPIService, in zonemodel values;
+// frontend/adapter.REST implements it over the zone service), and package
+// module mounts its routes in zone_api's request path (matching,
+// authentication, scopes, rate limits, audit line, metrics) and gives it,
+// through the fields of API, the zone services of the views (Services),
+// the body decoder, the scope checks and the request's identity. Still
+// the host's, for now: the change history's and the events' endpoints.
 package rest

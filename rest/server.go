@@ -12,7 +12,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // readyTimeout bounds the readiness probe's rndc round trip.
@@ -58,7 +57,7 @@ func (a *API) handleReady(w http.ResponseWriter, r *http.Request, _ Params) erro
 		// log.
 		histErr = svc.CheckHistory()
 		_, rndcErr = svc.ServerStatus(a.Quiet(ctx))
-		if le := (*zoneservice.Error)(nil); errors.As(rndcErr, &le) && le.Err != nil {
+		if le := (*zonemodel.ServiceError)(nil); errors.As(rndcErr, &le) && le.Err != nil {
 			rndcErr = le.Err // the check names named's own error
 		}
 		a.RNDCLog.Debug("readiness probe", zap.String("command", "status"), zap.Error(rndcErr))

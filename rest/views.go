@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 )
 
 // CheckView is the failure of a request whose view (its ?view= and why
@@ -31,7 +31,7 @@ func (a *API) CheckView(view string, viewErr error) error {
 // invalid (400), not configured (404), or, with views configured and none
 // of them the default, not named (400). It runs only once the request is
 // authorised completely.
-func (a *API) serviceFor(p Params) (*zoneservice.Service, error) {
+func (a *API) serviceFor(p Params) (frontend.ZoneAPIService, error) {
 	if err := a.CheckView(p.View, p.ViewErr); err != nil {
 		return nil, err
 	}

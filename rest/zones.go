@@ -16,7 +16,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // List paging bounds.
@@ -61,7 +60,7 @@ func zoneName(p Params) (string, error) {
 
 // zoneTarget validates the {name} parameter and returns the zone service
 // of the view the request addresses (serviceFor).
-func (a *API) zoneTarget(p Params) (*zoneservice.Service, string, error) {
+func (a *API) zoneTarget(p Params) (frontend.ZoneAPIService, string, error) {
 	name, err := zoneName(p)
 	if err != nil {
 		return nil, "", err
