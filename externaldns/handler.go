@@ -6,9 +6,11 @@
 // module is zone_api's: its configuration, provisioning and cleanup, the
 // DNS updater shared across config generations, the change history, and
 // the wiring of the webhook's HTTP side (package externaldns/webhook: the
-// protocol's endpoints) onto its provider over the zone service (package
-// externaldns/provider), which the HTTP side reaches only through the
-// front ends' contract (frontend.ExternalDNSProvider).
+// protocol's endpoints) onto its provider (package externaldns/provider),
+// which the HTTP side reaches only through the front ends' contract
+// (frontend.ExternalDNSProvider) and which reaches the zone service only
+// through it too (frontend.ExternalDNSZones, implemented by package
+// frontend/adapter).
 //
 // GET /records lists the zones' records as endpoints, read from the
 // serial-keyed AXFR cache (an unchanged zone costs one SOA query); POST
@@ -26,6 +28,7 @@
 package externaldns
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -51,6 +54,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/externaldns/webhook"
 
 	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
 )
 
 // MediaType is the webhook protocol's media type and version.
@@ -214,7 +218,8 @@ func (h *Handler) Validate() error {
 }
 
 // webhookProvider returns the provider the webhook works through, over the zone
-// service's record changes and reads only, on an updater loaded on first
+// service's record changes and reads only (through the contract's
+// adapter), on an updater loaded on first
 // use (a failure is retried on the next request). The updater is shared
 // with every config generation that has the same settings and released in
 // Cleanup (internal/sharedupdater).
@@ -243,7 +248,9 @@ func (h *Handler) webhookProvider() (frontend.ExternalDNSProvider, error) {
 	// The same zone server as zone_api's (zoneservice.Server), of record
 	// operations only: no zone directory, no control channel.
 	srv := zoneservice.NewServer(zoneservice.ServerConfig{Root: zoneservice.ViewParts{Updater: u}, SerialMethod: h.method, Logger: h.logger, History: l})
-	h.st.prov = &provider.Provider{Zones: h.zones, Service: srv.Root()}
+	root := srv.Root()
+	zones := adapter.Zones{Service: func(context.Context) (*zoneservice.Service, error) { return root, nil }}
+	h.st.prov = &provider.Provider{Zones: h.zones, Service: zones}
 	return h.st.prov, nil
 }
 

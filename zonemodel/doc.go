@@ -11,6 +11,8 @@
 //     and validated against a zone (names, types, rdata); rdata.go their
 //     master-file text; change.go the other record changes (a removal, a
 //     replacement, a batch's changes), which the zone service takes;
+//     precondition.go the conditions of a conditional apply (RFC 2136
+//     prerequisites) and records read with the root as origin;
 //   - render.go: master files rendered with miekg/dns, and the
 //     configuration block handed to `rndc addzone`;
 //   - errors.go: ValidationError, every problem of a request at once;

@@ -8,32 +8,33 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
-// failingZone is a records service whose UPDATE of one zone fails with
-// err; the others succeed.
+// failingZone is the contract whose conditional apply of one zone fails
+// with err, within a *frontend.CallError as package frontend/adapter
+// gives the zone service's errors; the others succeed.
 type failingZone struct {
-	zoneservice.Records
+	frontend.ExternalDNSZones
 	zone string
 	err  error
 	sent []string
 }
 
-func (f *failingZone) ApplyUpdate(_ context.Context, zone string, _, _ []dns.RR) (*dnsupdate.ChangeResult, error) {
+func (f *failingZone) ApplyIf(_ context.Context, zone string, _ []zonemodel.Precondition, _ []zonemodel.Change) (uint32, uint32, error) {
 	f.sent = append(f.sent, zone)
 	if zone == f.zone {
-		return nil, f.err
+		return 0, 0, &frontend.CallError{Zone: zone, Op: "batch", Err: f.err}
 	}
-	return &dnsupdate.ChangeResult{Zone: zone}, nil
+	return 1, 2, nil
 }
 
 // TestApplyChangesErrors: ApplyChanges (the webhook's contract) applies
 // the zones in the configured order, tells of each zone applied, stops at
-// the first failure and names its zone (*zonemodel.ZoneError), a failed
-// prerequisite as a *zonemodel.PrerequisiteError with named's rcode, and
-// sends nothing when the plan fails.
+// the first failure and names its zone (*zonemodel.ZoneError), keeps a
+// failed prerequisite a *zonemodel.PrerequisiteError with named's rcode,
+// and sends nothing when the plan fails.
 func TestApplyChangesErrors(t *testing.T) {
 	ch := &Changes{
 		Create: []*Endpoint{
@@ -47,7 +48,9 @@ func TestApplyChangesErrors(t *testing.T) {
 		rcode  string
 		wantCE bool
 	}{
-		{"prerequisite", &dnsupdate.ServerError{Op: "update", Zone: "k8s.example.com", Rcode: dns.RcodeYXRrset}, "YXRRSET", false},
+		// The zone service's error for named's answer YXRRSET
+		// (zoneservice's TestApplyIfPrerequisiteFailed).
+		{"prerequisite", &zonemodel.PrerequisiteError{Rcode: "YXRRSET", Err: &dnsupdate.ServerError{Op: "update", Zone: "k8s.example.com", Rcode: dns.RcodeYXRrset}}, "YXRRSET", false},
 		{"conflict", &dnsupdate.ConflictError{Message: "CNAME and other data"}, "", true},
 		{"other", errors.New("connection refused"), "", false},
 	} {

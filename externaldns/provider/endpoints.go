@@ -1,17 +1,15 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/miekg/dns"
-
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/internal/txtdata"
-
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/internal/txtdata"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // The webhook protocol's bodies (apitypes').
@@ -25,97 +23,93 @@ type (
 )
 
 // supported are the types the webhook lists and changes (those
-// external-dns manages). SOA and the apex NS are never listed.
-var supported = map[uint16]bool{
-	dns.TypeA: true, dns.TypeAAAA: true, dns.TypeCNAME: true, dns.TypeTXT: true, dns.TypeSRV: true,
-	dns.TypeNS: true, dns.TypePTR: true, dns.TypeMX: true, dns.TypeNAPTR: true, dns.TypeCAA: true,
+// external-dns manages), by mnemonic. SOA and the apex NS are never
+// listed.
+var supported = map[string]bool{
+	"A": true, "AAAA": true, "CNAME": true, "TXT": true, "SRV": true,
+	"NS": true, "PTR": true, "MX": true, "NAPTR": true, "CAA": true,
 }
 
-// Endpoints turns a zone snapshot into endpoints, one per RRset of a
-// supported type, in the snapshot's order.
-func Endpoints(snap *dnsupdate.Snapshot, zone string) []*Endpoint {
-	type key struct {
-		name string
-		typ  uint16
-	}
-	idx := map[key]*Endpoint{}
+// Endpoints turns a zone's RRsets (RecordReader.Records) into endpoints,
+// one per RRset of a supported type, in the RRsets' order.
+func Endpoints(sets []zonemodel.RRset, zone string) []*Endpoint {
 	var out []*Endpoint
 	apex := zone + "."
-	for _, rr := range snap.RRs {
-		hd := rr.Header()
-		if !supported[hd.Rrtype] || (hd.Rrtype == dns.TypeNS && hd.Name == apex) {
+	for _, s := range sets {
+		if !supported[s.Type] || (s.Type == "NS" && s.Name == apex) {
 			continue
 		}
-		k := key{hd.Name, hd.Rrtype}
-		ep, ok := idx[k]
-		if !ok {
-			ep = &Endpoint{DNSName: strings.TrimSuffix(hd.Name, "."), RecordType: dns.TypeToString[hd.Rrtype], RecordTTL: int64(hd.Ttl)}
-			idx[k] = ep
-			out = append(out, ep)
+		ep := &Endpoint{DNSName: strings.TrimSuffix(s.Name, "."), RecordType: s.Type, RecordTTL: int64(s.TTL)}
+		for _, v := range s.Values {
+			ep.Targets = append(ep.Targets, target(s.Type, v))
 		}
-		ep.Targets = append(ep.Targets, target(rr))
-	}
-	for _, ep := range out {
 		sort.Strings(ep.Targets)
+		out = append(out, ep)
 	}
 	return out
 }
 
-// target is a record's data as external-dns writes it: host names without
-// the trailing dot, TXT as its text.
-func target(rr dns.RR) string {
-	switch v := rr.(type) {
-	case *dns.A:
-		return v.A.String()
-	case *dns.AAAA:
-		return v.AAAA.String()
-	case *dns.CNAME:
-		return strings.TrimSuffix(v.Target, ".")
-	case *dns.NS:
-		return strings.TrimSuffix(v.Ns, ".")
-	case *dns.PTR:
-		return strings.TrimSuffix(v.Ptr, ".")
-	case *dns.MX:
-		return strconv.Itoa(int(v.Preference)) + " " + strings.TrimSuffix(v.Mx, ".")
-	case *dns.SRV:
-		return fmt.Sprintf("%d %d %d %s", v.Priority, v.Weight, v.Port, strings.TrimSuffix(v.Target, "."))
-	case *dns.TXT:
-		return txtdata.Join(v.Txt)
+// target is a record's data (master-file form, an RRset's value) as
+// external-dns writes it: host names without the trailing dot, TXT as its
+// text.
+func target(typ, value string) string {
+	switch typ {
+	case "A":
+		return value
+	case "AAAA":
+		// An IPv4-mapped address as Go writes it (1.2.3.4, not
+		// ::ffff:1.2.3.4).
+		if ip := net.ParseIP(value); ip != nil {
+			return ip.String()
+		}
+		return value
+	case "CNAME", "NS", "PTR", "MX", "SRV":
+		// The host name is the data's last field.
+		return strings.TrimSuffix(value, ".")
+	case "TXT":
+		return zonemodel.TXTText(value)
 	}
-	return strings.TrimSpace(strings.TrimPrefix(rr.String(), rr.Header().String()))
+	return strings.TrimSpace(value)
 }
 
-// toRRs turns an endpoint into records, as external-dns's RFC 2136
+// records are an endpoint's RRset: its owner as read, type mnemonic, TTL
+// and each target's data in master-file form.
+type records struct {
+	owner, typ string
+	ttl        uint32
+	values     []string
+}
+
+// toRecords turns an endpoint into records, as external-dns's RFC 2136
 // provider does: each target in master-file form after "<name> <ttl> IN
-// <type>", host names taken as absolute; a TXT target not starting with a
-// double quote is one literal string.
-func toRRs(ep *Endpoint, ttl uint32) ([]dns.RR, error) {
-	t, ok := dns.StringToType[strings.ToUpper(ep.RecordType)]
-	if !ok || !supported[t] {
+// <type>", host names taken as absolute (zonemodel.ParseRootRecord); a
+// TXT target not starting with a double quote is one literal string.
+func toRecords(ep *Endpoint, ttl uint32) (*records, error) {
+	t := strings.ToUpper(ep.RecordType)
+	if !supported[t] {
 		return nil, fmt.Errorf("recordType %q is not supported (A, AAAA, CNAME, TXT, SRV, NS, PTR, MX, NAPTR, CAA)", ep.RecordType)
 	}
 	if len(ep.Targets) == 0 {
 		return nil, fmt.Errorf("%s %s: no targets", ep.DNSName, ep.RecordType)
 	}
-	name := dns.Fqdn(strings.ToLower(strings.TrimSpace(ep.DNSName)))
-	var out []dns.RR
+	name := zonemodel.Fqdn(strings.ToLower(strings.TrimSpace(ep.DNSName)))
+	rs := &records{typ: t, ttl: ttl}
 	for _, v := range ep.Targets {
-		if t == dns.TypeTXT && !strings.HasPrefix(v, `"`) {
+		if t == "TXT" && !strings.HasPrefix(v, `"`) {
 			v = txtdata.Quote(v)
 		}
 		if strings.ContainsAny(v, "\n\r") {
 			return nil, fmt.Errorf("%s %s: target %q is not one record's data", ep.DNSName, ep.RecordType, v)
 		}
-		zp := dns.NewZoneParser(strings.NewReader(fmt.Sprintf("%s %d IN %s %s\n", name, ttl, dns.TypeToString[t], v)), ".", "")
-		zp.SetIncludeAllowed(false)
-		rr, ok := zp.Next()
-		if !ok || zp.Err() != nil {
-			return nil, fmt.Errorf("%s %s: target %q: %v", ep.DNSName, ep.RecordType, v, zp.Err())
-		}
-		if _, more := zp.Next(); more {
+		owner, err := zonemodel.RootRecordOwner(name, ttl, t, v)
+		if errors.Is(err, zonemodel.ErrMoreThanOneRecord) {
 			return nil, fmt.Errorf("%s %s: target %q is more than one record", ep.DNSName, ep.RecordType, v)
 		}
-		out = append(out, rr)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: target %q: %v", ep.DNSName, ep.RecordType, v, err)
+		}
+		rs.owner = owner
+		rs.values = append(rs.values, v)
 	}
-	return out, nil
+	return rs, nil
 }

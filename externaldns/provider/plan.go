@@ -2,64 +2,49 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/miekg/dns"
-
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Provider is the webhook's provider: it plans and applies external-dns's
 // changes to the configured zones and lists their endpoints, through the
-// zone service. Set Zones (canonical: lower case, no trailing dot) and
-// Service: the service's records concern, all the webhook uses. It keeps
-// each zone's endpoints listed last (ZoneEndpoints): use one Provider per
-// handler, by pointer.
+// front ends' contract. Set Zones (canonical: lower case, no trailing
+// dot) and Service: a zone's RRsets and its conditional apply, all the
+// webhook uses (package frontend/adapter implements them over the zone
+// service). It keeps each zone's endpoints listed last (ZoneEndpoints):
+// use one Provider per handler, by pointer.
 type Provider struct {
 	Zones   []string
-	Service zoneservice.Records
+	Service frontend.ExternalDNSZones
 
 	cache listings
 }
 
-// ZoneUpdate is the UPDATE of one zone: RFC 2136 prerequisites and
-// updates, checked and built before anything is sent.
+// ZoneUpdate is the UPDATE of one zone: its preconditions (RFC 2136
+// prerequisites) and changes, each change one record of the UPDATE,
+// checked and built before anything is sent. Names and data are absolute
+// (zonemodel.ParseRootRecord).
 type ZoneUpdate struct {
-	Zone           string
-	Prereq, Update []dns.RR
+	Zone    string
+	Pre     []zonemodel.Precondition
+	Changes []zonemodel.Change
 }
 
-// Apply sends the zone's UPDATE, all or nothing. A prerequisite that no
-// longer holds is reported by PrerequisiteFailed.
+// Apply sends the zone's UPDATE, all or nothing. A precondition that no
+// longer holds is a *zonemodel.PrerequisiteError.
 func (pr *Provider) Apply(ctx context.Context, zu *ZoneUpdate) error {
-	_, err := pr.Service.ApplyUpdate(ctx, zu.Zone, zu.Prereq, zu.Update)
+	_, _, err := pr.Service.ApplyIf(ctx, zu.Zone, zu.Pre, zu.Changes)
 	return err
-}
-
-// PrerequisiteFailed reports whether err is named's answer that a
-// prerequisite of the UPDATE failed (RFC 2136 section 3.2: NXRRSET,
-// YXRRSET, NXDOMAIN, YXDOMAIN) and, if so, that rcode's mnemonic.
-func PrerequisiteFailed(err error) (string, bool) {
-	var se *dnsupdate.ServerError
-	if !errors.As(err, &se) {
-		return "", false
-	}
-	switch se.Rcode {
-	case dns.RcodeNXRrset, dns.RcodeYXRrset, dns.RcodeNameError, dns.RcodeYXDomain:
-		return dns.RcodeToString[se.Rcode], true
-	}
-	return "", false
 }
 
 // CanonicalZone returns z lower case without its trailing dot, and
 // whether it is a domain name.
 func CanonicalZone(z string) (string, bool) {
 	c := strings.TrimSuffix(strings.ToLower(z), ".")
-	_, ok := dns.IsDomainName(c)
-	return c, ok && c != ""
+	return c, zonemodel.IsDomainName(c) && c != ""
 }
 
 // Plan turns changes into one UPDATE per zone, in the order of the
@@ -80,7 +65,7 @@ func (pr *Provider) Plan(ctx context.Context, ch *Changes) ([]*ZoneUpdate, error
 	}
 	var out []*ZoneUpdate
 	for _, z := range pr.Zones {
-		if zu := p.byZone[z]; zu != nil && len(zu.Update) > 0 {
+		if zu := p.byZone[z]; zu != nil && len(zu.Changes) > 0 {
 			out = append(out, zu)
 		}
 	}
@@ -96,10 +81,10 @@ type planner struct {
 }
 
 // at checks the endpoint ep, item i of the changes' field, and returns the
-// UPDATE of its zone and its records. An endpoint without a TTL takes the
-// zone's SOA TTL, except in updateOld and delete, whose records are
-// matched by value (their TTL does not matter).
-func (p *planner) at(ep *Endpoint, field string, i int) (*ZoneUpdate, []dns.RR, error) {
+// UPDATE of its zone and its RRset (records). An endpoint without a TTL
+// takes the zone's SOA TTL, except in updateOld and delete, whose records
+// are matched by value (their TTL does not matter).
+func (p *planner) at(ep *Endpoint, field string, i int) (*ZoneUpdate, *records, error) {
 	if ep == nil {
 		return nil, nil, fmt.Errorf("%s[%d]: null endpoint", field, i)
 	}
@@ -119,44 +104,58 @@ func (p *planner) at(ep *Endpoint, field string, i int) (*ZoneUpdate, []dns.RR, 
 	if ep.RecordTTL > 0 {
 		ttl = uint32(min(ep.RecordTTL, 1<<31-1))
 	} else if field != "updateOld" && field != "delete" {
-		snap, err := p.pr.Service.Snapshot(p.ctx, zone)
+		_, sets, err := p.pr.Service.Records(p.ctx, zone)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading zone %s: %v", zone, err)
 		}
-		ttl = snap.SOA.Hdr.Ttl
+		ttl = soaTTL(sets)
 	}
-	rrs, err := toRRs(ep, ttl)
+	rs, err := toRecords(ep, ttl)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s[%d]: %v", field, i, err)
 	}
-	return zu, rrs, nil
+	return zu, rs, nil
+}
+
+// soaTTL is the TTL of the zone's SOA, among its RRsets (0 without one).
+func soaTTL(sets []zonemodel.RRset) uint32 {
+	for _, s := range sets {
+		if s.Type == "SOA" {
+			return s.TTL
+		}
+	}
+	return 0
+}
+
+// add appends the changes adding the records rs.
+func (zu *ZoneUpdate) add(rs *records) {
+	ttl := rs.ttl
+	for _, v := range rs.values {
+		zu.Changes = append(zu.Changes, zonemodel.Change{Op: zonemodel.OpAdd, Name: rs.owner, Type: rs.typ, Value: v, TTL: &ttl})
+	}
 }
 
 // updates plans the replacement of each RRset of olds by the same item of
 // news (the slices have the same length).
 func (p *planner) updates(olds, news []*Endpoint) error {
 	for i, ep := range olds {
-		zu, rrs, err := p.at(ep, "updateOld", i)
+		zu, rs, err := p.at(ep, "updateOld", i)
 		if err != nil {
 			return err
 		}
 		// The RRset must still be exactly as external-dns read it: RFC
 		// 2136 "RRset exists (value dependent)".
-		for _, rr := range rrs {
-			rr.Header().Ttl = 0
-			zu.Prereq = append(zu.Prereq, rr)
-		}
+		zu.Pre = append(zu.Pre, zonemodel.RRsetExists(rs.owner, rs.typ, rs.values))
 		// ...then it is replaced.
-		del := &dns.ANY{Hdr: dns.RR_Header{Name: rrs[0].Header().Name, Rrtype: rrs[0].Header().Rrtype, Class: dns.ClassANY}}
-		zu.Update = append(zu.Update, del)
-		nz, nrrs, err := p.at(news[i], "updateNew", i)
+		zu.Changes = append(zu.Changes, zonemodel.Change{Op: zonemodel.OpDelete, Name: rs.owner, Type: rs.typ})
+		nz, nrs, err := p.at(news[i], "updateNew", i)
 		if err != nil {
 			return err
 		}
-		if nz != zu || !strings.EqualFold(nrrs[0].Header().Name, rrs[0].Header().Name) || nrrs[0].Header().Rrtype != rrs[0].Header().Rrtype {
+		if nz != zu || !strings.EqualFold(nrs.owner, rs.owner) || nrs.typ != rs.typ {
 			return fmt.Errorf("updateNew[%d] (%s %s) is not the RRset of updateOld[%d] (%s %s)", i, news[i].DNSName, news[i].RecordType, i, ep.DNSName, ep.RecordType)
 		}
-		zu.Update = append(zu.Update, nrrs...)
+		zu.add(nrs)
 	}
 	return nil
 }
@@ -164,16 +163,15 @@ func (p *planner) updates(olds, news []*Endpoint) error {
 // creates plans the creation of each RRset of eps.
 func (p *planner) creates(eps []*Endpoint) error {
 	for i, ep := range eps {
-		zu, rrs, err := p.at(ep, "create", i)
+		zu, rs, err := p.at(ep, "create", i)
 		if err != nil {
 			return err
 		}
 		// A created RRset must not exist yet: RFC 2136 "RRset does not
 		// exist", so a record made meanwhile by someone else is not
 		// merged into.
-		h0 := rrs[0].Header()
-		zu.Prereq = append(zu.Prereq, &dns.ANY{Hdr: dns.RR_Header{Name: h0.Name, Rrtype: h0.Rrtype, Class: dns.ClassNONE}})
-		zu.Update = append(zu.Update, rrs...)
+		zu.Pre = append(zu.Pre, zonemodel.RRsetAbsent(rs.owner, rs.typ))
+		zu.add(rs)
 	}
 	return nil
 }
@@ -181,14 +179,13 @@ func (p *planner) creates(eps []*Endpoint) error {
 // deletes plans the deletion of the records of eps.
 func (p *planner) deletes(eps []*Endpoint) error {
 	for i, ep := range eps {
-		zu, rrs, err := p.at(ep, "delete", i)
+		zu, rs, err := p.at(ep, "delete", i)
 		if err != nil {
 			return err
 		}
 		// Only the records external-dns owns go: each by its value.
-		for _, rr := range rrs {
-			rr.Header().Class, rr.Header().Ttl = dns.ClassNONE, 0
-			zu.Update = append(zu.Update, rr)
+		for _, v := range rs.values {
+			zu.Changes = append(zu.Changes, zonemodel.Change{Op: zonemodel.OpRemove, Name: rs.owner, Type: rs.typ, Value: v})
 		}
 	}
 	return nil
@@ -198,7 +195,7 @@ func (p *planner) deletes(eps []*Endpoint) error {
 // name (on a label boundary).
 func (pr *Provider) ZoneOf(name string) (string, error) {
 	n := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(name)), ".")
-	if _, ok := dns.IsDomainName(n); !ok || n == "" {
+	if !zonemodel.IsDomainName(n) || n == "" {
 		return "", fmt.Errorf("dnsName %q is not a domain name", name)
 	}
 	best := ""

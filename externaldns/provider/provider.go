@@ -13,8 +13,9 @@ import (
 // implements: the webhook's HTTP side (package externaldns/webhook) sees
 // only these two calls.
 
-// listing is a zone's endpoints, encoded, by serial, on top of the AXFR
-// snapshot cache: an unchanged zone costs one SOA query and no work.
+// listing is a zone's endpoints, encoded, by serial, on top of the zone
+// service's AXFR snapshot cache (RecordReader.Records): an unchanged zone
+// costs one SOA query and no work.
 type listing struct {
 	serial uint32
 	json   []byte // the endpoints as JSON array elements, comma-separated
@@ -31,7 +32,7 @@ type listings struct {
 // comma-separated (nil when none), from the cache while the zone's serial
 // is unchanged.
 func (pr *Provider) ZoneEndpoints(ctx context.Context, zone string) ([]byte, error) {
-	snap, err := pr.Service.Snapshot(ctx, zone)
+	serial, sets, err := pr.Service.Records(ctx, zone)
 	if err != nil {
 		return nil, err
 	}
@@ -39,11 +40,11 @@ func (pr *Provider) ZoneEndpoints(ctx context.Context, zone string) ([]byte, err
 	c.mu.Lock()
 	l, ok := c.zones[zone]
 	c.mu.Unlock()
-	if ok && l.serial == snap.Serial() {
+	if ok && l.serial == serial {
 		return l.json, nil
 	}
 	var b []byte
-	if eps := Endpoints(snap, zone); len(eps) > 0 {
+	if eps := Endpoints(sets, zone); len(eps) > 0 {
 		if b, err = json.Marshal(eps); err != nil {
 			return nil, err
 		}
@@ -53,7 +54,7 @@ func (pr *Provider) ZoneEndpoints(ctx context.Context, zone string) ([]byte, err
 	if c.zones == nil {
 		c.zones = map[string]listing{}
 	}
-	c.zones[zone] = listing{serial: snap.Serial(), json: b}
+	c.zones[zone] = listing{serial: serial, json: b}
 	c.mu.Unlock()
 	return b, nil
 }
@@ -63,7 +64,8 @@ func (pr *Provider) ZoneEndpoints(ctx context.Context, zone string) ([]byte, err
 // then applies each zone's UPDATE in turn (Apply), telling applied of
 // each zone changed and the number of its update's records. A zone's
 // failure is a *zonemodel.ZoneError, whose Err is a
-// *zonemodel.PrerequisiteError when a prerequisite no longer held; the
+// *zonemodel.PrerequisiteError when a prerequisite no longer held (the
+// conditional apply's, frontend.ConditionalApplier); the
 // zones after it are not changed, those before it stay changed.
 func (pr *Provider) ApplyChanges(ctx context.Context, ch *Changes, applied func(zone string, changes int)) error {
 	plan, err := pr.Plan(ctx, ch)
@@ -72,12 +74,9 @@ func (pr *Provider) ApplyChanges(ctx context.Context, ch *Changes, applied func(
 	}
 	for _, zu := range plan {
 		if err := pr.Apply(ctx, zu); err != nil {
-			if rcode, ok := PrerequisiteFailed(err); ok {
-				err = &zonemodel.PrerequisiteError{Rcode: rcode, Err: err}
-			}
 			return &zonemodel.ZoneError{Zone: zu.Zone, Err: err}
 		}
-		applied(zu.Zone, len(zu.Update))
+		applied(zu.Zone, len(zu.Changes))
 	}
 	return nil
 }

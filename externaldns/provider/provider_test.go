@@ -2,14 +2,12 @@ package provider
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/miekg/dns"
 
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 func handler(zones ...string) *Provider {
@@ -44,9 +42,17 @@ func TestPlan(t *testing.T) {
 		UpdateNew: []*Endpoint{{DNSName: "app.example.com", RecordType: "A", Targets: []string{"192.0.2.3"}, RecordTTL: 300}},
 		Delete:    []*Endpoint{{DNSName: "old.example.com", RecordType: "CNAME", Targets: []string{"app.example.com"}, RecordTTL: 300}},
 	}
-	p, err := h.Plan(context.Background(), ch)
+	plan, err := h.Plan(context.Background(), ch)
 	if err != nil {
 		t.Fatal(err)
+	}
+	type sections struct {
+		*ZoneUpdate
+		prereq, update []dns.RR
+	}
+	var p []*sections
+	for _, zu := range plan {
+		p = append(p, &sections{ZoneUpdate: zu})
 	}
 	if len(p) != 2 || p[0].Zone != "example.com" || p[1].Zone != "k8s.example.com" {
 		t.Fatalf("plan zones: %+v", p)
@@ -58,16 +64,24 @@ func TestPlan(t *testing.T) {
 		}
 		return strings.Join(s, " | ")
 	}
-	if got, want := str(p[0].Prereq), "app.example.com.\t0\tIN\tA\t192.0.2.1 | app.example.com.\t0\tIN\tA\t192.0.2.2"; got != want {
+	// The sections the zone service sends for the plan
+	// (zoneservice.ConditionalUpdate, as ApplyIf builds them).
+	for _, zu := range p {
+		var err error
+		if zu.prereq, zu.update, err = zoneservice.ConditionalUpdate(zu.Pre, zu.Changes); err != nil {
+			t.Fatalf("%s: %v", zu.Zone, err)
+		}
+	}
+	if got, want := str(p[0].prereq), "app.example.com.\t0\tIN\tA\t192.0.2.1 | app.example.com.\t0\tIN\tA\t192.0.2.2"; got != want {
 		t.Errorf("example.com prerequisites:\n got %s\nwant %s", got, want)
 	}
-	if got, want := str(p[0].Update), "app.example.com.\t0\tCLASS255\tA\t | app.example.com.\t300\tIN\tA\t192.0.2.3 | old.example.com.\t0\tNONE\tCNAME\tapp.example.com."; got != want {
+	if got, want := str(p[0].update), "app.example.com.\t0\tCLASS255\tA\t | app.example.com.\t300\tIN\tA\t192.0.2.3 | old.example.com.\t0\tNONE\tCNAME\tapp.example.com."; got != want {
 		t.Errorf("example.com updates:\n got %s\nwant %s", got, want)
 	}
-	if got, want := str(p[1].Prereq), "new.k8s.example.com.\t0\tNONE\tTXT\t"; got != want {
+	if got, want := str(p[1].prereq), "new.k8s.example.com.\t0\tNONE\tTXT\t"; got != want {
 		t.Errorf("k8s prerequisites:\n got %q\nwant %q", got, want)
 	}
-	if got, want := str(p[1].Update), `new.k8s.example.com.	60	IN	TXT	"say \"hi\""`; got != want {
+	if got, want := str(p[1].update), `new.k8s.example.com.	60	IN	TXT	"say \"hi\""`; got != want {
 		t.Errorf("k8s updates:\n got %s\nwant %s", got, want)
 	}
 
@@ -95,20 +109,22 @@ func FuzzToRRs(f *testing.F) {
 		f.Add("A", s)
 	}
 	f.Fuzz(func(t *testing.T, typ, value string) {
-		rrs, err := toRRs(&Endpoint{DNSName: "x.example.com", RecordType: typ, Targets: []string{value}}, 60)
+		rs, err := toRecords(&Endpoint{DNSName: "x.example.com", RecordType: typ, Targets: []string{value}}, 60)
 		if err != nil {
 			return
 		}
-		if len(rrs) != 1 || rrs[0].Header().Name != "x.example.com." || !supported[rrs[0].Header().Rrtype] {
-			t.Fatalf("%s %q gave %v", typ, value, rrs)
+		if len(rs.values) != 1 || rs.owner != "x.example.com." || !supported[rs.typ] {
+			t.Fatalf("%s %q gave %+v", typ, value, rs)
 		}
-		if rrs[0].Header().Rrtype == dns.TypeTXT && !strings.HasPrefix(value, `"`) && target(rrs[0]) != value {
-			t.Fatalf("TXT %q read back as %q", value, target(rrs[0]))
+		if rs.typ == "TXT" && !strings.HasPrefix(value, `"`) && target(rs.typ, rs.values[0]) != value {
+			t.Fatalf("TXT %q read back as %q", value, target(rs.typ, rs.values[0]))
 		}
 	})
 }
 
-func TestCanonicalZoneAndPrerequisites(t *testing.T) {
+// TestCanonicalZone; the rcodes of a failed prerequisite are the zone
+// service's (zoneservice's TestApplyIfPrerequisiteFailed).
+func TestCanonicalZone(t *testing.T) {
 	if z, ok := CanonicalZone("Example.COM."); !ok || z != "example.com" {
 		t.Errorf("CanonicalZone = %q, %v", z, ok)
 	}
@@ -116,14 +132,5 @@ func TestCanonicalZoneAndPrerequisites(t *testing.T) {
 		if _, ok := CanonicalZone(bad); ok {
 			t.Errorf("CanonicalZone(%q) accepted", bad)
 		}
-	}
-	for rcode, want := range map[int]bool{dns.RcodeNXRrset: true, dns.RcodeYXRrset: true, dns.RcodeNameError: true, dns.RcodeYXDomain: true, dns.RcodeRefused: false} {
-		name, ok := PrerequisiteFailed(fmt.Errorf("update: %w", &dnsupdate.ServerError{Op: "update", Zone: "z", Rcode: rcode}))
-		if ok != want || ok && name != dns.RcodeToString[rcode] {
-			t.Errorf("PrerequisiteFailed(%d) = %q, %v", rcode, name, ok)
-		}
-	}
-	if _, ok := PrerequisiteFailed(errors.New("connection refused")); ok {
-		t.Error("a transport error taken for a failed prerequisite")
 	}
 }

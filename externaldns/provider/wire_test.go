@@ -12,6 +12,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
+	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -87,7 +88,9 @@ func wireProvider(t *testing.T, addr string, zones ...string) *Provider {
 	u := dnsupdate.NewUpdater(c)
 	t.Cleanup(u.Close)
 	srv := zoneservice.NewServer(zoneservice.ServerConfig{Root: zoneservice.ViewParts{Updater: u}})
-	return &Provider{Zones: zones, Service: srv.Root()}
+	root := srv.Root()
+	zs := adapter.Zones{Service: func(context.Context) (*zoneservice.Service, error) { return root, nil }}
+	return &Provider{Zones: zones, Service: zs}
 }
 
 // TestApplyChangesWire: the UPDATE messages ApplyChanges sends named, byte
