@@ -10,12 +10,15 @@ import (
 // zones its configuration names, as external-dns's webhook server sits on
 // its provider.Provider: the webhook's HTTP side (package
 // externaldns/webhook) translates the protocol onto it, and the
-// zone_api_external_dns handler (package externaldns) builds it over the
-// zone service's record operations (package externaldns/provider).
+// zone_api_external_dns handler (package externaldns) builds it (package
+// externaldns/provider) over ExternalDNSZones, this contract's records and
+// conditional apply.
 type ExternalDNSProvider interface {
 	// ZoneEndpoints returns the zone's RRsets of the types external-dns
 	// manages (A, AAAA, CNAME, TXT, SRV, NS but the apex's, PTR, MX,
-	// NAPTR, CAA) as endpoints, JSON-encoded as the comma-separated
+	// NAPTR, CAA) as endpoints, in the order of RecordReader.Records'
+	// RRsets (DNSSEC canonical order of names, then type number),
+	// JSON-encoded as the comma-separated
 	// elements of an array (nil when none), read from one zone transfer
 	// and kept while the zone's serial is unchanged (an unchanged zone
 	// costs one SOA query). Errors: those of RecordReader.Records.
