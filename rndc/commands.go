@@ -9,7 +9,8 @@ import (
 )
 
 // ValidZoneName reports whether zone is safe to put on an rndc command
-// line: a DNS name of letters, digits, '.', '_' and '-' (a trailing dot is
+// line: a DNS name of letters, digits, '.', '_', '-' and '/' (RFC 2317's
+// 0/25.2.0.192.in-addr.arpa: named reads it as one word; a trailing dot is
 // allowed, and "." means the root zone), no empty label, no label starting
 // with '-', labels of at most 63 and names of at most 253 characters.
 // Anything else (spaces, quotes, braces, semicolons) is rejected, so a zone
@@ -37,7 +38,7 @@ func ValidZoneName(zone string) error {
 		}
 		for i := 0; i < len(label); i++ {
 			c := label[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '/') {
 				r, _ := utf8.DecodeRuneInString(label[i:])
 				return fmt.Errorf("invalid zone name %q: character %q not allowed", zone, r)
 			}

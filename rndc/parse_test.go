@@ -98,8 +98,8 @@ func TestParseZoneStatus(t *testing.T) {
 }
 
 func TestValidZoneName(t *testing.T) {
-	good := []string{".", "example.com", "example.com.", "a", "_tcp.example.com", "xn--bcher-kva.example", "1.0.192.in-addr.arpa", "A-B.c_d", strings.Repeat("a", 63) + ".com"}
-	bad := []string{"", "..", "a..b", ".a", "-a.com", "a.-b", "a b", "a;b", `a"b`, "a{b", "a}b", "a\nb", "a/b", "a\\b", "é.com", strings.Repeat("a", 64) + ".com", strings.Repeat("abcdefghi.", 26), "x.test; halt", "-clean"}
+	good := []string{".", "example.com", "example.com.", "a", "_tcp.example.com", "xn--bcher-kva.example", "1.0.192.in-addr.arpa", "A-B.c_d", "0/25.2.0.192.in-addr.arpa", "a/b", strings.Repeat("a", 63) + ".com"}
+	bad := []string{"", "..", "a..b", ".a", "-a.com", "a.-b", "a b", "a;b", `a"b`, "a{b", "a}b", "a\nb", "a\\b", "é.com", strings.Repeat("a", 64) + ".com", strings.Repeat("abcdefghi.", 26), "x.test; halt", "-clean"}
 	for _, z := range good {
 		if err := ValidZoneName(z); err != nil {
 			t.Errorf("ValidZoneName(%q) = %v", z, err)

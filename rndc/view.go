@@ -21,6 +21,13 @@ func ZoneArg(zone, view string) (string, error) {
 	if err := ValidZoneName(zone); err != nil {
 		return "", err
 	}
+	if strings.Contains(zone, "/") {
+		// named's configuration parser (addzone, modzone) reads an
+		// unquoted '/' as a token of its own ("'{' expected near '/'"),
+		// and its command parser takes a quoted word whole: a name with
+		// '/' goes in quotes (ValidZoneName leaves no quote in it).
+		zone = `"` + zone + `"`
+	}
 	if view == "" {
 		return zone, nil
 	}

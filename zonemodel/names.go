@@ -43,6 +43,10 @@ func NormalizeZoneName(s string) (string, error) {
 
 // checkLabels checks dot-separated labels (no trailing dot) and returns a
 // message fragment like `label "a b" contains invalid character ' '`, or "".
+// A label may hold '/' (RFC 2317's classless in-addr.arpa zones, such as
+// 0/25.2.0.192.in-addr.arpa, which named serves and PowerDNS accepts): it
+// is an ordinary character in a DNS name, and the zone directory's file
+// names escape it (zonestore.FileBase).
 func checkLabels(s string, allowWildcard bool) string {
 	if strings.HasPrefix(s, ".") {
 		return "must not start with '.'"
@@ -71,7 +75,7 @@ func checkLabels(s string, allowWildcard bool) string {
 		}
 		for j := 0; j < len(l); j++ {
 			c := l[j]
-			if !isLabelChar(c) {
+			if !isLabelChar(c) && c != '/' {
 				if c == '*' && allowWildcard {
 					return fmt.Sprintf("label %q: '*' is allowed only as the whole first label", l)
 				}
@@ -179,6 +183,9 @@ func resolveMailbox(s, origin string) (string, string) {
 		if msg != "" {
 			return "", msg
 		}
+		if _, domain, _ := strings.Cut(n, "."); strings.Contains(domain, "/") {
+			return "", mailboxSlash(s, domain)
+		}
 		return n, ""
 	}
 	local, domain := s[:at], s[at+1:]
@@ -200,11 +207,22 @@ func resolveMailbox(s, origin string) (string, string) {
 	if msg != "" {
 		return "", "domain " + msg
 	}
+	if strings.Contains(d, "/") {
+		return "", mailboxSlash(s, d)
+	}
 	mbox := strings.ReplaceAll(strings.ToLower(local), ".", `\.`) + "." + d
 	if _, ok := dns.IsDomainName(mbox); !ok || len(mbox) > maxNameLen+1 {
 		return "", fmt.Sprintf("%q does not make a valid mailbox name", s)
 	}
 	return mbox, ""
+}
+
+// mailboxSlash is the refusal of a mailbox whose domain has a '/' in a
+// label: a zone may be named so (0/25.2.0.192.in-addr.arpa), but named's
+// check-names (fail in a primary zone) takes an SOA mailbox only in a
+// domain of host names, and refuses the whole zone otherwise.
+func mailboxSlash(s, domain string) string {
+	return fmt.Sprintf("%q: the mailbox's domain %s is not a host name (a '/' in a label), which named's check-names refuses in an SOA; give a mailbox in another domain, such as hostmaster@example.net", s, domain)
 }
 
 // absoluteIfInZone appends the root dot to a name that is the zone name or

@@ -24,7 +24,9 @@ func TestNormalizeZoneName(t *testing.T) {
 		{in: "../etc", err: "must not contain '..'"},
 		{in: ".example.com", err: "must not start with '.'"},
 		{in: "a b", err: `invalid character ' '`},
-		{in: "a/b", err: `invalid character '/'`},
+		{in: "a/b", want: "a/b"},
+		{in: "0/25.2.0.192.In-Addr.Arpa.", want: "0/25.2.0.192.in-addr.arpa"},
+		{in: "foo/bar.example", want: "foo/bar.example"},
 		{in: "a\nb", err: `invalid character '\n'`},
 		{in: "-x", err: "must not start or end with '-'"},
 		{in: "x-.com", err: "must not start or end with '-'"},
@@ -114,6 +116,12 @@ func TestNormalizeRejects(t *testing.T) {
 		{"soa ns bad", mutate(func(r *CreateZoneRequest) { r.ZoneConfig.SOA.PrimaryNS = "ns 1." }), "zoneConfig.soa.primaryNs", "invalid character ' '"},
 		{"admin empty", mutate(func(r *CreateZoneRequest) { r.ZoneConfig.SOA.AdminEmail = "" }), "zoneConfig.soa.adminEmail", "must not be empty"},
 		{"admin two at", mutate(func(r *CreateZoneRequest) { r.ZoneConfig.SOA.AdminEmail = "a@b@c" }), "zoneConfig.soa.adminEmail", "is not a mailbox"},
+		// A zone may have a '/' in its name, but named's check-names
+		// refuses an SOA mailbox there (before: the zone name was refused).
+		{"admin in a slash zone", mutate(func(r *CreateZoneRequest) {
+			r.ZoneName, r.ZoneConfig.SOA.PrimaryNS, r.ZoneConfig.NameServers, r.ZoneConfig.NameServerIPs = "0/25.2.0.192.in-addr.arpa", "ns1.example.net.", []string{"ns1.example.net."}, nil
+		}), "zoneConfig.soa.adminEmail", "named's check-names refuses in an SOA"},
+		{"admin @ a slash domain", mutate(func(r *CreateZoneRequest) { r.ZoneConfig.SOA.AdminEmail = "hostmaster@a/b.example" }), "zoneConfig.soa.adminEmail", "is not a host name"},
 		{"admin bad local", mutate(func(r *CreateZoneRequest) { r.ZoneConfig.SOA.AdminEmail = "a\"b@c.com" }), "zoneConfig.soa.adminEmail", "invalid character '\"'"},
 		{"soa refresh", mutate(func(r *CreateZoneRequest) { r.ZoneConfig.SOA.Refresh = u32(1 << 31) }), "zoneConfig.soa.refresh", "at most"},
 		{"ns bad", mutate(func(r *CreateZoneRequest) { r.ZoneConfig.NameServers = []string{"ns1", "bad..name."} }), "zoneConfig.nameServers[1]", "'..'"},

@@ -20,11 +20,11 @@ func RemoveKeyFiles(dir, zone string) ([]string, error) {
 	if err := checkZone(zone); err != nil {
 		return nil, fmt.Errorf("removing key files: %w", err)
 	}
-	keys, err := filepath.Glob(filepath.Join(dir, "K"+zone+".+*"))
+	prefix := keyFilePrefix(zone)
+	keys, err := filepath.Glob(filepath.Join(dir, prefix+"+*"))
 	if err != nil {
 		return nil, fmt.Errorf("removing key files: %w", err)
 	}
-	prefix := "K" + zone + "."
 	var removed []string
 	var errs []error
 	for _, k := range keys {
@@ -146,8 +146,12 @@ func (s *Store) ZoneFiles() ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), ".zone")
-		if !ok || !e.Type().IsRegular() || checkZone(name) != nil {
+		base, ok := strings.CutSuffix(e.Name(), ".zone")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		name, ok := ZoneOfFileBase(base)
+		if !ok {
 			continue
 		}
 		out = append(out, name)
@@ -170,8 +174,8 @@ func (s *Store) MoveAside(zone string) (string, error) {
 	stamp := fmt.Sprintf(".%d", time.Now().UnixNano())
 	var moved string
 	for _, suf := range []string{".zone", ".zone.jnl"} {
-		src := filepath.Join(s.dir, zone+suf)
-		dst := filepath.Join(od, zone+suf+stamp)
+		src := filepath.Join(s.dir, FileBase(zone)+suf)
+		dst := filepath.Join(od, FileBase(zone)+suf+stamp)
 		if err := os.Rename(src, dst); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue

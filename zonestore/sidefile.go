@@ -51,9 +51,9 @@ func checkSideKind(kind string) error {
 }
 
 // SideFilePath is the path of the zone's side file of kind:
-// <dir>/<zone>.<kind>.json.
+// <dir>/<base>.<kind>.json, base being the zone's FileBase.
 func (s *Store) SideFilePath(zone, kind string) string {
-	return filepath.Join(s.dir, zone+"."+kind+".json")
+	return filepath.Join(s.dir, FileBase(zone)+"."+kind+".json")
 }
 
 // ReadSideFile reads the zone's side file of kind whole; ok is false when
@@ -231,8 +231,10 @@ func (s *Store) SideFileZones(kind string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, e := range ents {
 		n := e.Name()
-		if zone, ok := strings.CutSuffix(n, suffix); ok && !strings.HasPrefix(n, ".") && e.Type().IsRegular() && checkZone(zone) == nil {
-			out[zone] = true
+		if base, ok := strings.CutSuffix(n, suffix); ok && !strings.HasPrefix(n, ".") && e.Type().IsRegular() {
+			if zone, ok := ZoneOfFileBase(base); ok {
+				out[zone] = true
+			}
 		}
 	}
 	return out, nil

@@ -76,10 +76,11 @@ func (s *Store) Close() error {
 // Dir returns the absolute path of the zone directory.
 func (s *Store) Dir() string { return s.dir }
 
-// FilePath returns the path of the zone's master file, <dir>/<zone>.zone.
-// The zone name must be canonical (see NormalizeZoneName).
+// FilePath returns the path of the zone's master file, <dir>/<base>.zone,
+// base being the zone's FileBase (its name, '/' as %2F). The zone name
+// must be canonical (see NormalizeZoneName).
 func (s *Store) FilePath(zone string) string {
-	return filepath.Join(s.dir, zone+".zone")
+	return filepath.Join(s.dir, FileBase(zone)+".zone")
 }
 
 // checkZone ensures a zone name is canonical, so it is safe in a path.
@@ -387,17 +388,18 @@ func (s *Store) RemoveZoneFiles(zone string) ([]string, error) {
 	}
 	var candidates []string
 	for _, suf := range zoneFileSuffixes {
-		candidates = append(candidates, filepath.Join(s.dir, zone+suf))
+		candidates = append(candidates, filepath.Join(s.dir, FileBase(zone)+suf))
 	}
 	for _, kind := range sideKinds {
 		candidates = append(candidates, s.SideFilePath(zone, kind))
 	}
-	// The zone name holds no glob metacharacters (checked above).
-	keys, err := filepath.Glob(filepath.Join(s.dir, "K"+zone+".+*"))
+	// The key file prefix holds no glob metacharacters (a canonical name,
+	// '/' and '%' escaped).
+	prefix := keyFilePrefix(zone)
+	keys, err := filepath.Glob(filepath.Join(s.dir, prefix+"+*"))
 	if err != nil {
 		return nil, fmt.Errorf("removing zone files: %w", err)
 	}
-	prefix := "K" + zone + "."
 	for _, k := range keys {
 		if keyFileRE.MatchString(filepath.Base(k)[len(prefix):]) {
 			candidates = append(candidates, k)
