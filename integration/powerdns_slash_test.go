@@ -19,24 +19,29 @@ import (
 // by PATCH and served by named (a PTR record at 1.0/25.2.0.192.in-
 // addr.arpa); its file is one file of the zone directory (the '/' written
 // %2F, as named writes its key files), and its delete takes its files.
-// Its SOA's mailbox is in another domain: named's check-names refuses one
-// under the zone's name, as PowerDNS's default SOA has it (422, saying
-// so). Before, the create was 422 ("invalid character '/'").
+// named's check-names refuses an SOA mailbox under the zone's name (422,
+// saying so), so PowerDNS's default SOA (hostmaster.<zone>) has its
+// mailbox at the nearest name without '/'. Before, the create was 422
+// ("invalid character '/'").
 func TestPowerDNSSlashNames(t *testing.T) {
 	c := startPDNS(t, "")
 	const z = "0/25.2.0.192.in-addr.arpa."
 	const id = "0=2F25.2.0.192.in-addr.arpa."
-	// PowerDNS's default SOA names the mailbox hostmaster.<zone>, whose
-	// domain named's check-names refuses (it is not a host name): refused
-	// before named hears of it, saying why.
-	r := c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": z, "kind": "Native", "nameservers": []string{"ns1.example.com."}})
+	// An SOA mailbox hostmaster.<zone>, whose domain named's check-names
+	// refuses (it is not a host name): refused before named hears of it,
+	// saying why.
+	soa := rrset(z, "SOA", "", 3600, "a.misconfigured.dns.server.invalid. hostmaster."+z+" 1 10800 3600 604800 3600")
+	delete(soa, "changetype")
+	r := c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": z, "kind": "Native", "nameservers": []string{"ns1.example.com."}, "rrsets": []map[string]any{soa}})
 	pdnsError(t, r, 422, "check-names")
 	if names := dirNames(t, c.ns.ZoneDir); len(names) != 0 {
 		t.Errorf("files written for the refused create: %v", names)
 	}
-	soa := rrset(z, "SOA", "", 3600, "a.misconfigured.dns.server.invalid. hostmaster.example.net. 1 10800 3600 604800 3600")
-	delete(soa, "changetype")
-	r = createPDNSZone(t, c, z, map[string]any{"rrsets": []map[string]any{soa}})
+	// PowerDNS's default SOA: its mailbox at the nearest name without '/'.
+	r = createPDNSZone(t, c, z, nil)
+	if got := contents(rrsetOf(r, z, "SOA")); len(got) != 1 || !strings.HasPrefix(got[0], "a.misconfigured.dns.server.invalid. hostmaster.2.0.192.in-addr.arpa. ") {
+		t.Errorf("default SOA %v, want its mailbox hostmaster.2.0.192.in-addr.arpa.", got)
+	}
 	if r.str("id") != id || r.str("name") != z {
 		t.Errorf("create answered id %q name %q, want %q %q", r.str("id"), r.str("name"), id, z)
 	}

@@ -239,7 +239,7 @@ func defaultSOA(name string, serial *uint32) *zonemodel.SOA {
 	if serial != nil {
 		sr = *serial
 	}
-	return &zonemodel.SOA{PrimaryNS: defaultSOAMName, AdminEmail: "hostmaster." + name, Serial: &sr,
+	return &zonemodel.SOA{PrimaryNS: defaultSOAMName, AdminEmail: DefaultMailbox(name), Serial: &sr,
 		Refresh: &refresh, Retry: &retry, Expire: &expire, NegativeTTL: &minimum}
 }
 

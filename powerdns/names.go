@@ -122,3 +122,19 @@ func InZone(name, zone string) bool {
 	name, origin := strings.ToLower(FQDN(name)), strings.ToLower(FQDN(zone))
 	return name == origin || origin == "." || strings.HasSuffix(name, "."+origin)
 }
+
+// DefaultMailbox is the mailbox of PowerDNS's default SOA for the zone
+// name (with its trailing dot): hostmaster.<zone>, as its
+// default-soa-content "hostmaster.@" gives; but for a zone with a '/' in
+// a label (0/25.2.0.192.in-addr.arpa.) hostmaster at the nearest
+// enclosing name without one (hostmaster.2.0.192.in-addr.arpa.), since
+// named's check-names refuses an SOA mailbox whose domain is not a host
+// name, and the zone with it.
+func DefaultMailbox(name string) string {
+	name = FQDN(name)
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i:]
+		name = name[strings.IndexByte(name, '.')+1:]
+	}
+	return "hostmaster." + strings.TrimPrefix(name, ".")
+}

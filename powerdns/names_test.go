@@ -75,3 +75,25 @@ func TestCanonicalName(t *testing.T) {
 func contains(s, sub string) bool {
 	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))
 }
+
+// TestDefaultMailbox: PowerDNS's default SOA names hostmaster.<zone>;
+// for a zone named with '/' (whose hostmaster.<zone> named's check-names
+// refuses) the nearest enclosing name without '/'. Failed before: the
+// default SOA was always hostmaster.<zone>.
+func TestDefaultMailbox(t *testing.T) {
+	for name, want := range map[string]string{
+		"example.com.":               "hostmaster.example.com.",
+		"example.com":                "hostmaster.example.com.",
+		".":                          "hostmaster.",
+		"0/25.2.0.192.in-addr.arpa.": "hostmaster.2.0.192.in-addr.arpa.",
+		"foo/bar.x/y.example.":       "hostmaster.example.",
+		"a/b.":                       "hostmaster.",
+	} {
+		if got := DefaultMailbox(name); got != want {
+			t.Errorf("DefaultMailbox(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if m := defaultSOA("0/25.2.0.192.in-addr.arpa.", nil).AdminEmail; m != "hostmaster.2.0.192.in-addr.arpa." {
+		t.Errorf("defaultSOA's mailbox = %q", m)
+	}
+}
