@@ -184,7 +184,10 @@ type RecordApplier interface {
 	// not answer in time (504: applied or not is unknown, nothing rolled
 	// back). Not idempotent as such: an add of a record present is a
 	// no-op, a delete of one absent too, so a retry of the same changes
-	// leaves the same records but may bump the serial again.
+	// leaves the same records but may bump the serial again. A replace
+	// of the apex SOA RRset with one record sets the zone's SOA in the
+	// same UPDATE: its serial when above the zone's, else the next one
+	// (named serves no lower serial), so new is the serial named serves.
 	Apply(ctx context.Context, zone string, changes []zonemodel.Change) (old, new uint32, err error)
 }
 

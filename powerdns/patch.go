@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -96,8 +97,10 @@ func (p *Plan) Explain(field, message string) string {
 //
 // The same name and type twice, a missing or unknown changetype, a name
 // outside the zone, a duplicate record, two records in a CNAME, disabled
-// records, non-empty comments, ALIAS and LUA, and SOA changes are
-// refused with an *InputError. Record content is checked by the zone
+// records, non-empty comments, ALIAS and LUA, and an SOA deleted,
+// extended or pruned are refused with an *InputError. An SOA replaced
+// (one record) sets the zone's SOA in the same UPDATE, its serial edited
+// by the zone's SOA-EDIT-API first (Plan.EditSOA). Record content is checked by the zone
 // service when the plan is applied.
 func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 	p := &Plan{}
@@ -139,10 +142,10 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 		if typ == "DNSKEY" {
 			return nil, inputErr("RRset %s: DNSKEY records are BIND's to publish: named signs a zone only with keys it holds (dnssec: true, or cryptokeys), and refuses a DNSKEY record it has no private key for", label)
 		}
-		if typ == "SOA" {
-			return nil, inputErr("RRset %s: the SOA record is maintained by BIND, which sets its serial on every change; it cannot be replaced or deleted through the API", label)
+		if typ == "SOA" && (ct != ChangeReplace || s.Records != nil && len(s.Records) == 0) {
+			return nil, inputErr("RRset %s: the SOA RRset can only be replaced (changetype REPLACE, one record): BIND serves a zone only with its SOA", label)
 		}
-		if _, err := zonemodel.ParseRecordType(typ); err != nil {
+		if _, err := zonemodel.ParseRecordType(typ); err != nil && typ != "SOA" {
 			if strings.Contains(err.Error(), "not a known record type") {
 				return nil, inputErr("RRset %s: unknown type given", label)
 			}
@@ -210,6 +213,11 @@ func PlanPatch(zone string, sets []RRset) (*Plan, error) {
 				dup[k] = true
 				values = append(values, r.Content)
 			}
+			if typ == "SOA" {
+				if _, err := soaSerial(values[0]); err != nil {
+					return nil, inputErr("RRset %s: %v", label, err)
+				}
+			}
 			ttl := *s.TTL
 			add(zonemodel.Change{Op: zonemodel.OpReplace, Values: values, TTL: &ttl})
 		case ChangeExtend, ChangePrune:
@@ -271,4 +279,78 @@ func (a *API) allowRecords(w http.ResponseWriter, r *http.Request, zone string, 
 		}
 	}
 	return true
+}
+
+// EditSOA applies SOA-EDIT-API api (with SOA-EDIT edit) to the serial of
+// the SOA the plan sets, as PowerDNS does to an SOA given in a PATCH or
+// a PUT of rrsets (an empty api keeps the serial given). The zone service
+// then takes that serial when it is above the zone's, and otherwise the
+// next one: BIND serves no lower serial.
+func (p *Plan) EditSOA(api, edit string, now time.Time) {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Type != "SOA" || len(c.Values) != 1 {
+			continue
+		}
+		given, err := soaSerial(c.Values[0])
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(c.Values[0])
+		f[2] = strconv.FormatUint(uint64(CreateSerial(given, api, edit, now)), 10)
+		c.Values = []string{strings.Join(f, " ")}
+	}
+}
+
+// SetsSOA reports whether the plan sets the zone's SOA.
+func (p *Plan) SetsSOA() bool {
+	for _, c := range p.Changes {
+		if c.Type == "SOA" {
+			return true
+		}
+	}
+	return false
+}
+
+// soaSerial is the serial of SOA content ("mname rname serial refresh
+// retry expire minimum").
+func soaSerial(content string) (uint32, error) {
+	var soa zonemodel.SOA
+	if err := soaFromContent(content, &soa, false); err != nil {
+		return 0, err
+	}
+	return *soa.Serial, nil
+}
+
+// editPlanSOA edits the serial of the SOA a PATCH sets by the zone's
+// SOA-EDIT-API and SOA-EDIT, read from its side file (DEFAULT when not
+// kept), answering a failure itself (not ok). Only a plan that sets the
+// SOA reads the zone.
+func (a *API) editPlanSOA(w http.ResponseWriter, r *http.Request, name string, plan *Plan) bool {
+	if !plan.SetsSOA() {
+		return true
+	}
+	z, ok := a.zone(w, r, name)
+	if !ok {
+		return false
+	}
+	d, err := a.loadData(z)
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return false
+	}
+	plan.EditSOA(soaEditsOf(d, nil), d.SOAEdit, time.Now())
+	return true
+}
+
+// soaEditsOf is the zone's SOA-EDIT-API: api when given (a PUT's),
+// else the one its side data keeps, DEFAULT when none.
+func soaEditsOf(d *zoneData, api *string) string {
+	switch {
+	case api != nil:
+		return *api
+	case d.SOAEditAPI != nil:
+		return *d.SOAEditAPI
+	}
+	return SOAEditAPIDefault
 }

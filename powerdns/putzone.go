@@ -94,6 +94,18 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		if plan, side, ok = a.contentPlan(w, r, name, req.RRsets); !ok || !a.allowRecords(w, r, name, append(slices.Clone(plan.Sets), sideOnlySets(plan, side)...)) {
 			return
 		}
+		// The SOA given is edited by the zone's SOA-EDIT-API, or the
+		// one this request sets, as PowerDNS does.
+		d, err := a.loadData(z)
+		if err != nil {
+			a.fail(w, err, nil, false)
+			return
+		}
+		edit := d.SOAEdit
+		if req.SOAEdit != nil {
+			edit = *req.SOAEdit
+		}
+		plan.EditSOA(soaEditsOf(d, req.SOAEditAPI), edit, time.Now())
 	}
 	if changed {
 		if err := a.Service.Modify(r.Context(), name, ch); err != nil {
@@ -148,7 +160,8 @@ func putsData(req *ZoneRequest) bool {
 
 // contentPlan plans the replacement of the zone's RRsets with sets (PUT
 // with rrsets): a DELETE of every RRset not given (SOA and apex NS are
-// kept unless given) and a REPLACE of every one given, for one UPDATE.
+// kept unless given) and a REPLACE of every one given, the SOA included
+// (set in the same UPDATE), for one UPDATE.
 // It answers the failure itself (not ok).
 func (a *API) contentPlan(w http.ResponseWriter, r *http.Request, name string, sets []RRset) (*Plan, []sideChange, bool) {
 	byName := map[string][]string{}
@@ -170,9 +183,6 @@ func (a *API) contentPlan(w http.ResponseWriter, r *http.Request, name string, s
 	var patch []RRset
 	replace, del := ChangeReplace, ChangeDelete
 	for _, s := range sets {
-		if strings.EqualFold(s.Type, "SOA") {
-			continue // BIND keeps the SOA
-		}
 		n, _ := CanonicalName(s.Name)
 		given[n+" "+strings.ToUpper(s.Type)] = true
 		s.ChangeType = &replace

@@ -337,7 +337,7 @@ func (a *API) patchZone(w http.ResponseWriter, r *http.Request, zone string) {
 		a.fail(w, err, nil, false)
 		return
 	}
-	if !a.allowRecords(w, r, name, append(slices.Clone(plan.Sets), sideOnlySets(plan, side)...)) {
+	if !a.allowRecords(w, r, name, append(slices.Clone(plan.Sets), sideOnlySets(plan, side)...)) || !a.editPlanSOA(w, r, name, plan) {
 		return
 	}
 	if a.sideTouched(name, side) {

@@ -3,6 +3,7 @@ package zoneservice
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,66 @@ func (s *Service) ApplyChanges(ctx context.Context, zone string, changes []zonem
 	return s.change(ctx, zone, "batch", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
 		return s.Updater.Batch(ctx, zone, changes, opt)
 	})
+}
+
+// ApplyChangesSettingSOA is ApplyChanges for a front end whose changes
+// may set the zone's SOA (PowerDNS's PATCH or PUT of the SOA RRset): a
+// replace of the apex SOA RRset with one record is not refused but sets
+// that SOA in the same UPDATE as the other changes, all or nothing, with
+// its serial when that is above the zone's and otherwise the serial
+// method's next one (named takes no SOA whose serial is not higher), so
+// that the result's serial is the one named serves. Any other change of
+// the SOA is refused as by ApplyChanges.
+func (s *Service) ApplyChangesSettingSOA(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+	rest, soa, err := splitSOA(zone, changes)
+	if err != nil || soa == nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.ApplyChanges(ctx, zone, changes, ifSerial)
+	}
+	return s.change(ctx, zone, "batch", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		opt.SOA = soa
+		return s.Updater.Batch(ctx, zone, rest, opt)
+	})
+}
+
+// splitSOA takes out of changes the one that sets the SOA: a replace of
+// the apex SOA RRset with one record, parsed. Other SOA changes are left
+// for the batch, which refuses them.
+func splitSOA(zone string, changes []zonemodel.Change) ([]zonemodel.Change, *dns.SOA, error) {
+	idx := -1
+	for i, c := range changes {
+		if !zonemodel.IsSOAType(c.Type) || c.Op != zonemodel.OpReplace || len(c.Values) != 1 {
+			continue
+		}
+		if n, err := zonemodel.NormalizeRecordName(c.Name, zone); err != nil || !strings.EqualFold(n, zone+".") || idx >= 0 {
+			continue
+		}
+		idx = i
+	}
+	if idx < 0 {
+		return changes, nil, nil
+	}
+	c := changes[idx]
+	ttl := uint32(0)
+	if c.TTL != nil {
+		ttl = *c.TTL
+	}
+	field := "changes[" + strconv.Itoa(idx) + "]"
+	rr, err := dns.NewRR(dns.Fqdn(zone) + " " + strconv.FormatUint(uint64(ttl), 10) + " IN SOA " + c.Values[0])
+	soa, ok := rr.(*dns.SOA)
+	if err != nil || !ok {
+		ve := &zonemodel.ValidationError{}
+		ve.Add(field+".values[0]", "is not SOA data (MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM)")
+		return nil, nil, ve
+	}
+	if c.TTL == nil {
+		soa.Hdr.Ttl = soa.Minttl
+	}
+	rest := make([]zonemodel.Change, 0, len(changes)-1)
+	rest = append(append(rest, changes[:idx]...), changes[idx+1:]...)
+	return rest, soa, nil
 }
 
 // ApplyUpdate sends one UPDATE of the zone made of RFC 2136

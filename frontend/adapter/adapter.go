@@ -117,13 +117,14 @@ func (b Zones) Records(ctx context.Context, zone string) (uint32, []zonemodel.RR
 	return snap.Serial(), snap.RRsets(), nil
 }
 
-// Apply applies the changes as one UPDATE.
+// Apply applies the changes as one UPDATE; a replace of the apex SOA
+// RRset sets the SOA in it (zoneservice's ApplyChangesSettingSOA).
 func (b Zones) Apply(ctx context.Context, zone string, changes []zonemodel.Change) (uint32, uint32, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	res, err := s.ApplyChanges(ctx, zone, changes, nil)
+	res, err := s.ApplyChangesSettingSOA(ctx, zone, changes, nil)
 	if err != nil {
 		return 0, 0, recordErr(s, zone, "batch", err)
 	}
