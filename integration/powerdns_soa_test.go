@@ -48,6 +48,15 @@ func TestPowerDNSPatchSOA(t *testing.T) {
 	if soa := contents(rrsetOf(g, "soa.test.", "SOA")); !slices.Equal(soa, []string{content}) {
 		t.Errorf("GET gives the SOA %v, want %q", soa, content)
 	}
+	// An RNAME written as an address reads back as given
+	// (test_only_at_apex_0_SOA), where named's text escapes the "@".
+	content = fmt.Sprintf("ns1.example.org. test@example.org. %d 10800 3600 604800 1800", given+1)
+	expect(t, pdnsPatch(c, "soa.test.", rrset("soa.test.", "SOA", "REPLACE", 3600, content)), 204, "PATCH of the SOA with an @ in its RNAME")
+	g = c.pdns(pdnsKey, "GET", zonesPath+"/soa.test.", nil)
+	if soa := contents(rrsetOf(g, "soa.test.", "SOA")); !slices.Equal(soa, []string{content}) {
+		t.Errorf("GET gives the SOA %v, want %q", soa, content)
+	}
+	given++
 	pdnsError(t, pdnsPatch(c, "soa.test.", rrset("sub.soa.test.", "SOA", "REPLACE", 3600, content)), 422, "only allowed at apex")
 	pdnsError(t, pdnsPatch(c, "soa.test.", rrset("soa.test.", "SOA", "DELETE", 0)), 422, "the SOA RRset can only be replaced")
 	// A serial not above the zone's: named's next one, the rest as given.

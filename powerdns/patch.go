@@ -354,3 +354,33 @@ func soaEditsOf(d *zoneData, api *string) string {
 	}
 	return SOAEditAPIDefault
 }
+
+// soaContent is SOA content as PowerDNS shows it: its MNAME and RNAME
+// escape only what PowerDNS escapes in a name (a dot or a backslash
+// inside a label, and bytes that are not printable, as \DDD), where the
+// content read from named escapes zone-file specials too ("test\@"):
+// an RNAME given as "test@example.org." reads back as given
+// (test_only_at_apex_0_SOA).
+func soaContent(v string) string {
+	f := strings.Fields(v)
+	if len(f) != 7 {
+		return v
+	}
+	for i := 0; i < 2; i++ {
+		var b strings.Builder
+		name := f[i]
+		for j := 0; j < len(name); j++ {
+			c := name[j]
+			if c == '\\' && j+1 < len(name) && name[j+1] > ' ' && name[j+1] < 0x7f && name[j+1] != '.' && name[j+1] != '\\' && (name[j+1] < '0' || name[j+1] > '9') {
+				continue // \@, \; \( \) \" \$: the character itself
+			}
+			b.WriteByte(c)
+			if c == '\\' && j+1 < len(name) {
+				j++
+				b.WriteByte(name[j])
+			}
+		}
+		f[i] = b.String()
+	}
+	return strings.Join(f, " ")
+}

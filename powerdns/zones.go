@@ -48,6 +48,9 @@ func rrsetObjects(sets []zonemodel.RRset, g *auth.Grant, name, typ string) []RRs
 		ttl := s.TTL
 		rs := RRset{Name: s.Name, Type: s.Type, TTL: &ttl, Records: make([]Record, len(s.Values)), Comments: []Comment{}}
 		for i, v := range s.Values {
+			if s.Type == "SOA" {
+				v = soaContent(v)
+			}
 			rs.Records[i] = Record{Content: v}
 		}
 		out = append(out, rs)
