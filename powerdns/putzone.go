@@ -9,7 +9,7 @@ import (
 
 // putZone answers PUT /zones/{id}: changes what maps onto BIND (masters
 // of a Slave zone; dnssec true signs the zone with BIND's default
-// dnssec-policy), accepts what has no BIND meaning (soa_edit_api,
+// dnssec-policy, dnssec false turns it to insecure), accepts what has no BIND meaning (soa_edit_api,
 // soa_edit, api_rectify, account, nsec3param) without storing it, and
 // refuses a change of kind between Master and Slave or a catalog (422).
 // With "rrsets" (PowerDNS 4.9+) the zone's content is replaced: every
@@ -54,11 +54,14 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		ch.Primaries, changed = &m, true
 	}
 	if req.DNSSEC != nil && *req.DNSSEC != z.Signed {
-		if !*req.DNSSEC {
-			WriteError(w, http.StatusUnprocessableEntity, "turning DNSSEC off is not done in one step in BIND: set the zone's dnssecPolicy to \"insecure\" through the zone API, and remove it once the DS is gone from the parent")
-			return
-		}
+		// dnssec false is PowerDNS's removal of the keys: BIND 9.18's
+		// dnssec-policy insecure, whose keys named removes at once when
+		// no DS was published for them (the zone service waits for it),
+		// and only once that is safe otherwise.
 		p := "default"
+		if !*req.DNSSEC {
+			p = "insecure"
+		}
 		ch.DNSSECPolicy, changed = &p, true
 	}
 	for _, k := range append(append([]string{}, req.MasterTSIG...), req.SlaveTSIG...) {

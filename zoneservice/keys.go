@@ -82,25 +82,47 @@ const keysNudge = time.Second
 // such a zone stayed unsigned until named's next periodic key check
 // (dnssec-loadkeys-interval, an hour by default).
 func (s *Service) awaitKeys(ctx context.Context, zone string) []DNSKey {
+	keys, _ := s.pollKeys(ctx, zone, func(keys []DNSKey) bool { return len(keys) > 0 })
+	return keys
+}
+
+// awaitNoKeys waits until named no longer publishes the zone's DNSKEYs,
+// as awaitKeys waits for them: a modify that turns a signed zone's
+// dnssec-policy to insecure waits for the keys to go, so that the zone is
+// unsigned when the change is answered (PowerDNS's dnssec false). named
+// removes them within a second when no DS was ever published for them
+// (the key manager's DS state is hidden: nothing can depend on them); once
+// a DS was (rndc dnssec -checkds), it keeps them until the transition is
+// safe, and the modify is answered after keysWait with them still there.
+// It reports whether they are gone.
+func (s *Service) awaitNoKeys(ctx context.Context, zone string) bool {
+	_, ok := s.pollKeys(ctx, zone, func(keys []DNSKey) bool { return len(keys) == 0 })
+	return ok
+}
+
+// pollKeys reads the zone's DNSKEYs until done says they are as awaited
+// (awaitKeys, awaitNoKeys), asking named to run its key manager every
+// keysNudge, for at most keysWait.
+func (s *Service) pollKeys(ctx context.Context, zone string, done func([]DNSKey) bool) ([]DNSKey, bool) {
 	start := time.Now()
 	deadline, nudge := start.Add(keysWait), start.Add(keysNudge)
 	failed := 0
 	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
 		keys, err := s.Keys(ctx, zone)
 		switch {
-		case err == nil && len(keys) > 0:
-			return keys
+		case err == nil && done(keys):
+			return keys, true
 		case errors.Is(err, dnsupdate.ErrNoUpdateKey):
-			return nil
+			return nil, false
 		case err != nil:
 			if failed++; failed == 3 {
-				return nil
+				return nil, false
 			}
 		default:
 			failed = 0
 		}
 		if time.Now().Add(wait).After(deadline) {
-			return nil
+			return nil, false
 		}
 		if time.Now().After(nudge) {
 			_ = s.LoadKeys(ctx, zone) // a failure: the next poll or nudge
@@ -108,7 +130,7 @@ func (s *Service) awaitKeys(ctx context.Context, zone string) []DNSKey {
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return nil, false
 		case <-time.After(wait):
 		}
 	}

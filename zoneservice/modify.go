@@ -400,6 +400,15 @@ func signing(zc *rndc.ZoneStatement) bool {
 	return ok && p != "none" && p != "insecure" && zc.Type() == "primary"
 }
 
+// goingInsecure reports whether zc's primary zone is to leave DNSSEC:
+// dnssec-policy insecure, BIND 9.18's way out, in which named removes the
+// keys and signatures once that is safe.
+func goingInsecure(zc *rndc.ZoneStatement) bool {
+	v, _ := zc.Get("dnssec-policy")
+	p, ok := v.Text()
+	return ok && p == "insecure" && zc.Type() == "primary"
+}
+
 // Modified is what Modify did (zonemodel.Modified).
 type Modified = zonemodel.Modified
 
@@ -426,7 +435,7 @@ func (s *Service) Modify(ctx context.Context, name string, ch *SettingsChange) (
 	if _, managed, _ := s.Store.Get(name); !managed && s.fromNamedConf(ctx, name) {
 		return nil, newErr(ErrNamedConf, name, "", "zone "+name+" is configured in named.conf, which modzone cannot change durably (named takes named.conf's statement back at its next reconfig or restart): change named.conf and run rndc reconfig", nil)
 	}
-	wasSigned := signed(zc)
+	wasSigned, wasSigning := signed(zc), signing(zc)
 	if err := zch.apply(zc); err != nil {
 		return nil, newErr(ErrInvalid, name, "", "invalid change", err)
 	}
@@ -448,8 +457,11 @@ func (s *Service) Modify(ctx context.Context, name string, ch *SettingsChange) (
 		}
 		return nil, e
 	}
-	if !wasSigned && signing(zc) {
+	if !wasSigning && signing(zc) {
 		s.awaitKeys(ctx, name)
+	}
+	if wasSigning && goingInsecure(zc) {
+		s.awaitNoKeys(ctx, name)
 	}
 	res := &Modified{Details: text}
 	if after, err := s.Control.ShowZoneStatement(ctx, name); err == nil {
