@@ -151,26 +151,26 @@ type Inventory struct {
 	// and the zonestatus commands, for tests and metrics.
 	Fetches, StatusCalls atomic.Int64
 
-	mu        sync.Mutex
-	snap      *Snapshot
-	origins   map[string]string // source by Key, of the zones of the last fetch
-	learning  bool              // a classification runs
-	learned   chan struct{}     // closed when it ends
-	lastUse   time.Time
-	running   bool
-	kick      chan struct{}
-	stop      chan struct{}
-	refreshM  sync.Mutex    // one refresh at a time
-	gen       uint64        // bumped by Forget, so a refresh begun before it does not resurrect
-	snapGen   uint64        // the last Snapshot.Gen
-	lastDur   time.Duration // how long the last refresh took
-	wanted    bool          // a read of named begun after wantAfter is asked for
-	wantAfter time.Time
-	loadM     sync.Mutex // one Load at a time
-	loaded    bool       // Load was tried
-	saving    bool       // a save runs
-	dirty     bool       // a snapshot was published since the save began
-	savedSum  [32]byte   // what the last save wrote (its SHA-256)
+	mu         sync.Mutex
+	snap       *Snapshot
+	learnedSrc map[forgetKey]string // what the classification running learned so far
+	learning   bool                 // a classification runs
+	learned    chan struct{}        // closed when it ends
+	lastUse    time.Time
+	running    bool
+	kick       chan struct{}
+	stop       chan struct{}
+	refreshM   sync.Mutex    // one refresh at a time
+	gen        uint64        // bumped by Forget, so a refresh begun before it does not resurrect
+	snapGen    uint64        // the last Snapshot.Gen
+	lastDur    time.Duration // how long the last refresh took
+	wanted     bool          // a read of named begun after wantAfter is asked for
+	wantAfter  time.Time
+	loadM      sync.Mutex // one Load at a time
+	loaded     bool       // Load was tried
+	saving     bool       // a save runs
+	dirty      bool       // a snapshot was published since the save began
+	savedSum   [32]byte   // what the last save wrote (its SHA-256)
 }
 
 // ErrNoStatistics means no statistics channel is configured.
@@ -315,25 +315,35 @@ func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 		return nil, inv.failedRead(err)
 	}
 	inv.mu.Lock()
-	origins := make(map[string]string, len(zones))
+	// Each zone's source is the last snapshot's (both sorted: one walk,
+	// no map of every zone), else what a classification running learned,
+	// else the index's, else to be asked.
+	var prev []Zone
+	if inv.snap != nil {
+		prev = inv.snap.zones
+	}
 	var todo []Zone
+	j := 0
 	for i := range zones {
 		z := &zones[i]
-		k := z.Key()
-		switch src, ok := inv.origins[k]; {
-		case ok:
+		for j < len(prev) && compareZones(&prev[j], z) < 0 {
+			j++
+		}
+		if j < len(prev) && prev[j].Source != "" && compareZones(&prev[j], z) == 0 {
+			z.Source = prev[j].Source
+			continue
+		}
+		if src, ok := inv.learnedSrc[forgetKey{z.Name, z.View}]; ok {
 			z.Source = src
+			continue
+		}
+		switch {
 		case inv.Indexed != nil && inv.Indexed(z.Name, z.View):
 			z.Source = SourceNZD
 		case inv.Status != nil:
 			todo = append(todo, *z)
-			continue
-		default:
-			continue
 		}
-		origins[k] = z.Source
 	}
-	inv.origins = origins
 	inv.snapGen++
 	snap := &Snapshot{zones: zones, Views: views, Taken: time.Now(), Gen: inv.snapGen, asked: asked}
 	inv.snap = snap
@@ -376,8 +386,8 @@ func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 }
 
 // learn classifies zones by Status, at most Parallel at once and Rate a
-// second, records what it learns in origins, and then publishes a copy of
-// the snapshot with the sources learned. Zones a refresh no longer finds
+// second, records what it learns in learnedSrc, and then publishes a copy
+// of the snapshot with the sources learned. Zones a refresh no longer finds
 // are not asked. It closes done when it ends.
 func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 	defer close(done)
@@ -407,9 +417,10 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 					src = SourceNZD
 				}
 				inv.mu.Lock()
-				if inv.origins != nil {
-					inv.origins[z.Key()] = src
+				if inv.learnedSrc == nil {
+					inv.learnedSrc = map[forgetKey]string{}
 				}
+				inv.learnedSrc[forgetKey{z.Name, z.View}] = src
 				inv.mu.Unlock()
 			}
 		}()
@@ -419,10 +430,11 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 			<-tick.C
 		}
 		inv.mu.Lock()
-		_, known := inv.origins[z.Key()]
-		present := false
+		known, present := false, false
 		if inv.snap != nil {
-			_, present = inv.snap.Find(z.Name, z.View)
+			var cur *Zone
+			cur, present = inv.snap.Find(z.Name, z.View)
+			known = present && cur.Source != ""
 		}
 		inv.mu.Unlock()
 		if known || !present {
@@ -435,6 +447,8 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	inv.learning = false
+	learned := inv.learnedSrc
+	inv.learnedSrc = nil
 	if inv.snap == nil {
 		return
 	}
@@ -442,7 +456,7 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 	zs := slices.Clone(old.zones)
 	for i := range zs {
 		if zs[i].Source == "" {
-			zs[i].Source = inv.origins[zs[i].Key()]
+			zs[i].Source = learned[forgetKey{zs[i].Name, zs[i].View}]
 		}
 	}
 	inv.snapGen++

@@ -190,12 +190,6 @@ func (inv *Inventory) loadKept() *Snapshot {
 		// A refresh landed meanwhile.
 		return inv.snap
 	}
-	inv.origins = make(map[string]string, len(kept.zones))
-	for i := range kept.zones {
-		if z := &kept.zones[i]; z.Source != "" {
-			inv.origins[z.Key()] = z.Source
-		}
-	}
 	inv.snapGen++
 	kept.Gen = inv.snapGen
 	inv.savedSum = sha256.Sum256(data)

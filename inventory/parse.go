@@ -31,7 +31,14 @@ func Parse(body []byte) ([]Zone, []string, error) {
 	if st.Views == nil {
 		return nil, nil, errors.New("reading named's statistics: no views in the answer (is it /json/v1/zones?)")
 	}
-	var zones []Zone
+	// Sized once, and each type's string shared: they are kept, 100,000
+	// of them at 100,000 zones.
+	n := 0
+	for _, v := range st.Views {
+		n += len(v.Zones)
+	}
+	zones := make([]Zone, 0, n)
+	types := map[string]string{}
 	var views []string
 	for view, v := range st.Views {
 		if view == "_bind" {
@@ -42,7 +49,12 @@ func Parse(body []byte) ([]Zone, []string, error) {
 			if z.Class != "IN" || z.Type == "builtin" || z.Name == "" {
 				continue
 			}
-			zone := Zone{Name: strings.ToLower(strings.TrimSuffix(z.Name, ".")), View: view, Type: z.Type}
+			typ, ok := types[z.Type]
+			if !ok {
+				typ = z.Type
+				types[typ] = typ
+			}
+			zone := Zone{Name: strings.ToLower(strings.TrimSuffix(z.Name, ".")), View: view, Type: typ}
 			if zone.Name == "" {
 				zone.Name = "."
 			}
