@@ -2,14 +2,12 @@ package module
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
-	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -60,19 +58,8 @@ func (h *Handler) pdnsRoutes() []route {
 		b.Start(context.Background(), "")
 		return b.Root(), nil
 	}
-	// An import admitted through the process's gate, its refusal as the
-	// front ends read it.
-	enterImport := func(identity string) (func(), error) {
-		release, err := h.rest.imports.Enter(identity)
-		var busy *rest.ImportsBusy
-		if errors.As(err, &busy) {
-			f := rest.ImportFailure("", err)
-			return nil, &frontend.ImportsBusy{Status: f.Status, Message: f.Message, RetryAfter: f.RetryAfter}
-		}
-		return release, err
-	}
 	var out []route
-	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: enterImport}, Logger: h.dnsLog, StatisticsChannel: h.statsURL,
+	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: func(id string) (func(), error) { return h.rest.imports.EnterFrontend(id) }}, Logger: h.dnsLog, StatisticsChannel: h.statsURL,
 		Version: pdnsVersion, Denied: h.access().Denied, Allow: h.access().Allow,
 		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
 			return h.access().AllowRecords(w, r, zone, c)
