@@ -140,27 +140,6 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Re
 	return h.access().Authenticate(w, r)
 }
 
-// routeAction is the scope action a route needs: server-wide routes
-// (server status and reconcile, the catalog, the webhooks) are server, record changes
-// are records, other reads are read, and every other change is zones.
-// The specification and the explorer need none.
-func routeAction(method, template string) auth.Action {
-	switch {
-	case strings.Contains(template, "/openapi.") || strings.Contains(template, "/asyncapi.") || strings.Contains(template, "/docs"):
-		return "" // the specification and explorer: any identity
-	case template == rest.WhoamiTemplate:
-		return "" // who am I: any identity
-	case strings.HasPrefix(template, apiPrefix+"/server/") || strings.HasPrefix(template, apiPrefix+"/catalog") || strings.HasPrefix(template, apiPrefix+"/events/webhooks"):
-		return auth.ActionServer // server-wide: status, reconcile, the catalog, the webhooks (their dead letters name every zone)
-	case method == http.MethodGet || method == http.MethodHead:
-		return auth.ActionRead
-	case strings.HasSuffix(template, "/records"):
-		return auth.ActionRecords
-	default:
-		return auth.ActionZones
-	}
-}
-
 // authorize checks the route's action and its {name} zone against the
 // identity's scope, before any disk or BIND work, answering 403 when
 // either is outside it. An invalid zone name is left for the handler to
@@ -173,7 +152,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, method, temp
 			authOf(r).Zone = z
 		}
 	}
-	return h.access().Allow(w, r, routeAction(method, template), zone)
+	return h.access().Allow(w, r, rest.RouteAction(method, template), zone)
 }
 
 // authorizeRoute is authorize with the route's own action when it has

@@ -36,7 +36,7 @@ func TestIdentityPlaceholder(t *testing.T) {
 func TestRouteAction(t *testing.T) {
 	h := &Handler{}
 	for _, rt := range h.buildRoutes() {
-		a := routeAction(rt.method, rt.template)
+		a := rest.RouteAction(rt.method, rt.template)
 		serverWide := strings.HasPrefix(rt.template, "/api/v1/server/") || strings.HasPrefix(rt.template, "/api/v1/catalog") || strings.HasPrefix(rt.template, "/api/v1/events/webhooks")
 		switch {
 		case rt.public:
