@@ -13,6 +13,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
@@ -40,44 +41,28 @@ func statsURL(v string) (string, error) {
 }
 
 // newInventory returns the inventory of named's zones read from the
-// statistics channel at url (nil when url is ""), classifying zones with
-// zonestatus over c, kept between runs in store's kept file "inventory".
-// Only the HTTP GET is the module's: the inventory's logic is package
-// inventory's.
+// statistics channel at url (nil when url is ""), built by
+// zoneservice.NewInventory over c and store. Only the HTTP GET is the
+// module's.
 func newInventory(url string, timeout, refresh time.Duration, logger *zap.Logger, c *rndc.Client, store *zonestore.Store) *inventory.Inventory {
 	if url == "" {
 		return nil
 	}
 	client := &http.Client{Timeout: timeout}
-	return &inventory.Inventory{
-		Refresh: refresh,
-		Logger:  logger,
-		Fetch: func(ctx context.Context) ([]byte, error) {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-			if err != nil {
-				return nil, err
-			}
-			resp, err := client.Do(req)
-			if err != nil {
-				return nil, err
-			}
-			defer resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
-			}
-			return io.ReadAll(io.LimitReader(resp.Body, maxStatsBytes))
-		},
-		Load: func() ([]byte, bool, error) { return store.ReadKeptFile("inventory", maxStatsBytes) },
-		Save: func(data []byte) error { return store.ReplaceKeptFile("inventory", data) },
-		Status: func(ctx context.Context, name, view string) (bool, error) {
-			if view == inventory.DefaultView {
-				view = ""
-			}
-			st, err := c.InView(view).ZoneStatus(ctx, name)
-			if err != nil {
-				return false, err
-			}
-			return st.Reconfigurable, nil
-		},
+	fetch := func(ctx context.Context) ([]byte, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+		}
+		return io.ReadAll(io.LimitReader(resp.Body, maxStatsBytes))
 	}
+	return zoneservice.NewInventory(fetch, maxStatsBytes, refresh, logger, c, store)
 }
