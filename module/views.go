@@ -97,9 +97,6 @@ func (t *viewTable) named(view string) string {
 	return view
 }
 
-// list is the configured views for messages.
-func (t *viewTable) list() string { return strings.Join(t.names, ", ") }
-
 // newViewTable checks the views option. A default view's key and DNS
 // server replace the handler's own (*updateKey, *dnsServer): the
 // handler's backend is then the default view's. It runs in Provision,
