@@ -13,7 +13,6 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/history"
@@ -126,8 +125,8 @@ func withActor(r *http.Request, rt *route) *http.Request {
 // handleListChanges answers GET /api/v1/changes (every zone the identity
 // may read) and GET /api/v1/zones/{name}/changes: the zone and the view
 // resolved here, the page of the history by package events
-// (events.API.ListChanges).
-func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p params) {
+// (events.API.HandleChanges).
+func (h *Handler) handleListChanges(w http.ResponseWriter, r *http.Request, p params) {
 	zone := ""
 	if p.route != nil && strings.Contains(p.route.template, "{name}") {
 		var ok bool
@@ -140,31 +139,21 @@ func (a *restAPI) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 	view, viewErr := p.view, p.viewErr
 	if !takesView(p.route) {
 		view, viewErr = rest.RequestView(r)
-		view = a.views.named(view)
+		view = h.views.named(view)
 	}
-	if !a.checkView(w, view, viewErr) {
+	if !h.rest.checkView(w, view, viewErr) {
 		return
 	}
-	b, ok := a.backendOr500(w)
+	b, ok := h.rest.backendOr500(w)
 	if !ok {
 		return
 	}
-	if b.Root().History == nil {
-		writeError(w, http.StatusNotFound, "the change history is off (history off in the configuration)")
-		return
+	var log frontend.ChangeLog
+	if b.Root().History != nil {
+		log = b.Root().History // not a nil *history.Log in a ChangeLog
 	}
-	body, err := events.ReadChanges(r.URL.Query(), b.Root().History, auth.GrantOf(r), events.Page{Zone: zone, View: view,
-		DefaultView: view != "" && view == a.views.def, Limit: defaultListLimit, MaxLimit: maxListLimit})
-	var qe *events.QueryError
-	switch {
-	case errors.As(err, &qe):
-		writeError(w, http.StatusBadRequest, "invalid query: %s", problemList(qe.Problems))
-	case err != nil:
-		a.logger.Error("reading the change history", zap.Error(err))
-		writeError(w, http.StatusInternalServerError, "reading the change history: %v", err)
-	default:
-		writeJSON(w, http.StatusOK, body)
-	}
+	h.evts.HandleChanges(w, r, log, events.Page{Zone: zone, View: view,
+		DefaultView: view != "" && view == h.views.def, Limit: defaultListLimit, MaxLimit: maxListLimit})
 }
 
 // resolved returns the backend once a request (or the restart watch)

@@ -79,8 +79,8 @@ func (h *Handler) buildRoutes() []route {
 	h.rest = a
 	rs := restRoutes(a.api.Routes())
 	rs = append(rs, []route{
-		{method: http.MethodGet, template: "/api/v1/zones/{name}/changes", handle: a.handleListChanges},
-		{method: http.MethodGet, template: "/api/v1/changes", handle: a.handleListChanges},
+		{method: http.MethodGet, template: "/api/v1/zones/{name}/changes", handle: h.handleListChanges},
+		{method: http.MethodGet, template: "/api/v1/changes", handle: h.handleListChanges},
 	}...)
 	h.evts = newEventsAPI(h)
 	rs = append(rs, eventsRoutes(h.evts)...)
