@@ -51,7 +51,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -383,93 +382,6 @@ func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	return inv.snap, nil
-}
-
-// learn classifies zones by Status, at most Parallel at once and Rate a
-// second, records what it learns in learnedSrc, and then publishes a copy
-// of the snapshot with the sources learned. Zones a refresh no longer finds
-// are not asked. It closes done when it ends.
-func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
-	defer close(done)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(len(zones))*time.Second+time.Minute)
-	defer cancel()
-	par := inv.Parallel
-	if par <= 0 {
-		par = 4
-	}
-	tick := time.NewTicker(time.Second / time.Duration(inv.rate()))
-	defer tick.Stop()
-	work := make(chan Zone)
-	var wg sync.WaitGroup
-	for w := 0; w < min(par, len(zones)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for z := range work {
-				inv.StatusCalls.Add(1)
-				re, err := inv.Status(ctx, z.Name, z.View)
-				src := SourceNamedConf
-				switch {
-				case err != nil:
-					inv.log().Debug("zonestatus for the inventory failed", zap.String("zone", z.Name), zap.String("view", z.View), zap.Error(err))
-					continue
-				case re:
-					src = SourceNZD
-				}
-				inv.mu.Lock()
-				if inv.learnedSrc == nil {
-					inv.learnedSrc = map[forgetKey]string{}
-				}
-				inv.learnedSrc[forgetKey{z.Name, z.View}] = src
-				inv.mu.Unlock()
-			}
-		}()
-	}
-	for i, z := range zones {
-		if i > 0 {
-			<-tick.C
-		}
-		inv.mu.Lock()
-		known, present := false, false
-		if inv.snap != nil {
-			var cur *Zone
-			cur, present = inv.snap.Find(z.Name, z.View)
-			known = present && cur.Source != ""
-		}
-		inv.mu.Unlock()
-		if known || !present {
-			continue
-		}
-		work <- z
-	}
-	close(work)
-	wg.Wait()
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	inv.learning = false
-	learned := inv.learnedSrc
-	inv.learnedSrc = nil
-	if inv.snap == nil {
-		return
-	}
-	old := inv.snap
-	zs := slices.Clone(old.zones)
-	for i := range zs {
-		if zs[i].Source == "" {
-			zs[i].Source = learned[forgetKey{zs[i].Name, zs[i].View}]
-		}
-	}
-	inv.snapGen++
-	inv.snap = &Snapshot{zones: zs, Views: old.Views, Taken: old.Taken, Gen: inv.snapGen, Kept: old.Kept, asked: old.asked,
-		Forgotten: old.Forgotten, fg: old.fg, nGone: old.nGone}
-	inv.save()
-}
-
-func (inv *Inventory) rate() int {
-	if inv.Rate <= 0 {
-		return 200
-	}
-	return inv.Rate
 }
 
 // Invalidate asks for a refresh soon (in the background); the snapshot
