@@ -48,6 +48,9 @@ func TestPowerDNSPatchSOA(t *testing.T) {
 	if soa := contents(rrsetOf(g, "soa.test.", "SOA")); !slices.Equal(soa, []string{content}) {
 		t.Errorf("GET gives the SOA %v, want %q", soa, content)
 	}
+	if sr, _ := g.body["serial"].(float64); uint32(sr) != given {
+		t.Errorf("GET gives the zone's serial %v, want %d, the one named serves", g.body["serial"], given)
+	}
 	// An RNAME written as an address reads back as given
 	// (test_only_at_apex_0_SOA), where named's text escapes the "@".
 	content = fmt.Sprintf("ns1.example.org. test@example.org. %d 10800 3600 604800 1800", given+1)
