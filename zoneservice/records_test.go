@@ -26,7 +26,7 @@ func TestRecordOperations(t *testing.T) {
 	if err != nil || !res.HasSerial || res.Serial != 2024010102 {
 		t.Fatalf("AddRecord = %+v, %v", res, err)
 	}
-	if st := dnsupdate.Stored(res.Records[0]); st.Name != "new.rec.test." || st.Type != "A" || st.Value != "192.0.2.9" {
+	if st := zonemodel.StoredOf(res.Records[0]); st.Name != "new.rec.test." || st.Type != "A" || st.Value != "192.0.2.9" {
 		t.Errorf("stored %+v", st)
 	}
 	if _, err := r.svc.ReplaceRecord(ctx, "rec.test", dnsupdate.Replacement{Name: "new", Type: "A", CurrentValue: "192.0.2.9", NewValue: "192.0.2.10"}, nil); err != nil {
