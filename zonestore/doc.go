@@ -11,6 +11,9 @@
 //   - sidefile.go: the side files front ends keep beside a zone
 //     (<zone>.pdns.json), replaced atomically under a lock of their own
 //     and removed with the zone's files.
+//   - filenames.go: a zone's name in file names (FileBase: '/' in a
+//     label as %2F, as named writes key files; the root zone %2E), so
+//     that no name leaves the directory or meets another zone's files;
 //   - keptfile.go: the kept files (<dir>/.zoneapi/<name>.kept) another
 //     part keeps between runs (the zone inventory), replaced atomically.
 //
