@@ -96,8 +96,31 @@ func TestRESTSlashNames(t *testing.T) {
 	cfg["nameServers"] = []string{"ns1.example.net.", "ns2.example.net."}
 	delete(cfg, "nameServerIps")
 	cfg["records"] = []map[string]any{{"name": "1", "type": "PTR", "value": "host1.example.net.", "ttl": 300}}
-	expect(t, c.do("POST", "/api/v1/zones", body), http.StatusCreated, "create")
-	r := c.do("GET", "/api/v1/zones/0%2F26.100.51.198.in-addr.arpa", nil)
+	r := c.do("POST", "/api/v1/zones", body)
+	expect(t, r, http.StatusCreated, "create")
+	if loc := r.header.Get("Location"); loc != "/api/v1/zones/0%2F26.100.51.198.in-addr.arpa" {
+		t.Errorf("Location %q, want the name percent-encoded", loc)
+	}
+	// RFC 2317's delegation in the parent: a CNAME into the child, whose
+	// name has the '/', and the child's NS (before: refused as content).
+	parent := zoneBody("100.51.198.in-addr.arpa")
+	pcfg := parent["zoneConfig"].(map[string]any)
+	pcfg["soa"] = cfg["soa"]
+	pcfg["nameServers"] = cfg["nameServers"]
+	delete(pcfg, "nameServerIps")
+	pcfg["records"] = []map[string]any{
+		{"name": "0/26", "type": "NS", "value": "ns1.example.net.", "ttl": 300},
+		{"name": "1", "type": "CNAME", "value": "1." + z + ".", "ttl": 300},
+	}
+	expect(t, c.do("POST", "/api/v1/zones", parent), http.StatusCreated, "create the parent")
+	m := query(t, ns, "1.100.51.198.in-addr.arpa", dns.TypePTR)
+	if got := answers(m, dns.TypeCNAME); !slices.Equal(got, []string{"1." + z + "."}) {
+		t.Errorf("the parent's CNAME: %v", m)
+	}
+	// (named, recursion off, answers the CNAME alone: a resolver follows
+	// it to the child's PTR, asked of named below.)
+	expect(t, c.do("DELETE", "/api/v1/zones/100.51.198.in-addr.arpa", nil), 200, "delete the parent")
+	r = c.do("GET", "/api/v1/zones/0%2F26.100.51.198.in-addr.arpa", nil)
 	expect(t, r, 200, "get")
 	if !strings.Contains(string(r.raw), z) {
 		t.Errorf("get answered %s", r.raw)
