@@ -136,3 +136,26 @@ func TestRESTSlashNames(t *testing.T) {
 		t.Errorf("files left after the delete: %v", names)
 	}
 }
+
+// TestPowerDNSSlashNamesSigned: a signed zone named with '/' (dnssec:
+// true): named writes its keys as Kfoo%2Fbar…+013+NNNNN (the zone
+// directory is its key directory), the same escape as the zone's own
+// files, and the delete removes them with the zone's files.
+func TestPowerDNSSlashNamesSigned(t *testing.T) {
+	c := startPDNS(t, "")
+	const z = "0/27.3.0.192.in-addr.arpa."
+	createPDNSZone(t, c, z, map[string]any{"dnssec": true})
+	var keys []string
+	for _, n := range dirNames(t, c.ns.ZoneDir) {
+		if strings.HasPrefix(n, "K0%2F27.3.0.192.in-addr.arpa.+") {
+			keys = append(keys, n)
+		}
+	}
+	if len(keys) == 0 {
+		t.Fatalf("no key files of the zone in %v", dirNames(t, c.ns.ZoneDir))
+	}
+	expect(t, c.pdns(pdnsKey, "DELETE", zonesPath+"/0=2F27.3.0.192.in-addr.arpa.", nil), 204, "delete")
+	if names := dirNames(t, c.ns.ZoneDir); slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, "0%2F27") }) {
+		t.Errorf("files left after the delete: %v", names)
+	}
+}
