@@ -22,6 +22,18 @@
 //   - the values of the front ends' contract (package frontend): rrset.go
 //     RRset, dnskey.go DNSKey, sidefile.go SideFileStamp, actor.go who
 //     asked for an operation.
+//   - the values the zone API and the events read through the contract,
+//     which the service's packages alias: catalog.go (the catalog's
+//     members and drift), changelog.go (the change history's entries and
+//     filter), controlanswer.go (what a front end reads of named's
+//     answers: unanswered commands, views, TSIG errors), fingerprint.go
+//     (a create request's fingerprint), idempotency.go (a keyed request),
+//     imports.go (an import's source and results), lifecycle.go (create,
+//     delete, adopt), listing.go (the zone lists), listtype.go, records.go
+//     (a change's result, a listing's options), reconcile.go,
+//     serverstatus.go, settings.go (a zone's settings and their change,
+//     NOTIFY results), zonestate.go (a zone's status, index entry and
+//     capabilities).
 //
 // The package knows nothing of HTTP, Caddy, rndc or the disk.
 //
