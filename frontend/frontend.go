@@ -82,9 +82,9 @@ type Options struct {
 	// also-notify servers (named sends NOTIFY messages to the addresses
 	// given): it answers 403 itself and returns false when not.
 	AllowNotify func(w http.ResponseWriter, r *http.Request, servers []string) bool
-	// StatisticsChannel is the URL of named's statistics channel's zone
-	// list (…/json/v1/zones), "" without a statistics_channel.
-	StatisticsChannel string
+	// ServerStatistics reads named's server counters from its statistics
+	// channel (/json/v1/server); nil without a statistics_channel.
+	ServerStatistics func(ctx context.Context) ([]byte, error)
 }
 
 // Mount is a front end that zone_api can serve.

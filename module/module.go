@@ -30,6 +30,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
+	"github.com/zoneapi/caddy-zoneapi/internal/statschannel"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
@@ -326,7 +327,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if v := repl.ReplaceKnown(h.DNSServer, ""); v != "" {
 		h.dnsServer = v
 	}
-	if h.statsURL, err = statsURL(repl.ReplaceKnown(h.StatisticsChannel, "")); err != nil {
+	if h.statsURL, err = statschannel.URL(repl.ReplaceKnown(h.StatisticsChannel, "")); err != nil {
 		return err
 	}
 	m, err := dnsupdate.ParseSerialMethod(h.SerialUpdateMethod)

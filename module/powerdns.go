@@ -8,6 +8,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
+	"github.com/zoneapi/caddy-zoneapi/internal/statschannel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -59,7 +60,7 @@ func (h *Handler) pdnsRoutes() []route {
 		return b.Root(), nil
 	}
 	var out []route
-	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: func(id string) (func(), error) { return h.rest.imports.EnterFrontend(id) }}, Logger: h.dnsLog, StatisticsChannel: h.statsURL,
+	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: func(id string) (func(), error) { return h.rest.imports.EnterFrontend(id) }}, Logger: h.dnsLog, ServerStatistics: statschannel.Server(h.statsURL),
 		Version: pdnsVersion, Denied: h.access().Denied, Allow: h.access().Allow,
 		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
 			return h.access().AllowRecords(w, r, zone, c)

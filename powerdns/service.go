@@ -29,7 +29,7 @@ const MountName = "powerdns"
 func init() {
 	frontend.Register(MountName, &frontend.Mount{
 		Routes: func(o frontend.Options) []frontend.Route {
-			return (&API{Service: o.Zones, Logger: o.Logger, Version: o.Version, Denied: o.Denied, Allow: o.Allow, AllowRecords: o.AllowRecords, AllowPrimaries: o.AllowPrimaries, AllowNotify: o.AllowNotify, ServerStatistics: ServerStatistics(o.StatisticsChannel)}).Routes()
+			return (&API{Service: o.Zones, Logger: o.Logger, Version: o.Version, Denied: o.Denied, Allow: o.Allow, AllowRecords: o.AllowRecords, AllowPrimaries: o.AllowPrimaries, AllowNotify: o.AllowNotify, ServerStatistics: o.ServerStatistics}).Routes()
 		},
 		Owns:     IsPath,
 		ZoneName: ZoneName,

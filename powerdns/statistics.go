@@ -3,13 +3,8 @@ package powerdns
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
 	"sort"
 	"strconv"
-	"strings"
-	"time"
 )
 
 // MapStatisticItem is a statistic of GET /statistics that PowerDNS gives
@@ -110,34 +105,3 @@ func statisticName(item any) string {
 	}
 	return ""
 }
-
-// ServerStatistics returns the read of named's counters from its
-// statistics channel (/json/v1/server), given the URL of the channel's
-// zone list (…/json/v1/zones) as zone_api's statistics_channel makes it;
-// nil for "".
-func ServerStatistics(zonesURL string) func(context.Context) ([]byte, error) {
-	if zonesURL == "" {
-		return nil
-	}
-	url := strings.TrimSuffix(strings.TrimSuffix(zonesURL, "/"), "/zones") + "/server"
-	client := &http.Client{Timeout: 10 * time.Second}
-	return func(ctx context.Context) ([]byte, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
-		}
-		return io.ReadAll(io.LimitReader(resp.Body, maxServerStats))
-	}
-}
-
-// maxServerStats bounds the read of /json/v1/server, named's server
-// counters (a few kilobytes).
-const maxServerStats = 1 << 20

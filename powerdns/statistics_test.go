@@ -78,21 +78,3 @@ func TestStatisticsPowerDNSNames(t *testing.T) {
 		t.Errorf("without the channel: %d %v", code, vals)
 	}
 }
-
-// TestServerStatisticsURL: the read asks the statistics channel's
-// /json/v1/server, next to the zone list zone_api reads.
-func TestServerStatisticsURL(t *testing.T) {
-	var asked string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked = r.URL.Path
-		_, _ = w.Write([]byte(namedServerStats))
-	}))
-	defer srv.Close()
-	if ServerStatistics("") != nil {
-		t.Error("a read without a statistics channel")
-	}
-	b, err := ServerStatistics(srv.URL + "/json/v1/zones")(context.Background())
-	if err != nil || asked != "/json/v1/server" || string(b) != namedServerStats {
-		t.Errorf("read %s: %q, %v", asked, b, err)
-	}
-}
