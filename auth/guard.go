@@ -30,6 +30,13 @@ type Guard struct {
 	// address; past it even valid tokens from that address get 429 until
 	// the bucket refills.
 	FailedAuth *RateLimit
+	// LimitName names the buckets of PerIdentity and FailedAuth in
+	// Limits: Guards with the same name share a subject's buckets, each
+	// request counted under its own Guard's limit, and a config reload
+	// that changes a limit keeps what each subject spent (tokens clipped
+	// to the new burst); Guards with different names (the module's
+	// handlers on different zone directories) keep separate buckets.
+	LimitName string
 	// Log is the auth logger.
 	Log *zap.Logger
 	// Limits holds the buckets of PerIdentity and FailedAuth and the
@@ -61,7 +68,7 @@ func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
 	if g.Disabled {
 		// Without identities, the per-identity limit counts per address.
 		if g.PerIdentity != nil {
-			if d := g.limits().take(g.PerIdentity, "identity", "anonymous@"+ip); d > 0 {
+			if d := g.limits().take(g.PerIdentity, "identity", g.LimitName, "anonymous@"+ip); d > 0 {
 				return nil, &Rejection{Status: http.StatusTooManyRequests, Reason: "rate_limit", RetryAfter: retryAfter(d),
 					Message: fmt.Sprintf("rate limit of %s exceeded; retry after %d s", ip, retryAfter(d))}
 			}
@@ -69,7 +76,7 @@ func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
 		return anonymous, nil
 	}
 	if g.FailedAuth != nil {
-		if d := g.limits().blocked(g.FailedAuth, "failed_auth", ip); d > 0 {
+		if d := g.limits().blocked(g.FailedAuth, "failed_auth", g.LimitName, ip); d > 0 {
 			g.Log.Warn("request refused: too many failed authentications from this address", zap.String("client_ip", ip), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 			return nil, &Rejection{Status: http.StatusTooManyRequests, Reason: "failed_auth_limit", RetryAfter: retryAfter(d),
 				Message: fmt.Sprintf("too many failed authentication attempts from %s; retry after %d s", ip, retryAfter(d))}
@@ -95,7 +102,7 @@ func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
 		return nil, &Rejection{Status: ae.Status, Reason: ae.Reason, Message: ae.Message}
 	}
 	if g.PerIdentity != nil {
-		if d := g.limits().take(g.PerIdentity, "identity", id.ID); d > 0 {
+		if d := g.limits().take(g.PerIdentity, "identity", g.LimitName, id.ID); d > 0 {
 			g.Log.Warn("request refused: rate limit", zap.String("principal", logsafe.Text(id.ID)), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 			return nil, &Rejection{Status: http.StatusTooManyRequests, Reason: "rate_limit", RetryAfter: retryAfter(d),
 				Message: fmt.Sprintf("rate limit of %s exceeded; retry after %d s", id.ID, retryAfter(d))}
@@ -111,7 +118,7 @@ func (g *Guard) Check(r *http.Request) (*Identity, *Rejection) {
 // and returns the 401.
 func (g *Guard) failed(r *http.Request, ip, reason, msg string) *Rejection {
 	if g.FailedAuth != nil {
-		g.limits().take(g.FailedAuth, "failed_auth", ip)
+		g.limits().take(g.FailedAuth, "failed_auth", g.LimitName, ip)
 	}
 	g.Log.Warn("authentication failed", zap.String("mode", g.ModeName), zap.String("reason", reason), zap.String("client_ip", ip), zap.String("method", r.Method), zap.String("uri", r.RequestURI))
 	return &Rejection{Status: http.StatusUnauthorized, Reason: reason, Message: msg}

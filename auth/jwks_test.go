@@ -42,10 +42,10 @@ func TestJWKSFetchedAtMostOncePerInterval(t *testing.T) {
 	if n := fetches.Load(); n > 2 {
 		t.Errorf("%d key set fetches for 1 good and 20 unknown-kid tokens, want at most 2", n)
 	}
-	if d := g.limits().blocked(g.FailedAuth, "failed_auth", "192.0.2.66"); d != 0 {
+	if d := g.limits().blocked(g.FailedAuth, "failed_auth", g.LimitName, "192.0.2.66"); d != 0 {
 		t.Fatalf("not blocked yet: %v", d)
 	}
-	if tokens := g.limits().bucket(g.FailedAuth, "failed_auth", "192.0.2.66").TokensAt(time.Now()); tokens > 1000-20+1 {
+	if tokens := g.limits().bucket(g.FailedAuth, "failed_auth", g.LimitName, "192.0.2.66").TokensAt(time.Now()); tokens > 1000-20+1 {
 		t.Errorf("the refusals were not counted as failed authentications: %v tokens left of 1000", tokens)
 	}
 }

@@ -14,16 +14,17 @@ import (
 // the old one up, so a reload hands the same Limits over: a limit the
 // reload keeps keeps its buckets, and the expensive reads the old
 // generation still serves count against the new one's (neither forgotten
-// nor doubled).
+// nor doubled). A reload that changes a limit keeps its buckets too,
+// and what each subject spent (bucket).
 var limitsPool = caddy.NewUsagePool()
 
 // limitsKey is the key of the process's Limits in limitsPool.
 const limitsKey = "limits"
 
 // Limits is the state of the request limits of the Guards that hold it:
-// every token bucket (keyed by the limit's kind, rate, burst and subject,
-// so that Guards with the same limit share their buckets) and each
-// subject's expensive reads in flight.
+// every token bucket (keyed by the limit's kind, the Guard's LimitName
+// and the subject, so that Guards of one name share their buckets) and
+// each subject's expensive reads in flight.
 type Limits struct {
 	buckets *bucketTable
 	reads   *inFlight

@@ -4,7 +4,6 @@ import (
 	"container/list"
 	"fmt"
 	"math"
-	"strconv"
 	"sync"
 	"time"
 
@@ -83,13 +82,23 @@ func newBucketTable(max int) *bucketTable {
 	return &bucketTable{now: time.Now, max: max, m: map[string]*list.Element{}}
 }
 
-// get returns the bucket of key, made with r and b when new.
+// get returns the bucket of key, made with r and b when new. A bucket
+// kept under another rate or burst (a config reload changed the limit)
+// is changed in place: it keeps the tokens spent, clipped to the new
+// burst (the limiter clips them at its next read).
 func (t *bucketTable) get(key string, r rate.Limit, b int) *rate.Limiter {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if e, ok := t.m[key]; ok {
 		t.lru.MoveToFront(e)
-		return e.Value.(*bucketEntry).lim
+		lim := e.Value.(*bucketEntry).lim
+		if lim.Limit() != r {
+			lim.SetLimitAt(t.now(), r)
+		}
+		if lim.Burst() != b {
+			lim.SetBurstAt(t.now(), b)
+		}
+		return lim
 	}
 	if len(t.m) >= t.max {
 		t.evict(t.now())
@@ -121,20 +130,25 @@ func (t *bucketTable) evict(now time.Time) {
 	}
 }
 
-// bucket returns the bucket of subject under the limit l, of the Guards
-// that share these Limits.
-func (lims *Limits) bucket(l *RateLimit, kind, subject string) *rate.Limiter {
+// bucket returns the bucket of subject under the limit l of the kind
+// (identity, failed_auth) named name (Guard.LimitName), of the Guards
+// that share these Limits. The key holds neither the rate nor the burst:
+// a reload that changes the limit keeps the bucket, and what the subject
+// spent (get changes the bucket's rate and burst in place), so that
+// lowering a limit against a subject does not hand it a full new
+// bucket. Guards with different names keep separate buckets.
+func (lims *Limits) bucket(l *RateLimit, kind, name, subject string) *rate.Limiter {
 	r, b := l.limit()
 	// Built without fmt: this runs twice per request.
-	key := kind + "\x00" + strconv.FormatFloat(float64(r), 'g', -1, 64) + "\x00" + strconv.Itoa(b) + "\x00" + subject
+	key := kind + "\x00" + name + "\x00" + subject
 	return lims.buckets.get(key, r, b)
 }
 
 // take spends one request of subject's bucket under l. It returns 0 when
 // the request may go ahead, else how long until it could.
-func (lims *Limits) take(l *RateLimit, kind, subject string) time.Duration {
+func (lims *Limits) take(l *RateLimit, kind, name, subject string) time.Duration {
 	now := lims.buckets.now()
-	res := lims.bucket(l, kind, subject).ReserveN(now, 1)
+	res := lims.bucket(l, kind, name, subject).ReserveN(now, 1)
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		return d
@@ -144,8 +158,8 @@ func (lims *Limits) take(l *RateLimit, kind, subject string) time.Duration {
 
 // blocked reports, without spending anything, how long until subject's
 // bucket under l holds a whole token again (0: not blocked).
-func (lims *Limits) blocked(l *RateLimit, kind, subject string) time.Duration {
-	lim := lims.bucket(l, kind, subject)
+func (lims *Limits) blocked(l *RateLimit, kind, name, subject string) time.Duration {
+	lim := lims.bucket(l, kind, name, subject)
 	tokens := lim.TokensAt(lims.buckets.now())
 	if tokens >= 1 {
 		return 0

@@ -75,7 +75,7 @@ func (h *Handler) provisionAuth(ctx caddy.Context) error {
 		}
 	}
 	h.acc = &auth.RequestGuard{Guard: &auth.Guard{Mode: authn, ModeName: mode, Disabled: h.authDisabled,
-		PerIdentity: h.RateLimit, FailedAuth: h.FailedAuthLimit, Log: h.authLog, Limits: auth.AcquireLimits()}, Refused: countAuthFailure, WriteError: writeError}
+		PerIdentity: h.RateLimit, FailedAuth: h.FailedAuthLimit, Log: h.authLog, Limits: auth.AcquireLimits(), LimitName: h.zoneDir}, Refused: countAuthFailure, WriteError: writeError}
 
 	weak := ""
 	switch {
