@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
@@ -26,7 +28,10 @@ import (
 //     repairs), both parts, and for zoneSettle after it nothing is
 //     cached for the zone, since named completes some of these (a
 //     reload, a thaw's load, an added zone's load) after it answered;
-//     the catalog zone's status with them;
+//     the catalog zone's status with them. The lock's release also
+//     touches the zone in the index (zonestore's Touch: one line
+//     appended, not fsynced), so that the caches of the other processes
+//     on the directory do the same at their next read (below);
 //   - after every record change through the service (success or not), and
 //     after rndc notify, loadkeys and retransfer: its zonestatus part;
 //   - when named sends a NOTIFY for the zone to the history's listener
@@ -35,8 +40,11 @@ import (
 //     that moves the serial (nsupdate, a reload of an edited file, a
 //     thaw) is seen as soon as its NOTIFY arrives;
 //   - when the index changes, by this process or another on the same
-//     directory (zonestore's ChangesSince, read at each cached read): both
-//     parts of the zones it names;
+//     directory (zonestore's ChangesSince, read at each cached read: a
+//     stat of the log, and its new lines, whatever the number of zones):
+//     both parts of the zones it names, and for a touch (another
+//     process's operation under the zone's lock) nothing cached for
+//     zoneSettle;
 //   - when named restarted, and whenever the restart watch cannot reach
 //     named (WatchRestarts): every entry, so that a zone GET does not
 //     answer a stopped named's zones as loaded.
@@ -45,10 +53,18 @@ import (
 // index (an rndc freeze, modzone or delzone by hand), a record change of
 // a service without the zone directory (the external-dns webhook's),
 // when no NOTIFY tells of it, or any change when the history does not
-// listen for NOTIFYs, is seen once the entry is
-// older than the service's ZoneCacheMaxAge (default one minute): a read
-// of an older entry asks named again, for that one zone. A zone named
-// has not loaded and named's errors are not cached.
+// listen for NOTIFYs, is seen once the entry is older than the
+// service's ZoneCacheMaxAge (default one minute; the zone_api option
+// zone_cache_max_age): a read of an older entry asks named again, for
+// that one zone. A zone named has not loaded and named's errors are not
+// cached. An `rndc delzone` by hand sends no NOTIFY and leaves the index
+// as it was: the zone GET answers the deleted zone's cached state (200)
+// until the max age. Nothing here catches it sooner: the restart watch
+// sees whether named restarted, not which zones it serves (a count of
+// them would miss a delzone paired with an addzone), and named sends no
+// NOTIFY for a zone it dropped. The next record change, freeze or other
+// command on the zone through the API finds it gone and drops the entry;
+// zone_cache_max_age bounds the rest (off: every zone GET asks named).
 
 // DefaultZoneCacheMaxAge is how long a zone's cached state answers zone
 // GETs before they ask named again (Service.ZoneCacheMaxAge).
@@ -293,7 +309,7 @@ func (c *zoneCache) clear() {
 // dropped; all of them when the changes are not all kept. It returns
 // false when the index could not be read (nothing is then answered from
 // the cache).
-func (c *zoneCache) follow(feed changeFeed) bool {
+func (c *zoneCache) follow(feed changeFeed, now int64) bool {
 	if feed == nil {
 		return true
 	}
@@ -319,7 +335,13 @@ func (c *zoneCache) follow(feed changeFeed) bool {
 		}
 	default:
 		for _, ch := range changes {
-			c.dropLocked(cacheKey(ch.Entry.Name), true, true, 0)
+			settle := int64(0)
+			if ch.Touched {
+				// A lock released (Service.lock), maybe by another
+				// process: named may complete the operation later.
+				settle = now + int64(zoneSettle)
+			}
+			c.dropLocked(cacheKey(ch.Entry.Name), true, true, settle)
 		}
 	}
 	c.fed = true
@@ -381,7 +403,7 @@ func (s *Service) CachedZone(ctx context.Context, name string) (*ZoneState, erro
 	if maxAge == 0 || c == nil {
 		return s.Zone(ctx, name)
 	}
-	if c.follow(s.feed()) {
+	if c.follow(s.feed(), s.now().UnixNano()) {
 		if z, ok := c.lookup(key, true, false, s.now().UnixNano(), maxAge); ok {
 			entry, managed, err := s.Store.Get(name)
 			if err != nil {
@@ -408,7 +430,7 @@ func (s *Service) CachedStatement(ctx context.Context, name string) (*rndc.ZoneS
 	if maxAge == 0 || c == nil {
 		return s.ZoneStatement(ctx, name)
 	}
-	if c.follow(s.feed()) {
+	if c.follow(s.feed(), s.now().UnixNano()) {
 		if z, ok := c.lookup(key, false, true, s.now().UnixNano(), maxAge); ok {
 			if zc, err := rndc.ParseZoneStatement(z.stmt); err == nil {
 				return zc, nil
@@ -421,13 +443,27 @@ func (s *Service) CachedStatement(ctx context.Context, name string) (*rndc.ZoneS
 	return zc, err
 }
 
+// toucher is an index that records a zone's touch for the other
+// processes on its directory (zonestore's Touch).
+type toucher interface {
+	Touch(name string) error
+}
+
 // zoneChanged drops the zone's entry after an operation of the API on it
 // under its lock, and caches nothing of it for zoneSettle; the catalog
-// zone's zonestatus part with it.
+// zone's zonestatus part with it. It touches the zone in the index, so
+// that the other processes on the directory drop theirs too (follow); a
+// touch that fails is logged, and they see the change at the max age.
 func (s *Service) zoneChanged(zone string) {
 	c := s.zoneCache()
 	if c == nil {
 		return
+	}
+	if t, ok := s.Store.(toucher); ok {
+		if err := t.Touch(zone); err != nil {
+			s.log().Warn("the zone cache of other processes on the zone directory will not see the change until its max age",
+				zap.String("zone", zone), zap.Error(err))
+		}
 	}
 	c.drop(cacheKey(zone), true, true, s.now().Add(zoneSettle).UnixNano())
 	if s.Catalog != nil {

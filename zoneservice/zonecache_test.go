@@ -242,6 +242,49 @@ func TestZoneCacheFollowsOtherProcesses(t *testing.T) {
 	}
 }
 
+// TestZoneCacheFollowsOtherProcessesTouches: a freeze by another process
+// on the same zone directory (a touch in the index, no entry changed) is
+// seen at the next read, which asks named, and nothing of the zone is
+// cached for zoneSettle after it; a thaw through this service touches
+// the zone for the other processes. Before, a freeze, thaw, reload or
+// modify left nothing in the index, and the other process answered its
+// cached state for up to the max age.
+func TestZoneCacheFollowsOtherProcessesTouches(t *testing.T) {
+	r, n := cacheRig(t)
+	ctx := context.Background()
+	r.get(n, "z.example")
+	other, err := zonestore.Open(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	n.set(func() { n.frozen["z.example"] = true })
+	if err := other.Touch("z.example"); err != nil {
+		t.Fatal(err)
+	}
+	if _, frozen, st, _ := r.get(n, "z.example"); !frozen || st != 1 {
+		t.Errorf("after another process's freeze: frozen %v, %d zonestatus; want true, 1", frozen, st)
+	}
+	if _, _, st, _ := r.get(n, "z.example"); st != 1 {
+		t.Errorf("within zoneSettle of another process's freeze: %d zonestatus; want 1 (nothing cached)", st)
+	}
+	_, seq, _, err := other.ChangesSince(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.s.Thaw(ctx, "z.example"); err != nil {
+		t.Fatal(err)
+	}
+	changes, _, ok, err := other.ChangesSince(seq)
+	touched := false
+	for _, ch := range changes {
+		touched = touched || ch.Touched && ch.Entry.Name == "z.example"
+	}
+	if err != nil || !ok || !touched {
+		t.Errorf("the other process's index after a thaw here: %+v ok %v err %v, want z.example touched", changes, ok, err)
+	}
+}
+
 func isKind(err error, kind error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Kind == kind

@@ -23,7 +23,7 @@ type Entry = zonemodel.IndexEntry
 
 // logRecord is one line of <dir>/.zoneapi/index.log.
 type logRecord struct {
-	Op      string    `json:"op"` // "put", "del", "intent" or "done"
+	Op      string    `json:"op"` // "put", "del", "intent", "done" or "touch"
 	Name    string    `json:"name"`
 	Type    string    `json:"type,omitempty"`
 	Created time.Time `json:"created,omitzero"`
@@ -84,10 +84,12 @@ type index struct {
 const keepChanges = 4096
 
 // Change is one change of the index: an entry put, or removed (Deleted,
-// with its name only).
+// with its name only), or a zone touched (Touched, with its name only:
+// its entry did not change, its state in named may have; Touch).
 type Change struct {
 	Entry   Entry
 	Deleted bool
+	Touched bool
 }
 
 func (x *index) init(meta string) {
@@ -177,18 +179,25 @@ func (x *index) applyLine(line []byte) {
 		}
 	case "done":
 		delete(x.pending, r.Name)
+	case "touch":
+		x.record(Change{Entry: Entry{Name: r.Name}, Touched: true})
 	}
 }
 
-// apply changes the in-memory state.
-func (x *index) apply(e Entry, del bool) {
+// record adds a change to the feed (ChangesSince).
+func (x *index) record(ch Change) {
 	x.seq++
-	x.feed = append(x.feed, Change{Entry: e, Deleted: del})
+	x.feed = append(x.feed, ch)
 	if len(x.feed) > 2*keepChanges {
 		n := len(x.feed) - keepChanges
 		x.feed = append(x.feed[:0:0], x.feed[n:]...)
 		x.feedStart += uint64(n)
 	}
+}
+
+// apply changes the in-memory state.
+func (x *index) apply(e Entry, del bool) {
+	x.record(Change{Entry: e, Deleted: del})
 	old, had := x.live[e.Name]
 	if had {
 		if ts := x.byType[old.Type]; ts != nil {
@@ -244,6 +253,23 @@ func (s *Store) Remove(name string) error {
 		return nil
 	}
 	return x.write([]logRecord{{Op: "del", Name: name}})
+}
+
+// Touch records in the log that the zone's state in named may have
+// changed (a freeze, thaw, reload or modzone under its lock) though its
+// entry did not: ChangesSince reports it (Touched) to every process on
+// the directory, whose zone caches then ask named again. The entries
+// stay as they are, and a compaction drops the record. It is not
+// fsynced (a touch lost in a crash loses nothing: every cache is gone
+// with the processes), unless records that must be are written with it.
+func (s *Store) Touch(name string) error {
+	if err := checkZone(name); err != nil {
+		return fmt.Errorf("touching zone: %w", err)
+	}
+	x := &s.idx
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.write([]logRecord{{Op: "touch", Name: name}})
 }
 
 // Get returns the index entry of a zone and whether it exists.

@@ -359,3 +359,38 @@ func TestIndexEntryFile(t *testing.T) {
 		t.Fatalf("entry after compaction %+v, %v", e, ok)
 	}
 }
+
+// TestIndexTouchReportedToOtherInstance: a zone touched by one instance
+// (its state in named changed, its entry did not) is reported by the
+// other's ChangesSince as Touched, the entry unchanged, without an fsync.
+// Before, a freeze or reload through one process left no trace another
+// could follow (there was no Touch).
+func TestIndexTouchReportedToOtherInstance(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := Open(dir)
+	b, _ := Open(dir)
+	if err := a.Put(Entry{Name: "touch.test", Type: "primary"}); err != nil {
+		t.Fatal(err)
+	}
+	_, seq, _, err := b.ChangesSince(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flushes := a.idx.flushes
+	if err := a.Touch("touch.test"); err != nil {
+		t.Fatal(err)
+	}
+	if a.idx.flushes != flushes {
+		t.Errorf("a touch alone was fsynced")
+	}
+	changes, _, ok, err := b.ChangesSince(seq)
+	if err != nil || !ok || len(changes) != 1 || !changes[0].Touched || changes[0].Deleted || changes[0].Entry.Name != "touch.test" {
+		t.Fatalf("b's changes after a's touch: %+v ok %v err %v, want touch.test touched", changes, ok, err)
+	}
+	if e, found, err := b.Get("touch.test"); err != nil || !found || e.Type != "primary" {
+		t.Errorf("b's entry after the touch: %+v %v %v", e, found, err)
+	}
+	if err := a.Touch("bad name!"); err == nil {
+		t.Errorf("touching an invalid name: no error")
+	}
+}

@@ -18,6 +18,9 @@ type queuedWrite struct {
 	buf  []byte
 	err  error
 	done bool
+	// lazy: the records need not be durable (touches only): a flush of
+	// lazy writes alone does not fsync.
+	lazy bool
 }
 
 // write appends records under the cross-process index lock and applies
@@ -36,7 +39,10 @@ func (x *index) write(recs []logRecord) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	w := &queuedWrite{buf: buf.Bytes()}
+	w := &queuedWrite{buf: buf.Bytes(), lazy: len(recs) > 0}
+	for _, r := range recs {
+		w.lazy = w.lazy && r.Op == "touch"
+	}
 	x.queue = append(x.queue, w)
 	for x.flushing && !w.done {
 		x.cond().Wait()
@@ -96,6 +102,10 @@ func (x *index) flush(batch []*queuedWrite) error {
 		size = x.off
 	}
 	var all []byte
+	lazy := true
+	for _, b := range batch {
+		lazy = lazy && b.lazy
+	}
 	if len(batch) == 1 {
 		all = batch[0].buf
 	} else {
@@ -109,13 +119,15 @@ func (x *index) flush(batch []*queuedWrite) error {
 		_ = x.f.Truncate(size)
 		return fmt.Errorf("writing zone index: %w", err)
 	}
-	x.unsynced, x.syncFrom = true, size
-	x.flushes++
-	f := x.f
-	x.mu.Unlock()
-	err = f.Sync()
-	x.mu.Lock()
-	x.unsynced = false
+	if !lazy {
+		x.unsynced, x.syncFrom = true, size
+		x.flushes++
+		f := x.f
+		x.mu.Unlock()
+		err = f.Sync()
+		x.mu.Lock()
+		x.unsynced = false
+	}
 	if err != nil {
 		_ = x.f.Truncate(size)
 		return fmt.Errorf("writing zone index: %w", err)
