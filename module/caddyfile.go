@@ -44,6 +44,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		key_directory   <dir>                   # named's key-directory, if not zone_dir
 //		statistics_channel <host:port|url>      # named's statistics-channels: ?all=true lists every zone
 //		inventory_refresh  <duration>           # how often that list is read again, default 30s
+//		zone_cache_max_age <duration>|0|off     # how old a zone GET's cached answer may be, default 1m
 //		named_checkzone <path>|off              # the checker of imports (docs/import.md), default from PATH
 //		disable_auth
 //		auth <mode> [{ <mode options> }]       # basic (default), static, jwt, k8s_token_review
@@ -157,16 +158,22 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if !d.AllArgs(&h.StatisticsChannel) {
 				return d.ArgErr()
 			}
-		case "inventory_refresh":
-			var v string
+		case "inventory_refresh", "zone_cache_max_age":
+			opt, v := d.Val(), ""
 			if !d.AllArgs(&v) {
 				return d.ArgErr()
 			}
 			dur, err := caddy.ParseDuration(v)
-			if err != nil || dur <= 0 {
-				return d.Errf("inventory_refresh: want a positive duration, got %q", v)
+			switch cache := opt == "zone_cache_max_age"; {
+			case cache && (v == "off" || err == nil && dur == 0):
+				h.ZoneCacheMaxAge = -1 // no cache: every zone GET asks named
+			case err != nil || dur <= 0:
+				return d.Errf("%s: want a positive duration, got %q", opt, v)
+			case cache:
+				h.ZoneCacheMaxAge = caddy.Duration(dur)
+			default:
+				h.InventoryRefresh = caddy.Duration(dur)
 			}
-			h.InventoryRefresh = caddy.Duration(dur)
 		case "allowed_primaries":
 			args := d.RemainingArgs()
 			if len(args) == 0 {

@@ -31,13 +31,14 @@ func (h *Handler) serverConfig(c *rndc.Client) zoneservice.ServerConfig {
 		checker = &zonecheck.Checker{Path: caddy.NewReplacer().ReplaceKnown(h.NamedCheckzone, ""), Procs: h.checkzone}
 	}
 	return zoneservice.ServerConfig{
-		Names:        h.views.names,
-		Control:      c,
-		SerialMethod: h.serialMethod,
-		Checker:      checker,
-		Timeout:      h.rndcTimeout,
-		KeyDirs:      keyDirs,
-		Logger:       h.logger,
+		Names:           h.views.names,
+		Control:         c,
+		SerialMethod:    h.serialMethod,
+		Checker:         checker,
+		Timeout:         h.rndcTimeout,
+		KeyDirs:         keyDirs,
+		Logger:          h.logger,
+		ZoneCacheMaxAge: time.Duration(h.ZoneCacheMaxAge),
 		// The restart watch's status every 2 s on a connection of its
 		// own (none kept idle), never on one a request could use.
 		WatchStatus:   (&rndc.Client{Addr: c.Addr, Key: c.Key, Timeout: c.Timeout, MaxIdle: -1, Observe: c.Observe}).Status,

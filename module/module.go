@@ -161,6 +161,9 @@ type Handler struct {
 	// (an answer is at most twice this old; the API's own creates,
 	// deletes and adoptions show at once). Default: 30s.
 	InventoryRefresh caddy.Duration `json:"inventory_refresh,omitempty"`
+	// ZoneCacheMaxAge bounds the age of the zone cache's answers to zone
+	// GETs (zoneservice.Service.ZoneCacheMaxAge). Default 1m; negative: off.
+	ZoneCacheMaxAge caddy.Duration `json:"zone_cache_max_age,omitempty"`
 
 	// Catalog, if set, keeps a catalog zone (RFC 9432) of the zones
 	// created through the API, for secondaries that consume it. With

@@ -87,6 +87,9 @@ type ServerConfig struct {
 	Timeout      time.Duration
 	KeyDirs      []string
 	Logger       *zap.Logger
+	// ZoneCacheMaxAge is every service's (Service.ZoneCacheMaxAge: 0
+	// the default, negative no cache).
+	ZoneCacheMaxAge time.Duration
 	// History is the one change history of every view (its entries name
 	// the view).
 	History *history.Log
@@ -158,6 +161,8 @@ func (cfg *ServerConfig) service(v ViewParts, withCatalog bool) *Service {
 		WatchStatus:  cfg.WatchStatus,
 		History:      cfg.History,
 		Inventory:    cfg.Inventory,
+
+		ZoneCacheMaxAge: cfg.ZoneCacheMaxAge,
 	}
 	// Without a store or a control channel (the external-dns webhook's
 	// server: records only) the service's fields stay nil interfaces.
