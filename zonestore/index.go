@@ -31,6 +31,8 @@ type logRecord struct {
 	File    string    `json:"file,omitempty"`
 	// Intent is set on "intent" lines (see intent.go).
 	Intent *Intent `json:"intent,omitempty"`
+	// By is the Store instance that wrote a "touch" line (index.self).
+	By string `json:"by,omitempty"`
 }
 
 // index is the in-memory view of the append-only index log. The log is
@@ -39,9 +41,12 @@ type logRecord struct {
 // processes are picked up, reading only the new tail. Writers serialise on
 // an flock of index.lock and append whole lines with O_APPEND.
 type index struct {
-	mu         sync.Mutex
-	logPath    string
-	lockPath   string
+	mu       sync.Mutex
+	logPath  string
+	lockPath string
+	// self names this instance on its touches, which it does not
+	// report (its callers dropped what the touch tells already).
+	self       string
 	compactMin int // no compaction below this many log lines
 
 	f     *os.File    // the log, O_RDWR|O_APPEND
@@ -180,7 +185,9 @@ func (x *index) applyLine(line []byte) {
 	case "done":
 		delete(x.pending, r.Name)
 	case "touch":
-		x.record(Change{Entry: Entry{Name: r.Name}, Touched: true})
+		if r.By != x.self {
+			x.record(Change{Entry: Entry{Name: r.Name}, Touched: true})
+		}
 	}
 }
 
@@ -257,8 +264,9 @@ func (s *Store) Remove(name string) error {
 
 // Touch records in the log that the zone's state in named may have
 // changed (a freeze, thaw, reload or modzone under its lock) though its
-// entry did not: ChangesSince reports it (Touched) to every process on
-// the directory, whose zone caches then ask named again. The entries
+// entry did not: ChangesSince reports it (Touched) to every other Store
+// on the directory (not this one), whose processes' zone caches then ask
+// named again. The entries
 // stay as they are, and a compaction drops the record. It is not
 // fsynced (a touch lost in a crash loses nothing: every cache is gone
 // with the processes), unless records that must be are written with it.
@@ -269,7 +277,7 @@ func (s *Store) Touch(name string) error {
 	x := &s.idx
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.write([]logRecord{{Op: "touch", Name: name}})
+	return x.write([]logRecord{{Op: "touch", Name: name, By: x.self}})
 }
 
 // Get returns the index entry of a zone and whether it exists.

@@ -362,7 +362,8 @@ func TestIndexEntryFile(t *testing.T) {
 
 // TestIndexTouchReportedToOtherInstance: a zone touched by one instance
 // (its state in named changed, its entry did not) is reported by the
-// other's ChangesSince as Touched, the entry unchanged, without an fsync.
+// other's ChangesSince as Touched (not by its own), the entry unchanged,
+// without an fsync.
 // Before, a freeze or reload through one process left no trace another
 // could follow (there was no Touch).
 func TestIndexTouchReportedToOtherInstance(t *testing.T) {
@@ -386,6 +387,9 @@ func TestIndexTouchReportedToOtherInstance(t *testing.T) {
 	changes, _, ok, err := b.ChangesSince(seq)
 	if err != nil || !ok || len(changes) != 1 || !changes[0].Touched || changes[0].Deleted || changes[0].Entry.Name != "touch.test" {
 		t.Fatalf("b's changes after a's touch: %+v ok %v err %v, want touch.test touched", changes, ok, err)
+	}
+	if changes, _, _, _ := a.ChangesSince(seq); len(changes) != 0 {
+		t.Errorf("a's own touch reported to a: %+v", changes)
 	}
 	if e, found, err := b.Get("touch.test"); err != nil || !found || e.Type != "primary" {
 		t.Errorf("b's entry after the touch: %+v %v %v", e, found, err)

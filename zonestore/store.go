@@ -2,6 +2,8 @@ package zonestore
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -61,6 +63,9 @@ func Open(dir string) (*Store, error) {
 	}
 	s := &Store{dir: abs, meta: meta}
 	s.idx.init(meta)
+	var self [8]byte
+	_, _ = rand.Read(self[:]) // never fails (crypto/rand)
+	s.idx.self = hex.EncodeToString(self[:])
 	return s, nil
 }
 
