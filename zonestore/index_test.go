@@ -373,6 +373,15 @@ func TestIndexTouchReportedToOtherInstance(t *testing.T) {
 	if err := a.Put(Entry{Name: "touch.test", Type: "primary"}); err != nil {
 		t.Fatal(err)
 	}
+	// Many zones: what a reader reads after a touch is the touch's line,
+	// not O(zones).
+	var many []Entry
+	for i := range 5000 {
+		many = append(many, Entry{Name: fmt.Sprintf("z%d.touch.test", i), Type: "primary"})
+	}
+	if err := a.putMany(many); err != nil {
+		t.Fatal(err)
+	}
 	_, seq, _, err := b.ChangesSince(0)
 	if err != nil {
 		t.Fatal(err)
@@ -384,7 +393,12 @@ func TestIndexTouchReportedToOtherInstance(t *testing.T) {
 	if a.idx.flushes != flushes {
 		t.Errorf("a touch alone was fsynced")
 	}
+	off := b.idx.off
 	changes, _, ok, err := b.ChangesSince(seq)
+	t.Logf("b read %d bytes of the log for one touch among %d zones", b.idx.off-off, len(many)+1)
+	if read := b.idx.off - off; read > 100 {
+		t.Errorf("b read %d bytes of the log for one touch among %d zones, want the touch's line only", read, len(many)+1)
+	}
 	if err != nil || !ok || len(changes) != 1 || !changes[0].Touched || changes[0].Deleted || changes[0].Entry.Name != "touch.test" {
 		t.Fatalf("b's changes after a's touch: %+v ok %v err %v, want touch.test touched", changes, ok, err)
 	}
