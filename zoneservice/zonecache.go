@@ -33,7 +33,8 @@ import (
 //     appended, not fsynced), so that the caches of the other processes
 //     on the directory do the same at their next read (below);
 //   - after every record change through the service (success or not), and
-//     after rndc notify, loadkeys and retransfer: its zonestatus part;
+//     after rndc notify, loadkeys and retransfer: its zonestatus part
+//     (loadkeys and retransfer also touch the zone, below);
 //   - when named sends a NOTIFY for the zone to the history's listener
 //     (Notices): its zonestatus part. named sends one whenever a zone's
 //     serial moves (also-notify), so a change made behind the API's back
@@ -459,25 +460,34 @@ func (s *Service) zoneChanged(zone string) {
 	if c == nil {
 		return
 	}
-	if t, ok := s.Store.(toucher); ok {
-		if err := t.Touch(zone); err != nil {
-			s.log().Warn("the zone cache of other processes on the zone directory will not see the change until its max age",
-				zap.String("zone", zone), zap.Error(err))
-		}
-	}
+	s.touch(zone)
 	c.drop(cacheKey(zone), true, true, s.now().Add(zoneSettle).UnixNano())
 	if s.Catalog != nil {
 		c.drop(cacheKey(s.Catalog.Zone), true, false, 0)
 	}
 }
 
+// touch touches the zone in the index for the other processes (see
+// zoneChanged).
+func (s *Service) touch(zone string) {
+	if t, ok := s.Store.(toucher); ok {
+		if err := t.Touch(zone); err != nil {
+			s.log().Warn("the zone cache of other processes on the zone directory will not see the change until its max age",
+				zap.String("zone", zone), zap.Error(err))
+		}
+	}
+}
+
 // statusChanged drops the zone's zonestatus part: after a record change,
 // or a NOTIFY; with settle (a command whose effect named completes
-// later: retransfer, loadkeys) nothing is cached of it for zoneSettle.
+// later: retransfer, loadkeys) nothing is cached of it for zoneSettle,
+// and the zone is touched for the other processes (a record change
+// moves the serial: its NOTIFY tells them).
 func (s *Service) statusChanged(zone string, settle bool) {
 	until := int64(0)
 	if settle {
 		until = s.now().Add(zoneSettle).UnixNano()
+		s.touch(zone)
 	}
 	if c := s.zoneCache(); c != nil {
 		c.drop(cacheKey(zone), true, false, until)

@@ -245,8 +245,8 @@ func TestZoneCacheFollowsOtherProcesses(t *testing.T) {
 // TestZoneCacheFollowsOtherProcessesTouches: a freeze by another process
 // on the same zone directory (a touch in the index, no entry changed) is
 // seen at the next read, which asks named, and nothing of the zone is
-// cached for zoneSettle after it; a thaw through this service touches
-// the zone for the other processes. Before, a freeze, thaw, reload or
+// cached for zoneSettle after it; a thaw or a retransfer through this
+// service touches the zone for the other processes. Before, a freeze, thaw, reload or
 // modify left nothing in the index, and the other process answered its
 // cached state for up to the max age.
 func TestZoneCacheFollowsOtherProcessesTouches(t *testing.T) {
@@ -283,7 +283,21 @@ func TestZoneCacheFollowsOtherProcessesTouches(t *testing.T) {
 	if err != nil || !ok || !touched {
 		t.Errorf("the other process's index after a thaw here: %+v ok %v err %v, want z.example touched", changes, ok, err)
 	}
+	// A retransfer (named completes it later) touches the zone too.
+	_, seq, _, _ = other.ChangesSince(0)
+	r.s.Control = retransferNamed{n}
+	if _, err := r.s.Retransfer(ctx, "z.example"); err != nil {
+		t.Fatal(err)
+	}
+	if changes, _, _, _ := other.ChangesSince(seq); len(changes) != 1 || !changes[0].Touched {
+		t.Errorf("the other process's index after a retransfer here: %+v, want z.example touched", changes)
+	}
 }
+
+// retransferNamed is cacheNamed that answers retransfer.
+type retransferNamed struct{ *cacheNamed }
+
+func (retransferNamed) Retransfer(context.Context, string) (string, error) { return "", nil }
 
 func isKind(err error, kind error) bool {
 	var e *Error
