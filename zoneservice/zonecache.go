@@ -493,3 +493,18 @@ func (s *Service) statusChanged(zone string, settle bool) {
 		c.drop(cacheKey(zone), true, false, until)
 	}
 }
+
+// CachedZoneAndStatement is CachedZone and CachedStatement at once: what
+// the cache does not hold is asked of named concurrently (the rndc client
+// allows it), so that a zone's first read costs named's slower command,
+// not the sum of both. stmtErr is CachedStatement's.
+func (s *Service) CachedZoneAndStatement(ctx context.Context, name string) (zs *ZoneState, zc *rndc.ZoneStatement, err, stmtErr error) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		zc, stmtErr = s.CachedStatement(ctx, name)
+	}()
+	zs, err = s.CachedZone(ctx, name)
+	<-done
+	return zs, zc, err, stmtErr
+}

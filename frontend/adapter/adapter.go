@@ -69,11 +69,42 @@ func (b Zones) Zone(ctx context.Context, zone string) (*zoneInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	z := &zoneInfo{Name: zone, Type: zonemodel.TypePrimary}
 	zs, err := s.Zone(ctx, zone)
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, opErr(zone, err)
+	}
+	var cfg *zoneservice.Settings
+	if zc, err := s.ZoneStatement(ctx, zone); err == nil {
+		cfg = zoneservice.SettingsOf(zc)
+	}
+	return zoneInfoOf(s, zone, zs, cfg), nil
+}
+
+// CachedZone is Zone answered from the zone cache when it holds the
+// zone (zoneservice's CachedZoneAndStatement: named is asked nothing;
+// on a miss zonestatus and showzone are sent at once): the PowerDNS
+// API's zone GET. Its answer is Zone's.
+func (b Zones) CachedZone(ctx context.Context, zone string) (*zoneInfo, error) {
+	s, err := b.svc(ctx)
+	if err != nil {
+		return nil, err
+	}
+	zs, zc, err, serr := s.CachedZoneAndStatement(ctx, zone)
+	if err != nil {
+		return nil, opErr(zone, err)
+	}
+	var cfg *zoneservice.Settings
+	if serr == nil {
+		cfg = zoneservice.SettingsOf(zc)
+	}
+	return zoneInfoOf(s, zone, zs, cfg), nil
+}
+
+// zoneInfoOf is the zone described from its state and its statement's
+// settings (nil when showzone failed).
+func zoneInfoOf(s *zoneservice.Service, zone string, zs *zoneservice.ZoneState, cfg *zoneservice.Settings) *zoneInfo {
+	z := &zoneInfo{Name: zone, Type: zonemodel.TypePrimary}
+	switch {
 	case zs.Status != nil:
 		// A zone named knows but has not loaded (a secondary before
 		// its first transfer) has no serial yet.
@@ -85,8 +116,7 @@ func (b Zones) Zone(ctx context.Context, zone string) (*zoneInfo, error) {
 	} else if c := catalogOf(s); c != "" && strings.EqualFold(c, zone) {
 		z.Catalog = c // the catalog zone itself (shown as a Producer)
 	}
-	if zc, err := s.ZoneStatement(ctx, zone); err == nil {
-		cfg := zoneservice.SettingsOf(zc)
+	if cfg != nil {
 		z.Type = cfg.Type
 		z.Primaries, z.AlsoNotify, z.AllowTransfer, z.DNSSECPolicy = cfg.Primaries, cfg.AlsoNotify, cfg.AllowTransfer, cfg.DNSSECPolicy
 		z.CheckNames = cfg.Options["check-names"]
@@ -96,7 +126,7 @@ func (b Zones) Zone(ctx context.Context, zone string) (*zoneInfo, error) {
 	} else {
 		z.Type = zonemodel.TypePrimary
 	}
-	return z, nil
+	return z
 }
 
 // recordErr is an error of a record operation.
