@@ -366,3 +366,64 @@ func TestZoneCacheSize(t *testing.T) {
 	}
 	runtime.KeepAlive(&c)
 }
+
+// meetNamed is cacheNamed whose zonestatus and showzone each wait (up to
+// 5 s) until the other has arrived: both answer only when they are in
+// flight at once; one sent after the other's answer fails.
+type meetNamed struct {
+	*cacheNamed
+	status, show         chan struct{}
+	statusOnce, showOnce sync.Once
+}
+
+func (n *meetNamed) meet(mine chan struct{}, once *sync.Once, other chan struct{}) error {
+	once.Do(func() { close(mine) })
+	select {
+	case <-other:
+		return nil
+	case <-time.After(5 * time.Second):
+		return errors.New("zonestatus and showzone were not in flight at once")
+	}
+}
+
+func (n *meetNamed) ZoneStatus(ctx context.Context, zone string) (*rndc.ZoneStatus, error) {
+	if err := n.meet(n.status, &n.statusOnce, n.show); err != nil {
+		return nil, err
+	}
+	return n.cacheNamed.ZoneStatus(ctx, zone)
+}
+
+func (n *meetNamed) ShowZoneStatement(ctx context.Context, zone string) (*rndc.ZoneStatement, error) {
+	if err := n.meet(n.show, &n.showOnce, n.status); err != nil {
+		return nil, err
+	}
+	return n.cacheNamed.ShowZoneStatement(ctx, zone)
+}
+
+// TestZoneCacheMissAsksAtOnce: a zone's first read (CachedZoneAndStatement,
+// the PowerDNS zone GET's) sends zonestatus and showzone concurrently, so
+// that it costs one round trip to named, not two; the next read sends
+// nothing. Sent one after the other (as the adapter did before, Zone then
+// ZoneStatement), the first command waits for the second in vain.
+func TestZoneCacheMissAsksAtOnce(t *testing.T) {
+	r, n := cacheRig(t)
+	m := &meetNamed{cacheNamed: n, status: make(chan struct{}), show: make(chan struct{})}
+	r.s.Control = m
+	ctx := context.Background()
+	zs, zc, err, serr := r.s.CachedZoneAndStatement(ctx, "z.example")
+	if err != nil || serr != nil {
+		t.Fatalf("first read: %v; statement: %v", err, serr)
+	}
+	if zs.Status.Serial != 1 || !strings.Contains(zc.String(), "allow-update") {
+		t.Errorf("first read: serial %d, statement %s", zs.Status.Serial, zc)
+	}
+	if st, sh := n.commands(); st != 1 || sh != 1 {
+		t.Errorf("first read: %d zonestatus, %d showzone; want 1 and 1", st, sh)
+	}
+	if _, _, err, serr := r.s.CachedZoneAndStatement(ctx, "z.example"); err != nil || serr != nil {
+		t.Fatalf("second read: %v; statement: %v", err, serr)
+	}
+	if st, sh := n.commands(); st+sh != 0 {
+		t.Errorf("second read: %d zonestatus, %d showzone; want cached", st, sh)
+	}
+}
