@@ -138,8 +138,8 @@ type Service interface {
 	ZoneImporter
 	ZoneDeleter
 	ZoneModifier
-	Notifier
-	Retransferrer
+	ZoneNotifier
+	ZoneRetransferrer
 	KeyLister
 	StatisticsReader
 	SideFileKeeper
@@ -233,23 +233,6 @@ type ZoneModifier interface {
 	// (409), the zone is unknown (404), the control channel fails (500
 	// "Bad Gateway", 504). Idempotent: the clauses are set, not added to.
 	Modify(ctx context.Context, zone string, change ZoneChange) error
-}
-
-// Notifier sends NOTIFY messages.
-type Notifier interface {
-	// Notify sends NOTIFY for the zone to its secondaries (rndc notify,
-	// then the service's own to the servers it can name). Errors: the
-	// zone is unknown (404), the control channel fails (500 "Bad
-	// Gateway", 504). Idempotent: a NOTIFY changes nothing.
-	Notify(ctx context.Context, zone string) error
-}
-
-// Retransferrer refreshes secondary zones.
-type Retransferrer interface {
-	// Retransfer makes a secondary zone transfer from its primaries now.
-	// Errors: the zone is unknown (404) or primary (409), the control
-	// channel fails (500 "Bad Gateway", 504). Idempotent.
-	Retransfer(ctx context.Context, zone string) error
 }
 
 // KeyLister reads a zone's DNSSEC keys.

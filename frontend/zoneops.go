@@ -12,9 +12,10 @@ import (
 // its Command, and the one mapping of the zone API turns them into its
 // answers (404 for a zone named does not know, 409 for the zone's state,
 // 500 "Bad Gateway" for a command named refused, 503 when the zone's
-// lock is busy, 504 when named did not answer). They differ from
-// Retransferrer, Notifier and ZoneModifier, the PowerDNS API's, by what
-// they return.
+// lock is busy, 504 when named did not answer). ZoneRetransferrer and
+// ZoneNotifier are the PowerDNS API's too (part of Service, whose
+// adapter wraps the same errors in a *CallError), which ignores what
+// they return beyond the error.
 
 // ZoneReloader reloads a zone from its file.
 type ZoneReloader interface {

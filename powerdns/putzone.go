@@ -117,7 +117,7 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		}
 	}
 	if retransfer {
-		if err := a.Service.Retransfer(r.Context(), name); err != nil {
+		if _, err := a.Service.Retransfer(r.Context(), name); err != nil {
 			a.fail(w, err, nil, false)
 			return
 		}

@@ -190,12 +190,14 @@ func (f *fakeNamed) Delete(_ context.Context, zone string) error {
 
 func (f *fakeNamed) Import(context.Context, string, []byte) error     { return errors.New("not here") }
 func (f *fakeNamed) Modify(context.Context, string, ZoneChange) error { return nil }
-func (f *fakeNamed) Notify(context.Context, string) error             { return nil }
-func (f *fakeNamed) Retransfer(_ context.Context, zone string) error {
+func (f *fakeNamed) Notify(context.Context, string) (*zonemodel.Notified, error) {
+	return &zonemodel.Notified{}, nil
+}
+func (f *fakeNamed) Retransfer(_ context.Context, zone string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.retransfers = append(f.retransfers, zone)
-	return nil
+	return "", nil
 }
 func (f *fakeNamed) Keys(context.Context, string) ([]Key, error)     { return nil, nil }
 func (f *fakeNamed) Statistics(context.Context) ([][2]string, error) { return nil, nil }

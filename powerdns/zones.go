@@ -415,7 +415,7 @@ func (a *API) notify(w http.ResponseWriter, r *http.Request, zone string) {
 	if !ok {
 		return
 	}
-	if err := a.Service.Notify(r.Context(), name); err != nil {
+	if _, err := a.Service.Notify(r.Context(), name); err != nil {
 		a.fail(w, err, nil, false)
 		return
 	}
@@ -433,7 +433,7 @@ func (a *API) axfrRetrieve(w http.ResponseWriter, r *http.Request, zone string) 
 		WriteError(w, http.StatusUnprocessableEntity, "Domain '%s' is not a slave domain (or has no master defined)", FQDN(name))
 		return
 	}
-	if err := a.Service.Retransfer(r.Context(), name); err != nil {
+	if _, err := a.Service.Retransfer(r.Context(), name); err != nil {
 		a.fail(w, err, nil, false)
 		return
 	}

@@ -231,28 +231,31 @@ func (b Zones) Modify(ctx context.Context, zone string, c zoneChange) error {
 	return nil
 }
 
-// Notify sends NOTIFY for the zone.
-func (b Zones) Notify(ctx context.Context, zone string) error {
+// Notify sends NOTIFY for the zone and reports the answers.
+func (b Zones) Notify(ctx context.Context, zone string) (*zonemodel.Notified, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := s.Notify(ctx, zone); err != nil {
-		return opErr(zone, err)
+	res, err := s.Notify(ctx, zone)
+	if err != nil {
+		return nil, opErr(zone, err)
 	}
-	return nil
+	return res, nil
 }
 
-// Retransfer makes a secondary zone transfer now.
-func (b Zones) Retransfer(ctx context.Context, zone string) error {
+// Retransfer makes a secondary zone transfer now and returns named's
+// answer.
+func (b Zones) Retransfer(ctx context.Context, zone string) (string, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if _, err := s.Retransfer(ctx, zone); err != nil {
-		return opErr(zone, err)
+	res, err := s.Retransfer(ctx, zone)
+	if err != nil {
+		return "", opErr(zone, err)
 	}
-	return nil
+	return res, nil
 }
 
 // Keys lists the zone's DNSSEC keys.
