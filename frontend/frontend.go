@@ -135,8 +135,8 @@ type Service interface {
 	RecordReader
 	RecordApplier
 	ZoneCreator
-	ZoneImporter
-	ZoneDeleter
+	SourceImporter
+	ZoneRemover
 	ZoneModifier
 	ZoneNotifier
 	ZoneRetransferrer
@@ -201,27 +201,6 @@ type ZoneCreator interface {
 	// outcome is unknown and a retry completes it), the disk is full
 	// (507). Not idempotent: a second create of the same zone is 409.
 	Create(ctx context.Context, req *zonemodel.CreateZoneRequest) error
-}
-
-// ZoneImporter creates zones from master files.
-type ZoneImporter interface {
-	// Import creates the primary zone from a master file, checked as
-	// named would check it and added all or nothing, as Create adds a
-	// zone (the zone API's import). Errors:
-	// those of Create, a file named would refuse (400, naming its line),
-	// too many imports at once (429). Not idempotent: the zone exists
-	// after the first.
-	Import(ctx context.Context, zone string, file []byte) error
-}
-
-// ZoneDeleter deletes zones.
-type ZoneDeleter interface {
-	// Delete deletes a zone the API manages: from named (rndc delzone),
-	// its file and its index entry, crash-safely as Create. Errors: the
-	// zone is unknown (404), of named.conf or not managed by the API
-	// (409), the catalog zone (409), named does not answer (504).
-	// Not idempotent: a second delete is 404.
-	Delete(ctx context.Context, zone string) error
 }
 
 // ZoneModifier changes a zone's configuration.

@@ -7,7 +7,9 @@ import (
 )
 
 // The zone API's imports and copies (package rest), implemented by
-// *zoneservice.Service (ZoneImporter is the PowerDNS API's). An import
+// *zoneservice.Service; SourceImporter is the PowerDNS API's too (part of
+// Service, whose adapter admits each import through zone_api's gate
+// first: too many at once is an *ImportsBusy, 429 or 503). An import
 // creates the primary zone as ZoneMaker.Create does, all or nothing and
 // crash-safely, from records checked as named would check them
 // (named-checkzone when installed). fp is the request's fingerprint: a

@@ -7,8 +7,8 @@ import (
 )
 
 // The zone API's zone lifecycle (package rest), implemented by
-// *zoneservice.Service; ZoneCreator and ZoneDeleter are the PowerDNS
-// API's. Errors are the service's (*zonemodel.ServiceError).
+// *zoneservice.Service; ZoneRemover is the PowerDNS API's too (part of
+// Service), ZoneCreator its create. Errors are the service's (*zonemodel.ServiceError).
 
 // ZoneMaker creates zones from a normalised create request.
 type ZoneMaker interface {

@@ -95,7 +95,7 @@ func (a *API) importZone(w http.ResponseWriter, r *http.Request, req *ZoneReques
 		WriteError(w, http.StatusUnprocessableEntity, "%s", msg)
 		return
 	}
-	if err := a.Service.Import(r.Context(), zone, []byte(*req.Zone)); err != nil {
+	if _, err := a.Service.Import(r.Context(), zone, &zonemodel.ImportSource{File: []byte(*req.Zone)}, ""); err != nil {
 		var fe *zonemodel.FileError
 		if errors.As(err, &fe) && (strings.Contains(fe.Message, "CNAME and other data") || strings.Contains(fe.Message, "CNAME is not allowed")) {
 			// PowerDNS's words for a CNAME beside other data; at the
@@ -138,7 +138,7 @@ func (a *API) keepCreated(w http.ResponseWriter, r *http.Request, name string, d
 		return nil
 	})
 	if err != nil {
-		_ = a.Service.Delete(r.Context(), name)
+		_, _ = a.Service.Delete(r.Context(), name, zonemodel.DeleteOptions{})
 		WriteError(w, http.StatusInternalServerError, "zone %s was not created: keeping its PowerDNS data (comments, disabled records, attributes) failed: %v", FQDN(name), err)
 		return false
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // importingNamed is fakeNamed that records the zone file texts imported.
@@ -13,9 +15,9 @@ type importingNamed struct {
 	imported []string
 }
 
-func (f *importingNamed) Import(_ context.Context, zone string, text []byte) error {
+func (f *importingNamed) Import(_ context.Context, zone string, _ *zonemodel.ImportSource, _ string) (*zonemodel.Imported, error) {
 	f.imported = append(f.imported, zone)
-	return nil
+	return &zonemodel.Imported{}, nil
 }
 
 // TestImportOutOfZone: PowerDNS refuses zone file text with a record

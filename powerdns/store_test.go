@@ -177,18 +177,20 @@ func (f *fakeNamed) Create(_ context.Context, req *zonemodel.CreateZoneRequest) 
 }
 
 // Delete removes the zone and, as the zone service does, its files.
-func (f *fakeNamed) Delete(_ context.Context, zone string) error {
+func (f *fakeNamed) Delete(_ context.Context, zone string, _ zonemodel.DeleteOptions) (*zonemodel.Deleted, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, err := f.get(zone); err != nil {
-		return err
+		return nil, err
 	}
 	delete(f.zones, zone)
 	_, err := f.store.RemoveZoneFiles(zone)
-	return err
+	return &zonemodel.Deleted{}, err
 }
 
-func (f *fakeNamed) Import(context.Context, string, []byte) error     { return errors.New("not here") }
+func (f *fakeNamed) Import(context.Context, string, *zonemodel.ImportSource, string) (*zonemodel.Imported, error) {
+	return nil, errors.New("not here")
+}
 func (f *fakeNamed) Modify(context.Context, string, ZoneChange) error { return nil }
 func (f *fakeNamed) Notify(context.Context, string) (*zonemodel.Notified, error) {
 	return &zonemodel.Notified{}, nil

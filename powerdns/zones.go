@@ -402,7 +402,7 @@ func (a *API) deleteZone(w http.ResponseWriter, r *http.Request, zone string) {
 	if !ok {
 		return
 	}
-	if err := a.Service.Delete(r.Context(), name); err != nil {
+	if _, err := a.Service.Delete(r.Context(), name, zonemodel.DeleteOptions{}); err != nil {
 		a.fail(w, err, nil, false)
 		return
 	}

@@ -177,36 +177,40 @@ func (b Zones) Create(ctx context.Context, req *zonemodel.CreateZoneRequest) err
 	return nil
 }
 
-// Import creates the primary zone from a master file.
-func (b Zones) Import(ctx context.Context, zone string, file []byte) error {
+// Import creates the primary zone from src, admitted through
+// EnterImport first when set.
+func (b Zones) Import(ctx context.Context, zone string, src *zonemodel.ImportSource, fp string) (*zonemodel.Imported, error) {
 	if b.EnterImport != nil {
 		release, err := b.EnterImport(zoneservice.ActorOf(ctx).Identity)
 		if err != nil {
-			return opErr(zone, err)
+			return nil, opErr(zone, err)
 		}
 		defer release()
 	}
 	s, err := b.svc(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := s.Import(ctx, zone, &zoneservice.ImportSource{File: file}, ""); err != nil {
-		return opErr(zone, err)
+	res, err := s.Import(ctx, zone, src, fp)
+	if err != nil {
+		return nil, opErr(zone, err)
 	}
-	return nil
+	return res, nil
 }
 
-// Delete deletes a zone; PowerDNS's clients cannot confirm the delete of
-// a zone the API does not manage, so such a delete is refused.
-func (b Zones) Delete(ctx context.Context, zone string) error {
+// Delete deletes a zone as opts say (the PowerDNS API's clients cannot
+// confirm the delete of a zone the API does not manage, so it passes no
+// options and such a delete is refused).
+func (b Zones) Delete(ctx context.Context, zone string, opts zonemodel.DeleteOptions) (*zonemodel.Deleted, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := s.Delete(ctx, zone, zoneservice.DeleteOptions{}); err != nil {
-		return opErr(zone, err)
+	res, err := s.Delete(ctx, zone, opts)
+	if err != nil {
+		return nil, opErr(zone, err)
 	}
-	return nil
+	return res, nil
 }
 
 // Modify changes the zone's clauses the change names.
