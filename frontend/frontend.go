@@ -137,7 +137,7 @@ type Service interface {
 	ZoneCreator
 	SourceImporter
 	ZoneRemover
-	ZoneModifier
+	SettingsModifier
 	ZoneNotifier
 	ZoneRetransferrer
 	KeyLister
@@ -201,17 +201,6 @@ type ZoneCreator interface {
 	// outcome is unknown and a retry completes it), the disk is full
 	// (507). Not idempotent: a second create of the same zone is 409.
 	Create(ctx context.Context, req *zonemodel.CreateZoneRequest) error
-}
-
-// ZoneModifier changes a zone's configuration.
-type ZoneModifier interface {
-	// Modify changes the zone's configuration clauses the change names,
-	// keeping every other, in one rndc modzone under the zone's lock:
-	// named takes the whole change or none of it. Errors: the change is
-	// invalid or does not apply to the zone (400), named refuses it
-	// (409), the zone is unknown (404), the control channel fails (500
-	// "Bad Gateway", 504). Idempotent: the clauses are set, not added to.
-	Modify(ctx context.Context, zone string, change ZoneChange) error
 }
 
 // KeyLister reads a zone's DNSSEC keys.
@@ -283,16 +272,6 @@ type ZoneInfo struct {
 	// a zone the service does not manage): a side file written for an
 	// earlier zone of the name is told apart by it.
 	Created time.Time
-}
-
-// ZoneChange changes zone configuration clauses; nil leaves one as it
-// is.
-type ZoneChange struct {
-	AlsoNotify    *[]string
-	AllowTransfer *[]string
-	Primaries     *[]string
-	DNSSECPolicy  *string
-	CheckNames    *string // "" removes the clause
 }
 
 // Key is a DNSSEC key of a zone, read from its DNSKEY records.

@@ -15,7 +15,9 @@ import (
 // lock is busy, 504 when named did not answer). ZoneRetransferrer and
 // ZoneNotifier are the PowerDNS API's too (part of Service, whose
 // adapter wraps the same errors in a *CallError), which ignores what
-// they return beyond the error.
+// they return beyond the error; so is SettingsModifier, whose adapter
+// keeps the update key's grant in an allow-transfer list it sets (the
+// API reads zones by transfers signed with it).
 
 // ZoneReloader reloads a zone from its file.
 type ZoneReloader interface {

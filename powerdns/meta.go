@@ -246,7 +246,7 @@ func (a *API) setMetadata(w http.ResponseWriter, r *http.Request, zone, kind str
 		a.answerMeta(w, r, name, kind, status)
 		return
 	}
-	if err := a.Service.Modify(r.Context(), name, ch); err != nil {
+	if _, err := a.Service.Modify(r.Context(), name, &ch); err != nil {
 		a.fail(w, err, nil, false)
 		return
 	}
@@ -473,7 +473,7 @@ func (a *API) createCryptokey(w http.ResponseWriter, r *http.Request, zone strin
 		return
 	}
 	p := "default"
-	if err := a.Service.Modify(r.Context(), name, ZoneChange{DNSSECPolicy: &p}); err != nil {
+	if _, err := a.Service.Modify(r.Context(), name, &ZoneChange{DNSSECPolicy: &p}); err != nil {
 		a.fail(w, err, nil, false)
 		return
 	}

@@ -111,7 +111,7 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		plan.EditSOA(soaEditsOf(d, req.SOAEditAPI), edit, time.Now())
 	}
 	if changed {
-		if err := a.Service.Modify(r.Context(), name, ch); err != nil {
+		if _, err := a.Service.Modify(r.Context(), name, &ch); err != nil {
 			a.fail(w, err, nil, false)
 			return
 		}

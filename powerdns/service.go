@@ -5,6 +5,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // The zone service as this front end sees it (package frontend), which
@@ -15,7 +16,7 @@ type (
 	// ZoneInfo describes a zone.
 	ZoneInfo = frontend.ZoneInfo
 	// ZoneChange changes zone configuration clauses.
-	ZoneChange = frontend.ZoneChange
+	ZoneChange = zonemodel.SettingsChange
 	// Key is a DNSSEC key.
 	Key = frontend.Key
 	// Route is one endpoint.

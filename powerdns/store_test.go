@@ -191,7 +191,9 @@ func (f *fakeNamed) Delete(_ context.Context, zone string, _ zonemodel.DeleteOpt
 func (f *fakeNamed) Import(context.Context, string, *zonemodel.ImportSource, string) (*zonemodel.Imported, error) {
 	return nil, errors.New("not here")
 }
-func (f *fakeNamed) Modify(context.Context, string, ZoneChange) error { return nil }
+func (f *fakeNamed) Modify(context.Context, string, *ZoneChange) (*zonemodel.Modified, error) {
+	return &zonemodel.Modified{}, nil
+}
 func (f *fakeNamed) Notify(context.Context, string) (*zonemodel.Notified, error) {
 	return &zonemodel.Notified{}, nil
 }

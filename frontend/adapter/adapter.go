@@ -31,8 +31,7 @@ type Zones struct {
 
 // The contract's values.
 type (
-	zoneInfo   = frontend.ZoneInfo
-	zoneChange = frontend.ZoneChange
+	zoneInfo = frontend.ZoneInfo
 )
 
 func (b Zones) svc(ctx context.Context) (*zoneservice.Service, error) {
@@ -213,12 +212,14 @@ func (b Zones) Delete(ctx context.Context, zone string, opts zonemodel.DeleteOpt
 	return res, nil
 }
 
-// Modify changes the zone's clauses the change names.
-func (b Zones) Modify(ctx context.Context, zone string, c zoneChange) error {
+// Modify changes the zone's clauses the change names; an allow-transfer
+// list it sets keeps admitting the update key.
+func (b Zones) Modify(ctx context.Context, zone string, ch *zonemodel.SettingsChange) (*zonemodel.Modified, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	c := *ch
 	if c.AllowTransfer != nil && s.UpdateKey != "" {
 		// The API reads zones by AXFR signed with its key: a list set
 		// through ALLOW-AXFR-FROM keeps admitting it.
@@ -228,11 +229,11 @@ func (b Zones) Modify(ctx context.Context, zone string, c zoneChange) error {
 			c.AllowTransfer = &v
 		}
 	}
-	req := zoneservice.SettingsChange{AlsoNotify: c.AlsoNotify, AllowTransfer: c.AllowTransfer, Primaries: c.Primaries, DNSSECPolicy: c.DNSSECPolicy, CheckNames: c.CheckNames}
-	if _, err := s.Modify(ctx, zone, &req); err != nil {
-		return opErr(zone, err)
+	res, err := s.Modify(ctx, zone, &c)
+	if err != nil {
+		return nil, opErr(zone, err)
 	}
-	return nil
+	return res, nil
 }
 
 // Notify sends NOTIFY for the zone and reports the answers.
