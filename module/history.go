@@ -7,15 +7,14 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -73,34 +72,7 @@ func watchHistory(ctx context.Context, c *HistoryConfig, resolved func() *zonese
 			break
 		}
 	}
-	b.FollowHistory(ctx, c.NotifyAddr(), acquireNotify)
-}
-
-// notifyPool holds the NOTIFY listeners by address
-// (*zoneservice.NotifyListener),
-// shared by the config generations: a reload hands the listener over (the
-// new generation takes it before the old one gives it back), and the
-// newest generation's service receives the notices.
-var notifyPool = caddy.NewUsagePool()
-
-// acquireNotify listens on addr (or shares the listener there) and makes
-// notice the receiver of its NOTIFYs; release gives it back.
-func acquireNotify(addr string, notice func(string)) (release func(), err error) {
-	v, _, err := notifyPool.LoadOrNew(addr, func() (caddy.Destructor, error) {
-		nl, err := zoneservice.ListenNotify(addr, notice)
-		if err != nil {
-			return nil, err
-		}
-		return nl, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	v.(*zoneservice.NotifyListener).SetReceiver(notice)
-	var once sync.Once
-	return func() {
-		once.Do(func() { _, _ = notifyPool.Delete(addr) })
-	}, nil
+	b.FollowHistory(ctx, c.NotifyAddr(), sharedhistory.AcquireNotify)
 }
 
 // withActor puts the request's actor (for the change history) in its

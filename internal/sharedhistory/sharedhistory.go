@@ -8,7 +8,8 @@
 // reload's new generation takes its reference before the old one gives
 // its own back, so one Log and one writer go on) and the external-dns
 // webhook (Attach), which both write a zone directory's history, write it
-// through the one Log here.
+// through the one Log here. The NOTIFY listeners the zone server follows
+// the history with (AcquireNotify) are kept the same way, by address.
 package sharedhistory
 
 import (

@@ -1,4 +1,4 @@
-package module
+package sharedhistory
 
 import (
 	"net"
@@ -20,11 +20,11 @@ func TestNotifyListenerHandedOver(t *testing.T) {
 	addr := pc.LocalAddr().String()
 	pc.Close()
 	old, cur := make(chan string, 4), make(chan string, 4)
-	releaseOld, err := acquireNotify(addr, func(z string) { old <- z })
+	releaseOld, err := AcquireNotify(addr, func(z string) { old <- z })
 	if err != nil {
 		t.Fatal(err)
 	}
-	releaseCur, err := acquireNotify(addr, func(z string) { cur <- z })
+	releaseCur, err := AcquireNotify(addr, func(z string) { cur <- z })
 	if err != nil {
 		t.Fatalf("the new generation cannot take the listener over: %v", err)
 	}
