@@ -1,7 +1,6 @@
 package module
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/history"
-	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -48,31 +46,6 @@ func openHistory(c *HistoryConfig, refs *sharedRefs, logger *zap.Logger) (*histo
 		return nil, fmt.Errorf("opening the change history: %w", err)
 	}
 	return l, nil
-}
-
-// watchHistory, started by Provision, has the zone server follow the history
-// (zoneservice.Server.FollowHistory) once the backend is resolved (by the
-// first request, or the restart watch a couple of seconds after start;
-// the watch never resolves it itself, so nothing touches the disk before
-// that, and `caddy validate` touches nothing): changes made while the API
-// was not running, or whose entry a crash lost (zoneservice.Service.CatchUp),
-// and named's NOTIFYs on notify_listen until ctx ends (Cleanup).
-func watchHistory(ctx context.Context, c *HistoryConfig, resolved func() *zoneservice.Server) {
-	if !c.On() {
-		return
-	}
-	var b *zoneservice.Server
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(200 * time.Millisecond):
-		}
-		if b = resolved(); b != nil && b.Root().History != nil {
-			break
-		}
-	}
-	b.FollowHistory(ctx, c.NotifyAddr(), sharedhistory.AcquireNotify)
 }
 
 // withActor puts the request's actor (for the change history) in its

@@ -30,6 +30,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/internal/keyconf"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
+	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 	"github.com/zoneapi/caddy-zoneapi/internal/statschannel"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rest"
@@ -251,7 +252,7 @@ type backendCell struct {
 	mu      sync.Mutex
 	backend *zoneservice.Server // the zone server
 	// stopWatch ends the restart watch (watchNamed) and the history's
-	// watch (watchHistory) at Cleanup.
+	// watch (sharedhistory.Follow) at Cleanup.
 	stopWatch context.CancelFunc
 }
 
@@ -368,7 +369,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	h.cell.stopWatch = stopWatch
 	go watchNamed(watchCtx, h.getBackend)
-	go watchHistory(watchCtx, h.History, h.cell.resolved)
+	go sharedhistory.Follow(watchCtx, h.History.On(), h.History.NotifyAddr(), h.cell.resolved)
 	hooks, err := h.Events.Checked()
 	if err == nil && len(hooks) > 0 && !h.History.On() {
 		err = fmt.Errorf("events: webhooks deliver the change history's entries; they need the history on (remove history off)")
