@@ -35,11 +35,11 @@ func openHistory(c *HistoryConfig, refs *sharedRefs, logger *zap.Logger) (*histo
 	if c != nil {
 		opts.MaxAge, opts.MaxSize, opts.SyncEach = time.Duration(c.MaxAge), c.MaxSize, c.SyncEach
 	}
-	l, err := refs.history.open(opts)
+	l, err := refs.history.Open(opts)
 	if errors.Is(err, history.ErrLocked) {
 		// Another process (an instance sharing the zone directory)
 		// records the history; this one serves without it.
-		logger.Warn("the change history is written by another process sharing the zone directory; this instance records none", zap.String("zone_dir", filepath.Dir(filepath.Dir(refs.history.dir))))
+		logger.Warn("the change history is written by another process sharing the zone directory; this instance records none", zap.String("zone_dir", filepath.Dir(filepath.Dir(refs.history.Dir()))))
 		return nil, nil
 	}
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
-	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rest"
@@ -33,7 +32,7 @@ var (
 	// start-up reconcile's gate, named's boot time, the Idempotency-Keys
 	// in flight).
 	storePool = caddy.NewUsagePool()
-	// historyPool maps a history directory to its *sharedHistory.
+	// historyPool maps a history directory to its *sharedhistory.Generations.
 	historyPool = caddy.NewUsagePool()
 	// importsPool holds the process's one *rest.ImportGate (key importsKey):
 	// the bounds of the imports running at once are the process's, over
@@ -73,47 +72,6 @@ func acquireImports() *rest.ImportGate {
 
 func releaseImports() { _, _ = importsPool.Delete(importsKey) }
 
-// sharedHistory is the change history of one directory, opened on first
-// use (getBackend) and closed when no config generation holds it any
-// more: a reload hands the same open Log to the new generation, whose
-// Provision took its reference before the old generation's Cleanup gave
-// back its own.
-type sharedHistory struct {
-	dir string
-
-	mu      sync.Mutex
-	log     *history.Log
-	release func()
-}
-
-// open returns the Log, opening it on first use with opts; later calls
-// apply opts' retention. A failure is not remembered.
-func (s *sharedHistory) open(opts history.Options) (*history.Log, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.log != nil {
-		s.log.SetRetention(opts.MaxAge, opts.MaxSize)
-		return s.log, nil
-	}
-	l, release, err := sharedhistory.Shared(s.dir, opts)
-	if err != nil {
-		return nil, err
-	}
-	s.log, s.release = l, release
-	return l, nil
-}
-
-// Destruct closes the Log; no generation holds it any more.
-func (s *sharedHistory) Destruct() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.release != nil {
-		s.release()
-		s.log, s.release = nil, nil
-	}
-	return nil
-}
-
 // generation counts the holders of a config generation's shared state
 // (store, updater, history, control connections): Provision's own
 // reference, which Cleanup gives back, and one per request being served.
@@ -151,7 +109,7 @@ func (g *generation) leave() {
 type sharedRefs struct {
 	store      *zoneservice.Directory
 	updater    *sharedupdater.Updater
-	history    *sharedHistory
+	history    *sharedhistory.Generations
 	storeKey   string
 	updaterKey string
 	historyKey string
@@ -162,12 +120,12 @@ type sharedRefs struct {
 func (s *sharedRefs) acquireHistory(zoneDir string) error {
 	dir := historyDir(zoneDir)
 	v, _, err := historyPool.LoadOrNew(dir, func() (caddy.Destructor, error) {
-		return &sharedHistory{dir: dir}, nil
+		return sharedhistory.NewGenerations(dir), nil
 	})
 	if err != nil {
 		return err
 	}
-	s.history, s.historyKey = v.(*sharedHistory), dir
+	s.history, s.historyKey = v.(*sharedhistory.Generations), dir
 	return nil
 }
 
