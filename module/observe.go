@@ -3,11 +3,8 @@ package module
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +12,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
@@ -109,7 +107,7 @@ func (h *logs) captureBody(r *http.Request) *bytes.Buffer {
 	r.Body = struct {
 		io.Reader
 		io.Closer
-	}{io.TeeReader(r.Body, &limitedWriter{w: buf, n: maxLoggedBody}), r.Body}
+	}{io.TeeReader(r.Body, &logsafe.LimitedWriter{W: buf, N: maxLoggedBody}), r.Body}
 	return buf
 }
 
@@ -121,60 +119,8 @@ func (h *logs) logBody(r *http.Request, buf *bytes.Buffer) {
 	h.httpLog.Debug("request body",
 		zap.String("method", r.Method),
 		zap.String("uri", r.RequestURI),
-		zap.String("body", redactJSON(buf.Bytes())),
+		zap.String("body", logsafe.RedactJSON(buf.Bytes())),
 	)
-}
-
-// secretKey matches JSON keys whose values are never logged.
-var secretKey = regexp.MustCompile(`(?i)(secret|password|passwd|token|private|credential|authorization)`)
-
-// redactJSON returns body with the values of secret-looking keys replaced
-// by "[REDACTED]". A body that is not JSON is described, not echoed.
-func redactJSON(body []byte) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return "(not JSON, " + strconv.Itoa(len(body)) + " bytes)"
-	}
-	out, err := json.Marshal(redact(v))
-	if err != nil {
-		return "(unprintable JSON)"
-	}
-	return string(out)
-}
-
-func redact(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, val := range t {
-			if secretKey.MatchString(k) {
-				t[k] = "[REDACTED]"
-			} else {
-				t[k] = redact(val)
-			}
-		}
-	case []any:
-		for i := range t {
-			t[i] = redact(t[i])
-		}
-	}
-	return v
-}
-
-// limitedWriter keeps the first n bytes written to it and drops the rest.
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		_, _ = l.w.Write(p[:k])
-		l.n -= k
-	}
-	return len(p), nil
 }
 
 // dnsTraceKey is the context key of the zone_api::dns trace logger of the

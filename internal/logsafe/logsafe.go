@@ -5,7 +5,10 @@
 // an escape sequence that rewrites a terminal), Unicode format characters
 // (a right-to-left override that shows "exe.txt" as "txt.exe") or be
 // megabytes long. Text escapes what is not printable and caps the length;
-// every log line that carries such text passes it through here.
+// every log line that carries such text passes it through here. The
+// request bodies zone_api's debug log carries pass through RedactJSON,
+// which hides the values of secret-looking keys, and LimitedWriter, which
+// bounds how much of a body is kept.
 package logsafe
 
 import (

@@ -1,4 +1,4 @@
-package module
+package logsafe
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 
 func TestRedactJSON(t *testing.T) {
 	in := `{"zoneName":"a.test","tsig":{"secret":"c2VjcmV0"},"list":[{"Token":"x","ok":1}],"n":12345678901234567890}`
-	got := redactJSON([]byte(in))
+	got := RedactJSON([]byte(in))
 	for _, bad := range []string{"c2VjcmV0", `"x"`} {
 		if strings.Contains(got, bad) {
 			t.Errorf("redacted body %s still contains %s", got, bad)
@@ -18,7 +18,7 @@ func TestRedactJSON(t *testing.T) {
 			t.Errorf("redacted body %s lacks %s", got, good)
 		}
 	}
-	if got := redactJSON([]byte("not json secret=x")); strings.Contains(got, "secret=x") {
+	if got := RedactJSON([]byte("not json secret=x")); strings.Contains(got, "secret=x") {
 		t.Errorf("non-JSON body echoed: %s", got)
 	}
 }
