@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
-
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
@@ -34,7 +32,7 @@ func (h *Handler) getBackend() (*zoneservice.Server, error) {
 		tsig    *rndc.Key
 	)
 	if h.updateKeyConf != nil {
-		updateKey, tsig, err = resolveUpdateKey(*h.updateKeyConf)
+		updateKey, tsig, err = h.updateKeyConf.ResolveUpdate()
 		if err != nil {
 			return nil, fmt.Errorf("loading update key: %w", err)
 		}
@@ -71,20 +69,4 @@ func (h *Handler) getBackend() (*zoneservice.Server, error) {
 	cfg.Inventory = newInventory(h.statsURL, h.rndcTimeout, time.Duration(h.InventoryRefresh), h.logger, rc, store)
 	h.cell.backend = zoneservice.NewServer(cfg)
 	return h.cell.backend, nil
-}
-
-// resolveUpdateKey returns the name of the update key k describes and,
-// when k has a secret (a key file, or an inline algorithm and secret), the
-// whole key for signing updates. A name-only key gives a nil key: zones
-// are created with allow-update for it, but this module cannot send
-// updates.
-func resolveUpdateKey(k KeyConfig) (string, *rndc.Key, error) {
-	if !k.HasSecret() {
-		return caddy.NewReplacer().ReplaceKnown(k.Name, ""), nil, nil
-	}
-	key, err := k.Load()
-	if err != nil {
-		return "", nil, err
-	}
-	return key.Name, &key, nil
 }

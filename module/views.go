@@ -194,7 +194,7 @@ func (vs *viewSettings) parts(zoneDir string, timeout time.Duration) (zoneservic
 	var err error
 	var tsigKey *rndc.Key
 	if vs.updateKeyConf != nil {
-		p.UpdateKey, tsigKey, err = resolveUpdateKey(*vs.updateKeyConf)
+		p.UpdateKey, tsigKey, err = vs.updateKeyConf.ResolveUpdate()
 		if err != nil {
 			return p, fmt.Errorf("view %s: loading update key: %w", vs.name, err)
 		}

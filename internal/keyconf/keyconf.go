@@ -76,3 +76,19 @@ func (k Config) Load() (rndc.Key, error) {
 	}
 	return rndc.NewKey(name, repl.ReplaceKnown(k.Algorithm, ""), secret)
 }
+
+// ResolveUpdate returns the name of the update key k describes and,
+// when k has a secret (a key file, or an inline algorithm and secret), the
+// whole key for signing updates. A name-only key gives a nil key: zones
+// are created with allow-update for it, but the module cannot send
+// updates.
+func (k Config) ResolveUpdate() (string, *rndc.Key, error) {
+	if !k.HasSecret() {
+		return caddy.NewReplacer().ReplaceKnown(k.Name, ""), nil, nil
+	}
+	key, err := k.Load()
+	if err != nil {
+		return "", nil, err
+	}
+	return key.Name, &key, nil
+}
