@@ -251,8 +251,9 @@ type Handler struct {
 type backendCell struct {
 	mu      sync.Mutex
 	backend *zoneservice.Server // the zone server
-	// stopWatch ends the restart watch (watchNamed) and the history's
-	// watch (sharedhistory.Follow) at Cleanup.
+	// stopWatch ends the restart watch
+	// (zoneservice.WatchRestartsWhenResolved) and the history's watch
+	// (sharedhistory.Follow) at Cleanup.
 	stopWatch context.CancelFunc
 }
 
@@ -368,7 +369,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.gen = newGeneration(func() { releaseShared(h) })
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	h.cell.stopWatch = stopWatch
-	go watchNamed(watchCtx, h.getBackend)
+	go zoneservice.WatchRestartsWhenResolved(quiet(watchCtx), h.getBackend) // its control commands not logged one by one
 	go sharedhistory.Follow(watchCtx, h.History.On(), h.History.NotifyAddr(), h.cell.resolved)
 	hooks, err := h.Events.Checked()
 	if err == nil && len(hooks) > 0 && !h.History.On() {
