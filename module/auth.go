@@ -13,7 +13,6 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
-	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
@@ -187,19 +186,5 @@ func auditAction(rt *route) string {
 
 // audit logs one mutation at info: who, what, which zone, the outcome.
 func (h *Handler) audit(r *http.Request, op string, status int) {
-	st := authOf(r)
-	principal := "anonymous"
-	if st.ID != nil {
-		principal = st.ID.ID
-	}
-	result := "success"
-	if status >= 400 {
-		result = "error"
-	}
-	fields := []zap.Field{zap.String("principal", logsafe.Text(principal)), zap.String("action", op), zap.String("zone", st.Zone),
-		zap.Int("status", status), zap.String("result", result), zap.String("request_id", frontend.RequestID(r))}
-	if st.View != "" {
-		fields = append(fields, zap.String("view", st.View))
-	}
-	h.authLog.Info("audit", fields...)
+	h.authLog.Info("audit", auth.AuditFields(authOf(r), op, status, frontend.RequestID(r))...)
 }
