@@ -1,8 +1,6 @@
 package module
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -35,17 +33,7 @@ func openHistory(c *HistoryConfig, refs *sharedRefs, logger *zap.Logger) (*histo
 	if c != nil {
 		opts.MaxAge, opts.MaxSize, opts.SyncEach = time.Duration(c.MaxAge), c.MaxSize, c.SyncEach
 	}
-	l, err := refs.history.Open(opts)
-	if errors.Is(err, history.ErrLocked) {
-		// Another process (an instance sharing the zone directory)
-		// records the history; this one serves without it.
-		logger.Warn("the change history is written by another process sharing the zone directory; this instance records none", zap.String("zone_dir", filepath.Dir(filepath.Dir(refs.history.Dir()))))
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("opening the change history: %w", err)
-	}
-	return l, nil
+	return refs.history.OpenUnlessLocked(opts, logger)
 }
 
 // withActor puts the request's actor (for the change history) in its

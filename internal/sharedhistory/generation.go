@@ -1,7 +1,12 @@
 package sharedhistory
 
 import (
+	"errors"
+	"fmt"
+	"path/filepath"
 	"sync"
+
+	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/history"
 )
@@ -53,4 +58,22 @@ func (s *Generations) Destruct() error {
 		s.log, s.release = nil, nil
 	}
 	return nil
+}
+
+// OpenUnlessLocked opens the Log (Open) for zone_api's backend: a history
+// that another process sharing the zone directory records
+// (history.ErrLocked) gives no Log, and a warning; the instance serves
+// without it.
+func (s *Generations) OpenUnlessLocked(opts history.Options, logger *zap.Logger) (*history.Log, error) {
+	l, err := s.Open(opts)
+	if errors.Is(err, history.ErrLocked) {
+		// Another process (an instance sharing the zone directory)
+		// records the history; this one serves without it.
+		logger.Warn("the change history is written by another process sharing the zone directory; this instance records none", zap.String("zone_dir", filepath.Dir(filepath.Dir(s.dir))))
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening the change history: %w", err)
+	}
+	return l, nil
 }
