@@ -19,9 +19,6 @@ func writeError(w http.ResponseWriter, status int, format string, args ...any) {
 	rest.WriteError(w, status, format, args...)
 }
 
-// maxProblems is the most problems of a query one 400 names.
-const maxProblems = rest.MaxProblems
-
 // problemList joins the problems of a request's query for its 400
 // (rest.ProblemList).
 func problemList(problems []string) string { return rest.ProblemList(problems) }
