@@ -131,7 +131,7 @@ func (e *ImportsBusy) Error() string { return e.Message }
 // rolled back).
 type Service interface {
 	ZoneLister
-	ZoneReader
+	ZoneDescriber
 	RecordReader
 	RecordApplier
 	ZoneCreator
@@ -155,13 +155,14 @@ type ZoneLister interface {
 	ListZones(ctx context.Context) ([]ZoneInfo, error)
 }
 
-// ZoneReader describes one zone.
-type ZoneReader interface {
-	// Zone describes one zone: what named reports (type, serial) and its
-	// configuration clauses. Errors: the zone is unknown (404), named's
+// ZoneDescriber describes one zone in one value.
+type ZoneDescriber interface {
+	// DescribeZone describes one zone: what named reports (type, serial,
+	// signed; ZoneStateReader.Zone's status) and its configuration clauses
+	// (ZoneDetailer's statement), with its index entry's creation time. Errors: the zone is unknown (404), named's
 	// control channel fails or does not answer (500 "Bad Gateway", 504).
 	// Read-only, so idempotent.
-	Zone(ctx context.Context, zone string) (*ZoneInfo, error)
+	DescribeZone(ctx context.Context, zone string) (*ZoneInfo, error)
 }
 
 // RecordReader reads a zone's records.

@@ -7,7 +7,8 @@ import (
 )
 
 // ZoneStateReader reads a zone's state as named and the index tell it
-// (the zone API's zone status; ZoneReader is the PowerDNS API's).
+// (the zone API's zone status; the PowerDNS API's ZoneDescriber reads it
+// too, with the zone's statement, into one ZoneInfo).
 type ZoneStateReader interface {
 	// Zone runs `rndc zonestatus` and reads the index entry. A zone
 	// named knows but has not loaded has a nil Status and named's reason

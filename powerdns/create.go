@@ -39,7 +39,7 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 			if !a.allowZones(w, r, n) {
 				return
 			}
-			if _, zerr := a.Service.Zone(r.Context(), n); zerr == nil {
+			if _, zerr := a.Service.DescribeZone(r.Context(), n); zerr == nil {
 				WriteError(w, http.StatusConflict, "Conflict: Domain '%s' already exists", FQDN(n))
 				return
 			}

@@ -82,7 +82,7 @@ func (f *fakeNamed) ListZones(context.Context) ([]ZoneInfo, error) {
 	return out, nil
 }
 
-func (f *fakeNamed) Zone(_ context.Context, zone string) (*ZoneInfo, error) {
+func (f *fakeNamed) DescribeZone(_ context.Context, zone string) (*ZoneInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	z, err := f.get(zone)

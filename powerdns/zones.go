@@ -124,7 +124,7 @@ func (a *API) listZones(w http.ResponseWriter, r *http.Request, _ string) {
 	if q := r.URL.Query().Get("zone"); q != "" {
 		out := []ZoneListItem{}
 		if name, err := zonemodel.NormalizeZoneName(ZoneName(q)); err == nil && g.AllowsZone(name) {
-			if z, err := a.Service.Zone(r.Context(), name); err == nil {
+			if z, err := a.Service.DescribeZone(r.Context(), name); err == nil {
 				out = append(out, item(z))
 			} else if failureOf(err).status != http.StatusNotFound {
 				a.fail(w, err, nil, false)
@@ -255,7 +255,7 @@ type zoneCacher interface {
 
 // zone reads the zone from the service, or answers the failure (not ok).
 func (a *API) zone(w http.ResponseWriter, r *http.Request, name string) (*ZoneInfo, bool) {
-	z, err := a.Service.Zone(r.Context(), name)
+	z, err := a.Service.DescribeZone(r.Context(), name)
 	if err != nil {
 		a.fail(w, err, nil, false)
 		return nil, false

@@ -62,8 +62,9 @@ func (b Zones) ListZones(ctx context.Context) ([]zoneInfo, error) {
 	return out, nil
 }
 
-// Zone describes one zone: what named reports of it and its statement.
-func (b Zones) Zone(ctx context.Context, zone string) (*zoneInfo, error) {
+// DescribeZone describes one zone: what named reports of it and its
+// statement.
+func (b Zones) DescribeZone(ctx context.Context, zone string) (*zoneInfo, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
 		return nil, err
