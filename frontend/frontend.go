@@ -192,16 +192,19 @@ type RecordApplier interface {
 	Apply(ctx context.Context, zone string, changes []zonemodel.Change) (old, new uint32, err error)
 }
 
-// ZoneCreator creates zones.
+// ZoneCreator creates zones from a create request (ZoneMaker's from the
+// zone it normalises to).
 type ZoneCreator interface {
-	// Create creates a zone: its file, named's zone (rndc addzone) and
-	// its index entry, crash-safely through a write-ahead intent (a
-	// create interrupted is completed or undone by the next reconcile).
-	// Errors: the request is invalid (400), the zone exists (409), named
-	// refuses or does not answer (409, 500 "Bad Gateway", 504: the
-	// outcome is unknown and a retry completes it), the disk is full
-	// (507). Not idempotent: a second create of the same zone is 409.
-	Create(ctx context.Context, req *zonemodel.CreateZoneRequest) error
+	// CreateZone normalises the request and creates the zone as
+	// ZoneMaker.Create does, without a fingerprint: its file, named's
+	// zone (rndc addzone) and its index entry, crash-safely through a
+	// write-ahead intent (a create interrupted is completed or undone by
+	// the next reconcile). Errors: the request is invalid (400), the zone
+	// exists (409), named refuses or does not answer (409, 500 "Bad
+	// Gateway", 504: the outcome is unknown and a retry completes it),
+	// the disk is full (507). Not idempotent: a second create of the same
+	// zone is 409.
+	CreateZone(ctx context.Context, req *zonemodel.CreateZoneRequest) error
 }
 
 // KeyLister reads a zone's DNSSEC keys.

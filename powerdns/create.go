@@ -55,7 +55,7 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 	if !a.allowZones(w, r, name) || !a.allowMasters(w, r, req.Masters) {
 		return
 	}
-	if err := a.Service.Create(r.Context(), cr); err != nil {
+	if err := a.Service.CreateZone(r.Context(), cr); err != nil {
 		a.fail(w, err, createExplain(labels), true)
 		return
 	}

@@ -67,7 +67,7 @@ func TestProducerIsTheCatalog(t *testing.T) {
 	f := newFakeNamed(t)
 	f.catalog = "cat.test"
 	// The module creates the catalog zone; the fake as the service would.
-	if err := f.Create(context.Background(), &zonemodel.CreateZoneRequest{ZoneName: "cat.test", ZoneType: BINDPrimary,
+	if err := f.CreateZone(context.Background(), &zonemodel.CreateZoneRequest{ZoneName: "cat.test", ZoneType: BINDPrimary,
 		ZoneConfig: &zonemodel.ZoneConfig{NameServers: []string{"invalid."}}}); err != nil {
 		t.Fatal(err)
 	}

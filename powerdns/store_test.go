@@ -149,7 +149,7 @@ func (f *fakeNamed) Apply(_ context.Context, zone string, changes []dnsupdate.Ch
 	return z.serial - 1, z.serial, nil
 }
 
-func (f *fakeNamed) Create(_ context.Context, req *zonemodel.CreateZoneRequest) error {
+func (f *fakeNamed) CreateZone(_ context.Context, req *zonemodel.CreateZoneRequest) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	name := strings.TrimSuffix(req.ZoneName, ".")

@@ -161,8 +161,8 @@ func (b Zones) Apply(ctx context.Context, zone string, changes []zonemodel.Chang
 	return res.OldSerial, res.Serial, nil
 }
 
-// Create creates a zone.
-func (b Zones) Create(ctx context.Context, req *zonemodel.CreateZoneRequest) error {
+// CreateZone normalises the request and creates the zone.
+func (b Zones) CreateZone(ctx context.Context, req *zonemodel.CreateZoneRequest) error {
 	zone, err := req.Normalize(time.Now())
 	if err != nil {
 		return err
