@@ -79,3 +79,24 @@ func TestStatisticsCallsService(t *testing.T) {
 		t.Fatalf("Statistics: %q, %v; calls %q; want %q", got, err, c.calls, want)
 	}
 }
+
+// TestImportAdmittedByGate: Zones.Import asks zone_api's gate first; a
+// refusal is the gate's *frontend.ImportsBusy within a
+// *frontend.CallError naming the zone, and the zone service is not
+// reached.
+func TestImportAdmittedByGate(t *testing.T) {
+	busy := &frontend.ImportsBusy{Status: 429, Message: "too many imports", RetryAfter: 1}
+	z := Zones{
+		Service: func(context.Context) (*zoneservice.Service, error) {
+			t.Fatal("the service was reached")
+			return nil, nil
+		},
+		EnterImport: func(string) (func(), error) { return nil, busy },
+	}
+	res, err := z.Import(context.Background(), "new.test", &zonemodel.ImportSource{File: []byte("")}, "")
+	var ce *frontend.CallError
+	var ib *frontend.ImportsBusy
+	if res != nil || !errors.As(err, &ce) || ce.Zone != "new.test" || !errors.As(err, &ib) || ib != busy {
+		t.Fatalf("Import: %v, %v (%T), want the gate's refusal for new.test", res, err, err)
+	}
+}
