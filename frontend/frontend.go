@@ -117,8 +117,10 @@ type ImportsBusy struct {
 
 func (e *ImportsBusy) Error() string { return e.Message }
 
-// Service is the zone service as a mounted front end sees it: every
-// interface below. Zone names are canonical (lower case, no trailing
+// Service is the zone service as a mounted front end sees it: the
+// interfaces it embeds, those below and the zone API's own for the
+// operations both APIs have (ZoneNotifier, ZoneRetransferrer,
+// SettingsModifier, SourceImporter, ZoneRemover). Zone names are canonical (lower case, no trailing
 // dot) in and out. Every error is the service's own, typed
 // (zonemodel.ServiceError and its kinds, zonemodel.ValidationError,
 // zonemodel.ConflictError, zonemodel.PreconditionError,
