@@ -396,7 +396,9 @@ func (s *Service) feed() changeFeed {
 }
 
 // CachedZone is Zone answered from the zone cache when it holds the zone
-// (see above); otherwise Zone, whose zonestatus is cached. A cached
+// (see above); otherwise Zone, whose zonestatus is cached, with the
+// zone's statement read at once (CachedStatement) when the cache does
+// not hold it either. A cached
 // Status has neither Raw nor Fields, only its first file, and Details is
 // then "".
 func (s *Service) CachedZone(ctx context.Context, name string) (*ZoneState, error) {
@@ -414,13 +416,40 @@ func (s *Service) CachedZone(ctx context.Context, name string) (*ZoneState, erro
 		}
 	}
 	f := c.begin(key)
+	// A zone GET reads the statement next (ZoneDetails): when the cache
+	// does not hold it either, it is read now, at once, so that a first
+	// read costs one round trip to named, not two.
+	var stmtRead chan struct{}
+	if c.wantsStatement(key, s.now().UnixNano(), maxAge) {
+		stmtRead = make(chan struct{})
+		go func() {
+			defer close(stmtRead)
+			s.CachedStatement(ctx, name) // cached for the read that follows; not when it fails
+		}()
+	}
 	zs, err := s.Zone(ctx, name)
 	var st *rndc.ZoneStatus
 	if err == nil {
 		st = zs.Status // nil (not cached) when named has not loaded the zone
 	}
 	c.end(key, f, st, nil, s.now().UnixNano(), maxAge)
+	if stmtRead != nil {
+		<-stmtRead
+	}
 	return zs, err
+}
+
+// wantsStatement tells whether a read of the zone's statement now would
+// be cached and the cache does not hold one: the zone does not settle and
+// its entry has no statement younger than maxAge.
+func (c *zoneCache) wantsStatement(key string, now int64, maxAge time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if until, ok := c.settle[key]; ok && now < until {
+		return false
+	}
+	z := c.zones[key]
+	return z == nil || z.stmtAt == 0 || now-z.stmtAt >= int64(maxAge)
 }
 
 // CachedStatement is ZoneStatement answered from the zone cache when it
@@ -494,17 +523,14 @@ func (s *Service) statusChanged(zone string, settle bool) {
 	}
 }
 
-// CachedZoneAndStatement is CachedZone and CachedStatement at once: what
-// the cache does not hold is asked of named concurrently (the rndc client
-// allows it), so that a zone's first read costs named's slower command,
-// not the sum of both. stmtErr is CachedStatement's.
+// CachedZoneAndStatement is CachedZone then CachedStatement, the zone
+// GET's reads: when the cache holds neither, CachedZone has asked named
+// both commands at once (the rndc client allows concurrent commands), so
+// that a zone's first read costs named's slower command, not the sum of
+// both, and CachedStatement answers from the cache. stmtErr is
+// CachedStatement's.
 func (s *Service) CachedZoneAndStatement(ctx context.Context, name string) (zs *ZoneState, zc *rndc.ZoneStatement, err, stmtErr error) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		zc, stmtErr = s.CachedStatement(ctx, name)
-	}()
 	zs, err = s.CachedZone(ctx, name)
-	<-done
+	zc, stmtErr = s.CachedStatement(ctx, name)
 	return zs, zc, err, stmtErr
 }

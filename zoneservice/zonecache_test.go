@@ -401,10 +401,11 @@ func (n *meetNamed) ShowZoneStatement(ctx context.Context, zone string) (*rndc.Z
 }
 
 // TestZoneCacheMissAsksAtOnce: a zone's first read (CachedZoneAndStatement,
-// the PowerDNS zone GET's) sends zonestatus and showzone concurrently, so
-// that it costs one round trip to named, not two; the next read sends
-// nothing. Sent one after the other (as the adapter did before, Zone then
-// ZoneStatement), the first command waits for the second in vain.
+// the PowerDNS zone GET's; CachedZone then CachedStatement, the zone
+// API's) sends zonestatus and showzone concurrently, so that it costs one
+// round trip to named, not two; the next read sends nothing. Sent one
+// after the other (as both GETs did before), the first command waits for
+// the second in vain.
 func TestZoneCacheMissAsksAtOnce(t *testing.T) {
 	r, n := cacheRig(t)
 	m := &meetNamed{cacheNamed: n, status: make(chan struct{}), show: make(chan struct{})}
@@ -425,5 +426,12 @@ func TestZoneCacheMissAsksAtOnce(t *testing.T) {
 	}
 	if st, sh := n.commands(); st+sh != 0 {
 		t.Errorf("second read: %d zonestatus, %d showzone; want cached", st, sh)
+	}
+
+	// The zone API's GET: CachedZone, then CachedStatement (ZoneDetails).
+	r.s.zoneCache().drop(cacheKey("z.example"), true, true, 0)
+	r.s.Control = &meetNamed{cacheNamed: n, status: make(chan struct{}), show: make(chan struct{})}
+	if _, _, st, sh := r.get(n, "z.example"); st != 1 || sh != 1 {
+		t.Errorf("zone API's first read: %d zonestatus, %d showzone; want 1 and 1", st, sh)
 	}
 }
