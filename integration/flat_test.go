@@ -177,7 +177,8 @@ func TestReadsStayFlat(t *testing.T) {
 		}
 	}
 	measure("PowerDNS-API zone list", 3, 2, 1, func(int) { pdns("/api/v1/servers/localhost/zones") })
-	measure("PowerDNS-API zone GET", 20, 3, 0, func(i int) { pdns("/api/v1/servers/localhost/zones/" + zone(i) + ".?rrsets=false") })
+	// The zones the zone GETs above read: the zone cache answers them.
+	measure("PowerDNS-API zone GET", 20, 0, 0, func(i int) { pdns("/api/v1/servers/localhost/zones/" + zone(i) + ".?rrsets=false") })
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| at %d zones | requests | control commands (budget) | statistics reads (budget) |\n|---|---|---|---|\n", n)
