@@ -48,6 +48,11 @@ type index struct {
 	// report (its callers dropped what the touch tells already).
 	self       string
 	compactMin int // no compaction below this many log lines
+	// wrote holds the zones this instance wrote a record of (an entry or
+	// an intent) since their lock was last taken (Lock): their touch is
+	// redundant, the record tells the other processes already, or (an
+	// intent that came to nothing) nothing of the zone changed.
+	wrote map[string]bool
 
 	f     *os.File    // the log, O_RDWR|O_APPEND
 	fi    os.FileInfo // identity of f
@@ -264,7 +269,8 @@ func (s *Store) Remove(name string) error {
 
 // Touch records in the log that the zone's state in named may have
 // changed (a freeze, thaw, reload or modzone under its lock) though its
-// entry did not: ChangesSince reports it (Touched) to every other Store
+// entry did not (after a record of the zone this instance wrote since the
+// zone's lock was taken, it writes nothing: see index.wrote): ChangesSince reports it (Touched) to every other Store
 // on the directory (not this one), whose processes' zone caches then ask
 // named again. The entries
 // stay as they are, and a compaction drops the record. It is not
@@ -277,6 +283,10 @@ func (s *Store) Touch(name string) error {
 	x := &s.idx
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.wrote[name] {
+		delete(x.wrote, name)
+		return nil
+	}
 	return x.write([]logRecord{{Op: "touch", Name: name, By: x.self}})
 }
 

@@ -42,6 +42,12 @@ func (x *index) write(recs []logRecord) error {
 	w := &queuedWrite{buf: buf.Bytes(), lazy: len(recs) > 0}
 	for _, r := range recs {
 		w.lazy = w.lazy && r.Op == "touch"
+		if r.Op != "touch" {
+			if x.wrote == nil {
+				x.wrote = make(map[string]bool)
+			}
+			x.wrote[r.Name] = true
+		}
 	}
 	x.queue = append(x.queue, w)
 	for x.flushing && !w.done {

@@ -185,7 +185,13 @@ func (s *Store) Lock(ctx context.Context, zone string) (unlock func(), err error
 	if err := checkZone(zone); err != nil {
 		return nil, fmt.Errorf("locking zone: %w", err)
 	}
-	return lockByte(ctx, filepath.Join(s.meta, lockFileName), lockOffset(zone), "zone "+zone)
+	unlock, err = lockByte(ctx, filepath.Join(s.meta, lockFileName), lockOffset(zone), "zone "+zone)
+	if err == nil {
+		s.idx.mu.Lock()
+		delete(s.idx.wrote, zone)
+		s.idx.mu.Unlock()
+	}
+	return unlock, err
 }
 
 // lockByte takes the in-process lock of byte off of the lock file path,
