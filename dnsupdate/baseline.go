@@ -43,6 +43,8 @@ func (u *Updater) Seed(zone string, serial uint32, data []byte) bool {
 	e := c.entry(zone)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.tidy(e)
+	e.refs--
 	c.dropSeed(e)
 	if len(data) > seedZoneMax || c.seedBytes+len(data) > seedTotalMax {
 		return false
@@ -67,6 +69,7 @@ func (u *Updater) Transferred(zone string, rrs []dns.RR) {
 	}
 	s := newSnapshot(zone, rrs)
 	e := u.cache.entry(zone)
+	defer u.cache.release(e)
 	u.cache.mu.Lock()
 	e.pinned = true // the base of the zone's next such difference
 	u.cache.mu.Unlock()
@@ -79,6 +82,7 @@ func (u *Updater) Transferred(zone string, rrs []dns.RR) {
 func (u *Updater) Cached(zone string, serial uint32) *Snapshot {
 	c := &u.cache
 	e := c.entry(zone)
+	defer c.release(e)
 	if s := c.get(e); s != nil && s.Serial() == serial {
 		return s
 	}

@@ -28,7 +28,9 @@ func fakeZone(zone string, serial uint32, n int) []dns.RR {
 // transfer: in the cache, and offered to the zone's writer.
 func read(u *Updater, zone string, rrs []dns.RR) *Snapshot {
 	s := newSnapshot(zone, rrs)
-	u.cacheSet(u.cache.entry(zone), s)
+	e := u.cache.entry(zone)
+	u.cacheSet(e, s)
+	u.cache.release(e)
 	u.writer(zone).offer(s)
 	return s
 }

@@ -142,6 +142,7 @@ type snapshotCache struct {
 const cacheBytesMax = 64 << 20
 
 type zoneSnap struct {
+	zone string
 	fill sync.Mutex // one transfer at a time per zone
 	snap *Snapshot  // guarded by snapshotCache.mu
 	seed *seed      // guarded by snapshotCache.mu
@@ -151,6 +152,10 @@ type zoneSnap struct {
 	prev, next *zoneSnap
 	size       int
 	pinned     bool
+	// refs counts the callers between entry and release: an entry that
+	// none holds and that keeps neither a snapshot nor a seed leaves the
+	// map (a zone read once and dropped leaves nothing behind).
+	refs int
 }
 
 // snapshotSize estimates the heap a snapshot holds: the Snapshot, its
@@ -176,10 +181,27 @@ func (c *snapshotCache) entry(zone string) *zoneSnap {
 	}
 	e := c.zones[zone]
 	if e == nil {
-		e = new(zoneSnap)
+		e = &zoneSnap{zone: zone}
 		c.zones[zone] = e
 	}
+	e.refs++
 	return e
+}
+
+// release gives back a reference entry returned.
+func (c *snapshotCache) release(e *zoneSnap) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e.refs--
+	c.tidy(e)
+}
+
+// tidy takes e out of the map when no caller holds it and it keeps
+// nothing. Called with c.mu held.
+func (c *snapshotCache) tidy(e *zoneSnap) {
+	if e.refs == 0 && e.snap == nil && e.seed == nil && c.zones[e.zone] == e {
+		delete(c.zones, e.zone)
+	}
 }
 
 func (c *snapshotCache) get(e *zoneSnap) *Snapshot {
@@ -225,6 +247,7 @@ func (c *snapshotCache) evict(keep *zoneSnap) []*Snapshot {
 			c.unlink(e)
 			c.bytes -= e.size
 			e.snap, e.size = nil, 0
+			c.tidy(e)
 		}
 		e = prev
 	}
@@ -294,32 +317,36 @@ var errTooLarge = errors.New("zone larger than the transfer's bound")
 
 // snapshot is Snapshot, giving up with errTooLarge on a transfer of more
 // than max records (0: no bound). Every snapshot is offered to the zone's
-// writer as its CNAME index.
+// writer as its CNAME index, if the zone has a writer: a read creates
+// none (a search reads every zone; writer seeds a writer created later
+// from the cache).
 func (u *Updater) snapshot(ctx context.Context, zone string, max int) (*Snapshot, error) {
 	soa, err := u.dns.SOA(ctx, zone)
 	if err != nil {
 		return nil, err
 	}
-	zw := u.writer(zone)
-	zw.note(soa, false)
 	e := u.cache.entry(zone)
+	defer u.cache.release(e)
 	if s := u.cache.get(e); s != nil && dns.IsDuplicate(s.SOA, soa) {
-		zw.offer(s)
+		u.offer(zone, soa, s)
 		return s, nil
 	}
 	e.fill.Lock()
 	defer e.fill.Unlock()
 	if s := u.cache.get(e); s != nil && !serialLess(s.Serial(), soa.Serial) && dns.IsDuplicate(s.SOA, soa) {
-		zw.offer(s)
+		u.offer(zone, soa, s)
 		return s, nil
 	}
 	rrs, err := u.dns.transferUpTo(ctx, zone, max)
 	if errors.Is(err, errTooLarge) {
-		zw.mu.Lock()
-		zw.size = max + 1
-		zw.mu.Unlock()
+		if zw := u.existingWriter(zone); zw != nil {
+			zw.mu.Lock()
+			zw.size = max + 1
+			zw.mu.Unlock()
+		}
 	}
 	if err != nil {
+		u.offer(zone, soa, nil)
 		return nil, err
 	}
 	s := newSnapshot(zone, rrs)
@@ -328,8 +355,33 @@ func (u *Updater) snapshot(ctx context.Context, zone string, max int) (*Snapshot
 	}
 	u.cacheSet(e, s)
 	u.transfers.Add(1)
-	zw.offer(s)
+	u.offer(zone, soa, s)
 	return s, nil
+}
+
+// offer notes soa in the zone's writer and offers it s (if not nil), if
+// the zone has a writer. A writer created meanwhile finds s in the cache
+// (writer): looked up after the cache took s, one of the two sees the
+// other.
+func (u *Updater) offer(zone string, soa *dns.SOA, s *Snapshot) {
+	zw := u.existingWriter(zone)
+	if zw == nil {
+		return
+	}
+	zw.note(soa, false)
+	if s != nil {
+		zw.offer(s)
+	}
+}
+
+// current returns the zone's cached snapshot, nil if none.
+func (c *snapshotCache) current(zone string) *Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.zones[zone]; e != nil {
+		return e.snap
+	}
+	return nil
 }
 
 // MasterFile renders the snapshot as master-file text: an $ORIGIN line,

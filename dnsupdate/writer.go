@@ -157,16 +157,32 @@ func (zw *zoneWriter) note(soa *dns.SOA, force bool) {
 	zw.mu.Unlock()
 }
 
-// writer returns the zone's writer.
+// writer returns the zone's writer, creating it if none. A new writer
+// starts from the zone's cached snapshot (its SOA, CNAME index and model's
+// base), as if it had seen the read that cached it: reads create no
+// writer (snapshot).
 func (u *Updater) writer(zone string) *zoneWriter {
 	u.wmu.Lock()
-	defer u.wmu.Unlock()
 	w, ok := u.writers[zone]
 	if !ok {
 		w = &zoneWriter{total: &u.known}
 		u.writers[zone] = w
 	}
+	u.wmu.Unlock()
+	if !ok {
+		if s := u.cache.current(zone); s != nil {
+			w.note(s.SOA, false)
+			w.offer(s)
+		}
+	}
 	return w
+}
+
+// existingWriter returns the zone's writer, nil if it has none.
+func (u *Updater) existingWriter(zone string) *zoneWriter {
+	u.wmu.Lock()
+	defer u.wmu.Unlock()
+	return u.writers[zone]
 }
 
 // cachedSOA returns the zone's last seen SOA, or nil.
