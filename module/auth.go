@@ -17,21 +17,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// The 401 messages of the service specification, exactly.
-const (
-	msgMissingHeader = auth.MsgMissingHeader
-	msgBadFormat     = auth.MsgBadFormat
-	msgEmptyToken    = auth.MsgEmptyToken
-)
-
-// checkBearer validates Authorization header values. It returns a short
-// reason and the 401 message, or two empty strings when the header holds a
-// well-formed bearer token.
-func checkBearer(values []string) (reason, message string) {
-	_, reason, message = auth.BearerToken(values)
-	return reason, message
-}
-
 // provisionAuth loads the authentication mode (basic unless configured),
 // the rate limits, and applies the startup guard: basic or disabled auth
 // on a listener reachable from other hosts warns, or with require_auth

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 )
 
 // addsBody is a PATCH body of n adds.
@@ -32,7 +34,7 @@ func BenchmarkBatchBody(b *testing.B) {
 		req := httptest.NewRequest("PATCH", "/api/v1/zones/x.test/records", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()
-		var r batchRequest
+		var r apitypes.BatchRequest
 		if !h.decodeRequest(w, req, p, &r) || len(r.Changes) != 1000 {
 			b.Fatal(w.Body)
 		}

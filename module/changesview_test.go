@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/history"
 )
@@ -58,7 +59,7 @@ func TestChangesViewChecked(t *testing.T) {
 			continue
 		}
 		if tc.status != 200 {
-			var eb errorBody
+			var eb apitypes.Error
 			if json.Unmarshal(w.Body.Bytes(), &eb) != nil || eb.Message == "" {
 				t.Errorf("%s: body %s, want the JSON error body", tc.path, w.Body)
 			}

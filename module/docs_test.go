@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/zoneapi/caddy-zoneapi/apispec"
+	"github.com/zoneapi/caddy-zoneapi/auth"
 )
 
 // docsHandler returns a handler with the given docs mode, ready to serve.
@@ -120,7 +121,7 @@ func TestExplorerPublic(t *testing.T) {
 func TestDocsAuthAndOff(t *testing.T) {
 	h := docsHandler(t, "") // auth by default
 	for _, p := range []string{"/api/v1/docs", "/api/v1/openapi.json", "/api/v1/openapi.yaml", "/api/v1/docs/swagger-ui.css"} {
-		if w := serve(h, "GET", p, ""); w.Code != 401 || !strings.Contains(w.Body.String(), msgMissingHeader) {
+		if w := serve(h, "GET", p, ""); w.Code != 401 || !strings.Contains(w.Body.String(), auth.MsgMissingHeader) {
 			t.Errorf("auth, no token: GET %s = %d %s", p, w.Code, w.Body)
 		}
 		if w := serve(h, "GET", p, "tok"); w.Code != 200 {
@@ -145,7 +146,7 @@ func TestCheckBody(t *testing.T) {
 	p := routeParams(t, h, "POST", "/api/v1/zones")
 	req := httptest.NewRequest("POST", "/api/v1/zones", strings.NewReader(`{"zoneName":"example.com","zoneType":"bogus","zoneConfig":{"ttl":-1},"extra":true}`))
 	w := httptest.NewRecorder()
-	var cz createZoneRequest
+	var cz apitypes.CreateZone
 	if h.decodeRequest(w, req, p, &cz) {
 		t.Fatal("invalid body passed")
 	}

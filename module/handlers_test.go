@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/rndc/rndctest"
@@ -135,7 +136,7 @@ func TestHandlersAgainstFakeNamed(t *testing.T) {
 				t.Fatalf("%s %s: %d %s; want %d containing %q", tc.method, tc.path, w.Code, w.Body, tc.status, tc.contains)
 			}
 			if w.Code >= 400 {
-				var eb errorBody
+				var eb apitypes.Error
 				if err := json.Unmarshal(w.Body.Bytes(), &eb); err != nil || eb.Error == "" || eb.Message == "" {
 					t.Errorf("error body %s is not {error, message}", w.Body)
 				}

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 )
 
 // TestImportAXFRAddressIsAnIP: an import by AXFR names its source as
@@ -22,7 +24,7 @@ func TestImportAXFRAddressIsAnIP(t *testing.T) {
 		r := httptest.NewRequest("POST", "/api/v1/zones/imp.test/import", strings.NewReader(string(body)))
 		r.Header.Set("Content-Type", "application/json")
 		_ = h.ServeHTTP(w, r, nextFunc(func(http.ResponseWriter, *http.Request) error { return nil }))
-		var eb errorBody
+		var eb apitypes.Error
 		if err := json.Unmarshal(w.Body.Bytes(), &eb); err != nil || w.Code != http.StatusBadRequest || !strings.Contains(eb.Message, "axfr.address") {
 			t.Errorf("address %q: %d %s, want 400 naming axfr.address", addr, w.Code, w.Body)
 		}

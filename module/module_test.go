@@ -16,34 +16,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
-func TestCheckBearer(t *testing.T) {
-	cases := []struct {
-		values []string
-		msg    string
-	}{
-		{nil, msgMissingHeader},
-		{[]string{""}, msgMissingHeader},
-		{[]string{"Bearer abc.def-ghi_~+/="}, ""},
-		{[]string{"Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln"}, ""},
-		{[]string{"Bearer"}, msgEmptyToken},
-		{[]string{"Bearer "}, msgEmptyToken},
-		{[]string{"Bearer   "}, msgEmptyToken},
-		{[]string{"bearer abc"}, ""},
-		{[]string{"BEARER abc"}, ""},
-		{[]string{"Bearerabc"}, msgBadFormat},
-		{[]string{"Basic dXNlcjpw"}, msgBadFormat},
-		{[]string{"Bearer a b"}, msgBadFormat},
-		{[]string{"Bearer a\tb"}, msgBadFormat},
-		{[]string{"Bearer abc", "Bearer def"}, msgBadFormat},
-	}
-	for _, tc := range cases {
-		_, msg := checkBearer(tc.values)
-		if msg != tc.msg {
-			t.Errorf("checkBearer(%q) = %q, want %q", tc.values, msg, tc.msg)
-		}
-	}
-}
-
 func TestMatch(t *testing.T) {
 	h := &Handler{}
 	h.router = newRouter(h.buildRoutes())

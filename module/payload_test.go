@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
@@ -33,7 +34,7 @@ func TestEvery413IsPayloadTooLarge(t *testing.T) {
 	h, _ := fakeNamedHandler(t, fakeNamedAnswers{})
 	check := func(what string, w *httptest.ResponseRecorder) {
 		t.Helper()
-		var eb errorBody
+		var eb apitypes.Error
 		if err := json.Unmarshal(w.Body.Bytes(), &eb); err != nil || w.Code != http.StatusRequestEntityTooLarge {
 			t.Errorf("%s: %d %.200s, want 413 with a JSON error body", what, w.Code, w.Body)
 			return

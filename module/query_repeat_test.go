@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 )
 
 // TestQueryRepeatsAndCursors: a query parameter given twice is a 400
@@ -30,7 +32,7 @@ func TestQueryRepeatsAndCursors(t *testing.T) {
 	} {
 		w := httptest.NewRecorder()
 		_ = h.ServeHTTP(w, httptest.NewRequest("GET", c.path, nil), nextFunc(func(http.ResponseWriter, *http.Request) error { return nil }))
-		var eb errorBody
+		var eb apitypes.Error
 		if err := json.Unmarshal(w.Body.Bytes(), &eb); err != nil || w.Code != http.StatusBadRequest || eb.Error != "Bad Request" || !strings.Contains(eb.Message, c.want) {
 			t.Errorf("%s: %d %s, want 400 with %q", c.path, w.Code, w.Body, c.want)
 		}

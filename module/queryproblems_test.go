@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 )
 
 // TestQueryProblemsBounded: a query repeating one bad value thousands of
@@ -32,7 +34,7 @@ func TestQueryProblemsBounded(t *testing.T) {
 	} {
 		w := httptest.NewRecorder()
 		_ = h.ServeHTTP(w, httptest.NewRequest("GET", path, nil), nextFunc(func(http.ResponseWriter, *http.Request) error { return nil }))
-		var eb errorBody
+		var eb apitypes.Error
 		if err := json.Unmarshal(w.Body.Bytes(), &eb); err != nil || w.Code != http.StatusBadRequest {
 			t.Errorf("%.60s…: %d %.200s, want 400", path, w.Code, w.Body)
 			continue

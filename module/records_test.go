@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.uber.org/zap"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 )
 
 // recordsHandler is a handler with an inline rndc key, a zone directory
@@ -58,7 +60,7 @@ func TestRecordsNeedKeySecret(t *testing.T) {
 			"PATCH":  `{"changes":[{"op":"add","name":"www","type":"A","value":"192.0.2.1"}]}`,
 		} {
 			w := serveRecords(h, m, "/api/v1/zones/example.com/records", body, nil)
-			var body errorBody
+			var body apitypes.Error
 			_ = json.Unmarshal(w.Body.Bytes(), &body)
 			if w.Code != 400 || !strings.Contains(body.Message, tc.want) || !strings.Contains(body.Message, "update_key") {
 				t.Errorf("%s with key %v: %d %s", m, tc.key, w.Code, w.Body)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 )
 
@@ -49,7 +50,7 @@ func TestRequestIDRefusedWhenUnsafe(t *testing.T) {
 		for _, target := range [][2]string{{"GET", "/api/v1/health"}, {"POST", "/api/v1/zones/example.test/notify"}} {
 			before := len(srv.Commands())
 			w := serve(target[0], target[1], tc.ids...)
-			var eb errorBody
+			var eb apitypes.Error
 			if err := json.Unmarshal(w.Body.Bytes(), &eb); err != nil || w.Code != http.StatusBadRequest || eb.Error != "Bad Request" || !strings.Contains(eb.Message, "X-Request-Id") {
 				t.Errorf("%s: %s %s: %d %.300s, want 400 naming X-Request-Id", tc.name, target[0], target[1], w.Code, w.Body)
 			}

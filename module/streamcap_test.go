@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zoneapi/caddy-zoneapi/apitypes"
 )
 
 // streamHandler is fakeNamedHandler with the change history on (in
@@ -62,7 +64,7 @@ func streamRefused(t *testing.T, srv *httptest.Server) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var eb errorBody
+	var eb apitypes.Error
 	_ = json.NewDecoder(resp.Body).Decode(&eb)
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
 		eb.Error != "Service Unavailable" || !strings.Contains(eb.Message, "max_streams") {
@@ -163,7 +165,7 @@ func TestEventStreamsPerIdentity(t *testing.T) {
 		cancels = append(cancels, cancel)
 	}
 	resp, _ := open(a)
-	var eb errorBody
+	var eb apitypes.Error
 	_ = json.NewDecoder(resp.Body).Decode(&eb)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(eb.Message, "max_streams_per_identity") {
