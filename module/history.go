@@ -86,7 +86,7 @@ func (h *Handler) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 		log = b.Root().History // not a nil *history.Log in a ChangeLog
 	}
 	h.evts.HandleChanges(w, r, log, events.Page{Zone: zone, View: view,
-		DefaultView: view != "" && view == h.views.def, Limit: defaultListLimit, MaxLimit: maxListLimit})
+		DefaultView: view != "" && view == h.views.def, Limit: rest.DefaultListLimit, MaxLimit: rest.MaxListLimit})
 }
 
 // resolved returns the backend once a request (or the restart watch)

@@ -14,25 +14,17 @@ import (
 )
 
 // restAPI is the REST front end as the handler holds it: package rest's
-// API (api), which it mounts, and what the REST handlers still here
-// need (the change history's, history.go, and the list of every zone and
-// the adoption, discovery.go), which decode a request, check its scope,
-// call the zone service and encode its answer or map its error (package
-// rest's errors.go).
+// API (api), which it mounts, and what the handler's own routes need
+// (the change history's, history.go, and the PowerDNS API's import gate).
 type restAPI struct {
 	// backend returns the zone service and what it works on, resolved on
 	// first use (Handler.getBackend).
 	backend func() (*zoneservice.Server, error)
 
 	logger *zap.Logger // zone operations
-	dnsLog *zap.Logger // record changes
 
-	// views are the configured views (views.go).
-	views *viewTable
 	// imports is the process's gate of imports (importsPool).
 	imports *rest.ImportGate
-
-	catalogZone string // "" without a catalog
 
 	// api is the REST front end of package rest.
 	api *rest.API
@@ -41,8 +33,7 @@ type restAPI struct {
 // newREST builds the handler's REST front end.
 func (h *Handler) newREST() *restAPI {
 	a := &restAPI{
-		backend: h.getBackend, logger: h.logger, dnsLog: h.dnsLog,
-		views: &h.views, imports: h.imports, catalogZone: h.catalog.Zone,
+		backend: h.getBackend, logger: h.logger, imports: h.imports,
 	}
 	if a.imports == nil { // a handler built without Provision (unit tests)
 		a.imports = newImportGate()
@@ -85,12 +76,6 @@ func restRoutes(rs []rest.Route) []route {
 	}
 	return out
 }
-
-// List paging bounds (rest's).
-const (
-	defaultListLimit = rest.DefaultListLimit
-	maxListLimit     = rest.MaxListLimit
-)
 
 // zoneName validates the {name} path parameter, answering 400 when it is
 // not a valid zone name (the handlers still here; rest has its own).
