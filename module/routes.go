@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
@@ -171,16 +170,11 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		writeError(w, http.StatusBadRequest, "%s", msg)
 		return label
 	}
-	if expensiveRead(rt, r) {
-		release, rej := h.guard().AcquireExpensiveRead(r, authOf(r).ID)
-		if rej != nil {
-			metrics.authFailures.WithLabelValues(rej.Reason).Inc()
-			w.Header().Set("Retry-After", strconv.Itoa(rej.RetryAfter))
-			writeError(w, rej.Status, "%s", rej.Message)
-			return label
-		}
-		defer release()
+	release, ok := h.acc.LimitExpensiveRead(w, r, rt.pattern())
+	if !ok {
+		return label
 	}
+	defer release()
 	// The start-up reconciles (zones, catalog) run at the handler's
 	// backendOr500, once the request is authorised completely.
 	if auditAction(rt) != "" {
@@ -206,24 +200,3 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 
 // errOpFailed marks a failed operation for its metric.
 var errOpFailed = errors.New("operation failed")
-
-// expensiveReads are the templates of the reads whose answers grow with
-// the number of zones or records: exports, the PowerDNS API's search
-// and its zone with every RRset. GET /zones?all=true is one too
-// (expensiveRead).
-var expensiveReads = map[string]bool{
-	"GET " + apiPrefix + "/zones/{name}/export":         true,
-	"GET /api/v1/servers/localhost/search-data":         true,
-	"GET /api/v1/servers/localhost/zones/{name}/export": true,
-	"GET /api/v1/servers/localhost/zones/{name}":        true,
-}
-
-// expensiveRead reports whether the request is one of the reads an
-// identity may have only auth.MaxExpensiveReads of in flight.
-func expensiveRead(rt *route, r *http.Request) bool {
-	if rt.pattern() == "GET "+apiPrefix+"/zones" {
-		all, _ := strconv.ParseBool(r.URL.Query().Get("all"))
-		return all
-	}
-	return expensiveReads[rt.pattern()]
-}
