@@ -14,7 +14,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/rest"
-	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // provisionAuth loads the authentication mode (basic unless configured),
@@ -124,34 +123,15 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Re
 	return h.access().Authenticate(w, r)
 }
 
-// authorize checks the route's action and its {name} zone against the
-// identity's scope, before any disk or BIND work, answering 403 when
-// either is outside it. An invalid zone name is left for the handler to
-// answer 400.
-func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, method, template, name string) bool {
-	zone := ""
-	if strings.Contains(template, "{name}") {
-		if z, err := zonemodel.NormalizeZoneName(name); err == nil {
-			zone = z
-			authOf(r).Zone = z
-		}
-	}
-	return h.access().Allow(w, r, rest.RouteAction(method, template), zone)
-}
-
-// authorizeRoute is authorize with the route's own action when it has
-// one (the PowerDNS API's routes).
+// authorizeRoute checks the route's action (rest.RouteAction, or the
+// PowerDNS API route's own) and its {name} zone against the identity's
+// scope (auth.RequestGuard.AllowRoute).
 func (h *Handler) authorizeRoute(w http.ResponseWriter, r *http.Request, rt *route, name string) bool {
+	a := rt.action
 	if !rt.pdns {
-		return h.authorize(w, r, rt.method, rt.template, name)
+		a = rest.RouteAction(rt.method, rt.template)
 	}
-	zone := ""
-	if strings.Contains(rt.template, "{name}") {
-		if z, err := zonemodel.NormalizeZoneName(name); err == nil {
-			zone = z
-		}
-	}
-	return h.access().Allow(w, r, rt.action, zone)
+	return h.access().AllowRoute(w, r, a, rt.template, name)
 }
 
 // auditAction names a route's mutation for the audit line: its
