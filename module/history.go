@@ -72,7 +72,7 @@ func (h *Handler) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 	view, viewErr := p.view, p.viewErr
 	if !takesView(p.route) {
 		view, viewErr = rest.RequestView(r)
-		view = h.views.named(view)
+		view = h.views.rest().Named(view)
 	}
 	if !h.rest.checkView(w, view, viewErr) {
 		return

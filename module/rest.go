@@ -54,7 +54,7 @@ func (h *Handler) newREST() *restAPI {
 		Identity:         func(r *http.Request) *auth.Identity { return authOf(r).ID },
 		Quiet:            quiet,
 		Logger:           h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
-		Views:   rest.Views{Names: h.views.names, Default: h.views.def},
+		Views:   h.views.rest(),
 		ZoneDir: h.zoneDir, CheckZoneDir: func() error { return zonestore.CheckDir(h.zoneDir) }, CatalogZone: h.catalog.Zone, CatalogGroup: h.catalog.Group,
 		Version: Version,
 

@@ -156,9 +156,9 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 	}
 	if takesView(rt) {
 		p.view, p.viewErr = rest.RequestView(r)
-		p.view = h.views.named(p.view)
+		p.view = h.views.rest().Named(p.view)
 		// The scope check's view: the one named, else the default.
-		authOf(r).View = h.views.resolve(p.view)
+		authOf(r).View = h.views.rest().Resolve(p.view)
 	}
 	if !rt.public && !h.authorizeRoute(w, r, rt, p.name) {
 		if a := auditAction(rt); a != "" {

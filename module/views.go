@@ -13,7 +13,6 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
-	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -87,15 +86,9 @@ type viewSettings struct {
 // configured reports whether any view is configured.
 func (t *viewTable) configured() bool { return len(t.names) > 0 }
 
-// named maps the view a request names to the one it addresses: without
-// views configured, named's name of its only view (inventory.DefaultView,
-// which `?all=true` lists) is the default, as no view at all is.
-func (t *viewTable) named(view string) string {
-	if view == inventory.DefaultView && !t.configured() {
-		return ""
-	}
-	return view
-}
+// rest is the views as package rest reads them (rest.Views: Named,
+// Resolve).
+func (t *viewTable) rest() rest.Views { return rest.Views{Names: t.names, Default: t.def} }
 
 // newViewTable checks the views option. A default view's key and DNS
 // server replace the handler's own (*updateKey, *dnsServer): the
@@ -230,15 +223,6 @@ func (a *restAPI) checkView(w http.ResponseWriter, view string, viewErr error) b
 // which knows no views, nor the server-wide ones).
 func takesView(rt *route) bool {
 	return rt != nil && !rt.pdns && strings.HasPrefix(rt.template, apiPrefix+"/zones")
-}
-
-// resolveView is the view a request addresses: the one it names, else
-// the default view ("" when there is none).
-func (t *viewTable) resolve(view string) string {
-	if view == "" {
-		return t.def
-	}
-	return view
 }
 
 // unmarshalViewCaddyfile reads `view <name> { … }`:

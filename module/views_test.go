@@ -49,7 +49,7 @@ func TestViewTable(t *testing.T) {
 	if vs := tab.other["lan"]; vs == nil || vs.dnsServer != "127.0.0.2:53" || tab.other["internal"] != nil {
 		t.Errorf("other views: %+v", tab.other)
 	}
-	if tab.resolve("") != "internal" || tab.resolve("lan") != "lan" {
+	if tab.rest().Resolve("") != "internal" || tab.rest().Resolve("lan") != "lan" {
 		t.Error("resolve")
 	}
 }
