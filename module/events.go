@@ -9,6 +9,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/rest"
 )
 
 // EventsConfig configures the change events (docs/events.md): package
@@ -41,9 +42,9 @@ func newEventsAPI(h *Handler) *eventsAPI {
 			return b.Root().History, nil
 		},
 		Identity:    func(r *http.Request) *auth.Identity { return authOf(r).ID },
-		WriteJSON:   writeJSON,
+		WriteJSON:   rest.WriteJSON,
 		WriteError:  writeError,
-		ProblemList: problemList,
+		ProblemList: rest.ProblemList,
 		StreamUntil: streamUntil,
 		Logger:      h.logger, ZoneDir: h.zoneDir, AuthDisabled: h.authDisabled,
 		StreamRefused: func() { metrics.streamsFull.Inc() },
