@@ -146,12 +146,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		}
 	}
 	if rt == nil {
-		if len(allowed) > 0 {
-			w.Header().Set("Allow", strings.Join(allowed, ", "))
-			writeError(w, http.StatusMethodNotAllowed, "method %s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", "))
-			return label
-		}
-		writeError(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
+		rest.NoRoute(w, r, allowed, writeError)
 		return label
 	}
 	if takesView(rt) {
