@@ -134,21 +134,6 @@ func (h *Handler) authorizeRoute(w http.ResponseWriter, r *http.Request, rt *rou
 	return h.access().AllowRoute(w, r, a, rt.template, name)
 }
 
-// auditAction names a route's mutation for the audit line: its
-// operation label, else (a change without one) its method and template;
-// "" for reads.
-func auditAction(rt *route) string {
-	switch {
-	case rt.public:
-		return ""
-	case rt.op != "":
-		return rt.op
-	case rt.method == http.MethodGet || rt.method == http.MethodHead:
-		return ""
-	}
-	return rt.method + " " + rt.template
-}
-
 // audit logs one mutation at info: who, what, which zone, the outcome.
 func (h *Handler) audit(r *http.Request, op string, status int) {
 	h.authLog.Info("audit", auth.AuditFields(authOf(r), op, status, frontend.RequestID(r))...)

@@ -149,6 +149,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		rest.NoRoute(w, r, allowed, writeError)
 		return label
 	}
+	action := auth.AuditAction(rt.public, rt.op, rt.method, rt.template) // "" for reads
 	if takesView(rt) {
 		p.view, p.viewErr = rest.RequestView(r)
 		p.view = h.views.rest().Named(p.view)
@@ -156,8 +157,8 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		authOf(r).View = h.views.rest().Resolve(p.view)
 	}
 	if !rt.public && !h.authorizeRoute(w, r, rt, p.name) {
-		if a := auditAction(rt); a != "" {
-			h.audit(r, a, http.StatusForbidden)
+		if action != "" {
+			h.audit(r, action, http.StatusForbidden)
 		}
 		return label
 	}
@@ -172,11 +173,11 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 	defer release()
 	// The start-up reconciles (zones, catalog) run at the handler's
 	// backendOr500, once the request is authorised completely.
-	if auditAction(rt) != "" {
+	if action != "" {
 		r = withActor(r, rt) // who changes what, for the change history
 	}
 	rt.handle(w, r, p)
-	if a := auditAction(rt); a != "" {
+	if action != "" {
 		status := http.StatusOK
 		if sr, ok := w.(*statusRecorder); ok {
 			status = sr.status()
@@ -188,7 +189,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 			}
 			observeZoneOp(rt.op, err)
 		}
-		h.audit(r, a, status)
+		h.audit(r, action, status)
 	}
 	return label
 }
