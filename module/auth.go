@@ -111,9 +111,6 @@ func (h *Handler) guard() *auth.Guard {
 // countAuthFailure counts a refused request by its reason.
 func countAuthFailure(reason string) { metrics.authFailures.WithLabelValues(reason).Inc() }
 
-// authOf returns the request's auth state, or an empty one.
-func authOf(r *http.Request) *auth.State { return auth.StateOf(r) }
-
 // authenticate authenticates the request (auth.RequestGuard.Authenticate),
 // a request of LocalTransport as the local identity.
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
@@ -136,5 +133,5 @@ func (h *Handler) authorizeRoute(w http.ResponseWriter, r *http.Request, rt *rou
 
 // audit logs one mutation at info: who, what, which zone, the outcome.
 func (h *Handler) audit(r *http.Request, op string, status int) {
-	h.authLog.Info("audit", auth.AuditFields(authOf(r), op, status, frontend.RequestID(r))...)
+	h.authLog.Info("audit", auth.AuditFields(auth.StateOf(r), op, status, frontend.RequestID(r))...)
 }

@@ -41,7 +41,7 @@ func newEventsAPI(h *Handler) *eventsAPI {
 			}
 			return b.Root().History, nil
 		},
-		Identity:    func(r *http.Request) *auth.Identity { return authOf(r).ID },
+		Identity:    func(r *http.Request) *auth.Identity { return auth.StateOf(r).ID },
 		WriteJSON:   rest.WriteJSON,
 		WriteError:  writeError,
 		ProblemList: rest.ProblemList,
@@ -72,7 +72,7 @@ func streamUntil(r *http.Request, now time.Time) time.Time {
 	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.WriteTimeout > 0 {
 		until = now.Add(time.Duration(srv.WriteTimeout) * 9 / 10)
 	}
-	if id := authOf(r).ID; id != nil && !id.Expires.IsZero() && (until.IsZero() || id.Expires.Before(until)) {
+	if id := auth.StateOf(r).ID; id != nil && !id.Expires.IsZero() && (until.IsZero() || id.Expires.Before(until)) {
 		until = id.Expires
 	}
 	return until

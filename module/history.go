@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/history"
@@ -41,7 +42,7 @@ func openHistory(c *HistoryConfig, refs *sharedRefs, logger *zap.Logger) (*histo
 // the request id (X-Request-Id when the client sent one, else Caddy's
 // {http.request.uuid}).
 func withActor(r *http.Request, rt *route) *http.Request {
-	st := authOf(r)
+	st := auth.StateOf(r)
 	a := zoneservice.Actor{Identity: "anonymous", Frontend: "rest", RequestID: frontend.RequestID(r)}
 	if st.ID != nil {
 		a.Identity = st.ID.ID

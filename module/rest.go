@@ -51,7 +51,7 @@ func (h *Handler) newREST() *restAPI {
 		AllowPrimaries:   auth.PrimariesPolicy.Checker(h.primaryNets, auth.ViewOf, h.access().Forbid),
 		AllowNotify:      auth.NotifyPolicy.Checker(h.notifyNets, auth.ViewOf, h.access().Forbid),
 		ValidateSettings: zoneservice.ValidateSettings,
-		Identity:         func(r *http.Request) *auth.Identity { return authOf(r).ID },
+		Identity:         func(r *http.Request) *auth.Identity { return auth.StateOf(r).ID },
 		Quiet:            quiet,
 		Logger:           h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
 		Views:   h.views.rest(),

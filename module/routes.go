@@ -154,7 +154,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 		p.view, p.viewErr = rest.RequestView(r)
 		p.view = h.views.rest().Named(p.view)
 		// The scope check's view: the one named, else the default.
-		authOf(r).View = h.views.rest().Resolve(p.view)
+		auth.StateOf(r).View = h.views.rest().Resolve(p.view)
 	}
 	if !rt.public && !h.authorizeRoute(w, r, rt, p.name) {
 		if action != "" {
