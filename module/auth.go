@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
@@ -60,32 +58,11 @@ func (h *Handler) provisionAuth(ctx caddy.Context) error {
 	h.acc = &auth.RequestGuard{Guard: &auth.Guard{Mode: authn, ModeName: mode, Disabled: h.authDisabled,
 		PerIdentity: h.RateLimit, FailedAuth: h.FailedAuthLimit, Log: h.authLog, Limits: auth.AcquireLimits(), LimitName: h.zoneDir}, Refused: countAuthFailure, WriteError: writeError}
 
-	weak := ""
-	switch {
-	case h.authDisabled:
-		weak = "authentication is disabled (disable_auth or DISABLE_AUTH=true): every request is admitted without a token"
-	case mode == "basic":
-		weak = "auth mode basic accepts any well-formed bearer token"
-	}
-	if weak == "" {
-		return nil
-	}
-	var exposed []string
+	var listen []string
 	if srv, ok := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv != nil {
-		exposed = auth.Exposed(srv.Listen)
+		listen = srv.Listen
 	}
-	if len(exposed) == 0 {
-		if h.authDisabled {
-			h.logger.Warn(weak + "; use this only behind an authenticating gateway or for local development")
-		}
-		return nil
-	}
-	if h.RequireAuth {
-		return fmt.Errorf("require_auth: %s, and the server listens on %s, reachable from other hosts; configure a real mode (auth static|jwt|k8s_token_review) or bind to loopback", weak, strings.Join(exposed, ", "))
-	}
-	h.logger.Warn(weak+", and the server listens on addresses reachable from other hosts: anyone who can reach them can manage every zone; configure a real mode (auth static|jwt|k8s_token_review), bind to loopback, or set require_auth to refuse this",
-		zap.Strings("listen", exposed))
-	return nil
+	return h.acc.Guard.CheckExposure(listen, h.RequireAuth, h.logger)
 }
 
 // access is the request path's authentication and scope checks
