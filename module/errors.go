@@ -20,10 +20,10 @@ import (
 // with the index). Handlers call it only once the request is authorised
 // completely (its route, zone and records), so that nothing an
 // unauthorised request does reaches named or the disk.
-func (a *restAPI) backendOr500(w http.ResponseWriter) (*zoneservice.Server, bool) {
-	b, err := a.backend()
+func (h *Handler) backendOr500(w http.ResponseWriter) (*zoneservice.Server, bool) {
+	b, err := h.getBackend()
 	if err != nil {
-		a.logger.Error("backend unavailable", zap.Error(err))
+		h.logger.Error("backend unavailable", zap.Error(err))
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return nil, false
 	}

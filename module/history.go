@@ -75,10 +75,11 @@ func (h *Handler) handleListChanges(w http.ResponseWriter, r *http.Request, p pa
 		view, viewErr = rest.RequestView(r)
 		view = h.views.rest().Named(view)
 	}
-	if !h.rest.checkView(w, view, viewErr) {
+	if err := h.rest.CheckView(view, viewErr); err != nil {
+		rest.WriteFailure(w, err)
 		return
 	}
-	b, ok := h.rest.backendOr500(w)
+	b, ok := h.backendOr500(w)
 	if !ok {
 		return
 	}

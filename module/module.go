@@ -210,7 +210,7 @@ type Handler struct {
 	pdnsMount    *frontend.Mount    // the PowerDNS API, when PowerDNS
 	logs                            // the module's loggers (observe.go)
 	router       *router
-	rest         *restAPI   // the REST front end (rest.go), built with the routes
+	rest         *rest.API  // the REST front end (rest.go), built with the routes
 	evts         *eventsAPI // the event stream and webhooks (events.go), built with the routes
 
 	zoneDir       string

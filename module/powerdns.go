@@ -60,7 +60,7 @@ func (h *Handler) pdnsRoutes() []route {
 		return b.Root(), nil
 	}
 	var out []route
-	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: func(id string) (func(), error) { return h.rest.imports.EnterFrontend(id) }}, Logger: h.dnsLog, ServerStatistics: statschannel.Server(h.statsURL),
+	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: func(id string) (func(), error) { return h.rest.Imports.EnterFrontend(id) }}, Logger: h.dnsLog, ServerStatistics: statschannel.Server(h.statsURL),
 		Version: pdnsVersion, Denied: h.access().Denied, Allow: h.access().Allow,
 		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
 			return h.access().AllowRecords(w, r, zone, c)

@@ -3,8 +3,6 @@ package module
 import (
 	"net/http"
 
-	"go.uber.org/zap"
-
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
 	"github.com/zoneapi/caddy-zoneapi/rest"
@@ -13,32 +11,15 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
-// restAPI is the REST front end as the handler holds it: package rest's
-// API (api), which it mounts, and what the handler's own routes need
-// (the change history's, history.go, and the PowerDNS API's import gate).
-type restAPI struct {
-	// backend returns the zone service and what it works on, resolved on
-	// first use (Handler.getBackend).
-	backend func() (*zoneservice.Server, error)
-
-	logger *zap.Logger // zone operations
-
-	// imports is the process's gate of imports (importsPool).
-	imports *rest.ImportGate
-
-	// api is the REST front end of package rest.
-	api *rest.API
-}
-
-// newREST builds the handler's REST front end.
-func (h *Handler) newREST() *restAPI {
-	a := &restAPI{
-		backend: h.getBackend, logger: h.logger, imports: h.imports,
+// newREST builds the handler's REST front end (package rest's API); a
+// handler built without Provision (unit tests) gets a gate of imports of
+// its own.
+func (h *Handler) newREST() *rest.API {
+	imports := h.imports
+	if imports == nil {
+		imports = newImportGate()
 	}
-	if a.imports == nil { // a handler built without Provision (unit tests)
-		a.imports = newImportGate()
-	}
-	a.api = &rest.API{
+	return &rest.API{
 		Backend: func() (rest.Services, error) {
 			b, err := h.getBackend()
 			return adapter.REST(b), err // nil, not a nil *zoneservice.Server in an interface, on err
@@ -58,9 +39,8 @@ func (h *Handler) newREST() *restAPI {
 		ZoneDir: h.zoneDir, CheckZoneDir: func() error { return zonestore.CheckDir(h.zoneDir) }, CatalogZone: h.catalog.Zone, CatalogGroup: h.catalog.Group,
 		Version: Version,
 
-		MaxBodyBytes: MaxBodyBytes, Imports: a.imports,
+		MaxBodyBytes: MaxBodyBytes, Imports: imports,
 	}
-	return a
 }
 
 // restRoutes are package rest's routes as routes of the handler: each

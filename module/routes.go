@@ -74,9 +74,8 @@ type params struct {
 
 // buildRoutes lists every endpoint the handler serves.
 func (h *Handler) buildRoutes() []route {
-	a := h.newREST()
-	h.rest = a
-	rs := restRoutes(a.api.Routes())
+	h.rest = h.newREST()
+	rs := restRoutes(h.rest.Routes())
 	rs = append(rs, []route{
 		{method: http.MethodGet, template: "/api/v1/zones/{name}/changes", handle: h.handleListChanges},
 		{method: http.MethodGet, template: "/api/v1/changes", handle: h.handleListChanges},

@@ -3,7 +3,6 @@ package module
 import (
 	"fmt"
 	"net"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -205,17 +204,6 @@ func (vs *viewSettings) parts(zoneDir string, timeout time.Duration) (zoneservic
 	}
 	p.Directory = vs.store
 	return p, nil
-}
-
-// checkView answers the request itself and returns false when the view
-// it names (requestView's view and error) is invalid (400) or not
-// configured (404): package rest's check, for the handlers still here.
-func (a *restAPI) checkView(w http.ResponseWriter, view string, viewErr error) bool {
-	if err := a.api.CheckView(view, viewErr); err != nil {
-		rest.WriteFailure(w, err)
-		return false
-	}
-	return true
 }
 
 // takesView reports whether a route addresses zones, so that ?view=
