@@ -1,8 +1,12 @@
 package module
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
@@ -69,4 +73,23 @@ func (h *Handler) getBackend() (*zoneservice.Server, error) {
 	cfg.Inventory = newInventory(h.statsURL, h.rndcTimeout, time.Duration(h.InventoryRefresh), h.logger, rc, store)
 	h.cell.backend = zoneservice.NewServer(cfg)
 	return h.cell.backend, nil
+}
+
+// backendOr500 returns the backend or answers 500 when it cannot be set up
+// (unreadable key file, missing zone directory).
+//
+// The first time in the process it also runs the start-up reconciles
+// (zoneservice.Server.Start: the zone directory with named, the catalog
+// with the index). Handlers call it only once the request is authorised
+// completely (its route, zone and records), so that nothing an
+// unauthorised request does reaches named or the disk.
+func (h *Handler) backendOr500(w http.ResponseWriter) (*zoneservice.Server, bool) {
+	b, err := h.getBackend()
+	if err != nil {
+		h.logger.Error("backend unavailable", zap.Error(err))
+		writeError(w, http.StatusInternalServerError, "%v", err)
+		return nil, false
+	}
+	b.Start(context.Background(), "")
+	return b, true
 }

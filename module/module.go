@@ -542,6 +542,15 @@ func (s *statusRecorder) status() int {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
+// writeError writes the {error, message} body (rest.WriteError).
+func writeError(w http.ResponseWriter, status int, format string, args ...any) {
+	if rec, ok := w.(*statusRecorder); ok && rec.errorBody != nil {
+		rec.errorBody(w, status, fmt.Sprintf(format, args...))
+		return
+	}
+	rest.WriteError(w, status, format, args...)
+}
+
 // Interface guards
 var (
 	_ caddy.Provisioner           = (*Handler)(nil)
