@@ -257,6 +257,8 @@ func FuzzZoneArg(f *testing.F) {
 	f.Add("example.com", "")
 	f.Add("a.b", "in view")
 	f.Add("x", "a;b{")
+	f.Add("0/25.2.0.192.in-addr.arpa", "internal")
+	f.Add("/", "0")
 	f.Fuzz(func(t *testing.T, zone, view string) {
 		arg, err := ZoneArg(zone, view)
 		if err != nil {
@@ -267,7 +269,19 @@ func FuzzZoneArg(f *testing.F) {
 		if view != "" {
 			want = 3
 		}
-		if len(fields) != want || strings.Join(fields, " ") != arg || strings.ContainsAny(arg, "{};\\\"'#/\n\t") {
+		// A zone name with '/' in a label (RFC 2317) goes in quotes, which
+		// named's parsers take as one word: nothing else is quoted, and
+		// the quoted word holds no quote, brace, semicolon or space.
+		first := fields[0]
+		if q, ok := strings.CutPrefix(first, `"`); ok {
+			inner, closed := strings.CutSuffix(q, `"`)
+			if !closed || !strings.Contains(inner, "/") || strings.ContainsAny(inner, "{};\\\"'#\n\t ") {
+				t.Fatalf("ZoneArg(%q, %q) = %q: a quoted zone that is not one word with '/'", zone, view, arg)
+			}
+			first = strings.ReplaceAll(inner, "/", "")
+		}
+		rest := strings.Join(append([]string{first}, fields[1:]...), " ")
+		if len(fields) != want || strings.Join(fields, " ") != arg || strings.ContainsAny(rest, "{};\\\"'#/\n\t") {
 			t.Fatalf("ZoneArg(%q, %q) = %q", zone, view, arg)
 		}
 		if view != "" && (fields[1] != "IN" || fields[2] != view) {

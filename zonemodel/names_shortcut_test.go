@@ -27,7 +27,7 @@ func checkLabelsSplit(s string, allowWildcard bool) string {
 		}
 		for j := 0; j < len(l); j++ {
 			c := l[j]
-			if !isLabelChar(c) {
+			if !isLabelChar(c) && c != '/' { // '/': RFC 2317 labels, as checkLabels takes them
 				if c == '*' && allowWildcard {
 					return fmt.Sprintf("label %q: '*' is allowed only as the whole first label", l)
 				}
@@ -58,7 +58,7 @@ func absoluteIfInZoneLower(name, origin string) string {
 // FuzzCheckLabels: walking the labels in place finds what splitting the
 // name finds, for names with and without a wildcard.
 func FuzzCheckLabels(f *testing.F) {
-	for _, s := range []string{"", "*", "*.a", "a.*", "a", "a.b", "a..b", ".a", "a.", "-a.b", "a-.b", "a b.c", "x.*.y", "**.a", "é.a", strings.Repeat("a", 64) + ".b"} {
+	for _, s := range []string{"", "*", "*.a", "a.*", "a", "a.b", "a..b", ".a", "a.", "-a.b", "a-.b", "a b.c", "x.*.y", "**.a", "é.a", "0/25.a", "/", strings.Repeat("a", 64) + ".b"} {
 		f.Add(s, true)
 		f.Add(s, false)
 	}
