@@ -9,8 +9,9 @@ import (
 
 // putZone answers PUT /zones/{id}: changes what maps onto BIND (masters
 // of a Slave zone; dnssec true signs the zone with BIND's default
-// dnssec-policy, dnssec false turns it to insecure), accepts what has no BIND meaning (soa_edit_api,
-// soa_edit, api_rectify, account, nsec3param) without storing it, and
+// dnssec-policy, dnssec false turns it to insecure), keeps what has no BIND
+// meaning (kind, account, catalog, soa_edit_api, soa_edit, api_rectify,
+// nsec3param, nsec3narrow: putsData) in the zone's side file, and
 // refuses a change of kind between Master and Slave or a catalog (422).
 // With "rrsets" (PowerDNS 4.9+) the zone's content is replaced: every
 // RRset not given is deleted, in the same UPDATE; a secondary zone given
