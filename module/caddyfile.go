@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 )
@@ -107,7 +108,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			if h.RNDC == nil {
-				h.RNDC = new(RNDCConfig)
+				h.RNDC = new(config.RNDCConfig)
 			}
 			for n := d.Nesting(); d.NextBlock(n); {
 				switch d.Val() {
@@ -278,8 +279,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 		case "catalog":
-			h.Catalog = new(CatalogConfig)
-			if err := h.Catalog.unmarshalCaddyfile(d); err != nil {
+			h.Catalog = new(config.CatalogConfig)
+			if err := h.Catalog.UnmarshalCaddyfile(d); err != nil {
 				return err
 			}
 		default:
@@ -326,9 +327,9 @@ func parseRateLimit(d *caddyfile.Dispenser) (*auth.RateLimit, error) {
 // parseUpdateKey reads update_key_file's `<path> [<key_name>]` or
 // update_key's `<name> [<algorithm> <secret>]` (the subdirective d is at)
 // into *k, which it makes on first use.
-func parseUpdateKey(d *caddyfile.Dispenser, k **KeyConfig) error {
+func parseUpdateKey(d *caddyfile.Dispenser, k **config.KeyConfig) error {
 	if *k == nil {
-		*k = new(KeyConfig)
+		*k = new(config.KeyConfig)
 	}
 	if d.Val() == "update_key_file" {
 		return parseKeyFile(d, *k)
@@ -346,7 +347,7 @@ func parseUpdateKey(d *caddyfile.Dispenser, k **KeyConfig) error {
 }
 
 // parseKeyFile reads `<path> [<key_name>]` into k.
-func parseKeyFile(d *caddyfile.Dispenser, k *KeyConfig) error {
+func parseKeyFile(d *caddyfile.Dispenser, k *config.KeyConfig) error {
 	args := d.RemainingArgs()
 	switch len(args) {
 	case 1:

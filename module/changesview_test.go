@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/history"
 )
@@ -20,7 +21,7 @@ import (
 func TestChangesViewChecked(t *testing.T) {
 	h := streamHandler(t)
 	uk, server := h.updateKeyConf, "127.0.0.1:53"
-	tab, err := newViewTable([]ViewConfig{{Name: "internal", Default: true}, {Name: "lan", DNSServer: "127.0.0.2:53"}}, &uk, &server, "")
+	tab, err := newViewTable([]config.ViewConfig{{Name: "internal", Default: true}, {Name: "lan", DNSServer: "127.0.0.2:53"}}, &uk, &server, "")
 	if err != nil {
 		t.Fatal(err)
 	}

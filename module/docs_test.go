@@ -3,6 +3,7 @@ package module
 import (
 	"encoding/json"
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/config"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -20,7 +21,7 @@ import (
 // docsHandler returns a handler with the given docs mode, ready to serve.
 func docsHandler(t testing.TB, mode string) *Handler {
 	t.Helper()
-	h := &Handler{Docs: mode}
+	h := &Handler{Options: config.Options{Docs: mode}}
 	h.setLoggers(zap.NewNop())
 	h.router = newRouter(h.buildRoutes())
 	if err := h.validateDocs(); err != nil {
@@ -44,7 +45,7 @@ func serve(h *Handler, method, path, token string) *httptest.ResponseRecorder {
 // does not serve.
 func TestSpecMatchesRoutes(t *testing.T) {
 	for _, mode := range []string{"", DocsPublic, DocsOff} {
-		h := &Handler{Docs: mode}
+		h := &Handler{Options: config.Options{Docs: mode}}
 		d, err := apispec.Service(h.docsMode())
 		if err != nil {
 			t.Fatal(err)
@@ -134,7 +135,7 @@ func TestDocsAuthAndOff(t *testing.T) {
 			t.Errorf("off: GET %s = %d", p, w.Code)
 		}
 	}
-	if err := (&Handler{Docs: "sometimes"}).validateDocs(); err == nil {
+	if err := (&Handler{Options: config.Options{Docs: "sometimes"}}).validateDocs(); err == nil {
 		t.Error("docs sometimes accepted")
 	}
 }

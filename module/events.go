@@ -7,17 +7,18 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 )
 
 // EventsConfig configures the change events (docs/events.md): package
-// events' Config.
-type EventsConfig = events.Config
+// config's EventsConfig.
+type EventsConfig = config.EventsConfig
 
-// WebhookConfig is one webhook receiver (events.WebhookConfig).
-type WebhookConfig = events.WebhookConfig
+// WebhookConfig is one webhook receiver (config.WebhookConfig).
+type WebhookConfig = config.WebhookConfig
 
 // DefaultMaxStreams is the default of EventsConfig.MaxStreams.
 const DefaultMaxStreams = events.DefaultMaxStreams
@@ -49,8 +50,19 @@ func newEventsAPI(h *Handler) *eventsAPI {
 		Logger:      h.logger, ZoneDir: h.zoneDir, AuthDisabled: h.authDisabled,
 		StreamRefused: func() { metrics.streamsFull.Inc() },
 	}
-	h.Events.Apply(e)
+	e.SetLimits(h.Events.Limits())
 	return e
+}
+
+// webhooks are the configured webhooks, their placeholders expanded,
+// checked (events.CheckWebhooks).
+func webhooks(c *EventsConfig) ([]events.Webhook, error) {
+	var hooks []events.Webhook
+	for _, wc := range c.Expanded() {
+		hooks = append(hooks, events.Webhook{URL: wc.URL, Name: wc.Name, Secret: wc.Secret, Types: wc.Types, Zones: wc.Zones,
+			Timeout: time.Duration(wc.Timeout), RetryMin: time.Duration(wc.RetryMin), RetryMax: time.Duration(wc.RetryMax), DeadAfter: time.Duration(wc.DeadAfter)})
+	}
+	return events.CheckWebhooks(hooks)
 }
 
 // eventsRoutes lists the events endpoints.

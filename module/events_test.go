@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/config"
 )
 
 // TestEventsConfigChecked: the webhooks' settings are checked when the
@@ -38,7 +39,7 @@ func TestEventsConfigChecked(t *testing.T) {
 		{"same url", []WebhookConfig{{URL: "https://h.example/x", Secret: secret}, {URL: "https://h.example/x", Secret: secret}}, "two webhooks"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := (&EventsConfig{Webhooks: c.hooks}).Checked()
+			_, err := webhooks(&EventsConfig{Webhooks: c.hooks})
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)
@@ -59,13 +60,13 @@ func TestWebhooksNeedTheHistory(t *testing.T) {
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel()
 	secret := "whsec_" + base64.StdEncoding.EncodeToString(make([]byte, 32))
-	h := &Handler{ZoneDir: "/nonexistent/zones", History: &HistoryConfig{Off: true},
-		Events: &EventsConfig{Webhooks: []WebhookConfig{{URL: "https://h.example/x", Secret: secret}}}}
+	h := &Handler{Options: config.Options{ZoneDir: "/nonexistent/zones", History: &HistoryConfig{Off: true},
+		Events: &EventsConfig{Webhooks: []WebhookConfig{{URL: "https://h.example/x", Secret: secret}}}}}
 	if err := h.Provision(ctx); err == nil || !strings.Contains(err.Error(), "need the history on") {
 		t.Errorf("webhooks with history off: %v", err)
 	}
 	h.Cleanup()
-	h = &Handler{ZoneDir: "/nonexistent/zones", Events: &EventsConfig{Webhooks: []WebhookConfig{{URL: "https://h.example/x", Secret: "plain"}}}}
+	h = &Handler{Options: config.Options{ZoneDir: "/nonexistent/zones", Events: &EventsConfig{Webhooks: []WebhookConfig{{URL: "https://h.example/x", Secret: "plain"}}}}}
 	if err := h.Provision(ctx); err == nil || !strings.Contains(err.Error(), "whsec_") {
 		t.Errorf("a webhook with a bad secret: %v", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/config"
 )
 
 // fakeNamed answers every UPDATE with NOERROR and SOA queries with one SOA
@@ -41,7 +43,7 @@ func fakeNamed(tb testing.TB, keyName, secret string) string {
 // HTTP.
 func BenchmarkAddRecordHandler(b *testing.B) {
 	const secret = "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
-	h := recordsHandler(b, &KeyConfig{Name: "zoneapi-update", Algorithm: "hmac-sha256", Secret: secret})
+	h := recordsHandler(b, &config.KeyConfig{Name: "zoneapi-update", Algorithm: "hmac-sha256", Secret: secret})
 	h.dnsServer = fakeNamed(b, "zoneapi-update", secret)
 	i := 0
 	for b.Loop() {
@@ -59,7 +61,7 @@ func BenchmarkAddRecordHandler(b *testing.B) {
 // sent, the answer encoded.
 func BenchmarkBatchHandler(b *testing.B) {
 	const secret = "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
-	h := recordsHandler(b, &KeyConfig{Name: "zoneapi-update", Algorithm: "hmac-sha256", Secret: secret})
+	h := recordsHandler(b, &config.KeyConfig{Name: "zoneapi-update", Algorithm: "hmac-sha256", Secret: secret})
 	h.dnsServer = fakeNamed(b, "zoneapi-update", secret)
 	body := addsBody(1000)
 	b.SetBytes(int64(len(body)))

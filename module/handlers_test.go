@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/rndc/rndctest"
@@ -56,9 +57,9 @@ func fakeNamedHandler(t testing.TB, answers fakeNamedAnswers) (*Handler, *rndcte
 		zoneDir:     t.TempDir(),
 		rndcServer:  srv.Addr,
 		dnsServer:   "127.0.0.1:1",
-		rndcKeyConf: KeyConfig{Name: srv.Key.Name, Algorithm: string(srv.Key.Algorithm), Secret: srv.Key.SecretBase64()},
+		rndcKeyConf: config.KeyConfig{Name: srv.Key.Name, Algorithm: string(srv.Key.Algorithm), Secret: srv.Key.SecretBase64()},
 		rndcTimeout: DefaultRNDCTimeout,
-		updateKeyConf: &KeyConfig{Name: "zoneapi-update", Algorithm: "hmac-sha256",
+		updateKeyConf: &config.KeyConfig{Name: "zoneapi-update", Algorithm: "hmac-sha256",
 			Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"},
 		authDisabled: true,
 		cell:         new(backendCell),

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/history"
@@ -17,8 +18,8 @@ import (
 )
 
 // HistoryConfig configures the change history (docs/history.md):
-// package events' HistoryConfig.
-type HistoryConfig = events.HistoryConfig
+// package config's HistoryConfig.
+type HistoryConfig = config.HistoryConfig
 
 // historyDir is where the history of a zone directory is kept.
 func historyDir(zoneDir string) string { return filepath.Join(zoneDir, ".zoneapi", "history") }

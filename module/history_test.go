@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
 	"github.com/zoneapi/caddy-zoneapi/history"
 )
@@ -28,8 +29,8 @@ func TestHistoryAcrossGenerations(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	gen := func(off bool) *Handler {
-		h := &Handler{ZoneDir: dir,
-			RNDC: &RNDCConfig{Key: KeyConfig{Name: "rndc-key", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"}}}
+		h := &Handler{Options: config.Options{ZoneDir: dir,
+			RNDC: &config.RNDCConfig{Key: config.KeyConfig{Name: "rndc-key", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"}}}}
 		if off {
 			h.History = &HistoryConfig{Off: true}
 		}

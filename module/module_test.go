@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
 
+	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
@@ -99,18 +100,18 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 
 func TestValidateKeyConfig(t *testing.T) {
 	cases := []struct {
-		k          KeyConfig
+		k          config.KeyConfig
 		needSecret bool
 		err        string
 	}{
-		{KeyConfig{File: "/k"}, true, ""},
-		{KeyConfig{Name: "k", Algorithm: "hmac-sha256", Secret: "{env.X}"}, true, ""},
-		{KeyConfig{Name: "k"}, false, ""},
-		{KeyConfig{Name: "k"}, true, "is required"},
-		{KeyConfig{}, false, "is required"},
-		{KeyConfig{File: "/k", Secret: "x"}, true, "not both"},
-		{KeyConfig{Name: "k", Secret: "x"}, true, "needs a name, an algorithm and a secret"},
-		{KeyConfig{Name: "k", Algorithm: "hmac-sha3", Secret: "x"}, true, "sha3"},
+		{config.KeyConfig{File: "/k"}, true, ""},
+		{config.KeyConfig{Name: "k", Algorithm: "hmac-sha256", Secret: "{env.X}"}, true, ""},
+		{config.KeyConfig{Name: "k"}, false, ""},
+		{config.KeyConfig{Name: "k"}, true, "is required"},
+		{config.KeyConfig{}, false, "is required"},
+		{config.KeyConfig{File: "/k", Secret: "x"}, true, "not both"},
+		{config.KeyConfig{Name: "k", Secret: "x"}, true, "needs a name, an algorithm and a secret"},
+		{config.KeyConfig{Name: "k", Algorithm: "hmac-sha3", Secret: "x"}, true, "sha3"},
 	}
 	for _, tc := range cases {
 		err := tc.k.Validate("rndc key", tc.needSecret)
@@ -126,11 +127,11 @@ func TestValidateKeyConfig(t *testing.T) {
 func TestProvisionDefaults(t *testing.T) {
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel()
-	h := &Handler{
+	h := &Handler{Options: config.Options{
 		ZoneDir:   "/nonexistent/zones",
-		RNDC:      &RNDCConfig{Server: "{env.ZONEAPI_TEST_UNSET_SERVER}", Key: KeyConfig{File: "/nonexistent/rndc.key"}},
+		RNDC:      &config.RNDCConfig{Server: "{env.ZONEAPI_TEST_UNSET_SERVER}", Key: config.KeyConfig{File: "/nonexistent/rndc.key"}},
 		DNSServer: "{env.ZONEAPI_TEST_UNSET_DNS}",
-	}
+	}}
 	if err := h.Provision(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestProvisionDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	bad := &Handler{ZoneDir: "/z", LogFilter: "info,zone_api=loud"}
+	bad := &Handler{Options: config.Options{ZoneDir: "/z", LogFilter: "info,zone_api=loud"}}
 	if err := bad.Provision(ctx); err == nil || !strings.Contains(err.Error(), `unknown level "loud"`) {
 		t.Errorf("Provision with a bad log_filter: %v", err)
 	}
@@ -160,10 +161,10 @@ func TestProvisionDefaults(t *testing.T) {
 func TestSharedStateAcrossGenerations(t *testing.T) {
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel()
-	key := &KeyConfig{Name: "k", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"}
+	key := &config.KeyConfig{Name: "k", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"}
 	gen := func(dir, dns string) *Handler {
-		h := &Handler{ZoneDir: dir, DNSServer: dns, UpdateKey: key,
-			RNDC: &RNDCConfig{Key: KeyConfig{File: "/nonexistent/rndc.key"}}}
+		h := &Handler{Options: config.Options{ZoneDir: dir, DNSServer: dns, UpdateKey: key,
+			RNDC: &config.RNDCConfig{Key: config.KeyConfig{File: "/nonexistent/rndc.key"}}}}
 		if err := h.Provision(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -10,17 +10,18 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/config"
 )
 
 // recordsHandler is a handler with an inline rndc key, a zone directory
 // and the given update key; it never reaches BIND in these tests.
-func recordsHandler(t testing.TB, update *KeyConfig) *Handler {
+func recordsHandler(t testing.TB, update *config.KeyConfig) *Handler {
 	t.Helper()
 	h := &Handler{
 		zoneDir:       t.TempDir(),
 		rndcServer:    "127.0.0.1:1",
 		dnsServer:     "127.0.0.1:1",
-		rndcKeyConf:   KeyConfig{Name: "rndc-key", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"},
+		rndcKeyConf:   config.KeyConfig{Name: "rndc-key", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"},
 		updateKeyConf: update,
 		authDisabled:  true,
 		cell:          new(backendCell),
@@ -46,11 +47,11 @@ func serveRecords(h *Handler, method, path, body string, hdr map[string]string) 
 // read and authorised: nothing touches the backend before that).
 func TestRecordsNeedKeySecret(t *testing.T) {
 	for _, tc := range []struct {
-		key  *KeyConfig
+		key  *config.KeyConfig
 		want string
 	}{
 		{nil, "no TSIG update key is configured"},
-		{&KeyConfig{Name: "zoneapi-update"}, "configured by name only"},
+		{&config.KeyConfig{Name: "zoneapi-update"}, "configured by name only"},
 	} {
 		h := recordsHandler(t, tc.key)
 		for m, body := range map[string]string{
@@ -72,7 +73,7 @@ func TestRecordsNeedKeySecret(t *testing.T) {
 // TestRecordsRequestChecks: zone names, If-Match and query parameters are
 // checked before BIND is asked.
 func TestRecordsRequestChecks(t *testing.T) {
-	h := recordsHandler(t, &KeyConfig{Name: "k", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"})
+	h := recordsHandler(t, &config.KeyConfig{Name: "k", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"})
 	cases := []struct {
 		method, path, body string
 		hdr                map[string]string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
@@ -132,7 +133,7 @@ func (s *sharedRefs) acquireHistory(zoneDir string) error {
 // acquire takes the references to the store of zoneDir and the updater of
 // server, key and timeout; release gives back those it took. Neither
 // touches the disk or the network.
-func (s *sharedRefs) acquire(zoneDir, server string, key *KeyConfig, timeout time.Duration) error {
+func (s *sharedRefs) acquire(zoneDir, server string, key *config.KeyConfig, timeout time.Duration) error {
 	return s.acquireView(zoneDir, "", server, key, timeout)
 }
 
@@ -140,7 +141,7 @@ func (s *sharedRefs) acquire(zoneDir, server string, key *KeyConfig, timeout tim
 // zonestore.ViewDir(zoneDir, view), and an updater of the view's own (its
 // messages are all signed; see sharedupdater.GetForView). View "" is
 // acquire's.
-func (s *sharedRefs) acquireView(zoneDir, view, server string, key *KeyConfig, timeout time.Duration) error {
+func (s *sharedRefs) acquireView(zoneDir, view, server string, key *config.KeyConfig, timeout time.Duration) error {
 	if zoneDir != "" {
 		dir, open := zoneDir, (func() (*zonestore.Store, error))(nil)
 		if view != "" {
@@ -164,7 +165,7 @@ func (s *sharedRefs) acquireView(zoneDir, view, server string, key *KeyConfig, t
 }
 
 // updaterPoolKey is the pool key of the zone_api handler's updater.
-func updaterPoolKey(server string, key *KeyConfig, timeout time.Duration) string {
+func updaterPoolKey(server string, key *config.KeyConfig, timeout time.Duration) string {
 	return sharedupdater.Key("zone_api", server, key, timeout)
 }
 

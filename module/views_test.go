@@ -3,28 +3,30 @@ package module
 import (
 	"strings"
 	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/config"
 )
 
 // TestViewTable: the views option's checks, and a default view's key and
 // DNS server becoming the handler's own.
 func TestViewTable(t *testing.T) {
-	key := func(name string) *KeyConfig {
-		return &KeyConfig{Name: name, Algorithm: "hmac-sha256", Secret: "c2VjcmV0"}
+	key := func(name string) *config.KeyConfig {
+		return &config.KeyConfig{Name: name, Algorithm: "hmac-sha256", Secret: "c2VjcmV0"}
 	}
 	for _, tc := range []struct {
 		name    string
-		views   []ViewConfig
+		views   []config.ViewConfig
 		catalog string
 		err     string
 	}{
-		{"ok", []ViewConfig{{Name: "internal", UpdateKey: key("k")}, {Name: "external", Default: true}}, "cat.test", ""},
-		{"destination only", []ViewConfig{{Name: "lan", DNSServer: "127.0.0.2:53"}}, "", ""},
-		{"bad name", []ViewConfig{{Name: "a b"}}, "", "views[0]: invalid view name"},
-		{"twice", []ViewConfig{{Name: "v", UpdateKey: key("k")}, {Name: "v", UpdateKey: key("k2")}}, "", "configured twice"},
-		{"two defaults", []ViewConfig{{Name: "a", Default: true}, {Name: "b", Default: true}}, "", "both the default"},
-		{"no key", []ViewConfig{{Name: "internal"}}, "", "view internal: give it the TSIG key"},
-		{"key without secret", []ViewConfig{{Name: "internal", UpdateKey: &KeyConfig{Name: "k"}}}, "", "give it the TSIG key"},
-		{"catalog without default", []ViewConfig{{Name: "internal", UpdateKey: key("k")}}, "cat.test", "catalog zone lives in the default view"},
+		{"ok", []config.ViewConfig{{Name: "internal", UpdateKey: key("k")}, {Name: "external", Default: true}}, "cat.test", ""},
+		{"destination only", []config.ViewConfig{{Name: "lan", DNSServer: "127.0.0.2:53"}}, "", ""},
+		{"bad name", []config.ViewConfig{{Name: "a b"}}, "", "views[0]: invalid view name"},
+		{"twice", []config.ViewConfig{{Name: "v", UpdateKey: key("k")}, {Name: "v", UpdateKey: key("k2")}}, "", "configured twice"},
+		{"two defaults", []config.ViewConfig{{Name: "a", Default: true}, {Name: "b", Default: true}}, "", "both the default"},
+		{"no key", []config.ViewConfig{{Name: "internal"}}, "", "view internal: give it the TSIG key"},
+		{"key without secret", []config.ViewConfig{{Name: "internal", UpdateKey: &config.KeyConfig{Name: "k"}}}, "", "give it the TSIG key"},
+		{"catalog without default", []config.ViewConfig{{Name: "internal", UpdateKey: key("k")}}, "cat.test", "catalog zone lives in the default view"},
 	} {
 		uk, server := key("zoneapi-update"), "127.0.0.1:53"
 		tab, err := newViewTable(tc.views, &uk, &server, tc.catalog)
@@ -39,7 +41,7 @@ func TestViewTable(t *testing.T) {
 		}
 	}
 	uk, server := key("zoneapi-update"), "127.0.0.1:53"
-	tab, err := newViewTable([]ViewConfig{{Name: "internal", UpdateKey: key("int"), DNSServer: "127.0.0.3:53", Default: true}, {Name: "lan", DNSServer: "127.0.0.2:53"}}, &uk, &server, "")
+	tab, err := newViewTable([]config.ViewConfig{{Name: "internal", UpdateKey: key("int"), DNSServer: "127.0.0.3:53", Default: true}, {Name: "lan", DNSServer: "127.0.0.2:53"}}, &uk, &server, "")
 	if err != nil {
 		t.Fatal(err)
 	}

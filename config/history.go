@@ -1,4 +1,4 @@
-package events
+package config
 
 import (
 	"fmt"
@@ -8,9 +8,6 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/dustin/go-humanize"
 )
-
-// zone_api's history option, whose entries the events endpoints read;
-// moved unchanged from module/history.go.
 
 // HistoryConfig configures the change history (docs/history.md): every
 // change of a zone is recorded durably in <zone_dir>/.zoneapi/history/

@@ -1,4 +1,4 @@
-package module
+package config
 
 import (
 	"strings"
@@ -33,10 +33,10 @@ type CatalogConfig struct {
 	AllowTransfer []string `json:"allow_transfer,omitempty"`
 }
 
-// settings checks the catalog option (nil: no catalog) with the update
+// Settings checks the catalog option (nil: no catalog) with the update
 // key it needs, placeholders expanded (zoneservice.NewCatalogSettings);
 // it touches neither BIND nor the disk.
-func (c *CatalogConfig) settings(updateKey *KeyConfig) (zoneservice.CatalogSettings, error) {
+func (c *CatalogConfig) Settings(updateKey *KeyConfig) (zoneservice.CatalogSettings, error) {
 	if c == nil {
 		return zoneservice.CatalogSettings{}, nil
 	}
@@ -56,14 +56,14 @@ func (c *CatalogConfig) settings(updateKey *KeyConfig) (zoneservice.CatalogSetti
 	return zoneservice.NewCatalogSettings(zone, c.Group, expand(c.AlsoNotify), expand(c.AllowTransfer), secret)
 }
 
-// unmarshalCatalog reads the catalog subdirective:
+// UnmarshalCaddyfile reads the catalog subdirective:
 //
 //	catalog <zone> {
 //		group          <name>
 //		also_notify    <ip[:port]>...
 //		allow_transfer <ip[/len]>...
 //	}
-func (c *CatalogConfig) unmarshalCaddyfile(d *caddyfile.Dispenser) error {
+func (c *CatalogConfig) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if !d.NextArg() {
 		return d.ArgErr()
 	}
