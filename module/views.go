@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
@@ -172,46 +171,4 @@ func (vs *viewSettings) parts(zoneDir string, timeout time.Duration) (zoneservic
 // which knows no views, nor the server-wide ones).
 func takesView(rt *route) bool {
 	return rt != nil && !rt.pdns && strings.HasPrefix(rt.template, apiPrefix+"/zones")
-}
-
-// unmarshalViewCaddyfile reads `view <name> { … }`:
-//
-//	view <name> {
-//		update_key_file <path> [<key_name>]
-//		update_key      <name> [<algorithm> <secret>]
-//		dns_server      <host:port>
-//		default
-//	}
-func unmarshalViewCaddyfile(d *caddyfile.Dispenser) (config.ViewConfig, error) {
-	var v config.ViewConfig
-	if !d.NextArg() {
-		return v, d.ArgErr()
-	}
-	v.Name = d.Val()
-	if d.NextArg() {
-		return v, d.ArgErr()
-	}
-	if err := zonemodel.CheckViewName(v.Name); err != nil {
-		return v, d.Errf("view: %v", err)
-	}
-	for n := d.Nesting(); d.NextBlock(n); {
-		switch d.Val() {
-		case "update_key_file", "update_key":
-			if err := parseUpdateKey(d, &v.UpdateKey); err != nil {
-				return v, err
-			}
-		case "dns_server":
-			if !d.AllArgs(&v.DNSServer) {
-				return v, d.ArgErr()
-			}
-		case "default":
-			if d.NextArg() {
-				return v, d.ArgErr()
-			}
-			v.Default = true
-		default:
-			return v, d.Errf("unrecognized view subdirective %q", d.Val())
-		}
-	}
-	return v, nil
 }
