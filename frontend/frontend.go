@@ -119,7 +119,7 @@ func (e *ImportsBusy) Error() string { return e.Message }
 
 // Service is the zone service as a mounted front end sees it: the
 // interfaces it embeds, those below and the zone API's own for the
-// operations both APIs have (ZoneNotifier, ZoneRetransferrer,
+// operations both APIs have (ZoneCreator, ZoneNotifier, ZoneRetransferrer,
 // SettingsModifier, SourceImporter, ZoneRemover). Zone names are canonical (lower case, no trailing
 // dot) in and out. Every error is the service's own, typed
 // (zonemodel.ServiceError and its kinds, zonemodel.ValidationError,
@@ -192,21 +192,6 @@ type RecordApplier interface {
 	// same UPDATE: its serial when above the zone's, else the next one
 	// (named serves no lower serial), so new is the serial named serves.
 	Apply(ctx context.Context, zone string, changes []zonemodel.Change) (old, new uint32, err error)
-}
-
-// ZoneCreator creates zones from a create request (ZoneMaker's from the
-// zone it normalises to).
-type ZoneCreator interface {
-	// CreateZone normalises the request and creates the zone as
-	// ZoneMaker.Create does, without a fingerprint: its file, named's
-	// zone (rndc addzone) and its index entry, crash-safely through a
-	// write-ahead intent (a create interrupted is completed or undone by
-	// the next reconcile). Errors: the request is invalid (400), the zone
-	// exists (409), named refuses or does not answer (409, 500 "Bad
-	// Gateway", 504: the outcome is unknown and a retry completes it),
-	// the disk is full (507). Not idempotent: a second create of the same
-	// zone is 409.
-	CreateZone(ctx context.Context, req *zonemodel.CreateZoneRequest) error
 }
 
 // KeyLister reads a zone's DNSSEC keys.

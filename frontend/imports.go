@@ -10,7 +10,7 @@ import (
 // *zoneservice.Service; SourceImporter is the PowerDNS API's too (part of
 // Service, whose adapter admits each import through zone_api's gate
 // first: too many at once is an *ImportsBusy, 429 or 503). An import
-// creates the primary zone as ZoneMaker.Create does, all or nothing and
+// creates the primary zone as ZoneCreator.Create does, all or nothing and
 // crash-safely, from records checked as named would check them
 // (named-checkzone when installed). fp is the request's fingerprint: a
 // retry of the import that made the zone answers Imported.Existed.

@@ -6,23 +6,41 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// The zone API's zone lifecycle (package rest), implemented by
-// *zoneservice.Service; ZoneRemover is the PowerDNS API's too (part of
-// Service), ZoneCreator its create. Errors are the service's (*zonemodel.ServiceError).
+// The zone lifecycle: ZoneCreator and ZoneRemover are both APIs' (part
+// of Service and of ZoneAPIService), ZoneAdopter the zone API's (package
+// rest). *zoneservice.Service implements them; frontend/adapter's Zones
+// for the front ends mounted in zone_api. Errors are the service's
+// (*zonemodel.ServiceError).
 
-// ZoneMaker creates zones from a normalised create request.
-type ZoneMaker interface {
-	// Create creates the zone: a durable intent, its file, named's
-	// addzone, its index entry (and catalog member), crash-safely (a
-	// create interrupted is completed or undone by the next reconcile).
+// ZoneCreator creates zones: the one create of every front end (the zone
+// API's POST /zones, the PowerDNS API's, and, through the same steps,
+// SourceImporter's imports and copies). A front end normalises its
+// request first (zonemodel.CreateZoneRequest.Normalize: an invalid
+// request is its *zonemodel.ValidationError, 400, and never reaches the
+// service).
+type ZoneCreator interface {
+	// Create creates the zone z: a durable write-ahead intent, its file
+	// (written exclusively), named's zone (rndc addzone), then its index
+	// entry (and catalog member) in one append that marks the intent
+	// done. Atomic and crash-safe: a create that fails is undone, one
+	// interrupted (a crash, named not answering) is completed or undone
+	// by the next operation on the zone or the next reconcile, from what
+	// named then reports; nothing named was sent is rolled back.
+	//
 	// fp is the request's fingerprint (zonemodel.CreateZoneRequest's,
-	// carrying an Idempotency-Key's when the request had one): when the
-	// zone exists and was made with the same fp, nothing is done and
-	// Created.Existed is set. Errors: the zone exists otherwise (409,
-	// SameConfig when it was made by the same body), invalid (400), busy
-	// (503), named refuses or does not answer (409, 500 "Bad Gateway",
-	// 504: the outcome is unknown, a retry completes it), storage (507
-	// for a full disk, else 500). Idempotent only through fp.
+	// carrying an Idempotency-Key's when the request had one; "" for
+	// none): when the zone exists and was made with the same non-empty
+	// fp, nothing is done and Created.Existed is set (Created.Settled
+	// telling what settling an earlier pending intent did). Idempotent
+	// only through fp: otherwise a second create of the zone is the
+	// exists kind.
+	//
+	// Errors: the zone exists (the exists kind, 409; SameConfig when it
+	// was made by the same body), invalid (400), busy (its lock: 503),
+	// named refuses or does not answer (409, 500 "Bad Gateway", 504: the
+	// outcome is unknown, and a retry, or the next reconcile, settles
+	// it), a hook (the catalog member) fails (the create undone), storage
+	// (507 for a full disk, else 500).
 	Create(ctx context.Context, z *zonemodel.Zone, fp string) (*zonemodel.Created, error)
 }
 

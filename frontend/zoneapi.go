@@ -14,7 +14,7 @@ type ZoneAPIService interface {
 	CachedZoneReader
 	ZoneDetailer
 	AllZonesLister
-	ZoneMaker
+	ZoneCreator
 	ZoneRemover
 	ZoneAdopter
 	SettingsModifier

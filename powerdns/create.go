@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -55,7 +56,11 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, _ string) {
 	if !a.allowZones(w, r, name) || !a.allowMasters(w, r, req.Masters) {
 		return
 	}
-	if err := a.Service.CreateZone(r.Context(), cr); err != nil {
+	zone, err := cr.Normalize(time.Now())
+	if err == nil {
+		_, err = a.Service.Create(r.Context(), zone, "")
+	}
+	if err != nil {
 		a.fail(w, err, createExplain(labels), true)
 		return
 	}

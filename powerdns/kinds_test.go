@@ -2,6 +2,7 @@ package powerdns
 
 import (
 	"context"
+	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"slices"
@@ -67,8 +68,13 @@ func TestProducerIsTheCatalog(t *testing.T) {
 	f := newFakeNamed(t)
 	f.catalog = "cat.test"
 	// The module creates the catalog zone; the fake as the service would.
-	if err := f.CreateZone(context.Background(), &zonemodel.CreateZoneRequest{ZoneName: "cat.test", ZoneType: BINDPrimary,
-		ZoneConfig: &zonemodel.ZoneConfig{NameServers: []string{"invalid."}}}); err != nil {
+	cat, err := (&zonemodel.CreateZoneRequest{ZoneName: "cat.test", ZoneType: BINDPrimary,
+		ZoneConfig: &zonemodel.ZoneConfig{TTL: 3600, NameServers: []string{"invalid."},
+			SOA: &zonemodel.SOA{PrimaryNS: "invalid.", AdminEmail: "hostmaster.cat.test."}}}).Normalize(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Create(context.Background(), cat, ""); err != nil {
 		t.Fatal(err)
 	}
 	h := fakeAPI(f)

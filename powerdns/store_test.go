@@ -6,8 +6,10 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -149,31 +151,47 @@ func (f *fakeNamed) Apply(_ context.Context, zone string, changes []dnsupdate.Ch
 	return z.serial - 1, z.serial, nil
 }
 
-func (f *fakeNamed) CreateZone(_ context.Context, req *zonemodel.CreateZoneRequest) error {
+// Create adds the zone z (normalised by the handler, as the service
+// takes it): a secondary's primaries, a primary's records as its master
+// file would have them, with a SOA of its first name server.
+func (f *fakeNamed) Create(_ context.Context, zn *zonemodel.Zone, _ string) (*zonemodel.Created, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	name := strings.TrimSuffix(req.ZoneName, ".")
+	name := zn.Name
 	if f.zones[name] != nil {
-		return errors.New("exists")
+		return nil, errors.New("exists")
 	}
-	z := &fakeZone{info: ZoneInfo{Name: name, Type: req.ZoneType, Created: time.Now().UTC(), Catalog: f.catalog}, serial: 1, sets: map[string]*dnsupdate.RRset{}}
-	if zc := req.ZoneConfig; zc != nil && len(zc.Primaries) > 0 {
+	z := &fakeZone{info: ZoneInfo{Name: name, Type: zn.Type, Created: time.Now().UTC(), Catalog: f.catalog}, serial: 1, sets: map[string]*dnsupdate.RRset{}}
+	if zn.Type == zonemodel.TypeSecondary {
 		// A secondary zone: no records until a transfer.
-		z.info.Primaries = slices.Clone(zc.Primaries)
-	} else if zc != nil {
-		apex := FQDN(name)
-		z.sets[apex+" SOA"] = &dnsupdate.RRset{Name: apex, Type: "SOA", TTL: 3600, Values: []string{zc.NameServers[0] + " hostmaster." + apex + " 1 10800 3600 604800 3600"}}
-		z.sets[apex+" NS"] = &dnsupdate.RRset{Name: apex, Type: "NS", TTL: 3600, Values: slices.Clone(zc.NameServers)}
-		for _, r := range zc.Records {
-			k := FQDN(r.Name) + " " + r.Type
-			if z.sets[k] == nil {
-				z.sets[k] = &dnsupdate.RRset{Name: FQDN(r.Name), Type: r.Type, TTL: *r.TTL}
+		for _, p := range zn.Options().Primaries {
+			a := p.Addr.String()
+			if p.Port != 0 {
+				a = netip.AddrPortFrom(p.Addr, p.Port).String()
 			}
-			z.sets[k].Values = append(z.sets[k].Values, r.Value)
+			z.info.Primaries = append(z.info.Primaries, a)
 		}
 	}
+	apex := FQDN(name)
+	for _, rr := range zn.Records() {
+		// name TTL class type data
+		fs := strings.SplitN(rr.String(), "\t", 5)
+		typ, value := fs[3], fs[4]
+		ttl, _ := strconv.ParseUint(fs[1], 10, 32)
+		if typ == "SOA" {
+			continue
+		}
+		k := fs[0] + " " + typ
+		if typ == "NS" && fs[0] == apex && z.sets[apex+" SOA"] == nil {
+			z.sets[apex+" SOA"] = &dnsupdate.RRset{Name: apex, Type: "SOA", TTL: 3600, Values: []string{value + " hostmaster." + apex + " 1 10800 3600 604800 3600"}}
+		}
+		if z.sets[k] == nil {
+			z.sets[k] = &dnsupdate.RRset{Name: fs[0], Type: typ, TTL: uint32(ttl)}
+		}
+		z.sets[k].Values = append(z.sets[k].Values, value)
+	}
 	f.zones[name] = z
-	return nil
+	return &zonemodel.Created{}, nil
 }
 
 // Delete removes the zone and, as the zone service does, its files.

@@ -159,7 +159,7 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, b zoneMaker, zo
 
 // zoneMaker is what a create asks of the zone service of its view.
 type zoneMaker interface {
-	frontend.ZoneMaker
+	frontend.ZoneCreator
 	frontend.ViewNamer
 }
 

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -161,20 +160,17 @@ func (b Zones) Apply(ctx context.Context, zone string, changes []zonemodel.Chang
 	return res.OldSerial, res.Serial, nil
 }
 
-// CreateZone normalises the request and creates the zone.
-func (b Zones) CreateZone(ctx context.Context, req *zonemodel.CreateZoneRequest) error {
-	zone, err := req.Normalize(time.Now())
-	if err != nil {
-		return err
-	}
+// Create creates the zone (the service's Create).
+func (b Zones) Create(ctx context.Context, z *zonemodel.Zone, fp string) (*zonemodel.Created, error) {
 	s, err := b.svc(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := s.Create(ctx, zone, ""); err != nil {
-		return opErr(zone.Name, err)
+	res, err := s.Create(ctx, z, fp)
+	if err != nil {
+		return nil, opErr(z.Name, err)
 	}
-	return nil
+	return res, nil
 }
 
 // Import creates the primary zone from src, admitted through
