@@ -4,48 +4,16 @@ import (
 	"context"
 	"time"
 
-	"github.com/miekg/dns"
-
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
-// The Service's concerns, each an interface of its own that *Service
-// implements, so that a front end (or a later split of the Service into
-// types of their own) depends only on the concern it uses: the records
-// and the capture of their changes apart from the zone lifecycle and the
-// recovery. The external-dns webhook, which changes records only, holds a
-// Records.
-
-// Records is the record concern: a zone's record changes and reads.
-// Every change is one RFC 2136 UPDATE, atomic (all of it or nothing),
-// applied by the zone's writer after the changes already queued; its
-// entry is in the change history (Service.History) before it returns.
-// ifSerial, when set, makes the change conditional on the zone's serial
-// (*dnsupdate.PreconditionError otherwise). Errors are *Error with a
-// record kind (ErrFrozen, ErrNotPrimary, ErrUpdateRefused, ErrNotFound,
-// ErrOutcomeUnknown when named did not answer: then whether the change
-// was applied is unknown), a *zonemodel.ValidationError or a
-// *dnsupdate.ConflictError. No change is idempotent by itself: a retry
-// after an unknown outcome reads the zone first.
-type Records interface {
-	// AddRecord adds one record.
-	AddRecord(ctx context.Context, zone string, rec zonemodel.Record, ifSerial *uint32) (*dnsupdate.ChangeResult, error)
-	// RemoveRecord removes one record, or an RRset; removing what does
-	// not exist succeeds.
-	RemoveRecord(ctx context.Context, zone string, rm zonemodel.Removal, ifSerial *uint32) (*dnsupdate.ChangeResult, error)
-	// ReplaceRecord replaces one record's data.
-	ReplaceRecord(ctx context.Context, zone string, rp zonemodel.Replacement, ifSerial *uint32) (*dnsupdate.ChangeResult, error)
-	// ApplyChanges applies a batch in one UPDATE.
-	ApplyChanges(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error)
-	// ApplyUpdate sends an UPDATE built by the caller (its prerequisite
-	// and update sections).
-	ApplyUpdate(ctx context.Context, zone string, prereq, update []dns.RR) (*dnsupdate.ChangeResult, error)
-	// Snapshot reads the zone (a zone transfer, or the writer's copy).
-	Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error)
-	// ListRecords reads one page of the zone's RRsets.
-	ListRecords(ctx context.Context, zone string, opt dnsupdate.ListOptions) (*dnsupdate.Snapshot, []dnsupdate.RRset, string, error)
-}
+// The Service's concerns: the records and the capture of their changes
+// apart from the zone lifecycle and the recovery. The record concern is a
+// type of its own, Records (records.go), which the Service hands out
+// (Service.Records) and whose fields are only those records need; the
+// others are interfaces that *Service implements, so that a front end
+// (or a later split of the Service into types of their own) depends only
+// on the concern it uses.
 
 // ChangeCapture is the capture of the record changes made elsewhere (by
 // a dynamic update of another client, a zone file edited and reloaded):
@@ -101,7 +69,6 @@ type Recovery interface {
 
 // Interface guards: the Service is every concern.
 var (
-	_ Records       = (*Service)(nil)
 	_ ChangeCapture = (*Service)(nil)
 	_ Lifecycle     = (*Service)(nil)
 	_ Recovery      = (*Service)(nil)

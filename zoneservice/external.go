@@ -76,7 +76,7 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 	}
 	var es []history.Entry
 	if full != nil {
-		es = append(es, s.fullDiff(zone, last, full))
+		es = append(es, s.Records().fullDiff(zone, last, full))
 	}
 	for _, d := range deltas {
 		es = append(es, external(zone, d.From, d.To, d.Added, d.Deleted))
@@ -107,19 +107,19 @@ func (s *Service) catchUp(ctx context.Context, zone string) error {
 // of a zone created here: dnsupdate.Updater.Cached); otherwise the two
 // serials alone, with a warning. The whole zone is kept as the zone's
 // content at its serial (dnsupdate.Updater.Transferred).
-func (s *Service) fullDiff(zone string, from uint32, full []dns.RR) history.Entry {
+func (r *Records) fullDiff(zone string, from uint32, full []dns.RR) history.Entry {
 	to := full[0].(*dns.SOA).Serial
-	old := s.Updater.Cached(zone, from)
+	old := r.updater.Cached(zone, from)
 	if old == nil {
-		old = s.fileAt(zone, from, full)
+		old = r.fileAt(zone, from, full)
 	}
 	// The zone at to is the base of the next such difference.
-	defer s.Updater.Transferred(zone, full)
+	defer r.updater.Transferred(zone, full)
 	if old != nil {
 		added, removed := dnsupdate.Diff(old.RRs, full)
 		return external(zone, from, to, added, removed)
 	}
-	s.log().Warn("named sent the whole zone for an IXFR and its content before is not known: the change is recorded without its records (ixfr-from-differences makes named keep them)",
+	r.log().Warn("named sent the whole zone for an IXFR and its content before is not known: the change is recorded without its records (ixfr-from-differences makes named keep them)",
 		zap.String("zone", zone), zap.Uint32("from", from), zap.Uint32("to", to))
 	return external(zone, from, to, nil, nil)
 }
@@ -135,8 +135,8 @@ const zoneFileMax = 256 << 10
 // signed zone's file is not what named serves (full has RRSIGs), and a
 // file over zoneFileMax, at another serial or that does not parse as
 // named loads it (an $INCLUDE is not followed) is not used: nil.
-func (s *Service) fileAt(zone string, from uint32, full []dns.RR) *dnsupdate.Snapshot {
-	if s.Store == nil {
+func (r *Records) fileAt(zone string, from uint32, full []dns.RR) *dnsupdate.Snapshot {
+	if r.files == nil {
 		return nil
 	}
 	for _, rr := range full {
@@ -144,11 +144,11 @@ func (s *Service) fileAt(zone string, from uint32, full []dns.RR) *dnsupdate.Sna
 			return nil
 		}
 	}
-	data, ok := s.Store.ReadFile(zone, zoneFileMax)
-	if !ok || !s.Updater.Seed(zone, from, data) {
+	data, ok := r.files.ReadFile(zone, zoneFileMax)
+	if !ok || !r.updater.Seed(zone, from, data) {
 		return nil
 	}
-	return s.Updater.Cached(zone, from)
+	return r.updater.Cached(zone, from)
 }
 
 // external is the entry of a change made elsewhere.

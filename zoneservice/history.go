@@ -25,8 +25,14 @@ import (
 // entry returns the history entry of an operation on zone by the actor
 // of ctx.
 func (s *Service) entry(ctx context.Context, typ, zone string) history.Entry {
+	return entryOf(ctx, s.View, typ, zone)
+}
+
+// entryOf is the history entry of an operation on zone of view by the
+// actor of ctx.
+func entryOf(ctx context.Context, view, typ, zone string) history.Entry {
 	a := ActorOf(ctx)
-	return history.Entry{Zone: strings.TrimSuffix(zone, "."), View: s.View, Type: typ, Source: history.SourceAPI,
+	return history.Entry{Zone: strings.TrimSuffix(zone, "."), View: view, Type: typ, Source: history.SourceAPI,
 		Identity: a.Identity, Frontend: a.Frontend, RequestID: a.RequestID}
 }
 
@@ -45,9 +51,14 @@ func (s *Service) entry(ctx context.Context, typ, zone string) history.Entry {
 // history entries could not be written, each in full, and counts them
 // on the history (history.Log.CountNotRecorded).
 func (s *Service) notRecorded(es []history.Entry, err error) {
-	s.History.CountNotRecorded(len(es))
+	notRecorded(s.History, s.log(), es, err)
+}
+
+// notRecorded is Service.notRecorded on history h, logging to log.
+func notRecorded(h *history.Log, log *zap.Logger, es []history.Entry, err error) {
+	h.CountNotRecorded(len(es))
 	for _, e := range es {
-		s.log().Error("a change was made but its change history entry could not be written; the entry is logged here instead",
+		log.Error("a change was made but its change history entry could not be written; the entry is logged here instead",
 			zap.String("zone", e.Zone), zap.String("view", e.View), zap.String("type", e.Type), zap.String("source", e.Source),
 			zap.String("request_id", e.RequestID), zap.Any("entry", e), zap.Error(err))
 	}
@@ -83,8 +94,8 @@ func (s *Service) RecordZoneChange(ctx context.Context, typ, zone string) {
 // written. wait returns nil: when an entry cannot be written, the change
 // (which named applied) is answered as made and the entry is logged
 // (notRecorded).
-func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.WriteOptions) (dnsupdate.WriteOptions, func() error) {
-	if s.History == nil {
+func (r *Records) recording(ctx context.Context, zone string, opt dnsupdate.WriteOptions) (dnsupdate.WriteOptions, func() error) {
+	if r.history == nil {
 		return opt, func() error { return nil }
 	}
 	var (
@@ -94,12 +105,12 @@ func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.Writ
 	// The writes merged into one UPDATE are written to the history
 	// together: a crash keeps all of the message's entries or none (then
 	// the start-up catch-up records them from named's IXFR), never some.
-	opt.Hold = s.History.Hold
+	opt.Hold = r.history.Hold
 	opt.Applied = func(a dnsupdate.Applied) {
 		if a.HasOldSerial {
-			s.fillGap(ctx, zone, a.OldSerial, a.Serial)
+			r.fillGap(ctx, zone, a.OldSerial, a.Serial)
 		}
-		e := s.entry(ctx, history.RecordsChanged, zone)
+		e := entryOf(ctx, r.view, history.RecordsChanged, zone)
 		if a.HasOldSerial {
 			e.SerialBefore = history.Serial(a.OldSerial)
 		}
@@ -110,13 +121,13 @@ func (s *Service) recording(ctx context.Context, zone string, opt dnsupdate.Writ
 		// EnqueueChanges: when named's NOTIFY of the change was handled
 		// first, by a service whose writer is not this one, the change
 		// is recorded once, as external.
-		pending = append(pending, s.History.EnqueueChanges(e))
+		pending = append(pending, r.history.EnqueueChanges(e))
 		entries = append(entries, e)
 	}
 	return opt, func() error {
 		for i, p := range pending {
 			if _, err := p.Wait(); err != nil {
-				s.notRecorded(entries[i:i+1], err)
+				notRecorded(r.history, r.log(), entries[i:i+1], err)
 			}
 		}
 		return nil
@@ -165,19 +176,19 @@ func RRsets(rrs []dns.RR) []history.RRset {
 // writer (the Applied callback), so the entries keep the serials' order.
 // Writes merged into one message share old and new: the first records
 // the gap, the others find the history at new.
-func (s *Service) fillGap(ctx context.Context, zone string, old, new uint32) {
-	last, ok := s.History.LastSerial(zone, s.View)
+func (r *Records) fillGap(ctx context.Context, zone string, old, new uint32) {
+	last, ok := r.history.LastSerial(zone, r.view)
 	if !ok || last == old || last == new {
 		return
 	}
-	deltas, full, err := s.Updater.Client().IXFR(ctx, zone, last)
+	deltas, full, err := r.updater.Client().IXFR(ctx, zone, last)
 	if err != nil {
-		s.log().Warn("reading the changes the history lacks failed", zap.String("zone", zone), zap.Uint32("from", last), zap.Error(err))
+		r.log().Warn("reading the changes the history lacks failed", zap.String("zone", zone), zap.Uint32("from", last), zap.Error(err))
 		return
 	}
 	var es []history.Entry
 	if full != nil {
-		e := s.fullDiff(zone, last, full)
+		e := r.fullDiff(zone, last, full)
 		if *e.SerialAfter != old {
 			e = external(zone, last, old, nil, nil) // named is past this write already
 		}
@@ -190,7 +201,7 @@ func (s *Service) fillGap(ctx context.Context, zone string, old, new uint32) {
 		es = append(es, external(zone, d.From, d.To, d.Added, d.Deleted))
 	}
 	for i := range es {
-		es[i].View = s.View
+		es[i].View = r.view
 	}
-	s.History.EnqueueChanges(es...)
+	r.history.EnqueueChanges(es...)
 }

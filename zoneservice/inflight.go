@@ -23,11 +23,11 @@ import (
 // writing registers a record change of zone in flight and returns the
 // function that ends it (run it once the change's entry is enqueued or
 // the change failed). Without a history it registers nothing.
-func (s *Service) writing(zone string) (end func()) {
-	if s.History == nil {
+func (r *Records) writing(zone string) (end func()) {
+	if r.history == nil {
 		return func() {}
 	}
-	return s.History.Writing(s.View, strings.TrimSuffix(strings.ToLower(zone), "."), s.Updater)
+	return r.history.Writing(r.view, strings.TrimSuffix(strings.ToLower(zone), "."), r.updater)
 }
 
 // awaitOtherWriters waits until the record changes of zone that other

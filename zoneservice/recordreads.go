@@ -10,7 +10,7 @@ import (
 // snapshot the page comes from, the page's RRsets and the next page's
 // cursor. Errors as ListRecords'.
 func (s *Service) RecordPage(ctx context.Context, zone string, opt zonemodel.ListOptions) (serial uint32, sets []zonemodel.RRset, next string, err error) {
-	snap, sets, next, err := s.ListRecords(ctx, zone, opt)
+	snap, sets, next, err := s.Records().ListRecords(ctx, zone, opt)
 	if err != nil {
 		return 0, nil, "", err
 	}
@@ -21,7 +21,7 @@ func (s *Service) RecordPage(ctx context.Context, zone string, opt zonemodel.Lis
 // its master-file text, rendered when text is called (a conditional
 // read that answers 304 renders nothing). Errors as Snapshot's.
 func (s *Service) ZoneFile(ctx context.Context, zone string) (serial uint32, text func() []byte, err error) {
-	snap, err := s.Snapshot(ctx, zone)
+	snap, err := s.Records().Snapshot(ctx, zone)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
@@ -28,40 +30,132 @@ import (
 // (ErrControl with command "zonestatus" when that fails too). Other
 // errors are the exchange's own.
 
+// Records is the record concern of a zone service: a zone's record
+// changes (each one RFC 2136 UPDATE, atomic, applied by the zone's writer
+// after the changes already queued, its entry in the change history
+// before it returns) and reads (a zone transfer, or a serial-keyed cache
+// of one). It holds only what that concern needs: the updater (the
+// zones' writers and reader), the change history and the view its
+// entries name, the update key, named's control channel to ask why a
+// change was refused (zonestatus, showzone), the catalog zone (whose
+// records change only with the zones it lists), the zone directory's
+// master files (the history's gap fill reads a zone's file) and the zone
+// cache's hook. It reaches nothing of the zone lifecycle (the index, the
+// intents, the locks) nor of the recovery.
+//
+// A Service hands out its Records (Service.Records), built from its
+// fields at each call: a Records keeps no state of its own (the writers
+// are the updater's, the entries the history's), so it is cheap and
+// always follows the Service's configuration. Its API is in zonemodel
+// terms. Errors as above; no change is idempotent by itself (a retry
+// after an unknown outcome reads the zone first).
+type Records struct {
+	updater      *dnsupdate.Updater
+	serialMethod dnsupdate.SerialMethod
+	history      *history.Log
+	view         string
+	updateKey    string
+	// control, when set, is asked why named refused a change and
+	// whether a change refused right after a thaw may be tried again.
+	control recordControl
+	// catalogZone is the catalog zone ("" none).
+	catalogZone string
+	// files reads a zone's master file (nil: none).
+	files zoneFileReader
+	// changed is told of each zone a change was sent for (the zone
+	// cache drops the zone's status); nil: none.
+	changed func(zone string)
+	logger  *zap.Logger
+}
+
+// recordControl is what the record concern asks of named's control
+// channel.
+type recordControl interface {
+	ZoneStatus(ctx context.Context, zone string) (*rndc.ZoneStatus, error)
+	ShowZoneStatement(ctx context.Context, zone string) (*rndc.ZoneStatement, error)
+}
+
+// zoneFileReader reads a zone's master file in the zone directory (Files'
+// ReadFile).
+type zoneFileReader interface {
+	ReadFile(zone string, max int64) ([]byte, bool)
+}
+
+// Records is the service's record concern (see Records), built from its
+// fields.
+func (s *Service) Records() *Records {
+	r := &Records{updater: s.Updater, serialMethod: s.SerialMethod, history: s.History, view: s.View,
+		updateKey: s.UpdateKey, logger: s.Logger, changed: s.recordChanged}
+	if s.Control != nil {
+		r.control = s.Control
+	}
+	if s.Store != nil {
+		r.files = s.Store
+	}
+	if s.Catalog != nil {
+		r.catalogZone = s.Catalog.Zone
+	}
+	return r
+}
+
+// recordChanged is the zone cache's hook of a record change: the zone's
+// zonestatus part is dropped.
+func (s *Service) recordChanged(zone string) { s.statusChanged(zone, false) }
+
+// recordChanged tells the zone cache that a change of the zone was sent.
+func (r *Records) recordChanged(zone string) {
+	if r.changed != nil {
+		r.changed(zone)
+	}
+}
+
+// isCatalogZone reports whether zone is the catalog zone (as
+// Service.IsCatalogZone).
+func (r *Records) isCatalogZone(zone string) bool {
+	return r.catalogZone != "" && strings.EqualFold(strings.TrimSuffix(zone, "."), strings.TrimSuffix(r.catalogZone, "."))
+}
+
+func (r *Records) log() *zap.Logger {
+	if r.logger == nil {
+		return zap.NewNop()
+	}
+	return r.logger
+}
+
 // CanUpdate reports whether the service can sign record changes: it has
 // an updater whose key has its secret.
-func (s *Service) CanUpdate() bool {
-	return s.Updater != nil && s.Updater.Client().CanUpdate()
+func (r *Records) CanUpdate() bool {
+	return r.updater != nil && r.updater.Client().CanUpdate()
 }
 
 // AddRecord adds rec to the zone. ifSerial, if set, is the serial the
 // zone must have (else *dnsupdate.PreconditionError).
-func (s *Service) AddRecord(ctx context.Context, zone string, rec zonemodel.Record, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
-	return s.change(ctx, zone, "add", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return s.Updater.Add(ctx, zone, rec, opt)
+func (r *Records) AddRecord(ctx context.Context, zone string, rec zonemodel.Record, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+	return r.change(ctx, zone, "add", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return r.updater.Add(ctx, zone, rec, opt)
 	})
 }
 
 // RemoveRecord removes one record, or an RRset when rm names no value.
-func (s *Service) RemoveRecord(ctx context.Context, zone string, rm zonemodel.Removal, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
-	return s.change(ctx, zone, "remove", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return s.Updater.Remove(ctx, zone, rm, opt)
+func (r *Records) RemoveRecord(ctx context.Context, zone string, rm zonemodel.Removal, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+	return r.change(ctx, zone, "remove", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return r.updater.Remove(ctx, zone, rm, opt)
 	})
 }
 
 // ReplaceRecord replaces one record's data (dnsupdate.ErrRecordNotFound
 // when the record is not there).
-func (s *Service) ReplaceRecord(ctx context.Context, zone string, rp zonemodel.Replacement, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
-	return s.change(ctx, zone, "update", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return s.Updater.Replace(ctx, zone, rp, opt)
+func (r *Records) ReplaceRecord(ctx context.Context, zone string, rp zonemodel.Replacement, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+	return r.change(ctx, zone, "update", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return r.updater.Replace(ctx, zone, rp, opt)
 	})
 }
 
 // ApplyChanges applies changes in order as one UPDATE message: all or
 // nothing, one serial bump.
-func (s *Service) ApplyChanges(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
-	return s.change(ctx, zone, "batch", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
-		return s.Updater.Batch(ctx, zone, changes, opt)
+func (r *Records) ApplyChanges(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+	return r.change(ctx, zone, "batch", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+		return r.updater.Batch(ctx, zone, changes, opt)
 	})
 }
 
@@ -73,17 +167,17 @@ func (s *Service) ApplyChanges(ctx context.Context, zone string, changes []zonem
 // method's next one (named takes no SOA whose serial is not higher), so
 // that the result's serial is the one named serves. Any other change of
 // the SOA is refused as by ApplyChanges.
-func (s *Service) ApplyChangesSettingSOA(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+func (r *Records) ApplyChangesSettingSOA(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
 	rest, soa, err := splitSOA(zone, changes)
 	if err != nil || soa == nil {
 		if err != nil {
 			return nil, err
 		}
-		return s.ApplyChanges(ctx, zone, changes, ifSerial)
+		return r.ApplyChanges(ctx, zone, changes, ifSerial)
 	}
-	return s.change(ctx, zone, "batch", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
+	return r.change(ctx, zone, "batch", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
 		opt.SOA = soa
-		return s.Updater.Batch(ctx, zone, rest, opt)
+		return r.updater.Batch(ctx, zone, rest, opt)
 	})
 }
 
@@ -130,17 +224,17 @@ func splitSOA(zone string, changes []zonemodel.Change) ([]zonemodel.Change, *dns
 // RRs, such as the external-dns webhook). A prerequisite that fails is a
 // *dnsupdate.ServerError whose rcode says which (NXRRSET, YXRRSET,
 // NXDOMAIN, YXDOMAIN), returned as it is.
-func (s *Service) ApplyUpdate(ctx context.Context, zone string, prereq, update []dns.RR) (*dnsupdate.ChangeResult, error) {
-	if err := s.notCatalog(zone); err != nil {
+func (r *Records) ApplyUpdate(ctx context.Context, zone string, prereq, update []dns.RR) (*dnsupdate.ChangeResult, error) {
+	if err := r.notCatalog(zone); err != nil {
 		return nil, err
 	}
-	if s.Updater == nil {
+	if r.updater == nil {
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
-	defer s.writing(zone)() // for the catch-up (inflight.go)
-	defer s.statusChanged(zone, false)
-	opt, recorded := s.recording(ctx, zone, dnsupdate.WriteOptions{SerialMethod: s.SerialMethod})
-	res, err := s.Updater.Apply(ctx, zone, prereq, update, opt)
+	defer r.writing(zone)() // for the catch-up (inflight.go)
+	defer r.recordChanged(zone)
+	opt, recorded := r.recording(ctx, zone, dnsupdate.WriteOptions{SerialMethod: r.serialMethod})
+	res, err := r.updater.Apply(ctx, zone, prereq, update, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -149,26 +243,26 @@ func (s *Service) ApplyUpdate(ctx context.Context, zone string, prereq, update [
 
 // ListRecords lists the zone's RRsets, read by AXFR (from a serial-keyed
 // cache), one page at a time, with the snapshot they come from.
-func (s *Service) ListRecords(ctx context.Context, zone string, opt dnsupdate.ListOptions) (*dnsupdate.Snapshot, []dnsupdate.RRset, string, error) {
-	if s.Updater == nil {
+func (r *Records) ListRecords(ctx context.Context, zone string, opt dnsupdate.ListOptions) (*dnsupdate.Snapshot, []dnsupdate.RRset, string, error) {
+	if r.updater == nil {
 		return nil, nil, "", dnsupdate.ErrNoUpdateKey
 	}
-	snap, sets, next, err := s.Updater.List(ctx, zone, opt)
+	snap, sets, next, err := r.updater.List(ctx, zone, opt)
 	if err != nil {
-		return nil, nil, "", s.recordErr(ctx, zone, "read", err)
+		return nil, nil, "", r.recordErr(ctx, zone, "read", err)
 	}
 	return snap, sets, next, nil
 }
 
 // Snapshot reads the whole zone by AXFR (from a serial-keyed cache): its
 // records, serial and master-file text (export).
-func (s *Service) Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error) {
-	if s.Updater == nil {
+func (r *Records) Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error) {
+	if r.updater == nil {
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
-	snap, err := s.Updater.Snapshot(ctx, zone)
+	snap, err := r.updater.Snapshot(ctx, zone)
 	if err != nil {
-		return nil, s.recordErr(ctx, zone, "read", err)
+		return nil, r.recordErr(ctx, zone, "read", err)
 	}
 	return snap, nil
 }
@@ -183,43 +277,43 @@ func (s *Service) Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapsho
 // named's answer to the change (an update-policy, its check-integrity),
 // given after one more try, not after four and half a second. Only this
 // error path asks named over the control channel.
-func (s *Service) change(ctx context.Context, zone, op string, ifSerial *uint32, f func(dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error)) (*dnsupdate.ChangeResult, error) {
-	if err := s.notCatalog(zone); err != nil {
+func (r *Records) change(ctx context.Context, zone, op string, ifSerial *uint32, f func(dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error)) (*dnsupdate.ChangeResult, error) {
+	if err := r.notCatalog(zone); err != nil {
 		return nil, err
 	}
-	if s.Updater == nil {
+	if r.updater == nil {
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
-	defer s.writing(zone)() // for the catch-up (inflight.go)
-	defer s.statusChanged(zone, false)
-	opt, recorded := s.recording(ctx, zone, dnsupdate.WriteOptions{IfSerial: ifSerial, SerialMethod: s.SerialMethod})
+	defer r.writing(zone)() // for the catch-up (inflight.go)
+	defer r.recordChanged(zone)
+	opt, recorded := r.recording(ctx, zone, dnsupdate.WriteOptions{IfSerial: ifSerial, SerialMethod: r.serialMethod})
 	res, err := f(opt)
 	loaded := "" // the load time of the status the last try followed
-	for i := 1; i <= 4 && s.Control != nil && dnsupdate.IsRcode(err, dns.RcodeRefused); i++ {
-		st, serr := s.Control.ZoneStatus(ctx, zone)
+	for i := 1; i <= 4 && r.control != nil && dnsupdate.IsRcode(err, dns.RcodeRefused); i++ {
+		st, serr := r.control.ZoneStatus(ctx, zone)
 		if serr != nil || st.Frozen || !st.Dynamic || (st.Type != "primary" && st.Type != "master") || loaded != "" && st.LastLoaded == loaded {
 			break
 		}
 		loaded = st.LastLoaded
 		select {
 		case <-ctx.Done():
-			return nil, s.recordErr(ctx, zone, op, err)
+			return nil, r.recordErr(ctx, zone, op, err)
 		case <-time.After(time.Duration(i) * 50 * time.Millisecond):
 		}
 		res, err = f(opt)
 	}
 	if err != nil {
-		return nil, s.recordErr(ctx, zone, op, err)
+		return nil, r.recordErr(ctx, zone, op, err)
 	}
 	return res, recorded()
 }
 
 // recordErr classifies a record operation's failure (see above).
-func (s *Service) recordErr(ctx context.Context, zone, op string, err error) error {
+func (r *Records) recordErr(ctx context.Context, zone, op string, err error) error {
 	var se *dnsupdate.ServerError
 	switch {
 	case errors.As(err, &se):
-		return s.refused(ctx, zone, op, se)
+		return r.refused(ctx, zone, op, se)
 	case op != "read" && dnsupdate.OutcomeUnknown(err):
 		e := newErr(ErrOutcomeUnknown, zone, "", "", err)
 		e.Op = op
@@ -230,7 +324,7 @@ func (s *Service) recordErr(ctx context.Context, zone, op string, err error) err
 
 // refused explains an error rcode from named: where the zone's state
 // can say why, it asks named for it.
-func (s *Service) refused(ctx context.Context, zone, op string, se *dnsupdate.ServerError) error {
+func (r *Records) refused(ctx context.Context, zone, op string, se *dnsupdate.ServerError) error {
 	e := &Error{Zone: zone, Op: op, Rcode: dnsupdate.RcodeName(se.Rcode), Err: se}
 	if se.TSIGError != 0 {
 		e.Kind = ErrSignature
@@ -242,11 +336,11 @@ func (s *Service) refused(ctx context.Context, zone, op string, se *dnsupdate.Se
 		e.Kind = ErrRcode
 		return e
 	}
-	if s.Control == nil { // no control channel to ask why
+	if r.control == nil { // no control channel to ask why
 		e.Kind = rcodeKind(se.Rcode, op)
 		return e
 	}
-	st, err := s.Control.ZoneStatus(ctx, zone)
+	st, err := r.control.ZoneStatus(ctx, zone)
 	switch {
 	case err != nil && rndc.IsNotFound(err):
 		e.Kind = ErrNotFound
@@ -260,9 +354,9 @@ func (s *Service) refused(ctx context.Context, zone, op string, se *dnsupdate.Se
 		e.Kind, e.ZoneType = ErrNotPrimary, st.Type
 	default:
 		e.Kind = rcodeKind(se.Rcode, op)
-		if e.Kind == ErrUpdateRefused && s.UpdateKey != "" {
-			if zc, err := s.Control.ShowZoneStatement(ctx, zone); err == nil {
-				e.KeyAdmitted = admitsKey(zc, s.UpdateKey)
+		if e.Kind == ErrUpdateRefused && r.updateKey != "" {
+			if zc, err := r.control.ShowZoneStatement(ctx, zone); err == nil {
+				e.KeyAdmitted = admitsKey(zc, r.updateKey)
 			}
 		}
 	}
@@ -302,8 +396,8 @@ func rcodeKind(rcode int, op string) error {
 // notCatalog refuses record changes to the catalog zone (ErrCatalogZone):
 // its records are the service's list of zones, which a change by hand
 // would make every catalog consumer follow.
-func (s *Service) notCatalog(zone string) error {
-	if s.IsCatalogZone(zone) {
+func (r *Records) notCatalog(zone string) error {
+	if r.isCatalogZone(zone) {
 		return newErr(ErrCatalogZone, zone, "", "zone "+strings.TrimSuffix(zone, ".")+" is the catalog zone this API keeps: its records change only with the zones it lists", nil)
 	}
 	return nil
@@ -324,3 +418,51 @@ func (s *Service) SigningKeyName() string {
 
 // ViewName is the service's view (View), "" without views.
 func (s *Service) ViewName() string { return s.View }
+
+// The Service's record operations are its Records' (Service.Records):
+// the methods below are the front ends' contract (frontend's RecordAdder,
+// RecordRemover, RecordReplacer, ChangeApplier, UpdateKeys), each the
+// Records method of its name.
+
+// CanUpdate is Records.CanUpdate.
+func (s *Service) CanUpdate() bool { return s.Records().CanUpdate() }
+
+// AddRecord is Records.AddRecord.
+func (s *Service) AddRecord(ctx context.Context, zone string, rec zonemodel.Record, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
+	return s.Records().AddRecord(ctx, zone, rec, ifSerial)
+}
+
+// RemoveRecord is Records.RemoveRecord.
+func (s *Service) RemoveRecord(ctx context.Context, zone string, rm zonemodel.Removal, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
+	return s.Records().RemoveRecord(ctx, zone, rm, ifSerial)
+}
+
+// ReplaceRecord is Records.ReplaceRecord.
+func (s *Service) ReplaceRecord(ctx context.Context, zone string, rp zonemodel.Replacement, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
+	return s.Records().ReplaceRecord(ctx, zone, rp, ifSerial)
+}
+
+// ApplyChanges is Records.ApplyChanges.
+func (s *Service) ApplyChanges(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
+	return s.Records().ApplyChanges(ctx, zone, changes, ifSerial)
+}
+
+// ApplyChangesSettingSOA is Records.ApplyChangesSettingSOA.
+func (s *Service) ApplyChangesSettingSOA(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
+	return s.Records().ApplyChangesSettingSOA(ctx, zone, changes, ifSerial)
+}
+
+// ApplyUpdate is Records.ApplyUpdate.
+func (s *Service) ApplyUpdate(ctx context.Context, zone string, prereq, update []dns.RR) (*zonemodel.ChangeResult, error) {
+	return s.Records().ApplyUpdate(ctx, zone, prereq, update)
+}
+
+// ListRecords is Records.ListRecords.
+func (s *Service) ListRecords(ctx context.Context, zone string, opt dnsupdate.ListOptions) (*dnsupdate.Snapshot, []dnsupdate.RRset, string, error) {
+	return s.Records().ListRecords(ctx, zone, opt)
+}
+
+// Snapshot is Records.Snapshot.
+func (s *Service) Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error) {
+	return s.Records().Snapshot(ctx, zone)
+}
