@@ -39,6 +39,14 @@ type Updater struct {
 
 	wmu     sync.Mutex
 	writers map[string]*zoneWriter // zone -> its writer and last SOA
+	// idleAfter is how long a writer stays idle before it is freed
+	// (0: writerIdleAfter); sweep, under wmu, is the timer that frees
+	// them, set while there are writers (idle.go).
+	idleAfter time.Duration
+	sweep     *time.Timer
+	sweeping  bool // sweep is set to run
+	closed    bool
+	freed     atomic.Int64 // writers freed idle
 
 	transfers atomic.Int64
 	// known counts the records the zone writers know (known.go);
@@ -52,6 +60,9 @@ type Updater struct {
 	cursorGCM  cipher.AEAD // see cursorAEAD
 
 	beforeSend func(*dns.Msg) // tests only: sees each UPDATE before it is sent
+	// beforeEnqueue, tests only, runs between a write's lookup of its
+	// zone's writer and its enqueue (the window a free may fall in).
+	beforeEnqueue func()
 	// checkModel, tests only, sees each change the model worked out.
 	checkModel func(zone string, s serials, a Applied, update []dns.RR)
 }
@@ -66,7 +77,15 @@ func (u *Updater) Client() *Client { return u.dns }
 
 // Close closes the client's idle connections and keeps none from now on
 // (see Client.Close). Changes still running finish.
-func (u *Updater) Close() { u.dns.Close() }
+func (u *Updater) Close() {
+	u.wmu.Lock()
+	u.closed = true
+	if u.sweep != nil {
+		u.sweep.Stop()
+	}
+	u.wmu.Unlock()
+	u.dns.Close()
+}
 
 // Transfers returns how many zone transfers the updater made.
 func (u *Updater) Transfers() int64 { return u.transfers.Load() }
@@ -84,7 +103,7 @@ func (u *Updater) Forget(zone string) {
 	zw.mu.Lock()
 	defer zw.mu.Unlock()
 	if !zw.busy {
-		zw.known.drop(zw.total)
+		zw.free()
 		delete(u.writers, zone)
 		return
 	}

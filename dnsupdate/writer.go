@@ -141,6 +141,12 @@ type zoneWriter struct {
 	// matched) or pinned without the SOA add (the SOA add was refused);
 	// then the module tries again, in case the zone's setup changed.
 	unpinnedUntil, noSOAUntil time.Time
+
+	// idle is when the writer last went idle (or was created); freed:
+	// the writer left the Updater's map (idle.go, Forget), and a write
+	// that finds it so joins the zone's current writer instead.
+	idle  time.Time
+	freed bool
 }
 
 // relearnAfter is how long a zone's writes do without the pin or the SOA
@@ -165,8 +171,9 @@ func (u *Updater) writer(zone string) *zoneWriter {
 	u.wmu.Lock()
 	w, ok := u.writers[zone]
 	if !ok {
-		w = &zoneWriter{total: &u.known}
+		w = &zoneWriter{total: &u.known, idle: time.Now()}
 		u.writers[zone] = w
+		u.armSweep()
 	}
 	u.wmu.Unlock()
 	if !ok {
@@ -227,9 +234,8 @@ func (u *Updater) commit(ctx context.Context, zone string, w *write) (serials, e
 	for _, rr := range w.update {
 		w.size += dns.Len(rr)
 	}
-	zw := u.writer(zone)
 	w.wake = make(chan struct{})
-	lead, err := zw.enqueue(ctx, w)
+	zw, lead, err := u.join(ctx, zone, w)
 	if err != nil {
 		return serials{}, err
 	}
@@ -288,6 +294,7 @@ func (zw *zoneWriter) handOff() {
 	defer zw.mu.Unlock()
 	if len(zw.queue) == 0 {
 		zw.busy = false
+		zw.idle = time.Now()
 		return
 	}
 	next := zw.queue[0]
@@ -350,9 +357,8 @@ func (u *Updater) run(ctx context.Context, zone string, zw *zoneWriter, batch []
 // changes (the history's detection of changes made elsewhere) sees the
 // zone between this process's writes.
 func (u *Updater) Exclusive(ctx context.Context, zone string, fn func()) error {
-	zw := u.writer(zone)
 	w := &write{run: fn, wake: make(chan struct{})}
-	lead, err := zw.enqueue(ctx, w)
+	zw, lead, err := u.join(ctx, zone, w)
 	if err != nil {
 		return err
 	}
@@ -366,9 +372,14 @@ func (u *Updater) Exclusive(ctx context.Context, zone string, fn func()) error {
 // turn. lead reports whether w must lead: the queue was idle, or the
 // leader before it promoted it (w.lead) without finishing it. When ctx
 // ends while w still waits in the queue, w is withdrawn and ctx's error
-// returned; once it is in flight, enqueue waits for its outcome.
+// returned; once it is in flight, enqueue waits for its outcome. A freed
+// writer takes no write: errFreed.
 func (zw *zoneWriter) enqueue(ctx context.Context, w *write) (lead bool, err error) {
 	zw.mu.Lock()
+	if zw.freed {
+		zw.mu.Unlock()
+		return false, errFreed
+	}
 	zw.queue = append(zw.queue, w)
 	lead = !zw.busy
 	zw.busy = true
