@@ -180,3 +180,58 @@ func TestIdleFreeRacesWrites(t *testing.T) {
 	}
 	t.Logf("%d writers freed during %d writes", u.freed.Load(), workers*each)
 }
+
+// BenchmarkIdleWriterHeap writes one record to each of N zones of a fake
+// named (dnstest), 8 at a time, and prints the heap held (after a
+// collection) and the writers, in the same run: once the writes are done
+// (every zone's writer kept, as before writers were freed) and after a
+// sweep frees the idle ones. The fake runs in the benchmark's process: its
+// own growth (the records added, its journal) is in both figures. Run with
+// go test ./dnsupdate -run '^$' -bench BenchmarkIdleWriterHeap -benchtime 1x.
+func BenchmarkIdleWriterHeap(b *testing.B) {
+	for _, n := range []int{2_000, 10_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			zones := make([]string, n)
+			for i := range zones {
+				zones[i] = fmt.Sprintf("zone-%d.example", i)
+			}
+			_, u := fakeUpdater(b, zones...)
+			u.idleAfter = time.Hour
+			for range b.N {
+				base := heapNow()
+				var wg sync.WaitGroup
+				next := atomic.Int64{}
+				for range 8 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+							if _, err := addA(u, zones[i], "www2", i); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				kept := heapNow()
+				w0 := writerCount(u)
+				u.wmu.Lock()
+				u.idleAfter = time.Nanosecond
+				u.wmu.Unlock()
+				u.sweepIdle()
+				freed := heapNow()
+				w1 := writerCount(u)
+				u.cache.mu.Lock()
+				entries := len(u.cache.zones)
+				u.cache.mu.Unlock()
+				mb := func(h uint64) float64 { return float64(int64(h)-int64(base)) / (1 << 20) }
+				b.Logf("%d zones written once: heap %.1f MB with their writers kept (%d writers), %.1f MB once idle writers are freed (%d writers, %d cache entries): %.2fx; %d bytes a writer (the rest is the fake named's, in the same process: the records added and its journal)",
+					n, mb(kept), w0, mb(freed), w1, entries, mb(freed)/mb(kept), (int64(kept)-int64(freed))/int64(max(w0, 1)))
+				b.ReportMetric(mb(kept), "MB-kept")
+				b.ReportMetric(mb(freed), "MB-freed")
+				b.ReportMetric(mb(freed)/mb(kept), "ratio")
+			}
+		})
+	}
+}
