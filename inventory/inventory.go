@@ -229,6 +229,22 @@ func (inv *Inventory) Zones(ctx context.Context) (*Snapshot, error) {
 	return snap, nil
 }
 
+// Held returns the snapshot the inventory holds, without asking named
+// or loading what an earlier process kept: nil when it has none yet, or
+// holds only a kept snapshot a read of named failed to replace (which
+// Zones does not answer either).
+func (inv *Inventory) Held() *Snapshot {
+	if inv == nil {
+		return nil
+	}
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.snap == nil || inv.snap.Kept && inv.keptErr != nil {
+		return nil
+	}
+	return inv.snap
+}
+
 // keptFailed reports whether snap is a kept snapshot (Load) that a read
 // of named has failed to replace: it is then not answered any more (it
 // is what named served when the last run stopped, however long ago), and

@@ -192,10 +192,7 @@ func (s *Service) Serials(ctx context.Context) map[string]uint32 {
 	if err != nil {
 		return nil
 	}
-	view := s.View
-	if view == "" {
-		view = defaultViewOf(snap)
-	}
+	view := s.serialView(snap)
 	zones := snap.Zones()
 	out := make(map[string]uint32, len(zones))
 	for _, z := range zones {
@@ -204,4 +201,42 @@ func (s *Service) Serials(ctx context.Context) map[string]uint32 {
 		}
 	}
 	return out
+}
+
+// SerialsOf is Serials as a lookup of one zone at a time in the
+// Inventory's snapshot (O(log zones) a zone), without the map of every
+// zone's serial Serials builds: a list read a page at a time. With held,
+// it asks named nothing and looks in the snapshot the Inventory holds
+// already, if any: the pages after a list's first, which asked named
+// when it had to (Serials' asking), so that a list whose first page
+// found named failing does not ask it again at every page. It is nil
+// when Serials is.
+func (s *Service) SerialsOf(ctx context.Context, held bool) func(name string) (uint32, bool) {
+	if s.Inventory == nil {
+		return nil
+	}
+	var snap *inventory.Snapshot
+	if held {
+		snap = s.Inventory.Held()
+	} else if sn, err := s.Inventory.Zones(ctx); err == nil {
+		snap = sn
+	}
+	if snap == nil {
+		return nil
+	}
+	view := s.serialView(snap)
+	return func(name string) (uint32, bool) {
+		if z, ok := snap.Find(name, view); ok && z.HasSerial {
+			return z.Serial, true
+		}
+		return 0, false
+	}
+}
+
+// serialView is the view of snap whose serials Serials reports.
+func (s *Service) serialView(snap *inventory.Snapshot) string {
+	if s.View != "" {
+		return s.View
+	}
+	return defaultViewOf(snap)
 }

@@ -61,6 +61,35 @@ func (b Zones) ListZones(ctx context.Context) ([]zoneInfo, error) {
 	return out, nil
 }
 
+// ZonesPage is ListZones a page at a time, in name order: at most limit
+// zones after cursor ("" from the start), with the cursor of the next
+// page ("" after the last). The PowerDNS API's zone list is streamed
+// from it (powerdns's zonePager), so that neither the list of every
+// zone nor a map of their serials is held at once: each zone's serial is
+// looked up in the inventory's snapshot (zoneservice's SerialsOf), which
+// the first page asks named for when there is none, and the pages after
+// it do not.
+func (b Zones) ZonesPage(ctx context.Context, cursor string, limit int) ([]zoneInfo, string, error) {
+	s, err := b.svc(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	entries, next, _, err := s.ListZones("", cursor, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	serial := s.SerialsOf(ctx, cursor != "")
+	catalog := catalogOf(s)
+	out := make([]zoneInfo, len(entries))
+	for i, e := range entries {
+		out[i] = zoneInfo{Name: e.Name, Type: e.Type, Created: e.Created, Catalog: catalog}
+		if serial != nil {
+			out[i].Serial, out[i].HasSerial = serial(e.Name)
+		}
+	}
+	return out, next, nil
+}
+
 // DescribeZone describes one zone: what named reports of it and its
 // statement.
 func (b Zones) DescribeZone(ctx context.Context, zone string) (*zoneInfo, error) {
