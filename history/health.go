@@ -13,26 +13,25 @@ type health struct {
 	// writeErr is the error of the last write when it failed, nil after
 	// a write or a Check succeeded. Guarded by Log.mu.
 	writeErr error
-	// written are the zones' serials (by zoneKey) as the entries written
-	// to the file (and baselines) left them, where Log.serials also
-	// counts the entries enqueued: a failed write goes back to them
-	// (writeFailed). Guarded by Log.mu.
-	written map[string]uint32
+	// The zones' serials as the entries written to the file (and
+	// baselines) left them are zoneState's written.
 }
 
-// wrote notes entries written to the file. l.mu is held.
+// wrote notes entries written to the file (zoneState's written). l.mu
+// is held.
 func (l *Log) wrote(es []Entry) {
-	if l.written == nil {
-		l.written = map[string]uint32{}
-	}
 	for _, e := range es {
 		k := zoneKey(e.Zone, e.View)
+		z := l.zones[k]
 		switch {
 		case e.Type == ZoneDeleted:
-			delete(l.written, k)
+			z.written, z.hasWritten = 0, false
 		case e.SerialAfter != nil:
-			l.written[k] = *e.SerialAfter
+			z.written, z.hasWritten = *e.SerialAfter, true
+		default:
+			continue
 		}
+		put(l.zones, k, z)
 	}
 }
 
@@ -52,14 +51,12 @@ func (l *Log) writeFailed(err error, es []Entry) {
 		}
 	}
 	for k, s := range after {
-		if cur, ok := l.serials[k]; !ok || cur != s {
+		z := l.zones[k]
+		if !z.hasSerial || z.serial != s {
 			continue
 		}
-		if w, ok := l.written[k]; ok {
-			l.serials[k] = w
-		} else {
-			delete(l.serials, k)
-		}
+		z.serial, z.hasSerial = z.written, z.hasWritten
+		put(l.zones, k, z)
 	}
 }
 

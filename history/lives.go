@@ -11,18 +11,21 @@ package history
 // l.mu is held (or Open is loading).
 func (l *Log) noteLife(e Entry) {
 	k := zoneKey(e.Zone, e.View)
+	z := l.zones[k]
 	switch e.Type {
 	case ZoneDeleted:
-		l.ended[k] = true
+		z.ended = true
 	case ZoneCreated, ZoneImported:
-		l.born[k] = e.Seq
-		delete(l.ended, k)
+		z.born, z.ended = e.Seq, false
 	case ZoneAdopted:
-		if l.ended[k] {
-			l.born[k] = e.Seq
+		if z.ended {
+			z.born = e.Seq
 		}
-		delete(l.ended, k)
+		z.ended = false
+	default:
+		return
 	}
+	put(l.zones, k, z)
 }
 
 // Born returns the Seq of the first entry of the zone's current life
@@ -31,5 +34,5 @@ func (l *Log) noteLife(e Entry) {
 func (l *Log) Born(zone, view string) uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.born[zoneKey(zone, view)]
+	return l.zones[zoneKey(zone, view)].born
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -111,11 +110,9 @@ type Log struct {
 	cur       *batch               // the appends waiting for the next fsync
 	holds     int                  // Holds not yet released: cur is not written meanwhile
 	tail      []Entry              // the newest durable entries, oldest first
-	serials   map[string]uint32    // by zoneKey: the serial after the zone's last entry
+	zones     map[string]zoneState // by zoneKey: its serials and its life (serials.go)
 	counts    map[[2]string]uint64 // entries written by this Log, by type and source
 	extRecent map[string][]uint32  // by zoneKey: the serials after the zone's latest external entries, newest last
-	born      map[string]uint64    // by zoneKey: the Seq the zone's current life began at (lives.go)
-	ended     map[string]bool      // by zoneKey: the zone's last life ended with its deletion
 	changed   chan struct{}
 	closed    bool
 
@@ -184,7 +181,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		}
 		return nil, fmt.Errorf("history: locking %s: %w", dir, err)
 	}
-	l := &Log{dir: dir, opts: opts, lock: lf, serials: map[string]uint32{}, counts: map[[2]string]uint64{}, extRecent: map[string][]uint32{}, born: map[string]uint64{}, ended: map[string]bool{}, syncFile: opts.syncFile, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Log{dir: dir, opts: opts, lock: lf, zones: map[string]zoneState{}, counts: map[[2]string]uint64{}, extRecent: map[string][]uint32{}, syncFile: opts.syncFile, changed: make(chan struct{}), kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := l.load(); err != nil {
 		lf.Close()
 		return nil, err
@@ -193,7 +190,10 @@ func Open(dir string, opts Options) (*Log, error) {
 		l.last += rebootGap // reboot.go
 	}
 	l.prune()
-	l.written = maps.Clone(l.serials)
+	for k, z := range l.zones {
+		z.written, z.hasWritten = z.serial, z.hasSerial
+		l.zones[k] = z
+	}
 	l.syncKick, l.syncDone = make(chan struct{}, 1), make(chan struct{})
 	go l.writer()
 	go l.syncer()
@@ -336,7 +336,7 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 	b.buf = append(b.buf, buf...)
 	b.entries = append(b.entries, out...)
 	for _, e := range out {
-		noteSerial(l.serials, l.extRecent, e)
+		noteSerial(l.zones, l.extRecent, e)
 		l.noteLife(e)
 	}
 	// While a Hold is not released the writer would find nothing to

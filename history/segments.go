@@ -34,7 +34,7 @@ func (l *Log) load() error {
 		end, err := scan(s.path, 0, func(e Entry, _ int64) bool {
 			s.last, s.newest = e.Seq, e.Time
 			if e.Seq > upto {
-				noteSerial(l.serials, l.extRecent, e)
+				noteSerial(l.zones, l.extRecent, e)
 				l.noteLife(e)
 			}
 			if active {
@@ -97,7 +97,7 @@ type state struct {
 
 const stateFile = "state.json"
 
-// loadState reads the state file into l.serials and returns its Upto.
+// loadState reads the state file into l.zones and returns its Upto.
 func (l *Log) loadState() uint64 {
 	b, err := os.ReadFile(filepath.Join(l.dir, stateFile))
 	if err != nil {
@@ -108,13 +108,19 @@ func (l *Log) loadState() uint64 {
 		return 0
 	}
 	for k, v := range st.Serials {
-		l.serials[k] = v
+		z := l.zones[k]
+		z.serial, z.hasSerial = v, true
+		l.zones[k] = z
 	}
 	for k, v := range st.Born {
-		l.born[k] = v
+		z := l.zones[k]
+		z.born = v
+		put(l.zones, k, z)
 	}
 	for k, v := range st.Ended {
-		l.ended[k] = v
+		z := l.zones[k]
+		z.ended = v
+		put(l.zones, k, z)
 	}
 	return st.Upto
 }
@@ -124,7 +130,19 @@ func (l *Log) loadState() uint64 {
 // enqueued): Open notes the entries after upto again, in order, which
 // gives the same result.
 func (l *Log) saveState(upto uint64) error {
-	b, err := json.Marshal(state{Upto: upto, Serials: l.serials, Born: l.born, Ended: l.ended})
+	st := state{Upto: upto, Serials: map[string]uint32{}, Born: map[string]uint64{}, Ended: map[string]bool{}}
+	for k, z := range l.zones {
+		if z.hasSerial {
+			st.Serials[k] = z.serial
+		}
+		if z.born != 0 {
+			st.Born[k] = z.born
+		}
+		if z.ended {
+			st.Ended[k] = true
+		}
+	}
+	b, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
