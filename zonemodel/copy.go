@@ -15,14 +15,24 @@ import (
 // BIND's private signing-state type 65534) are left out: they sign the
 // old name, and a copy is signed, if at all, by its own policy.
 func CopyRecords(rrs []dns.RR, from, to string) []dns.RR {
-	src, dst := dns.Fqdn(from), dns.Fqdn(to)
+	src, dst := Origin(from), Origin(to)
 	move := func(name string) string {
 		l := strings.ToLower(name)
 		switch {
 		case l == src:
 			return dst
-		case strings.HasSuffix(l, "."+src):
-			return name[:len(name)-len(src)] + dst
+		case inZone(l, src):
+			// The labels below src, with their dot ("www." of
+			// www.example.com. or of www.), then dst: the root's "."
+			// is that dot already.
+			below := name[:len(name)-len(src)]
+			if src == Root {
+				below += "."
+			}
+			if dst == Root {
+				return below
+			}
+			return below + dst
 		}
 		return name
 	}

@@ -23,6 +23,13 @@ func FuzzNormalizeZoneName(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if n == Root {
+			// The root zone's canonical name, the one with a dot.
+			if s != "." {
+				t.Fatalf("NormalizeZoneName(%q) = %q", s, n)
+			}
+			return
+		}
 		if n == "" || len(n) > 253 || strings.HasSuffix(n, ".") || n != strings.ToLower(n) {
 			t.Fatalf("NormalizeZoneName(%q) = %q", s, n)
 		}
@@ -44,6 +51,7 @@ func FuzzNormalizeZoneName(f *testing.F) {
 func FuzzNormalize(f *testing.F) {
 	seed, _ := json.Marshal(fullRequest())
 	f.Add(seed)
+	f.Add([]byte(`{"zoneName":".","zoneType":"primary","zoneConfig":{"ttl":60,"soa":{"primaryNs":"ns.e","adminEmail":"hostmaster"},"nameServers":["ns.e"],"nameServerIps":{"ns.e":"192.0.2.1"},"records":[{"name":"www.e","type":"A","value":"192.0.2.2"}]}}`))
 	f.Add([]byte(`{"zoneName":"e.com","zoneType":"secondary","zoneConfig":{"primaries":["192.0.2.1:53"]}}`))
 	f.Add([]byte(`{"zoneName":"e.com","zoneType":"primary","zoneConfig":{"ttl":60,"soa":{"primaryNs":"ns","adminEmail":"a@b.c"},"nameServers":["ns"],"nameServerIps":{"ns":"::1"},"records":[{"name":"x","type":"TXT","value":"\"a\" \"b\""}]}}`))
 	f.Add([]byte(`{"zoneName":"e.com","zoneType":"primary","zoneConfig":{"ttl":60,"soa":{"primaryNs":"ns.","adminEmail":"a."},"nameServers":["ns."],"records":[{"name":"x","type":"MX","priority":1,"value":"( x )"}]}}`))
@@ -76,7 +84,7 @@ func FuzzNormalize(f *testing.F) {
 		}
 		// Every line is a record, a comment or one of our two directives.
 		for _, line := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
-			if strings.HasPrefix(line, "$") && !strings.HasPrefix(line, "$ORIGIN "+z.Name+".") && !strings.HasPrefix(line, "$TTL ") {
+			if strings.HasPrefix(line, "$") && !strings.HasPrefix(line, "$ORIGIN "+Origin(z.Name)) && !strings.HasPrefix(line, "$TTL ") {
 				t.Fatalf("unexpected directive line %q", line)
 			}
 		}
@@ -148,20 +156,24 @@ func FuzzParseRecord(f *testing.F) {
 
 func FuzzNormalizeRecordName(f *testing.F) {
 	for _, s := range []string{"@", "www", "www.example.com", "www.example.com.", "notexample.com", "notexample.com.", "*", "*.a", "a.*", "..", ".", "a b", "", "EXAMPLE.COM", strings.Repeat("a.", 130)} {
-		f.Add(s)
+		f.Add(s, "example.com")
+		f.Add(s, Root) // the root zone: every name is in it
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		n, err := NormalizeRecordName(s, "example.com")
+	f.Fuzz(func(t *testing.T, s, zone string) {
+		if zone != Root {
+			zone = "example.com"
+		}
+		n, err := NormalizeRecordName(s, zone)
 		if err != nil {
 			return
 		}
-		if !strings.HasSuffix(n, ".") || n != strings.ToLower(n) || !dns.IsSubDomain("example.com.", n) {
-			t.Fatalf("NormalizeRecordName(%q) = %q", s, n)
+		if !strings.HasSuffix(n, ".") || n != strings.ToLower(n) || !dns.IsSubDomain(Origin(zone), n) {
+			t.Fatalf("NormalizeRecordName(%q, %q) = %q", s, zone, n)
 		}
 		if _, ok := dns.IsDomainName(n); !ok {
 			t.Fatalf("%q is not a domain name", n)
 		}
-		if n2, err := NormalizeRecordName(n, "example.com"); err != nil || n2 != n {
+		if n2, err := NormalizeRecordName(n, zone); err != nil || n2 != n {
 			t.Fatalf("not idempotent: %q -> %q, %v", n, n2, err)
 		}
 	})

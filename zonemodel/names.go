@@ -16,21 +16,28 @@ const (
 	maxTTL      = 2147483647
 )
 
+// Root is the canonical name of the root zone: ".", the one canonical
+// name with a trailing dot (dropping it would leave the empty name, which
+// means no zone). named serves a root zone as any other ("." on rndc's
+// command line, in showzone and in the statistics channel), and PowerDNS
+// names it "." (zone id "=2E").
+const Root = "."
+
 // NormalizeZoneName validates a zone name from a path or a body and returns
-// its canonical form (lower-case, no trailing dot), or an error whose message
-// is suitable for a 400 response.
+// its canonical form (lower-case, no trailing dot; the root zone is Root),
+// or an error whose message is suitable for a 400 response.
 func NormalizeZoneName(s string) (string, error) {
 	if s == "" {
 		return "", fmt.Errorf("zone name must not be empty")
+	}
+	if s == Root {
+		return Root, nil
 	}
 	if strings.Contains(s, "..") {
 		return "", fmt.Errorf("zone name must not contain '..'")
 	}
 	if strings.HasSuffix(s, ".") {
 		s = s[:len(s)-1]
-	}
-	if s == "" {
-		return "", fmt.Errorf("zone name must not be the root zone")
 	}
 	if len(s) > maxNameLen {
 		return "", fmt.Errorf("zone name is longer than %d characters", maxNameLen)
@@ -39,6 +46,27 @@ func NormalizeZoneName(s string) (string, error) {
 		return "", fmt.Errorf("zone name %s", msg)
 	}
 	return strings.ToLower(s), nil
+}
+
+// Origin is the canonical zone name as an absolute domain name: the name
+// with its trailing dot, and "." for the root zone (whose canonical name
+// is already "."). A name given without the dot ("" for the root, as
+// strings.TrimSuffix leaves it) gets it too.
+func Origin(zone string) string {
+	if zone == Root {
+		return Root
+	}
+	return zone + "."
+}
+
+// ZoneOfOrigin is the canonical zone name of an absolute name read from
+// DNS or from named (lower-cased by the caller when it must be): the name
+// without its trailing dot, and Root for ".". The inverse of Origin.
+func ZoneOfOrigin(fqdn string) string {
+	if fqdn == Root || fqdn == "" {
+		return Root
+	}
+	return strings.TrimSuffix(fqdn, ".")
 }
 
 // checkLabels checks dot-separated labels (no trailing dot) and returns a
@@ -147,12 +175,18 @@ func resolveName(s, origin string, wildcard bool) (string, string) {
 		return origin, ""
 	}
 	var fqdn string
-	if strings.HasSuffix(s, ".") {
-		if s == "." {
+	switch {
+	case s == ".":
+		// The root name is in the root zone only (its apex).
+		if origin != Root {
 			return "", "must not be the root name"
 		}
+		return Root, ""
+	case strings.HasSuffix(s, "."):
 		fqdn = s
-	} else {
+	case origin == Root:
+		fqdn = s + "."
+	default:
 		fqdn = s + "." + origin
 	}
 	if len(fqdn)-1 > maxNameLen {
@@ -165,10 +199,13 @@ func resolveName(s, origin string, wildcard bool) (string, string) {
 }
 
 // InZone reports whether the absolute name is the origin or below it (label
-// boundary checked).
+// boundary checked); every absolute name is in the root zone.
 func InZone(fqdn, origin string) bool { return inZone(fqdn, origin) }
 
 func inZone(fqdn, origin string) bool {
+	if origin == Root {
+		return strings.HasSuffix(fqdn, ".")
+	}
 	return fqdn == origin || strings.HasSuffix(fqdn, "."+origin)
 }
 
@@ -211,6 +248,9 @@ func resolveMailbox(s, origin string) (string, string) {
 		return "", mailboxSlash(s, d)
 	}
 	mbox := strings.ReplaceAll(strings.ToLower(local), ".", `\.`) + "." + d
+	if d == Root {
+		mbox = mbox[:len(mbox)-1]
+	}
 	if _, ok := dns.IsDomainName(mbox); !ok || len(mbox) > maxNameLen+1 {
 		return "", fmt.Sprintf("%q does not make a valid mailbox name", s)
 	}

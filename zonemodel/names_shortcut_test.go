@@ -75,6 +75,7 @@ func FuzzAbsoluteIfInZone(f *testing.F) {
 	for _, s := range []string{"", "www", "www.example.com", "WWW.Example.COM", "example.com", "EXAMPLE.COM", "xexample.com", "www.example.com.", "\u212a.example.com", "www.ex\xffample.com", "a.example.co"} {
 		f.Add(s, "example.com.")
 		f.Add(s, "Example.com.")
+		f.Add(s, ".") // the root zone's origin
 	}
 	f.Fuzz(func(t *testing.T, name, origin string) {
 		if got, want := absoluteIfInZone(name, origin), absoluteIfInZoneLower(name, origin); got != want {

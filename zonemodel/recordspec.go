@@ -16,7 +16,7 @@ import (
 // the lower-case absolute name, or an error for invalid or out-of-zone
 // names.
 func NormalizeRecordName(name, zone string) (string, error) {
-	origin := zone + "."
+	origin := Origin(zone)
 	fqdn, msg := resolveName(absoluteIfInZone(name, origin), origin, true)
 	if msg != "" {
 		return "", errors.New(msg)
@@ -60,7 +60,7 @@ func ParseRecord(zone string, defaultTTL uint32, name, typ, value string, ttl *u
 // repeating one already there); it returns nil when the record is invalid.
 func ParseRecordInto(zone string, defaultTTL uint32, name, typ, value string, ttl *uint32, priority *uint16, field, valueField string, ve *ValidationError) dns.RR {
 	sub := &ValidationError{}
-	rr := parseRecord(&Record{Name: name, Type: typ, Value: value, TTL: ttl, Priority: priority}, zone+".", defaultTTL, "", true, sub)
+	rr := parseRecord(&Record{Name: name, Type: typ, Value: value, TTL: ttl, Priority: priority}, Origin(zone), defaultTTL, "", true, sub)
 	if rr != nil {
 		// The wire form is what named stores and answers: round-trip
 		// through it so the record reads back exactly as named gives it.

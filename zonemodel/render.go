@@ -74,13 +74,18 @@ type textWriter interface {
 type recordWriter struct {
 	w      textWriter
 	name   string
-	origin string // "." + name + "."
+	origin string // "." + name + ".", or "." for the root zone
 }
 
 // newRecordWriter writes the head of zone name's file to w.
 func newRecordWriter(w textWriter, name string) *recordWriter {
-	w.WriteString("; zone " + name + ", records rendered by zoneapi\n$ORIGIN " + name + ".\n")
-	return &recordWriter{w: w, name: name, origin: "." + name + "."}
+	w.WriteString("; zone " + name + ", records rendered by zoneapi\n$ORIGIN " + Origin(name) + "\n")
+	origin := "." + name + "."
+	if name == Root {
+		// Every owner is below the root: "www." is written "www".
+		origin = Root
+	}
+	return &recordWriter{w: w, name: name, origin: origin}
 }
 
 // write writes rr's line.

@@ -182,7 +182,7 @@ func (z *Zone) Records() []dns.RR {
 }
 
 // origin returns the zone's name as an absolute domain name.
-func (z *Zone) origin() string { return z.Name + "." }
+func (z *Zone) origin() string { return Origin(z.Name) }
 
 // DefaultSerial returns the serial used when a request gives none:
 // YYYYMMDDnn in UTC, where nn is minutes since midnight scaled to 0–99.

@@ -422,7 +422,7 @@ func ImportedZone(name string, rrs []dns.RR) (*Zone, error) {
 	if err != nil {
 		return nil, &FileError{Message: err.Error()}
 	}
-	origin := zone + "."
+	origin := Origin(zone)
 	z := &Zone{Name: zone, Type: TypePrimary}
 	var soa *dns.SOA
 	hasNS := false
