@@ -76,7 +76,7 @@ func (u *Updater) Batch(ctx context.Context, zone string, batch []Change, opt Wr
 // are sent as adds of the final set followed by removals of the old
 // records, the only order named does not ignore.
 func batchMessage(zone string, snap *Snapshot, changes []change) (*dns.Msg, *ChangeResult, error) {
-	origin := zone + "."
+	origin := zonemodel.Origin(zone)
 	sim := &simulation{snap: snap, names: map[string]nameData{}}
 	for _, c := range changes {
 		if err := sim.apply(c); err != nil {
@@ -146,7 +146,7 @@ func touchedType(changes []change, name string, t uint16) (string, bool) {
 // per NS add below the apex: no CNAME, MX, DS or DNAME added, no apex NS
 // touched.
 func isSimple(zone string, changes []change) bool {
-	origin := zone + "."
+	origin := zonemodel.Origin(zone)
 	for _, c := range changes {
 		if c.rrtype == dns.TypeCNAME && c.op == OpAdd || c.rrtype == dns.TypeMX && c.op == OpAdd || c.rrtype == dns.TypeDS && c.op == OpAdd ||
 			c.rrtype == dns.TypeDNAME && c.op == OpAdd ||

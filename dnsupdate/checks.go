@@ -51,10 +51,10 @@ func (s *simulation) apply(c change) error {
 	d := s.at(c.name)
 	switch c.op {
 	case OpAdd:
-		if err := checkAdd(d, c.rr, c.field, c.name == s.snap.Zone+"."); err != nil {
+		if err := checkAdd(d, c.rr, c.field, c.name == zonemodel.Origin(s.snap.Zone)); err != nil {
 			return err
 		}
-		if mx, ok := c.rr.(*dns.MX); ok && zonemodel.InZone(strings.ToLower(mx.Mx), s.snap.Zone+".") {
+		if mx, ok := c.rr.(*dns.MX); ok && zonemodel.InZone(strings.ToLower(mx.Mx), zonemodel.Origin(s.snap.Zone)) {
 			t := s.at(strings.ToLower(mx.Mx))
 			if len(t[dns.TypeA])+len(t[dns.TypeAAAA]) == 0 {
 				return mxConflict(c.field, mx)

@@ -307,7 +307,7 @@ func (c *Client) Query(ctx context.Context, zone, name string, qtype uint16) ([]
 
 func hasSOA(rrs []dns.RR, zone string) bool {
 	for _, rr := range rrs {
-		if rr.Header().Rrtype == dns.TypeSOA && strings.EqualFold(rr.Header().Name, zone+".") {
+		if rr.Header().Rrtype == dns.TypeSOA && strings.EqualFold(rr.Header().Name, zonemodel.Origin(zone)) {
 			return true
 		}
 	}
@@ -326,7 +326,7 @@ func hasNS(rrs []dns.RR) bool {
 // SOA returns the zone's SOA record as named serves it. A zone named does
 // not serve gives a *ServerError with rcode NOTAUTH (or REFUSED).
 func (c *Client) SOA(ctx context.Context, zone string) (*dns.SOA, error) {
-	rrs, err := c.Query(ctx, zone, zone+".", dns.TypeSOA)
+	rrs, err := c.Query(ctx, zone, zonemodel.Origin(zone), dns.TypeSOA)
 	if err != nil {
 		return nil, err
 	}

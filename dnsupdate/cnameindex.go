@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // A batch of adds needs, for each new name, the rule that a CNAME stands
@@ -133,7 +135,7 @@ func (zw *zoneWriter) offer(s *Snapshot) {
 // refused the prerequisite) or a name where it adds NS records a DNAME:
 // the snapshot path then finds which change conflicts.
 func (u *Updater) guardedBatch(ctx context.Context, zone string, changes []change, opt WriteOptions) (*ChangeResult, error, bool) {
-	prereq, body, guarded, res := simpleBody(zone+".", changes)
+	prereq, body, guarded, res := simpleBody(zonemodel.Origin(zone), changes)
 	zw := u.writer(zone)
 	now := time.Now()
 	zw.mu.Lock()

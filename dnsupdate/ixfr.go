@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Delta is one step of a zone's changes as an IXFR answer tells it (RFC
@@ -22,7 +24,7 @@ type Delta struct {
 // none), full: the zone's records, starting with its SOA.
 func (c *Client) IXFR(ctx context.Context, zone string, from uint32) (deltas []Delta, full []dns.RR, err error) {
 	m := new(dns.Msg)
-	m.SetIxfr(zone+".", from, ".", ".")
+	m.SetIxfr(zonemodel.Origin(zone), from, ".", ".")
 	rrs, err := c.transfer(ctx, zone, m, 0)
 	if err != nil {
 		return nil, nil, err

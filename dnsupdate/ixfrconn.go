@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // ixfrPooled is IXFR over one of the client's pooled connections, read in
@@ -30,7 +32,7 @@ import (
 // second copy when the answer is the whole zone.
 func (c *Client) ixfrPooled(ctx context.Context, zone string, from uint32) ([]Delta, []dns.RR, error) {
 	m := new(dns.Msg)
-	m.SetIxfr(zone+".", from, ".", ".")
+	m.SetIxfr(zonemodel.Origin(zone), from, ".", ".")
 	conn, _, err := c.get(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -30,7 +30,7 @@ func (u *Updater) Add(ctx context.Context, zone string, rec zonemodel.Record, op
 		return nil, err
 	}
 	h := rr.Header()
-	if h.Rrtype == dns.TypeCNAME && h.Name == zone+"." {
+	if h.Rrtype == dns.TypeCNAME && h.Name == zonemodel.Origin(zone) {
 		return nil, &ConflictError{Field: "name", Message: "a CNAME is not allowed at the zone apex: it cannot coexist with the SOA and NS records (RFC 1034 §3.6.2)"}
 	}
 	res := &ChangeResult{Zone: zone, Records: []dns.RR{rr}, Changes: 1}
@@ -40,7 +40,7 @@ func (u *Updater) Add(ctx context.Context, zone string, rec zonemodel.Record, op
 	} else if !coexistsWithCNAME[h.Rrtype] {
 		r.RRsetNotUsed([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: h.Name, Rrtype: dns.TypeCNAME}}})
 	}
-	if other := exclusiveBelowApex[h.Rrtype]; other != 0 && h.Name != zone+"." {
+	if other := exclusiveBelowApex[h.Rrtype]; other != 0 && h.Name != zonemodel.Origin(zone) {
 		// NS and DNAME do not share a name below the apex.
 		r.RRsetNotUsed([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: h.Name, Rrtype: other}}})
 	}
@@ -78,7 +78,7 @@ func (u *Updater) explainRefused(ctx context.Context, zone string, rr dns.RR, fi
 		return &ConflictError{Field: field, Message: fmt.Sprintf("the %s RRset at %s already holds %d records and named refuses more (its max-records-per-type, 100 by default); remove some first, or raise the limit in named.conf", dns.TypeToString[h.Rrtype], h.Name, len(set))}
 	}
 	mx, ok := rr.(*dns.MX)
-	if !ok || !IsRcode(err, dns.RcodeRefused) || !zonemodel.InZone(strings.ToLower(mx.Mx), zone+".") {
+	if !ok || !IsRcode(err, dns.RcodeRefused) || !zonemodel.InZone(strings.ToLower(mx.Mx), zonemodel.Origin(zone)) {
 		return err
 	}
 	a, qerr := u.dns.Query(ctx, zone, mx.Mx, dns.TypeA)
@@ -105,7 +105,7 @@ func (u *Updater) explainAddConflict(ctx context.Context, zone string, rr dns.RR
 	if rr.Header().Rrtype == dns.TypeCNAME && len(d.otherTypes()) == 0 && len(d[dns.TypeCNAME]) == 1 && dns.IsDuplicate(d[dns.TypeCNAME][0], rr) {
 		return nil, true
 	}
-	if err := checkAdd(d, rr, "name", strings.EqualFold(name, zone+".")); err != nil {
+	if err := checkAdd(d, rr, "name", strings.EqualFold(name, zonemodel.Origin(zone))); err != nil {
 		return err, false
 	}
 	return &ConflictError{Field: "name", Message: fmt.Sprintf("%s: named refused the change because of a CNAME conflict (RFC 1034 §3.6.2)", name)}, false
@@ -121,7 +121,7 @@ func (u *Updater) Remove(ctx context.Context, zone string, req Removal, opt Writ
 	if err := u.writable(req.Type); err != nil {
 		return nil, err
 	}
-	origin := zone + "."
+	origin := zonemodel.Origin(zone)
 	var rr dns.RR
 	var name string
 	var t uint16

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Transfer reads the whole zone by AXFR over a new TCP connection, signed
@@ -21,7 +23,7 @@ func (c *Client) Transfer(ctx context.Context, zone string) ([]dns.RR, error) {
 // records came (0: no bound).
 func (c *Client) transferUpTo(ctx context.Context, zone string, max int) ([]dns.RR, error) {
 	m := new(dns.Msg)
-	m.SetAxfr(zone + ".")
+	m.SetAxfr(zonemodel.Origin(zone))
 	out, err := c.transfer(ctx, zone, m, max)
 	if err != nil {
 		return nil, err

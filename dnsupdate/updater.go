@@ -171,7 +171,7 @@ func (u *Updater) defaultTTL(ctx context.Context, zone string) (uint32, error) {
 
 func newUpdate(zone string) *dns.Msg {
 	m := new(dns.Msg)
-	m.SetUpdate(zone + ".")
+	m.SetUpdate(zonemodel.Origin(zone))
 	m.Compress = true
 	return m
 }

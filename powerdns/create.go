@@ -92,7 +92,7 @@ func (a *API) importZone(w http.ResponseWriter, r *http.Request, req *ZoneReques
 		WriteError(w, http.StatusUnprocessableEntity, "give either zone file text (\"zone\") or rrsets and nameservers, not both")
 		return
 	}
-	zone := strings.TrimSuffix(name, ".")
+	zone := zonemodel.ZoneOfOrigin(name)
 	if !a.allowZones(w, r, zone) {
 		return
 	}

@@ -71,7 +71,7 @@ func createRequestData(req *ZoneRequest) (*zonemodel.CreateZoneRequest, []string
 	if req.Zone != nil && *req.Zone != "" {
 		return nil, nil, nil, inputErr("zone file text (\"zone\") is imported by the create endpoint, not translated into a create request")
 	}
-	out := &zonemodel.CreateZoneRequest{ZoneName: strings.TrimSuffix(name, "."), ZoneType: typ}
+	out := &zonemodel.CreateZoneRequest{ZoneName: zonemodel.ZoneOfOrigin(name), ZoneType: typ}
 	if typ == BINDSecondary {
 		if len(req.Masters) == 0 {
 			return nil, nil, nil, inputErr("a Slave zone needs masters")

@@ -25,7 +25,7 @@ func (s *Service) Keys(ctx context.Context, zone string) ([]DNSKey, error) {
 		return nil, err
 	}
 	var out []DNSKey
-	for _, rr := range snap.At(zone + ".") {
+	for _, rr := range snap.At(zonemodel.Origin(zone)) {
 		k, ok := rr.(*dns.DNSKEY)
 		if !ok || k.Flags&dns.ZONE == 0 {
 			continue

@@ -190,7 +190,7 @@ func splitSOA(zone string, changes []zonemodel.Change) ([]zonemodel.Change, *dns
 		if !zonemodel.IsSOAType(c.Type) || c.Op != zonemodel.OpReplace || len(c.Values) != 1 {
 			continue
 		}
-		if n, err := zonemodel.NormalizeRecordName(c.Name, zone); err != nil || !strings.EqualFold(n, zone+".") || idx >= 0 {
+		if n, err := zonemodel.NormalizeRecordName(c.Name, zone); err != nil || !strings.EqualFold(n, zonemodel.Origin(zone)) || idx >= 0 {
 			continue
 		}
 		idx = i

@@ -34,7 +34,7 @@ var supported = map[string]bool{
 // one per RRset of a supported type, in the RRsets' order.
 func Endpoints(sets []zonemodel.RRset, zone string) []*Endpoint {
 	var out []*Endpoint
-	apex := zone + "."
+	apex := zonemodel.Origin(zone)
 	for _, s := range sets {
 		if !supported[s.Type] || (s.Type == "NS" && s.Name == apex) {
 			continue
