@@ -1,6 +1,11 @@
 package config
 
 import (
+	"fmt"
+	"net"
+	"slices"
+
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -44,6 +49,103 @@ type ViewConfig struct {
 	// left out. At most one view is the default. Its zones stay in
 	// zone_dir, and the catalog zone, if configured, lives in it.
 	Default bool `json:"default,omitempty"`
+}
+
+// Views is the views option, checked (the zero value: no views).
+type Views struct {
+	// Names are every configured view's name, in configuration order.
+	Names []string
+	// Default is the default view ("": none): requests that name no
+	// view address it, through the handler's own backend.
+	Default string
+	// Other are the views other than the default, by name.
+	Other map[string]*View
+}
+
+// View is one non-default view, checked.
+type View struct {
+	// Name is the view's name.
+	Name string
+	// UpdateKey is the view's TSIG key (nil: none).
+	UpdateKey *KeyConfig
+	// DNSServer is where the view's DNS messages are sent: its
+	// dns_server, else the handler's.
+	DNSServer string
+}
+
+// Configured reports whether any view is configured.
+func (t *Views) Configured() bool { return len(t.Names) > 0 }
+
+// newViews checks the views option. A default view's key and DNS
+// server replace the handler's own (*updateKey, *dnsServer): the
+// handler's backend is then the default view's. It runs in Provision,
+// after the update key and dns_server are set and before the shared
+// references are taken; catalogZone is the catalog option's zone.
+func newViews(views []ViewConfig, updateKey **KeyConfig, dnsServer *string, catalogZone string) (Views, error) {
+	repl := caddy.NewReplacer()
+	t := Views{Other: map[string]*View{}}
+	handlerServer := *dnsServer
+	for i, v := range views {
+		if err := zonemodel.CheckViewName(v.Name); err != nil {
+			return t, fmt.Errorf("views[%d]: %v", i, err)
+		}
+		if slices.Contains(t.Names, v.Name) {
+			return t, fmt.Errorf("view %s is configured twice", v.Name)
+		}
+		t.Names = append(t.Names, v.Name)
+		server := repl.ReplaceKnown(v.DNSServer, "")
+		if v.Default {
+			if t.Default != "" {
+				return t, fmt.Errorf("views %s and %s are both the default; at most one may be", t.Default, v.Name)
+			}
+			t.Default = v.Name
+			if v.UpdateKey != nil {
+				k := *v.UpdateKey
+				*updateKey = &k
+			}
+			if server != "" {
+				*dnsServer = server
+			}
+			continue
+		}
+		if server == "" {
+			server = handlerServer
+		}
+		if (v.UpdateKey == nil || !v.UpdateKey.HasSecret()) && server == handlerServer {
+			return t, fmt.Errorf("view %s: give it the TSIG key its match-clients names, with its secret (update_key_file <path> or update_key <name> <algorithm> <secret>), "+
+				"or the dns_server it is matched by: otherwise the record endpoints' messages would reach whichever view named chooses for them", v.Name)
+		}
+		vs := &View{Name: v.Name, DNSServer: server}
+		if v.UpdateKey != nil {
+			k := *v.UpdateKey
+			vs.UpdateKey = &k
+		}
+		t.Other[v.Name] = vs
+	}
+	if t.Configured() && catalogZone != "" && t.Default == "" {
+		return t, fmt.Errorf("catalog: with views, the catalog zone lives in the default view; mark one view default")
+	}
+	return t, nil
+}
+
+// validate checks the views' DNS servers and keys without touching the
+// disk.
+func (t *Views) validate() error {
+	for _, name := range t.Names {
+		vs, ok := t.Other[name]
+		if !ok {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(vs.DNSServer); err != nil {
+			return fmt.Errorf("view %s: dns_server %q: %v", name, vs.DNSServer, err)
+		}
+		if vs.UpdateKey != nil {
+			if err := vs.UpdateKey.Validate("view "+name+" update key", false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // unmarshalViewCaddyfile reads `view <name> { … }`:

@@ -56,7 +56,7 @@ func (h *Handler) provisionAuth(ctx caddy.Context) error {
 		}
 	}
 	h.acc = &auth.RequestGuard{Guard: &auth.Guard{Mode: authn, ModeName: mode, Disabled: h.authDisabled,
-		PerIdentity: h.RateLimit, FailedAuth: h.FailedAuthLimit, Log: h.authLog, Limits: auth.AcquireLimits(), LimitName: h.zoneDir}, Refused: countAuthFailure, WriteError: writeError}
+		PerIdentity: h.RateLimit, FailedAuth: h.FailedAuthLimit, Log: h.authLog, Limits: auth.AcquireLimits(), LimitName: h.conf.ZoneDir}, Refused: countAuthFailure, WriteError: writeError}
 
 	var listen []string
 	if srv, ok := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv != nil {

@@ -24,9 +24,9 @@ func (h *Handler) getBackend() (*zoneservice.Server, error) {
 		return h.cell.backend, nil
 	}
 	if h.updater == nil { // a handler built without Provision (unit tests)
-		h.store, h.updater = zoneservice.NewDirectory(h.zoneDir, nil), sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
+		h.store, h.updater = zoneservice.NewDirectory(h.conf.ZoneDir, nil), sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
 	}
-	key, err := h.rndcKeyConf.Load()
+	key, err := h.conf.RNDCKey.Load()
 	if err != nil {
 		return nil, fmt.Errorf("loading rndc key: %w", err)
 	}
@@ -35,8 +35,8 @@ func (h *Handler) getBackend() (*zoneservice.Server, error) {
 		records *dnsupdate.Updater
 		tsig    *rndc.Key
 	)
-	if h.updateKeyConf != nil {
-		updateKey, tsig, err = h.updateKeyConf.ResolveUpdate()
+	if h.conf.UpdateKey != nil {
+		updateKey, tsig, err = h.conf.UpdateKey.ResolveUpdate()
 		if err != nil {
 			return nil, fmt.Errorf("loading update key: %w", err)
 		}
@@ -45,15 +45,15 @@ func (h *Handler) getBackend() (*zoneservice.Server, error) {
 	if h.views.def != "" {
 		getUpdater = h.updater.GetForView // every message signed: the default view's key picks it
 	}
-	if records, err = getUpdater(h.dnsServer, tsig, h.rndcTimeout); err != nil {
+	if records, err = getUpdater(h.conf.DNSServer, tsig, h.conf.RNDCTimeout); err != nil {
 		return nil, err
 	}
 	store, err := h.store.Store()
 	if err != nil {
 		return nil, fmt.Errorf("opening zone directory: %w", err)
 	}
-	rc := &rndc.Client{Addr: h.rndcServer, Key: key, Timeout: h.rndcTimeout, Trace: h.rndcTraceHook(),
-		Observe: h.observeControl, Expiry: h.rndcTimeout + commandExpiry}
+	rc := &rndc.Client{Addr: h.conf.RNDCServer, Key: key, Timeout: h.conf.RNDCTimeout, Trace: h.rndcTraceHook(),
+		Observe: h.observeControl, Expiry: h.conf.RNDCTimeout + commandExpiry}
 	hist, err := openHistory(h.History, &h.sharedRefs, h.logger)
 	if err != nil {
 		return nil, err
@@ -63,14 +63,14 @@ func (h *Handler) getBackend() (*zoneservice.Server, error) {
 	cfg.History = hist // one history; entries name the view
 	for _, name := range h.views.names {
 		if vs := h.views.other[name]; vs != nil {
-			parts, err := vs.parts(h.zoneDir, h.rndcTimeout)
+			parts, err := vs.parts(h.conf.ZoneDir, h.conf.RNDCTimeout)
 			if err != nil {
 				return nil, err
 			}
 			cfg.Views = append(cfg.Views, parts)
 		}
 	}
-	cfg.Inventory = newInventory(h.statsURL, h.rndcTimeout, time.Duration(h.InventoryRefresh), h.logger, rc, store)
+	cfg.Inventory = newInventory(h.conf.StatsURL, h.conf.RNDCTimeout, time.Duration(h.InventoryRefresh), h.logger, rc, store)
 	h.cell.backend = zoneservice.NewServer(cfg)
 	return h.cell.backend, nil
 }

@@ -20,12 +20,8 @@ import (
 // ?view=<the default view> showed none of its zones' changes.
 func TestChangesViewChecked(t *testing.T) {
 	h := streamHandler(t)
-	uk, server := h.updateKeyConf, "127.0.0.1:53"
-	tab, err := newViewTable([]config.ViewConfig{{Name: "internal", Default: true}, {Name: "lan", DNSServer: "127.0.0.2:53"}}, &uk, &server, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.views = tab
+	h.views = newViewTable(config.Views{Names: []string{"internal", "lan"}, Default: "internal",
+		Other: map[string]*config.View{"lan": {Name: "lan", DNSServer: "127.0.0.2:53"}}})
 	h.router = newRouter(h.buildRoutes())
 	b, err := h.getBackend()
 	if err != nil || b.Root().History == nil {

@@ -146,7 +146,7 @@ func TestIdempotencyKeysNeverRefused(t *testing.T) {
 			b.Write(append(line, '\n'))
 		}
 	}
-	meta := filepath.Join(h.zoneDir, ".zoneapi")
+	meta := filepath.Join(h.conf.ZoneDir, ".zoneapi")
 	if err := os.MkdirAll(meta, 0o755); err != nil {
 		t.Fatal(err)
 	}

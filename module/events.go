@@ -47,7 +47,7 @@ func newEventsAPI(h *Handler) *eventsAPI {
 		WriteError:  writeError,
 		ProblemList: rest.ProblemList,
 		StreamUntil: streamUntil,
-		Logger:      h.logger, ZoneDir: h.zoneDir, AuthDisabled: h.authDisabled,
+		Logger:      h.logger, ZoneDir: h.conf.ZoneDir, AuthDisabled: h.authDisabled,
 		StreamRefused: func() { metrics.streamsFull.Inc() },
 	}
 	e.SetLimits(h.Events.Limits())

@@ -44,7 +44,7 @@ func fakeNamed(tb testing.TB, keyName, secret string) string {
 func BenchmarkAddRecordHandler(b *testing.B) {
 	const secret = "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
 	h := recordsHandler(b, &config.KeyConfig{Name: "zoneapi-update", Algorithm: "hmac-sha256", Secret: secret})
-	h.dnsServer = fakeNamed(b, "zoneapi-update", secret)
+	h.conf.DNSServer = fakeNamed(b, "zoneapi-update", secret)
 	i := 0
 	for b.Loop() {
 		i++
@@ -62,7 +62,7 @@ func BenchmarkAddRecordHandler(b *testing.B) {
 func BenchmarkBatchHandler(b *testing.B) {
 	const secret = "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
 	h := recordsHandler(b, &config.KeyConfig{Name: "zoneapi-update", Algorithm: "hmac-sha256", Secret: secret})
-	h.dnsServer = fakeNamed(b, "zoneapi-update", secret)
+	h.conf.DNSServer = fakeNamed(b, "zoneapi-update", secret)
 	body := addsBody(1000)
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {

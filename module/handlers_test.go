@@ -54,13 +54,15 @@ func fakeNamedHandler(t testing.TB, answers fakeNamedAnswers) (*Handler, *rndcte
 	t.Helper()
 	srv := rndctest.NewServer(t, answers.answer)
 	h := &Handler{
-		zoneDir:     t.TempDir(),
-		rndcServer:  srv.Addr,
-		dnsServer:   "127.0.0.1:1",
-		rndcKeyConf: config.KeyConfig{Name: srv.Key.Name, Algorithm: string(srv.Key.Algorithm), Secret: srv.Key.SecretBase64()},
-		rndcTimeout: DefaultRNDCTimeout,
-		updateKeyConf: &config.KeyConfig{Name: "zoneapi-update", Algorithm: "hmac-sha256",
-			Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"},
+		conf: config.Settings{
+			ZoneDir:     t.TempDir(),
+			RNDCServer:  srv.Addr,
+			DNSServer:   "127.0.0.1:1",
+			RNDCKey:     config.KeyConfig{Name: srv.Key.Name, Algorithm: string(srv.Key.Algorithm), Secret: srv.Key.SecretBase64()},
+			RNDCTimeout: config.DefaultRNDCTimeout,
+			UpdateKey: &config.KeyConfig{Name: "zoneapi-update", Algorithm: "hmac-sha256",
+				Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"},
+		},
 		authDisabled: true,
 		cell:         new(backendCell),
 	}
@@ -167,7 +169,7 @@ func TestCreateLeavesNoFileWhenNamedRefuses(t *testing.T) {
 		t.Fatalf("create: %d %s", w.Code, w.Body)
 	}
 	var zoneFiles []string
-	ents, _ := os.ReadDir(h.zoneDir)
+	ents, _ := os.ReadDir(h.conf.ZoneDir)
 	for _, e := range ents {
 		if strings.HasSuffix(e.Name(), ".zone") {
 			zoneFiles = append(zoneFiles, e.Name())
@@ -241,7 +243,7 @@ func TestRecordHandlersAgainstFakeNamed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, _ := fakeNamedHandler(t, fakeNamedAnswers{"zonestatus frozen.test": {Text: testdata(t, "zonestatus_frozen.txt")}})
-			h.dnsServer = dnstest.NewServer(t, map[string]string{"rec.test": recZone, "frozen.test": strings.ReplaceAll(recZone, "rec.test", "frozen.test")}, "frozen.test").Addr
+			h.conf.DNSServer = dnstest.NewServer(t, map[string]string{"rec.test": recZone, "frozen.test": strings.ReplaceAll(recZone, "rec.test", "frozen.test")}, "frozen.test").Addr
 			w := httptest.NewRecorder()
 			r := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
 			if tc.body != "" {

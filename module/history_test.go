@@ -97,7 +97,7 @@ func TestHistoryAcrossGenerations(t *testing.T) {
 // 500 and the readiness knew nothing of the history.)
 func TestHistoryFailureAnswers(t *testing.T) {
 	h, _ := fakeNamedHandler(t, fakeNamedAnswers{"status": {Text: testdata(t, "status.txt")}})
-	h.dnsServer = dnstest.NewServer(t, map[string]string{"rec.test": recZone}).Addr
+	h.conf.DNSServer = dnstest.NewServer(t, map[string]string{"rec.test": recZone}).Addr
 	b, err := h.getBackend()
 	if err != nil {
 		t.Fatal(err)

@@ -33,16 +33,16 @@ func (h *Handler) serverConfig(c *rndc.Client) zoneservice.ServerConfig {
 	return zoneservice.ServerConfig{
 		Names:           h.views.names,
 		Control:         c,
-		SerialMethod:    h.serialMethod,
+		SerialMethod:    h.conf.SerialMethod,
 		Checker:         checker,
-		Timeout:         h.rndcTimeout,
+		Timeout:         h.conf.RNDCTimeout,
 		KeyDirs:         keyDirs,
 		Logger:          h.logger,
 		ZoneCacheMaxAge: time.Duration(h.ZoneCacheMaxAge),
 		// The restart watch's status every 2 s on a connection of its
 		// own (none kept idle), never on one a request could use.
 		WatchStatus:   (&rndc.Client{Addr: c.Addr, Key: c.Key, Timeout: c.Timeout, MaxIdle: -1, Observe: c.Observe}).Status,
-		Catalog:       h.catalog.NewCatalog,
-		CatalogNotify: h.catalog.Notify,
+		Catalog:       h.conf.Catalog.NewCatalog,
+		CatalogNotify: h.conf.Catalog.Notify,
 	}
 }

@@ -10,9 +10,7 @@ package module
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -25,12 +23,10 @@ import (
 	_ "github.com/zoneapi/caddy-zoneapi/apispec/speccmd"
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/config"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
-	"github.com/zoneapi/caddy-zoneapi/internal/statschannel"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
@@ -41,14 +37,8 @@ import (
 // and the zoneapi_build_info metric; it is internal/version.Version.
 const Version = version.Version
 
-// Defaults used when the configuration leaves a value out.
-const (
-	DefaultRNDCServer  = "127.0.0.1:953"
-	DefaultRNDCTimeout = 10 * time.Second
-	DefaultDNSServer   = "127.0.0.1:53"
-	// MaxBodyBytes is the largest request body accepted; larger bodies get 413.
-	MaxBodyBytes = 1 << 20
-)
+// MaxBodyBytes is the largest request body accepted; larger bodies get 413.
+const MaxBodyBytes = 1 << 20
 
 func init() {
 	caddy.RegisterModule(Handler{})
@@ -69,16 +59,7 @@ type Handler struct {
 	rest         *rest.API  // the REST front end (rest.go), built with the routes
 	evts         *eventsAPI // the event stream and webhooks (events.go), built with the routes
 
-	zoneDir       string
-	rndcServer    string
-	rndcTimeout   time.Duration
-	rndcKeyConf   config.KeyConfig
-	updateKeyConf *config.KeyConfig
-	dnsServer     string
-	serialMethod  dnsupdate.SerialMethod
-	statsURL      string
-	primaryNets   auth.Networks // AllowedPrimaries
-	notifyNets    auth.Networks // AllowedNotify
+	conf config.Settings // the options resolved (config.Options.Resolve)
 
 	// sharedRefs are this handler's references to the state shared
 	// across config generations (shared.go).
@@ -90,8 +71,7 @@ type Handler struct {
 	imports   *rest.ImportGate
 	checkzone *zonecheck.Procs
 
-	catalog zoneservice.CatalogSettings // the catalog option, checked (zero: none)
-	views   viewTable                   // the views option, checked (zero: none)
+	views viewTable // conf.Views, with the shared state of each view
 
 	// cell holds the backend, resolved lazily on the first request,
 	// because Provision must not touch the disk or BIND (`caddy validate`
@@ -141,61 +121,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("registering metrics: %v", err)
 	}
 
-	h.zoneDir = repl.ReplaceKnown(h.ZoneDir, "")
-	if h.zoneDir != "" {
-		abs, err := filepath.Abs(h.zoneDir)
-		if err != nil {
-			return fmt.Errorf("zone_dir: %v", err)
-		}
-		h.zoneDir = abs
-	}
-
-	h.rndcServer = DefaultRNDCServer
-	h.rndcTimeout = DefaultRNDCTimeout
-	if h.RNDC != nil {
-		// A placeholder that expands to nothing (an unset {env.X}) means
-		// the default, as an absent option does.
-		if v := repl.ReplaceKnown(h.RNDC.Server, ""); v != "" {
-			h.rndcServer = v
-		}
-		if h.RNDC.Timeout > 0 {
-			h.rndcTimeout = time.Duration(h.RNDC.Timeout)
-		}
-		h.rndcKeyConf = h.RNDC.Key
-	}
-	if h.UpdateKey != nil {
-		k := *h.UpdateKey
-		h.updateKeyConf = &k
-	}
-	h.dnsServer = DefaultDNSServer
-	if v := repl.ReplaceKnown(h.DNSServer, ""); v != "" {
-		h.dnsServer = v
-	}
-	if h.statsURL, err = statschannel.URL(repl.ReplaceKnown(h.StatisticsChannel, "")); err != nil {
-		return err
-	}
-	m, err := dnsupdate.ParseSerialMethod(h.SerialUpdateMethod)
+	conf, err := h.Options.Resolve()
 	if err != nil {
-		return fmt.Errorf("serial_update_method: %v", err)
+		return err
 	}
-	h.serialMethod = m
-
+	h.conf, h.views = *conf, newViewTable(conf.Views)
 	if err := h.provisionAuth(ctx); err != nil {
-		return err
-	}
-
-	if h.catalog, err = h.Catalog.Settings(h.UpdateKey); err != nil {
-		return err
-	}
-
-	if h.views, err = newViewTable(h.Views, &h.updateKeyConf, &h.dnsServer, h.catalog.Zone); err != nil {
-		return err
-	}
-
-	if h.primaryNets, err = auth.PrimariesPolicy.Parse(h.AllowedPrimaries); err != nil {
-		return err
-	}
-	if h.notifyNets, err = auth.NotifyPolicy.Parse(h.AllowedNotify); err != nil {
 		return err
 	}
 	if err := h.provisionPowerDNS(); err != nil {
@@ -219,14 +150,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.evts.Start(watchCtx, hooks)
-	if err := h.acquire(h.zoneDir, h.dnsServer, h.updateKeyConf, h.rndcTimeout); err != nil {
+	if err := h.acquire(h.conf.ZoneDir, h.conf.DNSServer, h.conf.UpdateKey, h.conf.RNDCTimeout); err != nil {
 		return err
 	}
-	if err := h.views.acquire(h.zoneDir, h.rndcTimeout); err != nil {
+	if err := h.views.acquire(h.conf.ZoneDir, h.conf.RNDCTimeout); err != nil {
 		return err
 	}
-	if h.History.On() && h.zoneDir != "" {
-		if err := h.acquireHistory(h.zoneDir); err != nil {
+	if h.History.On() && h.conf.ZoneDir != "" {
+		if err := h.acquireHistory(h.conf.ZoneDir); err != nil {
 			return err
 		}
 	}
@@ -239,27 +170,7 @@ func (h *Handler) Validate() error {
 	if err := h.validateDocs(); err != nil {
 		return err
 	}
-	if err := h.History.Validate(); err != nil {
-		return err
-	}
-	if h.zoneDir == "" {
-		return fmt.Errorf("zone_dir is required")
-	}
-	if _, _, err := net.SplitHostPort(h.rndcServer); err != nil {
-		return fmt.Errorf("rndc server %q: %v", h.rndcServer, err)
-	}
-	if _, _, err := net.SplitHostPort(h.dnsServer); err != nil {
-		return fmt.Errorf("dns_server %q: %v", h.dnsServer, err)
-	}
-	if err := h.rndcKeyConf.Validate("rndc key", true); err != nil {
-		return err
-	}
-	if h.updateKeyConf != nil {
-		if err := h.updateKeyConf.Validate("update key", false); err != nil {
-			return err
-		}
-	}
-	return h.views.validate()
+	return h.conf.Validate()
 }
 
 // Cleanup releases the handler: it stops its background work, and gives

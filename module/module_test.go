@@ -138,8 +138,8 @@ func TestProvisionDefaults(t *testing.T) {
 	if err := h.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if h.rndcServer != DefaultRNDCServer || h.dnsServer != DefaultDNSServer {
-		t.Errorf("servers %q %q, want the defaults", h.rndcServer, h.dnsServer)
+	if h.conf.RNDCServer != config.DefaultRNDCServer || h.conf.DNSServer != config.DefaultDNSServer {
+		t.Errorf("servers %q %q, want the defaults", h.conf.RNDCServer, h.conf.DNSServer)
 	}
 	if h.cell.backend != nil {
 		t.Error("Provision resolved the backend")
@@ -172,7 +172,7 @@ func TestSharedStateAcrossGenerations(t *testing.T) {
 	}
 	refs := func(dir string, h *Handler) (int, int) {
 		s, _ := storePool.References(dir)
-		u := sharedupdater.References(updaterPoolKey(h.dnsServer, h.updateKeyConf, h.rndcTimeout))
+		u := sharedupdater.References(updaterPoolKey(h.conf.DNSServer, h.conf.UpdateKey, h.conf.RNDCTimeout))
 		return s, u
 	}
 	dirA, dirB := t.TempDir(), t.TempDir()

@@ -51,8 +51,8 @@ func hungNamed(t *testing.T) string {
 // not answered is TestLostControlReplyAnswers504's 504 "outcome unknown".
 func TestCommandNotSentAnswers504NothingChanged(t *testing.T) {
 	h, _ := fakeNamedHandler(t, fakeNamedAnswers{})
-	h.rndcServer = hungNamed(t)
-	h.rndcTimeout = 300 * time.Millisecond
+	h.conf.RNDCServer = hungNamed(t)
+	h.conf.RNDCTimeout = 300 * time.Millisecond
 	for _, tc := range []struct{ method, path string }{
 		{"DELETE", "/api/v1/zones/hung.test?confirm=unmanaged"},
 		{"POST", "/api/v1/zones/hung.test/freeze"},

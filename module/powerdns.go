@@ -60,12 +60,12 @@ func (h *Handler) pdnsRoutes() []route {
 		return b.Root(), nil
 	}
 	var out []route
-	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: func(id string) (func(), error) { return h.rest.Imports.EnterFrontend(id) }}, Logger: h.dnsLog, ServerStatistics: statschannel.Server(h.statsURL),
+	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: func(id string) (func(), error) { return h.rest.Imports.EnterFrontend(id) }}, Logger: h.dnsLog, ServerStatistics: statschannel.Server(h.conf.StatsURL),
 		Version: pdnsVersion, Denied: h.access().Denied, Allow: h.access().Allow,
 		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
 			return h.access().AllowRecords(w, r, zone, c)
 		},
-		AllowPrimaries: auth.PrimariesPolicy.Checker(h.primaryNets, auth.ViewOf, h.access().Forbid), AllowNotify: auth.NotifyPolicy.Checker(h.notifyNets, auth.ViewOf, h.access().Forbid)}) {
+		AllowPrimaries: auth.PrimariesPolicy.Checker(h.conf.PrimaryNets, auth.ViewOf, h.access().Forbid), AllowNotify: auth.NotifyPolicy.Checker(h.conf.NotifyNets, auth.ViewOf, h.access().Forbid)}) {
 		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true, public: pr.Public, zoneName: h.pdnsMount.ZoneName,
 			action: pr.Action, handle: func(w http.ResponseWriter, r *http.Request, p params) { pr.Handle(w, r, p.name) }})
 	}

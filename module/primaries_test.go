@@ -63,7 +63,7 @@ func TestPrimariesNeedTheServerAction(t *testing.T) {
 			})
 			h.PowerDNS = true
 			var err error
-			if h.primaryNets, err = auth.PrimariesPolicy.Parse(tc.allowed); err != nil {
+			if h.conf.PrimaryNets, err = auth.PrimariesPolicy.Parse(tc.allowed); err != nil {
 				t.Fatal(err)
 			}
 			if err := h.provisionPowerDNS(); err != nil {
@@ -143,10 +143,10 @@ func TestAlsoNotifyNeedsTheServerAction(t *testing.T) {
 			var err error
 			// The secondary's primary is allowed: only its also-notify
 			// servers are in question here.
-			if h.primaryNets, err = auth.PrimariesPolicy.Parse(append([]string{"198.51.100.1"}, tc.primaries...)); err != nil {
+			if h.conf.PrimaryNets, err = auth.PrimariesPolicy.Parse(append([]string{"198.51.100.1"}, tc.primaries...)); err != nil {
 				t.Fatal(err)
 			}
-			if h.notifyNets, err = auth.NotifyPolicy.Parse(tc.allowed); err != nil {
+			if h.conf.NotifyNets, err = auth.NotifyPolicy.Parse(tc.allowed); err != nil {
 				t.Fatal(err)
 			}
 			if err := h.provisionPowerDNS(); err != nil {

@@ -18,13 +18,15 @@ import (
 func recordsHandler(t testing.TB, update *config.KeyConfig) *Handler {
 	t.Helper()
 	h := &Handler{
-		zoneDir:       t.TempDir(),
-		rndcServer:    "127.0.0.1:1",
-		dnsServer:     "127.0.0.1:1",
-		rndcKeyConf:   config.KeyConfig{Name: "rndc-key", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"},
-		updateKeyConf: update,
-		authDisabled:  true,
-		cell:          new(backendCell),
+		conf: config.Settings{
+			ZoneDir:    t.TempDir(),
+			RNDCServer: "127.0.0.1:1",
+			DNSServer:  "127.0.0.1:1",
+			RNDCKey:    config.KeyConfig{Name: "rndc-key", Algorithm: "hmac-sha256", Secret: "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"},
+			UpdateKey:  update,
+		},
+		authDisabled: true,
+		cell:         new(backendCell),
 	}
 	h.setLoggers(zap.NewNop())
 	h.router = newRouter(h.buildRoutes())

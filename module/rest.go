@@ -29,14 +29,14 @@ func (h *Handler) newREST() *rest.API {
 			return h.decodeRequest(w, r, params{route: rt, name: p.Name, view: p.View, viewErr: p.ViewErr}, v)
 		},
 		Allow: h.access().Allow, AllowRecords: h.access().AllowRecords, Forbid: h.access().Forbid,
-		AllowPrimaries:   auth.PrimariesPolicy.Checker(h.primaryNets, auth.ViewOf, h.access().Forbid),
-		AllowNotify:      auth.NotifyPolicy.Checker(h.notifyNets, auth.ViewOf, h.access().Forbid),
+		AllowPrimaries:   auth.PrimariesPolicy.Checker(h.conf.PrimaryNets, auth.ViewOf, h.access().Forbid),
+		AllowNotify:      auth.NotifyPolicy.Checker(h.conf.NotifyNets, auth.ViewOf, h.access().Forbid),
 		ValidateSettings: zoneservice.ValidateSettings,
 		Identity:         func(r *http.Request) *auth.Identity { return auth.StateOf(r).ID },
 		Quiet:            quiet,
 		Logger:           h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
 		Views:   h.views.rest(),
-		ZoneDir: h.zoneDir, CheckZoneDir: func() error { return zonestore.CheckDir(h.zoneDir) }, CatalogZone: h.catalog.Zone, CatalogGroup: h.catalog.Group,
+		ZoneDir: h.conf.ZoneDir, CheckZoneDir: func() error { return zonestore.CheckDir(h.conf.ZoneDir) }, CatalogZone: h.conf.Catalog.Zone, CatalogGroup: h.conf.Catalog.Group,
 		Version: Version,
 
 		MaxBodyBytes: MaxBodyBytes, Imports: imports,

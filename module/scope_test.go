@@ -109,7 +109,7 @@ func TestRecordScopeRefusedBeforeAnyWork(t *testing.T) {
 	h, cmds, toks := scopedHandler(t, fakeNamedAnswers{}, map[string]string{
 		"acme": "actions=records,read zones=acme.test names=_acme-challenge.* types=TXT",
 	})
-	stray := filepath.Join(h.zoneDir, "stray.test.zone")
+	stray := filepath.Join(h.conf.ZoneDir, "stray.test.zone")
 	if err := os.WriteFile(stray, []byte("; a file no zone uses\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestRecordPagesOnlyInScope(t *testing.T) {
 		"acme":  "actions=records,read zones=acme.test names=_acme-challenge.* types=TXT",
 		"admin": "",
 	})
-	h.dnsServer = dnstest.NewServer(t, map[string]string{"acme.test": acmeZone}).Addr
+	h.conf.DNSServer = dnstest.NewServer(t, map[string]string{"acme.test": acmeZone}).Addr
 	var seen []string
 	cursor := ""
 	for page := 0; page < 20; page++ {

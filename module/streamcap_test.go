@@ -20,7 +20,7 @@ import (
 func streamHandler(t *testing.T) *Handler {
 	t.Helper()
 	h, _ := fakeNamedHandler(t, fakeNamedAnswers{})
-	if err := h.sharedRefs.acquireHistory(h.zoneDir); err != nil {
+	if err := h.sharedRefs.acquireHistory(h.conf.ZoneDir); err != nil {
 		t.Fatal(err)
 	}
 	return h

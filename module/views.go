@@ -2,24 +2,20 @@ package module
 
 import (
 	"fmt"
-	"net"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/caddyserver/caddy/v2"
 
 	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
-	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
-// viewTable is the views option, checked (the zero value: no views).
+// viewTable is the views option, checked (config.Views; the zero value:
+// no views), with the shared state of each view but the default.
 type viewTable struct {
 	// names are every configured view's name, in configuration order.
 	names []string
@@ -42,83 +38,18 @@ type viewSettings struct {
 	sharedRefs
 }
 
-// configured reports whether any view is configured.
-func (t *viewTable) configured() bool { return len(t.names) > 0 }
-
 // rest is the views as package rest reads them (rest.Views: Named,
 // Resolve).
 func (t *viewTable) rest() rest.Views { return rest.Views{Names: t.names, Default: t.def} }
 
-// newViewTable checks the views option. A default view's key and DNS
-// server replace the handler's own (*updateKey, *dnsServer): the
-// handler's backend is then the default view's. It runs in Provision,
-// after the update key and dns_server are set and before the shared
-// references are taken; catalogZone is the catalog option's zone.
-func newViewTable(views []config.ViewConfig, updateKey **config.KeyConfig, dnsServer *string, catalogZone string) (viewTable, error) {
-	repl := caddy.NewReplacer()
-	t := viewTable{other: map[string]*viewSettings{}}
-	handlerServer := *dnsServer
-	for i, v := range views {
-		if err := zonemodel.CheckViewName(v.Name); err != nil {
-			return t, fmt.Errorf("views[%d]: %v", i, err)
-		}
-		if slices.Contains(t.names, v.Name) {
-			return t, fmt.Errorf("view %s is configured twice", v.Name)
-		}
-		t.names = append(t.names, v.Name)
-		server := repl.ReplaceKnown(v.DNSServer, "")
-		if v.Default {
-			if t.def != "" {
-				return t, fmt.Errorf("views %s and %s are both the default; at most one may be", t.def, v.Name)
-			}
-			t.def = v.Name
-			if v.UpdateKey != nil {
-				k := *v.UpdateKey
-				*updateKey = &k
-			}
-			if server != "" {
-				*dnsServer = server
-			}
-			continue
-		}
-		if server == "" {
-			server = handlerServer
-		}
-		if (v.UpdateKey == nil || !v.UpdateKey.HasSecret()) && server == handlerServer {
-			return t, fmt.Errorf("view %s: give it the TSIG key its match-clients names, with its secret (update_key_file <path> or update_key <name> <algorithm> <secret>), "+
-				"or the dns_server it is matched by: otherwise the record endpoints' messages would reach whichever view named chooses for them", v.Name)
-		}
-		vs := &viewSettings{name: v.Name, dnsServer: server}
-		if v.UpdateKey != nil {
-			k := *v.UpdateKey
-			vs.updateKeyConf = &k
-		}
-		t.other[v.Name] = vs
+// newViewTable is the views option, checked (config.Views), ready for
+// its non-default views' references to the shared state.
+func newViewTable(v config.Views) viewTable {
+	t := viewTable{names: v.Names, def: v.Default, other: map[string]*viewSettings{}}
+	for name, cv := range v.Other {
+		t.other[name] = &viewSettings{name: name, updateKeyConf: cv.UpdateKey, dnsServer: cv.DNSServer}
 	}
-	if t.configured() && catalogZone != "" && t.def == "" {
-		return t, fmt.Errorf("catalog: with views, the catalog zone lives in the default view; mark one view default")
-	}
-	return t, nil
-}
-
-// validate checks the views' DNS servers and keys without touching the
-// disk.
-func (t *viewTable) validate() error {
-	for _, name := range t.names {
-		vs, ok := t.other[name]
-		if !ok {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(vs.dnsServer); err != nil {
-			return fmt.Errorf("view %s: dns_server %q: %v", name, vs.dnsServer, err)
-		}
-		if vs.updateKeyConf != nil {
-			if err := vs.updateKeyConf.Validate("view "+name+" update key", false); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return t
 }
 
 // acquire takes each non-default view's references to its store
