@@ -1,7 +1,6 @@
 package module
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,8 +13,8 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/rest"
 )
 
-// provisionAuth loads the authentication mode (basic unless configured),
-// the rate limits, and applies the startup guard: basic or disabled auth
+// provisionAuth loads the authentication mode and the rate limits
+// (config.Options.LoadAuth) and applies the startup guard: basic or disabled auth
 // on a listener reachable from other hosts warns, or with require_auth
 // fails.
 func (h *Handler) provisionAuth(ctx caddy.Context) error {
@@ -26,34 +25,9 @@ func (h *Handler) provisionAuth(ctx caddy.Context) error {
 		// on, which is the safe reading, but say so.
 		h.logger.Warn(fmt.Sprintf("DISABLE_AUTH=%q is not understood: only \"true\" disables authentication (and \"false\" leaves it on), so authentication stays on", env))
 	}
-	mode := "basic"
-	var authn auth.Authenticator = auth.Basic{}
-	if h.AuthRaw != nil {
-		var sel struct {
-			Mode string `json:"mode"`
-		}
-		if err := json.Unmarshal(h.AuthRaw, &sel); err != nil {
-			return fmt.Errorf("auth: %v", err)
-		}
-		if err := auth.CheckMode(sel.Mode); err != nil {
-			return err
-		}
-		mod, err := ctx.LoadModule(h, "AuthRaw")
-		if err != nil {
-			return fmt.Errorf("auth: %v", err)
-		}
-		a, ok := mod.(auth.Authenticator)
-		if !ok {
-			return fmt.Errorf("auth: module %s does not authenticate tokens", sel.Mode)
-		}
-		mode, authn = sel.Mode, a
-	}
-	for what, l := range map[string]*auth.RateLimit{"rate_limit": h.RateLimit, "failed_auth_limit": h.FailedAuthLimit} {
-		if l != nil {
-			if err := l.Validate(); err != nil {
-				return fmt.Errorf("%s: %v", what, err)
-			}
-		}
+	mode, authn, err := h.Options.LoadAuth(ctx)
+	if err != nil {
+		return err
 	}
 	h.acc = &auth.RequestGuard{Guard: &auth.Guard{Mode: authn, ModeName: mode, Disabled: h.authDisabled,
 		PerIdentity: h.RateLimit, FailedAuth: h.FailedAuthLimit, Log: h.authLog, Limits: auth.AcquireLimits(), LimitName: h.conf.ZoneDir}, Refused: countAuthFailure, WriteError: writeError}
