@@ -27,14 +27,11 @@ type viewTable struct {
 	other map[string]*viewSettings
 }
 
-// viewSettings is one non-default view, checked, with its references to
-// the shared store and updater (taken in Provision, given back in
-// Cleanup).
+// viewSettings is one non-default view, checked (config.View), with its
+// references to the shared store and updater (taken in Provision, given
+// back in Cleanup).
 type viewSettings struct {
-	name          string
-	updateKeyConf *config.KeyConfig
-	dnsServer     string
-
+	config.View
 	sharedRefs
 }
 
@@ -47,7 +44,7 @@ func (t *viewTable) rest() rest.Views { return rest.Views{Names: t.names, Defaul
 func newViewTable(v config.Views) viewTable {
 	t := viewTable{names: v.Names, def: v.Default, other: map[string]*viewSettings{}}
 	for name, cv := range v.Other {
-		t.other[name] = &viewSettings{name: name, updateKeyConf: cv.UpdateKey, dnsServer: cv.DNSServer}
+		t.other[name] = &viewSettings{View: *cv}
 	}
 	return t
 }
@@ -56,7 +53,7 @@ func newViewTable(v config.Views) viewTable {
 // (<zone_dir>/views/<name>) and updater; release gives them back.
 func (t *viewTable) acquire(zoneDir string, timeout time.Duration) error {
 	for _, vs := range t.other {
-		if err := vs.acquireView(zoneDir, vs.name, vs.dnsServer, vs.updateKeyConf, timeout); err != nil {
+		if err := vs.acquireView(zoneDir, vs.Name, vs.DNSServer, vs.UpdateKey, timeout); err != nil {
 			return err
 		}
 	}
@@ -73,25 +70,25 @@ func (t *viewTable) release() {
 // resolves the root's: its store, an updater signing with the view's key,
 // the name of that key.
 func (vs *viewSettings) parts(zoneDir string, timeout time.Duration) (zoneservice.ViewParts, error) {
-	p := zoneservice.ViewParts{Name: vs.name}
+	p := zoneservice.ViewParts{Name: vs.Name}
 	var err error
 	var tsigKey *rndc.Key
-	if vs.updateKeyConf != nil {
-		p.UpdateKey, tsigKey, err = vs.updateKeyConf.ResolveUpdate()
+	if vs.UpdateKey != nil {
+		p.UpdateKey, tsigKey, err = vs.UpdateKey.ResolveUpdate()
 		if err != nil {
-			return p, fmt.Errorf("view %s: loading update key: %w", vs.name, err)
+			return p, fmt.Errorf("view %s: loading update key: %w", vs.Name, err)
 		}
 	}
 	if vs.store == nil || vs.updater == nil { // a handler built without Provision (unit tests)
-		dir, parent, view := zonestore.ViewDir(zoneDir, vs.name), zoneDir, vs.name
+		dir, parent, view := zonestore.ViewDir(zoneDir, vs.Name), zoneDir, vs.Name
 		vs.store = zoneservice.NewDirectory(dir, func() (*zonestore.Store, error) { return zonestore.OpenView(parent, view) })
 		vs.updater = sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
 	}
-	if p.Updater, err = vs.updater.GetForView(vs.dnsServer, tsigKey, timeout); err != nil {
-		return p, fmt.Errorf("view %s: %w", vs.name, err)
+	if p.Updater, err = vs.updater.GetForView(vs.DNSServer, tsigKey, timeout); err != nil {
+		return p, fmt.Errorf("view %s: %w", vs.Name, err)
 	}
 	if p.Store, err = vs.store.Store(); err != nil {
-		return p, fmt.Errorf("view %s: opening its zone directory: %w", vs.name, err)
+		return p, fmt.Errorf("view %s: opening its zone directory: %w", vs.Name, err)
 	}
 	p.Directory = vs.store
 	return p, nil
