@@ -49,7 +49,7 @@ func init() {
 // its control channel. Every route except health and ready requires an
 // `Authorization: Bearer <token>` header unless authentication is disabled.
 type Handler struct {
-	config.Options
+	config.Options // the options: the handler's Caddy JSON and Caddyfile (package config)
 
 	authDisabled bool
 	acc          *auth.RequestGuard // authentication and scopes (auth.go)
