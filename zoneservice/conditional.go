@@ -20,16 +20,16 @@ import (
 // an add (TTL set), a remove (one record by its data), a delete (the
 // RRset) or a replace (the RRset deleted, Values added), without
 // Priority. The message is built as ConditionalUpdate builds it and sent
-// as ApplyUpdate sends it. A precondition that no longer holds is a
+// as applyUpdate sends it. A precondition that no longer holds is a
 // *zonemodel.PrerequisiteError with named's rcode; the other errors are
-// ApplyUpdate's, or a *zonemodel.ValidationError for a precondition or
+// applyUpdate's, or a *zonemodel.ValidationError for a precondition or
 // change that is not valid (nothing sent).
-func (s *Service) ApplyIf(ctx context.Context, zone string, pre []zonemodel.Precondition, changes []zonemodel.Change) (*dnsupdate.ChangeResult, error) {
+func (r *Records) ApplyIf(ctx context.Context, zone string, pre []zonemodel.Precondition, changes []zonemodel.Change) (*zonemodel.ChangeResult, error) {
 	prereq, update, err := ConditionalUpdate(pre, changes)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.ApplyUpdate(ctx, zone, prereq, update)
+	res, err := r.applyUpdate(ctx, zone, prereq, update)
 	if err != nil {
 		if rcode, ok := prerequisiteFailed(err); ok {
 			return nil, &zonemodel.PrerequisiteError{Rcode: rcode, Err: err}

@@ -25,7 +25,7 @@ func TestApplyIf(t *testing.T) {
 		{Op: zonemodel.OpAdd, Name: "new.rec.test.", Type: "TXT", Value: `"hi"`, TTL: &ttl},
 		{Op: zonemodel.OpAdd, Name: "cn.rec.test.", Type: "CNAME", Value: "www.rec.test", TTL: &ttl},
 	}
-	res, err := r.svc.ApplyIf(context.Background(), "rec.test", pre, changes)
+	res, err := r.svc.Records().ApplyIf(context.Background(), "rec.test", pre, changes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestApplyIfPrerequisiteFailed(t *testing.T) {
 	changes := []zonemodel.Change{{Op: zonemodel.OpAdd, Name: "www.rec.test.", Type: "A", Value: "192.0.2.9", TTL: &ttl}}
 	for _, rcode := range []int{dns.RcodeYXRrset, dns.RcodeNXRrset} {
 		r.dns.Refuse("rec.test", rcode)
-		_, err := r.svc.ApplyIf(context.Background(), "rec.test", pre, changes)
+		_, err := r.svc.Records().ApplyIf(context.Background(), "rec.test", pre, changes)
 		var pe *zonemodel.PrerequisiteError
 		var se *dnsupdate.ServerError
 		if !errors.As(err, &pe) || pe.Rcode != dns.RcodeToString[rcode] || !errors.As(err, &se) || se.Rcode != rcode {

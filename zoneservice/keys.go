@@ -17,10 +17,15 @@ import (
 // (zonemodel.DNSKey).
 type DNSKey = zonemodel.DNSKey
 
-// Keys lists the zone's DNSSEC keys: its apex DNSKEY records with the
-// zone key flag, read by AXFR. Errors as Snapshot's.
+// Keys is Records.Keys.
 func (s *Service) Keys(ctx context.Context, zone string) ([]DNSKey, error) {
-	snap, err := s.Snapshot(ctx, zone)
+	return s.Records().Keys(ctx, zone)
+}
+
+// Keys lists the zone's DNSSEC keys: its apex DNSKEY records with the
+// zone key flag, read by AXFR. Errors as RRsets'.
+func (r *Records) Keys(ctx context.Context, zone string) ([]DNSKey, error) {
+	snap, err := r.snapshot(ctx, zone)
 	if err != nil {
 		return nil, err
 	}

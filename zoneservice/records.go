@@ -130,14 +130,14 @@ func (r *Records) CanUpdate() bool {
 
 // AddRecord adds rec to the zone. ifSerial, if set, is the serial the
 // zone must have (else *dnsupdate.PreconditionError).
-func (r *Records) AddRecord(ctx context.Context, zone string, rec zonemodel.Record, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+func (r *Records) AddRecord(ctx context.Context, zone string, rec zonemodel.Record, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
 	return r.change(ctx, zone, "add", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
 		return r.updater.Add(ctx, zone, rec, opt)
 	})
 }
 
 // RemoveRecord removes one record, or an RRset when rm names no value.
-func (r *Records) RemoveRecord(ctx context.Context, zone string, rm zonemodel.Removal, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+func (r *Records) RemoveRecord(ctx context.Context, zone string, rm zonemodel.Removal, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
 	return r.change(ctx, zone, "remove", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
 		return r.updater.Remove(ctx, zone, rm, opt)
 	})
@@ -145,7 +145,7 @@ func (r *Records) RemoveRecord(ctx context.Context, zone string, rm zonemodel.Re
 
 // ReplaceRecord replaces one record's data (dnsupdate.ErrRecordNotFound
 // when the record is not there).
-func (r *Records) ReplaceRecord(ctx context.Context, zone string, rp zonemodel.Replacement, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+func (r *Records) ReplaceRecord(ctx context.Context, zone string, rp zonemodel.Replacement, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
 	return r.change(ctx, zone, "update", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
 		return r.updater.Replace(ctx, zone, rp, opt)
 	})
@@ -153,7 +153,7 @@ func (r *Records) ReplaceRecord(ctx context.Context, zone string, rp zonemodel.R
 
 // ApplyChanges applies changes in order as one UPDATE message: all or
 // nothing, one serial bump.
-func (r *Records) ApplyChanges(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+func (r *Records) ApplyChanges(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
 	return r.change(ctx, zone, "batch", ifSerial, func(opt dnsupdate.WriteOptions) (*dnsupdate.ChangeResult, error) {
 		return r.updater.Batch(ctx, zone, changes, opt)
 	})
@@ -167,7 +167,7 @@ func (r *Records) ApplyChanges(ctx context.Context, zone string, changes []zonem
 // method's next one (named takes no SOA whose serial is not higher), so
 // that the result's serial is the one named serves. Any other change of
 // the SOA is refused as by ApplyChanges.
-func (r *Records) ApplyChangesSettingSOA(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*dnsupdate.ChangeResult, error) {
+func (r *Records) ApplyChangesSettingSOA(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
 	rest, soa, err := splitSOA(zone, changes)
 	if err != nil || soa == nil {
 		if err != nil {
@@ -219,12 +219,12 @@ func splitSOA(zone string, changes []zonemodel.Change) ([]zonemodel.Change, *dns
 	return rest, soa, nil
 }
 
-// ApplyUpdate sends one UPDATE of the zone made of RFC 2136
+// applyUpdate sends one UPDATE of the zone made of RFC 2136
 // prerequisites and updates as they are (for front ends that speak in
 // RRs, such as the external-dns webhook). A prerequisite that fails is a
 // *dnsupdate.ServerError whose rcode says which (NXRRSET, YXRRSET,
 // NXDOMAIN, YXDOMAIN), returned as it is.
-func (r *Records) ApplyUpdate(ctx context.Context, zone string, prereq, update []dns.RR) (*dnsupdate.ChangeResult, error) {
+func (r *Records) applyUpdate(ctx context.Context, zone string, prereq, update []dns.RR) (*dnsupdate.ChangeResult, error) {
 	if err := r.notCatalog(zone); err != nil {
 		return nil, err
 	}
@@ -241,9 +241,9 @@ func (r *Records) ApplyUpdate(ctx context.Context, zone string, prereq, update [
 	return res, recorded()
 }
 
-// ListRecords lists the zone's RRsets, read by AXFR (from a serial-keyed
+// listRecords lists the zone's RRsets, read by AXFR (from a serial-keyed
 // cache), one page at a time, with the snapshot they come from.
-func (r *Records) ListRecords(ctx context.Context, zone string, opt dnsupdate.ListOptions) (*dnsupdate.Snapshot, []dnsupdate.RRset, string, error) {
+func (r *Records) listRecords(ctx context.Context, zone string, opt dnsupdate.ListOptions) (*dnsupdate.Snapshot, []dnsupdate.RRset, string, error) {
 	if r.updater == nil {
 		return nil, nil, "", dnsupdate.ErrNoUpdateKey
 	}
@@ -254,9 +254,9 @@ func (r *Records) ListRecords(ctx context.Context, zone string, opt dnsupdate.Li
 	return snap, sets, next, nil
 }
 
-// Snapshot reads the whole zone by AXFR (from a serial-keyed cache): its
+// snapshot reads the whole zone by AXFR (from a serial-keyed cache): its
 // records, serial and master-file text (export).
-func (r *Records) Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error) {
+func (r *Records) snapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error) {
 	if r.updater == nil {
 		return nil, dnsupdate.ErrNoUpdateKey
 	}
@@ -403,6 +403,10 @@ func (r *Records) notCatalog(zone string) error {
 	return nil
 }
 
+// UpdateKeyName is the update key's name (Service.UpdateKey), which a
+// front end's answer to a refused change may name; "" when none is.
+func (r *Records) UpdateKeyName() string { return r.updateKey }
+
 // UpdateKeyName is the configured update key's name (UpdateKey), "" when
 // none is.
 func (s *Service) UpdateKeyName() string { return s.UpdateKey }
@@ -420,9 +424,10 @@ func (s *Service) SigningKeyName() string {
 func (s *Service) ViewName() string { return s.View }
 
 // The Service's record operations are its Records' (Service.Records):
-// the methods below are the front ends' contract (frontend's RecordAdder,
-// RecordRemover, RecordReplacer, ChangeApplier, UpdateKeys), each the
-// Records method of its name.
+// the methods below, and RecordPage, ZoneFile and Keys, are those of the
+// zone API's contract (frontend's RecordAdder, RecordRemover,
+// RecordReplacer, ChangeApplier, RecordPager, ZoneFileReader, KeyLister,
+// UpdateKeys), each the Records method of its name.
 
 // CanUpdate is Records.CanUpdate.
 func (s *Service) CanUpdate() bool { return s.Records().CanUpdate() }
@@ -445,24 +450,4 @@ func (s *Service) ReplaceRecord(ctx context.Context, zone string, rp zonemodel.R
 // ApplyChanges is Records.ApplyChanges.
 func (s *Service) ApplyChanges(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
 	return s.Records().ApplyChanges(ctx, zone, changes, ifSerial)
-}
-
-// ApplyChangesSettingSOA is Records.ApplyChangesSettingSOA.
-func (s *Service) ApplyChangesSettingSOA(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
-	return s.Records().ApplyChangesSettingSOA(ctx, zone, changes, ifSerial)
-}
-
-// ApplyUpdate is Records.ApplyUpdate.
-func (s *Service) ApplyUpdate(ctx context.Context, zone string, prereq, update []dns.RR) (*zonemodel.ChangeResult, error) {
-	return s.Records().ApplyUpdate(ctx, zone, prereq, update)
-}
-
-// ListRecords is Records.ListRecords.
-func (s *Service) ListRecords(ctx context.Context, zone string, opt dnsupdate.ListOptions) (*dnsupdate.Snapshot, []dnsupdate.RRset, string, error) {
-	return s.Records().ListRecords(ctx, zone, opt)
-}
-
-// Snapshot is Records.Snapshot.
-func (s *Service) Snapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error) {
-	return s.Records().Snapshot(ctx, zone)
 }

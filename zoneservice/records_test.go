@@ -57,16 +57,16 @@ func TestRecordOperations(t *testing.T) {
 
 	// RFC 2136 messages as they are (the external-dns webhook's path).
 	a := &dns.A{Hdr: dns.RR_Header{Name: "raw.rec.test.", Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60}, A: net.ParseIP("192.0.2.77")}
-	if _, err := r.svc.ApplyUpdate(ctx, "rec.test", nil, []dns.RR{a}); err != nil {
+	if _, err := r.svc.Records().applyUpdate(ctx, "rec.test", nil, []dns.RR{a}); err != nil {
 		t.Fatal(err)
 	}
 
 	// Reads.
-	snap, sets, next, err := r.svc.ListRecords(ctx, "rec.test", dnsupdate.ListOptions{Limit: 100, Type: dns.TypeTXT})
+	snap, sets, next, err := r.svc.Records().listRecords(ctx, "rec.test", dnsupdate.ListOptions{Limit: 100, Type: dns.TypeTXT})
 	if err != nil || len(sets) != 2 || next != "" || snap.Serial() == 0 {
 		t.Fatalf("ListRecords = %v, %q, %v", sets, next, err)
 	}
-	snap, err = r.svc.Snapshot(ctx, "rec.test")
+	snap, err = r.svc.Records().snapshot(ctx, "rec.test")
 	if err != nil || !strings.Contains(string(snap.MasterFile()), "raw.rec.test.") {
 		t.Fatalf("Snapshot: %v", err)
 	}
@@ -204,9 +204,9 @@ func TestRecordReadRefused(t *testing.T) {
 	ctx := context.Background()
 	r.ans.set("zonestatus other.test", zonestatus("other.test", "primary", true, false))
 	// The fake DNS port does not serve other.test: NOTAUTH to the AXFR.
-	kind(t, func() error { _, err := r.svc.Snapshot(ctx, "other.test"); return err }(), ErrTransferRefused)
+	kind(t, func() error { _, err := r.svc.Records().snapshot(ctx, "other.test"); return err }(), ErrTransferRefused)
 	kind(t, func() error {
-		_, _, _, err := r.svc.ListRecords(ctx, "other.test", dnsupdate.ListOptions{Limit: 1})
+		_, _, _, err := r.svc.Records().listRecords(ctx, "other.test", dnsupdate.ListOptions{Limit: 1})
 		return err
 	}(), ErrTransferRefused)
 	kind(t, func() error { _, err := r.svc.Keys(ctx, "other.test"); return err }(), ErrTransferRefused)
@@ -263,10 +263,13 @@ func TestRecordsWithoutUpdater(t *testing.T) {
 		t.Fatal("CanUpdate without an updater")
 	}
 	for name, f := range map[string]func() error{
-		"add":      func() error { _, err := s.AddRecord(ctx, "z.test", zonemodel.Record{}, nil); return err },
-		"apply":    func() error { _, err := s.ApplyUpdate(ctx, "z.test", nil, nil); return err },
-		"list":     func() error { _, _, _, err := s.ListRecords(ctx, "z.test", dnsupdate.ListOptions{}); return err },
-		"snapshot": func() error { _, err := s.Snapshot(ctx, "z.test"); return err },
+		"add":   func() error { _, err := s.AddRecord(ctx, "z.test", zonemodel.Record{}, nil); return err },
+		"apply": func() error { _, err := s.Records().applyUpdate(ctx, "z.test", nil, nil); return err },
+		"list": func() error {
+			_, _, _, err := s.Records().listRecords(ctx, "z.test", dnsupdate.ListOptions{})
+			return err
+		},
+		"snapshot": func() error { _, err := s.Records().snapshot(ctx, "z.test"); return err },
 	} {
 		if err := f(); !errors.Is(err, dnsupdate.ErrNoUpdateKey) {
 			t.Errorf("%s: %v, want ErrNoUpdateKey", name, err)
@@ -289,5 +292,5 @@ func TestRefusalsWithoutControlChannel(t *testing.T) {
 			return err
 		}(), want)
 	}
-	kind(t, func() error { _, err := s.Snapshot(ctx, "other.test"); return err }(), ErrTransferRefused)
+	kind(t, func() error { _, err := s.Records().snapshot(ctx, "other.test"); return err }(), ErrTransferRefused)
 }

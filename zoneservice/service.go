@@ -155,10 +155,12 @@ type Hook interface {
 // is safe for concurrent use: operations on one zone are serialised by
 // the store's zone lock. Every operation that changes something goes
 // through one method of its own (Create, Delete, Modify, Reload, Freeze,
-// Thaw, Notify, Retransfer, Import, Copy, AddRecord, RemoveRecord, ReplaceRecord,
-// ApplyChanges, ApplyUpdate, Reconcile, ReconcileCatalog): the one place
-// where that operation is done, and where its change event will be
-// emitted.
+// Thaw, Notify, Retransfer, Import, Copy, Reconcile, ReconcileCatalog;
+// the record changes through its Records': AddRecord, RemoveRecord,
+// ReplaceRecord, ApplyChanges, ApplyChangesSettingSOA, ApplyIf): the one
+// place where that operation is done, and where its change event will be
+// emitted. The record concern is a type of its own (Records, which
+// Records hands out), with only the fields records need.
 type Service struct {
 	Store   Store
 	Control Control

@@ -157,34 +157,44 @@ func zoneInfoOf(s *zoneservice.Service, zone string, zs *zoneservice.ZoneState, 
 	return z
 }
 
-// recordErr is an error of a record operation.
-func recordErr(s *zoneservice.Service, zone, op string, err error) error {
-	return &frontend.CallError{Zone: zone, Op: op, UpdateKey: s.UpdateKey, Err: err}
+// records is the record concern of the zone service (its Records).
+func (b Zones) records(ctx context.Context) (*zoneservice.Records, error) {
+	s, err := b.svc(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Records(), nil
 }
 
-// Records reads the zone's RRsets and serial.
+// recordErr is an error of a record operation.
+func recordErr(r *zoneservice.Records, zone, op string, err error) error {
+	return &frontend.CallError{Zone: zone, Op: op, UpdateKey: r.UpdateKeyName(), Err: err}
+}
+
+// Records reads the zone's RRsets and serial (zoneservice's
+// Records.RRsets).
 func (b Zones) Records(ctx context.Context, zone string) (uint32, []zonemodel.RRset, error) {
-	s, err := b.svc(ctx)
+	r, err := b.records(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
-	snap, err := s.Snapshot(ctx, zone)
+	serial, sets, err := r.RRsets(ctx, zone)
 	if err != nil {
-		return 0, nil, recordErr(s, zone, "read", err)
+		return 0, nil, recordErr(r, zone, "read", err)
 	}
-	return snap.Serial(), snap.RRsets(), nil
+	return serial, sets, nil
 }
 
 // Apply applies the changes as one UPDATE; a replace of the apex SOA
-// RRset sets the SOA in it (zoneservice's ApplyChangesSettingSOA).
+// RRset sets the SOA in it (zoneservice's Records.ApplyChangesSettingSOA).
 func (b Zones) Apply(ctx context.Context, zone string, changes []zonemodel.Change) (uint32, uint32, error) {
-	s, err := b.svc(ctx)
+	r, err := b.records(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	res, err := s.ApplyChangesSettingSOA(ctx, zone, changes, nil)
+	res, err := r.ApplyChangesSettingSOA(ctx, zone, changes, nil)
 	if err != nil {
-		return 0, 0, recordErr(s, zone, "batch", err)
+		return 0, 0, recordErr(r, zone, "batch", err)
 	}
 	return res.OldSerial, res.Serial, nil
 }
@@ -291,13 +301,13 @@ func (b Zones) Retransfer(ctx context.Context, zone string) (string, error) {
 
 // Keys lists the zone's DNSSEC keys.
 func (b Zones) Keys(ctx context.Context, zone string) ([]frontend.Key, error) {
-	s, err := b.svc(ctx)
+	r, err := b.records(ctx)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := s.Keys(ctx, zone)
+	keys, err := r.Keys(ctx, zone)
 	if err != nil {
-		return nil, recordErr(s, zone, "read", err)
+		return nil, recordErr(r, zone, "read", err)
 	}
 	return keys, nil
 }

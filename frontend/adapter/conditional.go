@@ -8,15 +8,15 @@ import (
 )
 
 // ApplyIf applies the changes as one UPDATE whose prerequisites are the
-// preconditions (zoneservice.Service.ApplyIf).
+// preconditions (zoneservice's Records.ApplyIf).
 func (b Zones) ApplyIf(ctx context.Context, zone string, pre []zonemodel.Precondition, changes []zonemodel.Change) (uint32, uint32, error) {
-	s, err := b.svc(ctx)
+	r, err := b.records(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	res, err := s.ApplyIf(ctx, zone, pre, changes)
+	res, err := r.ApplyIf(ctx, zone, pre, changes)
 	if err != nil {
-		return 0, 0, recordErr(s, zone, "batch", err)
+		return 0, 0, recordErr(r, zone, "batch", err)
 	}
 	return res.OldSerial, res.Serial, nil
 }
