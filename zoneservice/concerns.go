@@ -18,7 +18,12 @@ import (
 // ChangeCapture is the capture of the record changes made elsewhere (by
 // a dynamic update of another client, a zone file edited and reloaded):
 // each is recorded in the change history as external, once, in serial
-// order, after the changes the service itself made.
+// order, after the changes the service itself made. The capture of one
+// zone is the record concern's (Records.Noticed: the history, the
+// updater's IXFR and its writer's turn, nothing of the lifecycle); the
+// Service's Noticed is it, and CatchUp, Notices and Follows, which pick
+// the zones (the index, the inventory, the zone cache's hook), are the
+// Service's.
 type ChangeCapture interface {
 	// Noticed records what changed in zone since the history's last
 	// serial of it (named's NOTIFY said it changed).

@@ -37,65 +37,70 @@ import (
 // serial when the updater knows it (fullDiff), else with the two serials
 // and no records: set ixfr-from-differences and max-ixfr-ratio unlimited
 // in named.conf to have named send every change (docs/history.md).
-func (s *Service) Noticed(ctx context.Context, zone string) error {
-	if s.History == nil || s.Updater == nil {
+func (r *Records) Noticed(ctx context.Context, zone string) error {
+	if r.history == nil || r.updater == nil {
 		return nil
 	}
 	zone = strings.TrimSuffix(strings.ToLower(zone), ".")
 	var err error
-	if xerr := s.Updater.Exclusive(ctx, zone, func() { err = s.catchUp(ctx, zone) }); xerr != nil {
+	if xerr := r.updater.Exclusive(ctx, zone, func() { err = r.catchUp(ctx, zone) }); xerr != nil {
 		return xerr
 	}
 	return err
 }
 
+// Noticed is Records.Noticed.
+func (s *Service) Noticed(ctx context.Context, zone string) error {
+	return s.Records().Noticed(ctx, zone)
+}
+
 // noticedNow runs Noticed, logging a failure (a reload's or thaw's
 // changes are then recorded at the next NOTIFY or start).
 func (s *Service) noticedNow(ctx context.Context, zone string) {
-	if err := s.Noticed(ctx, zone); err != nil {
+	if err := s.Records().Noticed(ctx, zone); err != nil {
 		s.log().Debug("recording what a reload changed failed", zap.String("zone", zone), zap.Error(err))
 	}
 }
 
-func (s *Service) catchUp(ctx context.Context, zone string) error {
-	soa, err := s.Updater.Client().SOA(ctx, zone)
+func (r *Records) catchUp(ctx context.Context, zone string) error {
+	soa, err := r.updater.Client().SOA(ctx, zone)
 	if err != nil {
 		return err
 	}
-	last, ok := s.History.LastSerial(zone, s.View)
+	last, ok := r.history.LastSerial(zone, r.view)
 	if !ok {
-		s.History.Baseline(zone, s.View, soa.Serial)
+		r.history.Baseline(zone, r.view, soa.Serial)
 		return nil
 	}
 	if last == soa.Serial {
 		return nil
 	}
-	deltas, full, err := s.Updater.Client().IXFR(ctx, zone, last)
+	deltas, full, err := r.updater.Client().IXFR(ctx, zone, last)
 	if err != nil {
 		return err
 	}
 	var es []history.Entry
 	if full != nil {
-		es = append(es, s.Records().fullDiff(zone, last, full))
+		es = append(es, r.fullDiff(zone, last, full))
 	}
 	for _, d := range deltas {
 		es = append(es, external(zone, d.From, d.To, d.Added, d.Deleted))
 	}
 	for i := range es {
-		es[i].View = s.View
+		es[i].View = r.view
 	}
 	if len(es) == 0 {
 		return nil
 	}
 	// Another service's writer may be about to record some of these
 	// changes, which named applied already (inflight.go): they are its.
-	wctx, cancel := context.WithTimeout(ctx, s.timeout())
-	s.awaitOtherWriters(wctx, zone)
+	wctx, cancel := context.WithTimeout(ctx, r.timeout)
+	r.awaitOtherWriters(wctx, zone)
 	cancel()
 	// Another service's writer may have recorded some of these changes
 	// since LastSerial was read: EnqueueChanges records each once.
-	if _, err := s.History.EnqueueChanges(es...).Wait(); err != nil {
-		s.notRecorded(es, err)
+	if _, err := r.history.EnqueueChanges(es...).Wait(); err != nil {
+		notRecorded(r.history, r.log(), es, err)
 		return err
 	}
 	return nil

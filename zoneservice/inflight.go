@@ -31,8 +31,8 @@ func (r *Records) writing(zone string) (end func()) {
 }
 
 // awaitOtherWriters waits until the record changes of zone that other
-// updaters than s's have in flight now have ended, or ctx ends (the
+// updaters than r's have in flight now have ended, or ctx ends (the
 // catch-up then records what it read as external, as before).
-func (s *Service) awaitOtherWriters(ctx context.Context, zone string) {
-	s.History.AwaitOthers(ctx, s.View, zone, s.Updater)
+func (r *Records) awaitOtherWriters(ctx context.Context, zone string) {
+	r.history.AwaitOthers(ctx, r.view, zone, r.updater)
 }

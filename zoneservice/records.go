@@ -65,6 +65,9 @@ type Records struct {
 	// changed is told of each zone a change was sent for (the zone
 	// cache drops the zone's status); nil: none.
 	changed func(zone string)
+	// timeout bounds the capture's wait for other updaters' changes in
+	// flight (the control channel's timeout, Service.Timeout).
+	timeout time.Duration
 	logger  *zap.Logger
 }
 
@@ -85,7 +88,7 @@ type zoneFileReader interface {
 // fields.
 func (s *Service) Records() *Records {
 	r := &Records{updater: s.Updater, serialMethod: s.SerialMethod, history: s.History, view: s.View,
-		updateKey: s.UpdateKey, logger: s.Logger, changed: s.recordChanged}
+		updateKey: s.UpdateKey, logger: s.Logger, changed: s.recordChanged, timeout: s.timeout()}
 	if s.Control != nil {
 		r.control = s.Control
 	}
