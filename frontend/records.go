@@ -7,9 +7,10 @@ import (
 )
 
 // The zone API's record operations (package rest), implemented by
-// *zoneservice.Service (RecordReader and RecordApplier are the PowerDNS
-// API's). Every change is one RFC 2136 UPDATE signed with the update key,
-// atomic (all of it or nothing), applied by the zone's writer after the
+// zoneservice's Records, the zone service's record concern
+// (RecordReader and RecordApplier are the PowerDNS API's, over it too).
+// Every change is one RFC 2136 UPDATE signed with the update key, atomic
+// (all of it or nothing), applied by the zone's writer after the
 // changes already queued, and recorded in the change history before it
 // returns. ifSerial, when set, makes it conditional on the zone's serial
 // (*zonemodel.PreconditionError otherwise: 412). Errors: a

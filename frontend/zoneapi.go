@@ -4,7 +4,9 @@ import "context"
 
 // ZoneAPIService is the zone service of one view as the zone API
 // (package rest) sees it: every interface below, each with its contract
-// in its doc comment. *zoneservice.Service implements it.
+// in its doc comment. frontend/adapter's REST implements it over
+// *zoneservice.Service, whose record concern (zoneservice.Records) does
+// the record operations.
 type ZoneAPIService interface {
 	ViewNamer
 	UpdateKeys

@@ -19,11 +19,11 @@ import (
 func TestCatalogZoneRecordsNotChangedThroughAPI(t *testing.T) {
 	s := &Service{Catalog: &catalog.Catalog{Zone: "catalog.customer.test"}}
 	ctx := context.Background()
-	_, err := s.AddRecord(ctx, "Catalog.Customer.Test.", zonemodel.Record{Name: "x.zones", Type: "PTR", Value: "evil.test."}, nil)
+	_, err := s.Records().AddRecord(ctx, "Catalog.Customer.Test.", zonemodel.Record{Name: "x.zones", Type: "PTR", Value: "evil.test."}, nil)
 	if !errors.Is(err, ErrCatalogZone) {
 		t.Errorf("add: %v, want ErrCatalogZone", err)
 	}
-	if _, err := s.ApplyChanges(ctx, "catalog.customer.test", []dnsupdate.Change{{}}, nil); !errors.Is(err, ErrCatalogZone) {
+	if _, err := s.Records().ApplyChanges(ctx, "catalog.customer.test", []dnsupdate.Change{{}}, nil); !errors.Is(err, ErrCatalogZone) {
 		t.Errorf("batch: %v, want ErrCatalogZone", err)
 	}
 }

@@ -24,7 +24,7 @@ func TestHistoryEmitted(t *testing.T) {
 	r.svc.History = l
 	ctx := WithActor(context.Background(), Actor{Identity: "static:ops", Frontend: "rest", RequestID: "r1"})
 
-	if _, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "new", Type: "A", Value: "192.0.2.9"}, nil); err != nil {
+	if _, err := r.svc.Records().AddRecord(ctx, "rec.test", zonemodel.Record{Name: "new", Type: "A", Value: "192.0.2.9"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -32,17 +32,17 @@ func TestHistoryEmitted(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "c" + string(rune('a'+i)), Type: "A", Value: "192.0.2.1"}, nil); err != nil {
+			if _, err := r.svc.Records().AddRecord(ctx, "rec.test", zonemodel.Record{Name: "c" + string(rune('a'+i)), Type: "A", Value: "192.0.2.1"}, nil); err != nil {
 				t.Error(err)
 			}
 		}()
 	}
 	wg.Wait()
-	if _, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "not-an-ip"}, nil); err == nil {
+	if _, err := r.svc.Records().AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "not-an-ip"}, nil); err == nil {
 		t.Fatal("an invalid add was accepted")
 	}
 	v := "192.0.2.9"
-	if _, err := r.svc.RemoveRecord(ctx, "rec.test", dnsupdate.Removal{Name: "new", Type: "A", Value: &v}, nil); err != nil {
+	if _, err := r.svc.Records().RemoveRecord(ctx, "rec.test", dnsupdate.Removal{Name: "new", Type: "A", Value: &v}, nil); err != nil {
 		t.Fatal(err)
 	}
 	r.ans.set("freeze rec.test", rndc.Response{})
@@ -99,11 +99,11 @@ func TestHistoryFailureAnswersTheChange(t *testing.T) {
 	r.svc.History = l
 	ctx := WithActor(context.Background(), Actor{Identity: "static:ops", Frontend: "rest", RequestID: "r1"})
 	before := l.NotRecorded()
-	if _, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "new", Type: "A", Value: "192.0.2.9"}, nil); err != nil {
+	if _, err := r.svc.Records().AddRecord(ctx, "rec.test", zonemodel.Record{Name: "new", Type: "A", Value: "192.0.2.9"}, nil); err != nil {
 		t.Fatalf("add: %v", err)
 	}
 	v := "192.0.2.9"
-	if _, err := r.svc.RemoveRecord(ctx, "rec.test", dnsupdate.Removal{Name: "new", Type: "A", Value: &v}, nil); err != nil {
+	if _, err := r.svc.Records().RemoveRecord(ctx, "rec.test", dnsupdate.Removal{Name: "new", Type: "A", Value: &v}, nil); err != nil {
 		t.Fatalf("remove: %v", err)
 	}
 	r.ans.set("freeze rec.test", rndc.Response{})

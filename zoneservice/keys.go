@@ -17,11 +17,6 @@ import (
 // (zonemodel.DNSKey).
 type DNSKey = zonemodel.DNSKey
 
-// Keys is Records.Keys.
-func (s *Service) Keys(ctx context.Context, zone string) ([]DNSKey, error) {
-	return s.Records().Keys(ctx, zone)
-}
-
 // Keys lists the zone's DNSSEC keys: its apex DNSKEY records with the
 // zone key flag, read by AXFR. Errors as RRsets'.
 func (r *Records) Keys(ctx context.Context, zone string) ([]DNSKey, error) {
@@ -113,7 +108,7 @@ func (s *Service) pollKeys(ctx context.Context, zone string, done func([]DNSKey)
 	deadline, nudge := start.Add(keysWait), start.Add(keysNudge)
 	failed := 0
 	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
-		keys, err := s.Keys(ctx, zone)
+		keys, err := s.Records().Keys(ctx, zone)
 		switch {
 		case err == nil && done(keys):
 			return keys, true

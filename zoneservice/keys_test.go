@@ -61,7 +61,7 @@ func TestSigningWaitsForKeys(t *testing.T) {
 	if _, err := r.svc.Modify(ctx, "sign.test", &SettingsChange{DNSSECPolicy: &policy}); err != nil {
 		t.Fatal(err)
 	}
-	keys, err := r.svc.Keys(ctx, "sign.test")
+	keys, err := r.svc.Records().Keys(ctx, "sign.test")
 	if err != nil || len(keys) != 1 || keys[0].Flags != 257 {
 		t.Errorf("keys right after the modify that signed the zone: %+v, %v", keys, err)
 	}

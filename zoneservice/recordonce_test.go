@@ -47,7 +47,7 @@ func TestChangeRecordedOnceAcrossWriters(t *testing.T) {
 	go func() {
 		defer close(done)
 		wctx := WithActor(ctx, Actor{Identity: "external-dns", Frontend: "externaldns"})
-		if _, err := webhook.AddRecord(wctx, "rec.test", zonemodel.Record{Name: "hook", Type: "A", Value: "192.0.2.7"}, nil); err != nil {
+		if _, err := webhook.Records().AddRecord(wctx, "rec.test", zonemodel.Record{Name: "hook", Type: "A", Value: "192.0.2.7"}, nil); err != nil {
 			t.Error(err)
 		}
 	}()
@@ -118,7 +118,7 @@ func TestChangeOfAnotherWriterKeepsItsActor(t *testing.T) {
 	go func() {
 		defer close(done)
 		wctx := WithActor(ctx, Actor{Identity: "external-dns", Frontend: "externaldns"})
-		if _, err := webhook.AddRecord(wctx, "rec.test", zonemodel.Record{Name: "hook", Type: "A", Value: "192.0.2.7"}, nil); err != nil {
+		if _, err := webhook.Records().AddRecord(wctx, "rec.test", zonemodel.Record{Name: "hook", Type: "A", Value: "192.0.2.7"}, nil); err != nil {
 			t.Error(err)
 		}
 	}()

@@ -45,13 +45,3 @@ func (r *Records) ZoneFile(ctx context.Context, zone string) (serial uint32, tex
 	}
 	return snap.Serial(), snap.MasterFile, nil
 }
-
-// RecordPage is Records.RecordPage.
-func (s *Service) RecordPage(ctx context.Context, zone string, opt zonemodel.ListOptions) (serial uint32, sets []zonemodel.RRset, next string, err error) {
-	return s.Records().RecordPage(ctx, zone, opt)
-}
-
-// ZoneFile is Records.ZoneFile.
-func (s *Service) ZoneFile(ctx context.Context, zone string) (serial uint32, text func() []byte, err error) {
-	return s.Records().ZoneFile(ctx, zone)
-}

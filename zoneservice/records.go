@@ -425,32 +425,3 @@ func (s *Service) SigningKeyName() string {
 
 // ViewName is the service's view (View), "" without views.
 func (s *Service) ViewName() string { return s.View }
-
-// The Service's record operations are its Records' (Service.Records):
-// the methods below, and RecordPage, ZoneFile and Keys, are those of the
-// zone API's contract (frontend's RecordAdder, RecordRemover,
-// RecordReplacer, ChangeApplier, RecordPager, ZoneFileReader, KeyLister,
-// UpdateKeys), each the Records method of its name.
-
-// CanUpdate is Records.CanUpdate.
-func (s *Service) CanUpdate() bool { return s.Records().CanUpdate() }
-
-// AddRecord is Records.AddRecord.
-func (s *Service) AddRecord(ctx context.Context, zone string, rec zonemodel.Record, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
-	return s.Records().AddRecord(ctx, zone, rec, ifSerial)
-}
-
-// RemoveRecord is Records.RemoveRecord.
-func (s *Service) RemoveRecord(ctx context.Context, zone string, rm zonemodel.Removal, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
-	return s.Records().RemoveRecord(ctx, zone, rm, ifSerial)
-}
-
-// ReplaceRecord is Records.ReplaceRecord.
-func (s *Service) ReplaceRecord(ctx context.Context, zone string, rp zonemodel.Replacement, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
-	return s.Records().ReplaceRecord(ctx, zone, rp, ifSerial)
-}
-
-// ApplyChanges is Records.ApplyChanges.
-func (s *Service) ApplyChanges(ctx context.Context, zone string, changes []zonemodel.Change, ifSerial *uint32) (*zonemodel.ChangeResult, error) {
-	return s.Records().ApplyChanges(ctx, zone, changes, ifSerial)
-}

@@ -19,39 +19,39 @@ import (
 func TestRecordOperations(t *testing.T) {
 	r := newOpsRig(t)
 	ctx := context.Background()
-	if !r.svc.CanUpdate() {
+	if !r.svc.Records().CanUpdate() {
 		t.Fatal("CanUpdate false with a key")
 	}
-	res, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "new", Type: "A", Value: "192.0.2.9"}, nil)
+	res, err := r.svc.Records().AddRecord(ctx, "rec.test", zonemodel.Record{Name: "new", Type: "A", Value: "192.0.2.9"}, nil)
 	if err != nil || !res.HasSerial || res.Serial != 2024010102 {
 		t.Fatalf("AddRecord = %+v, %v", res, err)
 	}
 	if st := zonemodel.StoredOf(res.Records[0]); st.Name != "new.rec.test." || st.Type != "A" || st.Value != "192.0.2.9" {
 		t.Errorf("stored %+v", st)
 	}
-	if _, err := r.svc.ReplaceRecord(ctx, "rec.test", dnsupdate.Replacement{Name: "new", Type: "A", CurrentValue: "192.0.2.9", NewValue: "192.0.2.10"}, nil); err != nil {
+	if _, err := r.svc.Records().ReplaceRecord(ctx, "rec.test", dnsupdate.Replacement{Name: "new", Type: "A", CurrentValue: "192.0.2.9", NewValue: "192.0.2.10"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.svc.ReplaceRecord(ctx, "rec.test", dnsupdate.Replacement{Name: "new", Type: "A", CurrentValue: "192.0.2.99", NewValue: "192.0.2.10"}, nil); !errors.Is(err, dnsupdate.ErrRecordNotFound) {
+	if _, err := r.svc.Records().ReplaceRecord(ctx, "rec.test", dnsupdate.Replacement{Name: "new", Type: "A", CurrentValue: "192.0.2.99", NewValue: "192.0.2.10"}, nil); !errors.Is(err, dnsupdate.ErrRecordNotFound) {
 		t.Fatalf("replacing a missing record: %v", err)
 	}
 	v := "192.0.2.10"
-	if _, err := r.svc.RemoveRecord(ctx, "rec.test", dnsupdate.Removal{Name: "new", Type: "A", Value: &v}, nil); err != nil {
+	if _, err := r.svc.Records().RemoveRecord(ctx, "rec.test", dnsupdate.Removal{Name: "new", Type: "A", Value: &v}, nil); err != nil {
 		t.Fatal(err)
 	}
 	batch := []dnsupdate.Change{{Op: "add", Name: "b1", Type: "TXT", Value: `"one"`}, {Op: "add", Name: "b2", Type: "TXT", Value: `"two"`}}
-	res, err = r.svc.ApplyChanges(ctx, "rec.test", batch, nil)
+	res, err = r.svc.Records().ApplyChanges(ctx, "rec.test", batch, nil)
 	if err != nil || res.Changes != 2 {
 		t.Fatalf("ApplyChanges = %+v, %v", res, err)
 	}
 	// A stale serial condition changes nothing.
 	old := uint32(1)
 	var pe *dnsupdate.PreconditionError
-	if _, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, &old); !errors.As(err, &pe) {
+	if _, err := r.svc.Records().AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, &old); !errors.As(err, &pe) {
 		t.Fatalf("If-Match of an old serial: %v", err)
 	}
 	var ve *zonemodel.ValidationError
-	if _, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "not-an-ip"}, nil); !errors.As(err, &ve) {
+	if _, err := r.svc.Records().AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "not-an-ip"}, nil); !errors.As(err, &ve) {
 		t.Fatalf("invalid record: %v", err)
 	}
 
@@ -70,7 +70,7 @@ func TestRecordOperations(t *testing.T) {
 	if err != nil || !strings.Contains(string(snap.MasterFile()), "raw.rec.test.") {
 		t.Fatalf("Snapshot: %v", err)
 	}
-	keys, err := r.svc.Keys(ctx, "rec.test")
+	keys, err := r.svc.Records().Keys(ctx, "rec.test")
 	if err != nil || len(keys) != 1 || keys[0].Flags != 257 || len(keys[0].DS) != 2 || keys[0].Algorithm != "ECDSAP256SHA256" {
 		t.Fatalf("Keys = %+v, %v", keys, err)
 	}
@@ -84,7 +84,7 @@ func TestRecordOperations(t *testing.T) {
 func TestRecordRefusalsExplained(t *testing.T) {
 	ctx := context.Background()
 	add := func(r *opsRig) error {
-		_, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, nil)
+		_, err := r.svc.Records().AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, nil)
 		return err
 	}
 	for _, tc := range []struct {
@@ -133,7 +133,7 @@ func TestRecordChangeRetriedAfterThaw(t *testing.T) {
 		}
 		return zonestatus("rec.test", "primary", true, false)
 	})
-	if _, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, nil); err != nil {
+	if _, err := r.svc.Records().AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, nil); err != nil {
 		t.Fatalf("the change was not retried: %v", err)
 	}
 	if n := asked.Load(); n != 2 {
@@ -144,13 +144,13 @@ func TestRecordChangeRetriedAfterThaw(t *testing.T) {
 	r.dns.Refuse("rec.test", dns.RcodeRefused)
 	asked.Store(10)
 	kind(t, func() error {
-		_, err := r.svc.ApplyChanges(ctx, "rec.test", []dnsupdate.Change{{Op: "add", Name: "y", Type: "A", Value: "192.0.2.2"}}, nil)
+		_, err := r.svc.Records().ApplyChanges(ctx, "rec.test", []dnsupdate.Change{{Op: "add", Name: "y", Type: "A", Value: "192.0.2.2"}}, nil)
 		return err
 	}(), ErrUpdateRefused)
 	// ...or when the caller gives up waiting.
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
-	if _, err := r.svc.RemoveRecord(short, "rec.test", dnsupdate.Removal{Name: "www", Type: "A"}, nil); err == nil {
+	if _, err := r.svc.Records().RemoveRecord(short, "rec.test", dnsupdate.Removal{Name: "www", Type: "A"}, nil); err == nil {
 		t.Fatal("a refused change succeeded")
 	}
 }
@@ -174,7 +174,7 @@ func TestRecordRefusalOfLoadedZoneNotRetried(t *testing.T) {
 		return st
 	})
 	kind(t, func() error {
-		_, err := r.svc.ApplyChanges(ctx, "rec.test", []dnsupdate.Change{{Op: "add", Name: "y", Type: "A", Value: "192.0.2.2"}}, nil)
+		_, err := r.svc.Records().ApplyChanges(ctx, "rec.test", []dnsupdate.Change{{Op: "add", Name: "y", Type: "A", Value: "192.0.2.2"}}, nil)
 		return err
 	}(), ErrUpdateRefused)
 	// Before the one retry, after it (the same load time: no more), and
@@ -194,7 +194,7 @@ func TestRecordRefusalOfLoadedZoneNotRetried(t *testing.T) {
 		st.Text += "last loaded: " + loadedAt.Add(time.Duration(n)*time.Second).UTC().Format(time.RFC1123) + "\n"
 		return st
 	})
-	if _, err := r.svc.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, nil); err != nil {
+	if _, err := r.svc.Records().AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, nil); err != nil {
 		t.Fatalf("the change during a reload was not retried: %v", err)
 	}
 }
@@ -209,7 +209,7 @@ func TestRecordReadRefused(t *testing.T) {
 		_, _, _, err := r.svc.Records().listRecords(ctx, "other.test", dnsupdate.ListOptions{Limit: 1})
 		return err
 	}(), ErrTransferRefused)
-	kind(t, func() error { _, err := r.svc.Keys(ctx, "other.test"); return err }(), ErrTransferRefused)
+	kind(t, func() error { _, err := r.svc.Records().Keys(ctx, "other.test"); return err }(), ErrTransferRefused)
 }
 
 // TestRecordOutcomeUnknown: a change named received but did not answer
@@ -245,7 +245,7 @@ func TestRecordOutcomeUnknown(t *testing.T) {
 	r.svc.Updater = dnsupdate.NewUpdater(c)
 	defer r.svc.Updater.Close()
 	e := kind(t, func() error {
-		_, err := r.svc.ApplyChanges(context.Background(), "rec.test", []dnsupdate.Change{{Op: "delete", Name: "www", Type: "A"}}, nil)
+		_, err := r.svc.Records().ApplyChanges(context.Background(), "rec.test", []dnsupdate.Change{{Op: "delete", Name: "www", Type: "A"}}, nil)
 		return err
 	}(), ErrOutcomeUnknown)
 	if e.Op != "batch" || !dnsupdate.OutcomeUnknown(e.Err) {
@@ -259,11 +259,11 @@ func TestRecordOutcomeUnknown(t *testing.T) {
 func TestRecordsWithoutUpdater(t *testing.T) {
 	s := &Service{}
 	ctx := context.Background()
-	if s.CanUpdate() {
+	if s.Records().CanUpdate() {
 		t.Fatal("CanUpdate without an updater")
 	}
 	for name, f := range map[string]func() error{
-		"add":   func() error { _, err := s.AddRecord(ctx, "z.test", zonemodel.Record{}, nil); return err },
+		"add":   func() error { _, err := s.Records().AddRecord(ctx, "z.test", zonemodel.Record{}, nil); return err },
 		"apply": func() error { _, err := s.Records().applyUpdate(ctx, "z.test", nil, nil); return err },
 		"list": func() error {
 			_, _, _, err := s.Records().listRecords(ctx, "z.test", dnsupdate.ListOptions{})
@@ -288,7 +288,7 @@ func TestRefusalsWithoutControlChannel(t *testing.T) {
 	for rcode, want := range map[int]error{dns.RcodeRefused: ErrUpdateRefused, dns.RcodeNotZone: ErrNotZone, dns.RcodeServerFailure: ErrServerFailure} {
 		r.dns.Refuse("rec.test", rcode)
 		kind(t, func() error {
-			_, err := s.AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, nil)
+			_, err := s.Records().AddRecord(ctx, "rec.test", zonemodel.Record{Name: "x", Type: "A", Value: "192.0.2.1"}, nil)
 			return err
 		}(), want)
 	}

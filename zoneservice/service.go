@@ -160,7 +160,8 @@ type Hook interface {
 // ReplaceRecord, ApplyChanges, ApplyChangesSettingSOA, ApplyIf): the one
 // place where that operation is done, and where its change event will be
 // emitted. The record concern is a type of its own (Records, which
-// Records hands out), with only the fields records need.
+// Service.Records hands out), with only the fields records need: the
+// Service has no record method of its own.
 type Service struct {
 	Store   Store
 	Control Control

@@ -8,8 +8,9 @@ import (
 )
 
 // REST is the zone API's contract (frontend.ZoneAPIServer) over the zone
-// services of the views: each view's *zoneservice.Service is a
-// frontend.ZoneAPIService as it is. A nil s gives a nil ZoneAPIServer.
+// services of the views: each view's frontend.ZoneAPIService is its
+// *zoneservice.Service with that service's record concern (zoneAPI). A
+// nil s gives a nil ZoneAPIServer.
 func REST(s *zoneservice.Server) frontend.ZoneAPIServer {
 	if s == nil {
 		return nil
@@ -21,10 +22,10 @@ func REST(s *zoneservice.Server) frontend.ZoneAPIServer {
 type restServer struct{ *zoneservice.Server }
 
 // Service returns the zone service of view, a nil ZoneAPIService (not a
-// nil *zoneservice.Service in one) for a view not configured.
+// zoneAPI of a nil *zoneservice.Service) for a view not configured.
 func (s restServer) Service(view string) frontend.ZoneAPIService {
 	if vs := s.Server.Service(view); vs != nil {
-		return vs
+		return zoneAPIOf(vs)
 	}
 	return nil
 }
@@ -33,7 +34,27 @@ func (s restServer) Service(view string) frontend.ZoneAPIService {
 // Service.
 func (s restServer) Start(ctx context.Context, view string) frontend.ZoneAPIService {
 	if vs := s.Server.Start(ctx, view); vs != nil {
-		return vs
+		return zoneAPIOf(vs)
 	}
 	return nil
 }
+
+// zoneAPI is a view's zone service as the zone API sees it: the
+// Service's zone lifecycle, reads, imports and server, and the record
+// operations of its Records (zoneservice's record concern: RecordAdder,
+// RecordRemover, RecordReplacer, ChangeApplier, RecordPager,
+// ZoneFileReader, and UpdateKeys' CanUpdate).
+type zoneAPI struct {
+	*zoneservice.Service
+	*zoneservice.Records
+}
+
+// zoneAPIOf is s as the zone API sees it.
+func zoneAPIOf(s *zoneservice.Service) zoneAPI { return zoneAPI{s, s.Records()} }
+
+// UpdateKeyName is the service's update key (both embedded types have
+// it, the same).
+func (z zoneAPI) UpdateKeyName() string { return z.Service.UpdateKeyName() }
+
+// Interface guard
+var _ frontend.ZoneAPIService = zoneAPI{}
