@@ -58,7 +58,9 @@ type Records struct {
 	// control, when set, is asked why named refused a change and
 	// whether a change refused right after a thaw may be tried again.
 	control recordControl
-	// catalogZone is the catalog zone ("" none).
+	// hasCatalog tells whether the service keeps a catalog zone, and
+	// catalogZone names it.
+	hasCatalog  bool
 	catalogZone string
 	// files reads a zone's master file (nil: none).
 	files zoneFileReader
@@ -96,7 +98,7 @@ func (s *Service) Records() *Records {
 		r.files = s.Store
 	}
 	if s.Catalog != nil {
-		r.catalogZone = s.Catalog.Zone
+		r.hasCatalog, r.catalogZone = true, s.Catalog.Zone
 	}
 	return r
 }
@@ -115,7 +117,7 @@ func (r *Records) recordChanged(zone string) {
 // isCatalogZone reports whether zone is the catalog zone (as
 // Service.IsCatalogZone).
 func (r *Records) isCatalogZone(zone string) bool {
-	return r.catalogZone != "" && strings.EqualFold(strings.TrimSuffix(zone, "."), strings.TrimSuffix(r.catalogZone, "."))
+	return r.hasCatalog && strings.EqualFold(strings.TrimSuffix(zone, "."), strings.TrimSuffix(r.catalogZone, "."))
 }
 
 func (r *Records) log() *zap.Logger {
