@@ -37,7 +37,7 @@ func (c *Client) ixfrPooled(ctx context.Context, zone string, from uint32) ([]De
 	if err != nil {
 		return nil, nil, err
 	}
-	rrs, err := c.ixfrOn(ctx, conn, zone, m, from)
+	rrs, err := c.xfrOn(ctx, conn, zone, m, from)
 	if err != nil {
 		c.discard(conn)
 		return nil, nil, fmt.Errorf("ixfr of %s: %w", zone, err)
@@ -46,9 +46,32 @@ func (c *Client) ixfrPooled(ctx context.Context, zone string, from uint32) ([]De
 	return parseIXFR(zone, rrs)
 }
 
-// ixfrOn sends the IXFR query m on conn and returns every record of the
-// answer.
-func (c *Client) ixfrOn(ctx context.Context, conn net.Conn, zone string, m *dns.Msg, from uint32) ([]dns.RR, error) {
+// axfrPooled is AXFR over one of the client's pooled connections, read in
+// the calling goroutine, as ixfrPooled: for reads of many small zones
+// one after the other (the PowerDNS search, Updater.Scan), where a TCP
+// connect and close per zone, and the DNS library's 64 KiB buffer per
+// message, cost more than the transfer. It returns the zone's records,
+// SOA first, not repeated at the end (as transferUpTo).
+func (c *Client) axfrPooled(ctx context.Context, zone string) ([]dns.RR, error) {
+	m := new(dns.Msg)
+	m.SetAxfr(zone + ".")
+	conn, _, err := c.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rrs, err := c.xfrOn(ctx, conn, zone, m, 0)
+	if err != nil {
+		c.discard(conn)
+		return nil, fmt.Errorf("transfer of %s: %w", zone, err)
+	}
+	c.put(conn)
+	return rrs[:len(rrs)-1], nil
+}
+
+// xfrOn sends the IXFR or AXFR query m on conn and returns every record
+// of the answer. An AXFR answer ends with the second copy of its SOA.
+func (c *Client) xfrOn(ctx context.Context, conn net.Conn, zone string, m *dns.Msg, from uint32) ([]dns.RR, error) {
+	axfr := m.Question[0].Qtype == dns.TypeAXFR
 	deadline := c.transferDeadline(ctx)
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
@@ -121,7 +144,7 @@ func (c *Client) ixfrOn(ctx context.Context, conn net.Conn, zone string, m *dns.
 				return nil, dns.ErrSoa
 			}
 			serial = soa.Serial
-			if len(r.Answer) == 1 || !serialLess(from, serial) {
+			if !axfr && (len(r.Answer) == 1 || !serialLess(from, serial)) {
 				return r.Answer, nil // up to date
 			}
 		}

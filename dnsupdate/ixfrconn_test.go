@@ -66,3 +66,53 @@ func TestIXFRPooled(t *testing.T) {
 		t.Errorf("open connections went from %d to %d: the pooled IXFR dialled", open, got)
 	}
 }
+
+// TestAXFRPooled: a zone read by AXFR on a pooled connection is what
+// AXFR on a connection of its own reads, record for record, also for a
+// zone named answers in several messages, twice on the same connection,
+// without opening another; an unknown zone fails, as AXFR's does, and
+// the next read works.
+func TestAXFRPooled(t *testing.T) {
+	const zone = "axfr.test"
+	_, u := startUpdater(t, zone)
+	ctx := context.Background()
+	c := u.Client()
+	var fill []Change
+	for i := range 3000 { // more than one message of 64 KiB
+		fill = append(fill, Change{Op: OpAdd, Name: fmt.Sprintf("host-with-a-long-name-%d", i), Type: "TXT", Value: `"some text to fill the messages"`})
+	}
+	for i := 0; i < len(fill); i += 500 {
+		if _, err := u.Batch(ctx, zone, fill[i:i+500], WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := c.transferUpTo(ctx, zone, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SOA(ctx, zone); err != nil { // a pooled connection
+		t.Fatal(err)
+	}
+	open := len(c.open)
+	for range 2 {
+		got, err := c.axfrPooled(ctx, zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("pooled AXFR: %d records, AXFR: %d records, or they differ", len(got), len(want))
+		}
+	}
+	if got := len(c.open); got != open {
+		t.Errorf("open connections went from %d to %d: the pooled AXFR dialled", open, got)
+	}
+	// named's answer for a zone it does not serve fails TSIG's check
+	// here as in the library's AXFR (its TSIG error is BADKEY).
+	_, terr := c.transferUpTo(ctx, "unknown.test", 0)
+	if _, err := c.axfrPooled(ctx, "unknown.test"); err == nil || terr == nil {
+		t.Errorf("unknown zone: pooled %v, AXFR %v; want errors", err, terr)
+	}
+	if got, err := c.axfrPooled(ctx, zone); err != nil || len(got) != len(want) {
+		t.Errorf("after the failure: %d records, %v", len(got), err)
+	}
+}
