@@ -135,6 +135,7 @@ type Service interface {
 	ZoneLister
 	ZoneDescriber
 	RecordReader
+	RecordSearcher
 	RecordApplier
 	ZoneCreator
 	SourceImporter
@@ -175,6 +176,18 @@ type RecordReader interface {
 	// key: 400), the transfer is refused or fails (500 "Bad Gateway").
 	// Read-only, so idempotent.
 	Records(ctx context.Context, zone string) (uint32, []zonemodel.RRset, error)
+}
+
+// RecordSearcher reads zones' records for a search of every zone.
+type RecordSearcher interface {
+	// SearchRecords reads the zone's RRsets as Records does when
+	// match(owner, value) holds for one of its records (the owner name
+	// absolute and lower case, the value as in an RRset's Values), and
+	// returns none otherwise. A zone read for a search is kept in the
+	// service's snapshot cache only where the cache has room for it (a
+	// search reads every zone once). Errors: those of Records.
+	// Read-only, so idempotent.
+	SearchRecords(ctx context.Context, zone string, match func(owner, value string) bool) ([]zonemodel.RRset, error)
 }
 
 // RecordApplier changes a zone's records.

@@ -1,6 +1,7 @@
 package powerdns
 
 import (
+	"context"
 	"net/http"
 	"path"
 	"sort"
@@ -27,8 +28,9 @@ const MaxSearchResults = 10000
 // name and records whose name or content match q (* any characters, ?
 // one, case-insensitive), at most max (default 100, at most
 // MaxSearchResults). Zones and records
-// outside the identity's scope are left out. Records are read zone by
-// zone, in name order, until max results are found.
+// outside the identity's scope are left out. Zones are matched from the
+// zone list; records are read zone by zone, in name order (searchParallel
+// at a time), until max results are found.
 func (a *API) searchData(w http.ResponseWriter, r *http.Request, _ string) {
 	q := r.URL.Query()
 	term := q.Get("q")
@@ -77,36 +79,81 @@ func (a *API) searchData(w http.ResponseWriter, r *http.Request, _ string) {
 			}
 		}
 	}
-	if ot != "zone" && ot != "comment" {
-		for _, z := range zones {
-			if len(out) >= max {
-				break
-			}
-			if !g.AllowsZone(z.Name) {
-				continue
-			}
-			_, sets, err := a.Service.Records(r.Context(), z.Name)
-			if err != nil {
-				continue // a secondary not loaded yet: nothing to find
-			}
-			for _, s := range sets {
-				if !g.AllowsRecord(s.Name, s.Type) {
-					continue
-				}
-				for _, v := range s.Values {
-					if len(out) < max && (match(s.Name) || match(v)) {
-						ttl, disabled := s.TTL, false
-						out = append(out, SearchResult{ObjectType: "record", Name: s.Name, Type: s.Type, TTL: &ttl,
-							Disabled: &disabled, Content: v, Zone: FQDN(z.Name), ZoneID: ZoneID(z.Name)})
-					}
-				}
-			}
-		}
+	if ot != "zone" && ot != "comment" && len(out) < max {
+		out = a.searchRecords(r.Context(), zones, g, match, max, out)
 	}
 	if ot != "zone" {
 		out = a.searchSideFiles(zones, g, ot, match, max, out)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// searchParallel is how many zones a search reads at once: half the
+// connections a zone service's DNS client keeps open to named (8), so
+// that a search leaves the writes and other reads room.
+const searchParallel = 4
+
+// searchRecords adds the records of zones (those the grant allows) that
+// match finds, up to max results, in the order of zones and of each
+// zone's RRsets. Zones are read searchParallel at a time, ahead of the
+// one whose results are added; once max results are found no zone is
+// read further (those already asked are waited for, their answers
+// dropped). A zone that cannot be read (a secondary not loaded yet) has
+// nothing to find.
+func (a *API) searchRecords(ctx context.Context, zones []ZoneInfo, g *auth.Grant, match func(string) bool, max int, out []SearchResult) []SearchResult {
+	var names []string
+	for _, z := range zones {
+		if g.AllowsZone(z.Name) {
+			names = append(names, z.Name)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type read struct{ sets []zonemodel.RRset }
+	window := make([]chan read, searchParallel)
+	either := func(owner, value string) bool { return match(owner) || match(value) }
+	started := 0
+	start := func() {
+		ch := make(chan read, 1)
+		window[started%searchParallel] = ch
+		zone := names[started]
+		started++
+		go func() {
+			sets, err := a.Service.SearchRecords(ctx, zone, either)
+			if err != nil {
+				sets = nil
+			}
+			ch <- read{sets}
+		}()
+	}
+	for i := 0; i < len(names); i++ {
+		for started < len(names) && started-i < searchParallel && len(out) < max {
+			start()
+		}
+		if len(out) >= max {
+			// Wait for the reads in flight (cancelled).
+			cancel()
+			for ; i < started; i++ {
+				<-window[i%searchParallel]
+			}
+			break
+		}
+		res := <-window[i%searchParallel]
+		zone := names[i]
+		for _, s := range res.sets {
+			if !g.AllowsRecord(s.Name, s.Type) {
+				continue
+			}
+			for _, v := range s.Values {
+				if len(out) < max && (match(s.Name) || match(v)) {
+					ttl, disabled := s.TTL, false
+					out = append(out, SearchResult{ObjectType: "record", Name: s.Name, Type: s.Type, TTL: &ttl,
+						Disabled: &disabled, Content: v, Zone: FQDN(zone), ZoneID: ZoneID(zone)})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // searchSideFiles adds what the zones' side files keep and match finds:

@@ -96,6 +96,22 @@ func (f *fakeNamed) DescribeZone(_ context.Context, zone string) (*ZoneInfo, err
 	return &info, nil
 }
 
+// SearchRecords is Records when a record matches, as the adapter's.
+func (f *fakeNamed) SearchRecords(ctx context.Context, zone string, match func(owner, value string) bool) ([]dnsupdate.RRset, error) {
+	_, sets, err := f.Records(ctx, zone)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sets {
+		for _, v := range s.Values {
+			if match(s.Name, v) {
+				return sets, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
 func (f *fakeNamed) Records(_ context.Context, zone string) (uint32, []dnsupdate.RRset, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

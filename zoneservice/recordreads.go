@@ -3,6 +3,7 @@ package zoneservice
 import (
 	"context"
 
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
@@ -44,4 +45,23 @@ func (r *Records) ZoneFile(ctx context.Context, zone string) (serial uint32, tex
 		return 0, nil, err
 	}
 	return snap.Serial(), snap.MasterFile, nil
+}
+
+// ScanSnapshot reads the whole zone for a read of every zone in turn (the
+// PowerDNS search): dnsupdate's Scan, which keeps what it transferred in
+// the snapshot cache only where the cache has room. Errors as Snapshot's.
+func (r *Records) ScanSnapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error) {
+	if r.updater == nil {
+		return nil, dnsupdate.ErrNoUpdateKey
+	}
+	snap, err := r.updater.Scan(ctx, zone)
+	if err != nil {
+		return nil, r.recordErr(ctx, zone, "read", err)
+	}
+	return snap, nil
+}
+
+// ScanSnapshot is Records.ScanSnapshot.
+func (s *Service) ScanSnapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error) {
+	return s.Records().ScanSnapshot(ctx, zone)
 }

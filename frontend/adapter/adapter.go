@@ -185,6 +185,26 @@ func (b Zones) Records(ctx context.Context, zone string) (uint32, []zonemodel.RR
 	return serial, sets, nil
 }
 
+// SearchRecords reads the zone's RRsets when one of its records matches.
+// Its records are matched before they are grouped into RRsets (sorted,
+// their values' text kept), which a zone without a match never is.
+func (b Zones) SearchRecords(ctx context.Context, zone string, match func(owner, value string) bool) ([]zonemodel.RRset, error) {
+	s, err := b.svc(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := s.ScanSnapshot(ctx, zone)
+	if err != nil {
+		return nil, recordErr(s, zone, "read", err)
+	}
+	for _, rr := range snap.RRs {
+		if match(rr.Header().Name, zonemodel.RDataText(rr)) {
+			return snap.RRsets(), nil
+		}
+	}
+	return nil, nil
+}
+
 // Apply applies the changes as one UPDATE; a replace of the apex SOA
 // RRset sets the SOA in it (zoneservice's Records.ApplyChangesSettingSOA).
 func (b Zones) Apply(ctx context.Context, zone string, changes []zonemodel.Change) (uint32, uint32, error) {
