@@ -285,7 +285,7 @@ func parseMembers(origin string, rrs []dns.RR) []Member {
 		case *dns.PTR:
 			label, ok := strings.CutSuffix(name, suffix)
 			if ok && label != "" && !strings.Contains(label, ".") {
-				out = append(out, Member{Zone: strings.TrimSuffix(strings.ToLower(v.Ptr), "."), Label: label})
+				out = append(out, Member{Zone: zonemodel.ZoneOfOrigin(strings.ToLower(v.Ptr)), Label: label})
 			}
 		case *dns.TXT:
 			rest, ok := strings.CutPrefix(name, "group.")
@@ -319,7 +319,7 @@ type Report = zonemodel.CatalogReport
 func Diff(members []Member, managed []string) (missing []string, stray []Member) {
 	want := map[string]bool{}
 	for _, z := range managed {
-		want[strings.TrimSuffix(strings.ToLower(z), ".")] = true
+		want[zonemodel.ZoneOfOrigin(strings.ToLower(z))] = true
 	}
 	return diff(members, want)
 }
@@ -354,9 +354,9 @@ func (c *Catalog) Reconcile(ctx context.Context, managed []string, fix bool,
 		return nil, err
 	}
 	// The catalog is never its own member, even if it is listed.
-	self := strings.TrimSuffix(strings.ToLower(c.Zone), ".")
+	self := zonemodel.ZoneOfOrigin(strings.ToLower(c.Zone))
 	managed = slices.DeleteFunc(slices.Clone(managed), func(z string) bool {
-		return strings.TrimSuffix(strings.ToLower(z), ".") == self
+		return zonemodel.ZoneOfOrigin(strings.ToLower(z)) == self
 	})
 	missing, stray := Diff(members, managed)
 	rep := &Report{Members: len(members), Zones: len(managed), Missing: missing, Stray: stray}

@@ -231,3 +231,29 @@ func TestCatalogStatement(t *testing.T) {
 		t.Errorf("statement:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestRootZoneMember: the root zone is a member as any other, its PTR
+// "." read back as the canonical name "." (not the empty name a trimmed
+// dot leaves), so that the managed root zone is neither missing nor a
+// stray member (a reconcile used to remove its membership).
+func TestRootZoneMember(t *testing.T) {
+	o := "cat.test."
+	c := &Catalog{Zone: "cat.test"}
+	rrs := c.addRRs(".")
+	if got := rrs[0].String(); got != Label(".")+".zones.cat.test.\t0\tIN\tPTR\t." {
+		t.Fatalf("member record %s", got)
+	}
+	if Label(".") == Label("a.test") || len(Label(".")) != 40 {
+		t.Errorf("root label %q", Label("."))
+	}
+	ms := parseMembers(o, rrs)
+	if want := []Member{{Zone: ".", Label: Label(".")}}; !reflect.DeepEqual(ms, want) {
+		t.Fatalf("members = %+v, want %+v", ms, want)
+	}
+	if missing, stray := Diff(ms, []string{"."}); len(missing) != 0 || len(stray) != 0 {
+		t.Errorf("root managed and a member: missing %q, stray %+v", missing, stray)
+	}
+	if missing, _ := Diff(nil, []string{"."}); !reflect.DeepEqual(missing, []string{"."}) {
+		t.Errorf("root not a member: missing %q", missing)
+	}
+}

@@ -61,9 +61,11 @@ func Origin(zone string) string {
 
 // ZoneOfOrigin is the canonical zone name of an absolute name read from
 // DNS or from named (lower-cased by the caller when it must be): the name
-// without its trailing dot, and Root for ".". The inverse of Origin.
+// without its trailing dot, and Root for "." (where strings.TrimSuffix
+// would leave the empty name). The inverse of Origin. The empty name
+// stays empty: it is no zone (an unset field), never the root.
 func ZoneOfOrigin(fqdn string) string {
-	if fqdn == Root || fqdn == "" {
+	if fqdn == Root {
 		return Root
 	}
 	return strings.TrimSuffix(fqdn, ".")

@@ -20,7 +20,7 @@ func TestRootZoneNames(t *testing.T) {
 	if got := Origin("example.com"); got != "example.com." {
 		t.Errorf(`Origin("example.com") = %q`, got)
 	}
-	for in, want := range map[string]string{".": Root, "": Root, "example.com.": "example.com"} {
+	for in, want := range map[string]string{".": Root, "": "", "example.com.": "example.com", "example.com": "example.com"} {
 		if got := ZoneOfOrigin(in); got != want {
 			t.Errorf("ZoneOfOrigin(%q) = %q; want %q", in, got, want)
 		}
