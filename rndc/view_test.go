@@ -259,6 +259,8 @@ func FuzzZoneArg(f *testing.F) {
 	f.Add("x", "a;b{")
 	f.Add("0/25.2.0.192.in-addr.arpa", "internal")
 	f.Add("/", "0")
+	f.Add(".", "") // the root zone
+	f.Add(".", "internal")
 	f.Fuzz(func(t *testing.T, zone, view string) {
 		arg, err := ZoneArg(zone, view)
 		if err != nil {

@@ -95,6 +95,7 @@ func minimalZoneConfig() *zonemodel.ZoneConfig {
 func FuzzAddZoneStatement(f *testing.F) {
 	f.Add([]byte(`{"zoneName":"e.com","zoneType":"secondary","zoneConfig":{"primaries":["192.0.2.1:53"],"alsoNotify":["[2001:db8::1]:5353"]}}`))
 	f.Add([]byte(`{"zoneName":"e.com","zoneType":"primary","updateKeyName":"k.1","zoneConfig":{"ttl":60,"soa":{"primaryNs":"ns.","adminEmail":"a."},"nameServers":["ns."],"allowTransfer":["10.0.0.0/8","192.0.2.1"],"dnssecPolicy":"default","inlineSigning":true}}`))
+	f.Add([]byte(`{"zoneName":".","zoneType":"primary","zoneConfig":{"ttl":60,"soa":{"primaryNs":"ns.e.","adminEmail":"hostmaster"},"nameServers":["ns.e."],"nameServerIps":{"ns.e.":"192.0.2.1"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var req zonemodel.CreateZoneRequest
 		if json.Unmarshal(data, &req) != nil {
