@@ -152,8 +152,13 @@ func IsPreconditionFailed(err error) bool {
 	return StatusCode(err) == http.StatusPreconditionFailed
 }
 
-// zonePath is the escaped path of a zone (a trailing dot is dropped).
+// zonePath is the escaped path of a zone (a trailing dot is dropped);
+// the root zone "." is %2E, since a path segment "." is removed by URL
+// resolution (RFC 3986 §5.2.4).
 func zonePath(zone string) string {
+	if zone == "." {
+		return "/zones/%2E"
+	}
 	return "/zones/" + url.PathEscape(strings.TrimSuffix(zone, "."))
 }
 

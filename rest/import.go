@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -208,7 +207,7 @@ func (a *API) importAnswer(w http.ResponseWriter, name string, res *zonemodel.Im
 		return importFailure(name, err)
 	}
 	serial := res.Serial
-	w.Header().Set("Location", APIPrefix+"/zones/"+url.PathEscape(name))
+	w.Header().Set("Location", APIPrefix+"/zones/"+ZonePathSegment(name))
 	if !res.Existed {
 		a.Logger.Info("zone imported", zap.String("zone", name), zap.Int("records", res.Records), zap.Uint32("serial", res.Serial), zap.String("checked_by", res.CheckedBy))
 	}

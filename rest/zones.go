@@ -138,7 +138,7 @@ func (a *API) createZone(w http.ResponseWriter, r *http.Request, b zoneMaker, zo
 		s := zone.Serial
 		info.Serial = &s
 	}
-	loc := APIPrefix + "/zones/" + url.PathEscape(zone.Name)
+	loc := APIPrefix + "/zones/" + ZonePathSegment(zone.Name)
 	if view := b.ViewName(); view != "" && view != a.Views.Default {
 		loc += "?view=" + url.QueryEscape(view)
 		info.View = view
@@ -404,4 +404,15 @@ func checkListCursor(cursor string, all, views bool) string {
 		return fmt.Sprintf("cursor %q is not a cursor of this list (a zone name, the nextCursor of the page before): %v", cursor, err)
 	}
 	return ""
+}
+
+// ZonePathSegment is the zone's name as a segment of a URL path: escaped
+// as a path segment, and the root zone "." as %2E, since a segment "."
+// is the segment itself, which URL resolution removes (RFC 3986 §5.2.4:
+// /zones/. is /zones/).
+func ZonePathSegment(name string) string {
+	if name == zonemodel.Root {
+		return "%2E"
+	}
+	return url.PathEscape(name)
 }
