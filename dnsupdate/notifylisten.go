@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/miekg/dns"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // NotifyListener receives NOTIFY messages (RFC 1996) on a UDP address, as
@@ -65,7 +67,7 @@ func (l *NotifyListener) serve(fn func(string, uint32, bool)) {
 		if out, err := r.Pack(); err == nil {
 			_, _ = l.conn.WriteTo(out, from)
 		}
-		zone := strings.TrimSuffix(strings.ToLower(m.Question[0].Name), ".")
+		zone := zonemodel.ZoneOfOrigin(strings.ToLower(m.Question[0].Name))
 		var serial uint32
 		has := false
 		for _, rr := range m.Answer {

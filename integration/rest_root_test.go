@@ -23,14 +23,7 @@ import (
 func TestRESTRootZone(t *testing.T) {
 	ns := startNamed(t)
 	c := startCaddy(t, ns, caddyOpts{})
-	body := map[string]any{"zoneName": ".", "zoneType": "primary", "zoneConfig": map[string]any{
-		"ttl":           3600,
-		"soa":           map[string]any{"primaryNs": "a.root-servers.test.", "adminEmail": "hostmaster", "serial": 2026112701},
-		"nameServers":   []string{"a.root-servers.test."},
-		"nameServerIps": map[string]string{"a.root-servers.test.": "192.0.2.53"},
-		"records":       []map[string]any{{"name": "www.example", "type": "A", "value": "192.0.2.80", "ttl": 300}},
-	}}
-	r := c.do("POST", "/api/v1/zones", body)
+	r := c.do("POST", "/api/v1/zones", rootZoneBody())
 	expect(t, r, http.StatusCreated, "create")
 	if loc := r.header.Get("Location"); loc != "/api/v1/zones/%2E" {
 		t.Errorf("Location %q, want /api/v1/zones/%%2E", loc)
@@ -72,5 +65,41 @@ func TestRESTRootZone(t *testing.T) {
 	}
 	if names := dirNames(t, ns.ZoneDir); len(names) != 0 {
 		t.Errorf("files left after the delete: %v", names)
+	}
+}
+
+// rootZoneBody is a create of the root zone with its name server's
+// address (every name is in the root zone).
+func rootZoneBody() map[string]any {
+	return map[string]any{"zoneName": ".", "zoneType": "primary", "zoneConfig": map[string]any{
+		"ttl":           3600,
+		"soa":           map[string]any{"primaryNs": "a.root-servers.test.", "adminEmail": "hostmaster", "serial": 2026112701},
+		"nameServers":   []string{"a.root-servers.test."},
+		"nameServerIps": map[string]string{"a.root-servers.test.": "192.0.2.53"},
+		"records":       []map[string]any{{"name": "www.example", "type": "A", "value": "192.0.2.80", "ttl": 300}},
+	}}
+}
+
+// TestHistoryRootZone: the history records the root zone's changes under
+// its name ".": the API's create, and a change made outside the API
+// (nsupdate), which named's NOTIFY for "." announces and the catch-up
+// reads by IXFR of ".". Before, the NOTIFY's name lost its dot (the
+// empty name, no zone) and the external change was never recorded.
+func TestHistoryRootZone(t *testing.T) {
+	ns, c := notifyOnly(t)
+	expect(t, c.do("POST", "/api/v1/zones", rootZoneBody()), http.StatusCreated, "create")
+	nsupdateView(t, ns, ns.TSIGKeyFile, ".", "update add ext.example. 60 IN A 192.0.2.7\n")
+	serial, _ := soaOn(ns, ".")
+	var cs []change
+	waitFor(t, "the nsupdate change in the history", func() bool {
+		cs = c.changes(testToken, "/api/v1/zones/%2E/changes")
+		return len(cs) > 0 && cs[len(cs)-1].SerialAfter != nil && *cs[len(cs)-1].SerialAfter == serial
+	})
+	if first := cs[0]; first.Zone != "." || first.Type != "zone.created" {
+		t.Errorf("first change %s of zone %q; want zone.created of \".\"", first, first.Zone)
+	}
+	last := cs[len(cs)-1]
+	if last.Zone != "." || last.Source != "external" || strings.Join(changeRecords(last.Added), ", ") != "ext.example A 192.0.2.7" {
+		t.Errorf("last change %s of zone %q; want external, adding ext.example A 192.0.2.7", last, last.Zone)
 	}
 }

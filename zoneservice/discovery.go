@@ -165,7 +165,7 @@ func compareKey(name1, view1, name2, view2 string) int {
 // the service's view; in every view for a service of no view).
 func (s *Service) inventoryForget(name string) {
 	if s.Inventory != nil {
-		s.Inventory.Forget(strings.TrimSuffix(name, "."), s.View)
+		s.Inventory.Forget(zonemodel.ZoneOfOrigin(name), s.View)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/inventory"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // Changes made outside the API (nsupdate, another tool, a zone file
@@ -41,7 +42,7 @@ func (r *Records) Noticed(ctx context.Context, zone string) error {
 	if r.history == nil || r.updater == nil {
 		return nil
 	}
-	zone = strings.TrimSuffix(strings.ToLower(zone), ".")
+	zone = zonemodel.ZoneOfOrigin(strings.ToLower(zone))
 	var err error
 	if xerr := r.updater.Exclusive(ctx, zone, func() { err = r.catchUp(ctx, zone) }); xerr != nil {
 		return xerr
@@ -232,7 +233,7 @@ func (s *Service) Notices(ctx context.Context) (notice func(zone string)) {
 // when there is one, lists it in the view (a named.conf zone of the view;
 // the snapshot is at most twice its refresh old, see package inventory).
 func (s *Service) Follows(ctx context.Context, zone string) bool {
-	zone = strings.TrimSuffix(strings.ToLower(zone), ".")
+	zone = zonemodel.ZoneOfOrigin(strings.ToLower(zone))
 	if s.History == nil {
 		return false
 	}

@@ -32,7 +32,7 @@ func (s *Service) entry(ctx context.Context, typ, zone string) history.Entry {
 // actor of ctx.
 func entryOf(ctx context.Context, view, typ, zone string) history.Entry {
 	a := ActorOf(ctx)
-	return history.Entry{Zone: strings.TrimSuffix(zone, "."), View: view, Type: typ, Source: history.SourceAPI,
+	return history.Entry{Zone: zonemodel.ZoneOfOrigin(zone), View: view, Type: typ, Source: history.SourceAPI,
 		Identity: a.Identity, Frontend: a.Frontend, RequestID: a.RequestID}
 }
 
