@@ -1,6 +1,7 @@
 package dnsupdate
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -73,6 +74,8 @@ type Client struct {
 	freed chan struct{}
 
 	hooks Hooks
+	// readers are the buffers answers are read through (roundTrip).
+	readers sync.Pool
 
 	// signQueries signs queries with the key too (SetSignQueries).
 	signQueries bool
@@ -194,21 +197,26 @@ func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg,
 			deadline = d
 		}
 		_ = conn.SetDeadline(deadline)
-		// A fresh dns.Conn per exchange: its TSIG request MAC must not
-		// carry over from the previous message on the connection.
-		co := &dns.Conn{Conn: conn}
+		var secrets map[string]string
 		if sign {
-			co.TsigSecret = c.secrets
+			secrets = c.secrets
 		}
 		if c.hooks.Message != nil {
 			c.hooks.Message(ctx, "send", Message{m})
 		}
-		r, written, err := roundTrip(co, m)
+		br := c.reader()
+		r, written, rest, err := roundTrip(conn, br, secrets, m)
+		c.putReader(br)
 		if r != nil && c.hooks.Message != nil {
 			c.hooks.Message(ctx, "recv", Message{r})
 		}
 		if err == nil {
-			c.put(conn)
+			if rest {
+				// Bytes after the answer: not a connection to reuse.
+				c.discard(conn)
+			} else {
+				c.put(conn)
+			}
 			return r, nil
 		}
 		c.discard(conn)
@@ -222,24 +230,57 @@ func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg,
 	}
 }
 
-// roundTrip writes m and reads its answer; written reports whether m was
-// wholly written.
-func roundTrip(co *dns.Conn, m *dns.Msg) (r *dns.Msg, written bool, err error) {
+// roundTrip writes m on conn, signed with secrets when they are not nil,
+// and reads its answer; written reports whether m was wholly written, and
+// rest whether bytes were read past the answer (named sent more than
+// one message: the connection is not reused).
+//
+// A fresh dns.Conn per exchange: its TSIG request MAC must not carry
+// over from the previous message on the connection. The answer is read
+// through a buffer, so that its two-byte length and its body, which named
+// sends together, take one read system call instead of one each.
+func roundTrip(conn net.Conn, br *bufio.Reader, secrets map[string]string, m *dns.Msg) (r *dns.Msg, written, rest bool, err error) {
+	br.Reset(conn)
+	defer br.Reset(nil)
+	co := &dns.Conn{Conn: bufferedConn{Conn: conn, r: br}, TsigSecret: secrets}
 	if err := co.WriteMsg(m); err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	r, err = co.ReadMsg()
 	if err != nil {
 		if r != nil && errors.Is(err, dns.ErrSig) {
-			return nil, true, fmt.Errorf("answer's TSIG signature does not verify: %w", err)
+			return nil, true, false, fmt.Errorf("answer's TSIG signature does not verify: %w", err)
 		}
-		return nil, true, err
+		return nil, true, false, err
 	}
 	if r.Id != m.Id {
-		return nil, true, dns.ErrId
+		return nil, true, false, dns.ErrId
 	}
-	return r, true, nil
+	return r, true, br.Buffered() > 0, nil
 }
+
+// answerBuffer is the size of the buffer an answer is read through: an
+// UPDATE's or a SOA query's answer fits whole.
+const answerBuffer = 1024
+
+// reader returns a buffer to read an answer through; putReader gives it
+// back.
+func (c *Client) reader() *bufio.Reader {
+	if br, ok := c.readers.Get().(*bufio.Reader); ok {
+		return br
+	}
+	return bufio.NewReaderSize(nil, answerBuffer)
+}
+
+func (c *Client) putReader(br *bufio.Reader) { c.readers.Put(br) }
+
+// bufferedConn is a connection whose reads go through r.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (b bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
 
 // isStale reports whether err means the peer had closed the connection.
 func isStale(err error) bool {
