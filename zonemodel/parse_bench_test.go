@@ -11,7 +11,7 @@ func BenchmarkParseRecord(b *testing.B) {
 		typ, value string
 		prio       *uint16
 	}{
-		{"A", "192.0.2.1", nil}, {"AAAA", "2001:db8::1", nil}, {"TXT", "v=spf1 mx -all", nil}, {"MX", "mail.example.com.", &prio},
+		{"A", "192.0.2.1", nil}, {"AAAA", "2001:db8::1", nil}, {"TXT", "v=spf1 mx -all", nil}, {"TXT", `"v=spf1 mx -all"`, nil}, {"MX", "mail.example.com.", &prio},
 	} {
 		b.Run(c.typ, func(b *testing.B) {
 			for b.Loop() {

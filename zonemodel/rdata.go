@@ -178,6 +178,9 @@ func parseRecord(r *Record, origin string, defaultTTL uint32, field string, suff
 		if rr := parseAddress(hdr, value); rr != nil {
 			return rr
 		}
+		if rr := parseQuotedTXT(hdr, value); rr != nil {
+			return rr
+		}
 	}
 
 	rr := parseRData(hdr, typeName, prio, value, r.Value, origin, field, ve)
