@@ -56,6 +56,8 @@ type Client struct {
 	keyName string // canonical: lower-case FQDN
 	alg     string // TSIG algorithm name
 	secrets map[string]string
+	// signer signs updates and checks their answers (tsigsigner.go).
+	signer  *tsigSigner
 	timeout time.Duration
 	// transferTotal bounds a whole transfer (default 4 × timeout).
 	transferTotal time.Duration
@@ -137,7 +139,8 @@ func NewClient(server string, key *TSIGKey, timeout time.Duration) (*Client, err
 		if _, ok := dns.IsDomainName(key.Name); !ok || key.Name == "" {
 			return nil, fmt.Errorf("tsig key %q: the name is not a domain name", key.Name)
 		}
-		if b, err := base64.StdEncoding.DecodeString(key.Secret); err != nil || len(b) == 0 {
+		raw, err := base64.StdEncoding.DecodeString(key.Secret)
+		if err != nil || len(raw) == 0 {
 			return nil, fmt.Errorf("tsig key %q: the secret is not base64 (standard alphabet, padded, as BIND writes it)", key.Name)
 		}
 		k := *key
@@ -145,6 +148,7 @@ func NewClient(server string, key *TSIGKey, timeout time.Duration) (*Client, err
 		c.keyName = dns.CanonicalName(key.Name)
 		c.alg = alg
 		c.secrets = map[string]string{c.keyName: key.Secret}
+		c.signer = newTSIGSigner(c.keyName, alg, raw)
 	}
 	return c, nil
 }
@@ -197,15 +201,15 @@ func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg,
 			deadline = d
 		}
 		_ = conn.SetDeadline(deadline)
-		var secrets map[string]string
+		var signer dns.TsigProvider
 		if sign {
-			secrets = c.secrets
+			signer = c.signer
 		}
 		if c.hooks.Message != nil {
 			c.hooks.Message(ctx, "send", Message{m})
 		}
 		br := c.reader()
-		r, written, rest, err := roundTrip(conn, br, secrets, m)
+		r, written, rest, err := roundTrip(conn, br, signer, m)
 		c.putReader(br)
 		if r != nil && c.hooks.Message != nil {
 			c.hooks.Message(ctx, "recv", Message{r})
@@ -230,7 +234,7 @@ func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg,
 	}
 }
 
-// roundTrip writes m on conn, signed with secrets when they are not nil,
+// roundTrip writes m on conn, signed by signer when it is not nil,
 // and reads its answer; written reports whether m was wholly written, and
 // rest whether bytes were read past the answer (named sent more than
 // one message: the connection is not reused).
@@ -239,10 +243,10 @@ func (c *Client) exchange(ctx context.Context, m *dns.Msg, sign bool) (*dns.Msg,
 // over from the previous message on the connection. The answer is read
 // through a buffer, so that its two-byte length and its body, which named
 // sends together, take one read system call instead of one each.
-func roundTrip(conn net.Conn, br *bufio.Reader, secrets map[string]string, m *dns.Msg) (r *dns.Msg, written, rest bool, err error) {
+func roundTrip(conn net.Conn, br *bufio.Reader, signer dns.TsigProvider, m *dns.Msg) (r *dns.Msg, written, rest bool, err error) {
 	br.Reset(conn)
 	defer br.Reset(nil)
-	co := &dns.Conn{Conn: bufferedConn{Conn: conn, r: br}, TsigSecret: secrets}
+	co := &dns.Conn{Conn: bufferedConn{Conn: conn, r: br}, TsigProvider: signer}
 	if err := co.WriteMsg(m); err != nil {
 		return nil, false, false, err
 	}
