@@ -60,8 +60,3 @@ func (r *Records) ScanSnapshot(ctx context.Context, zone string) (*dnsupdate.Sna
 	}
 	return snap, nil
 }
-
-// ScanSnapshot is Records.ScanSnapshot.
-func (s *Service) ScanSnapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error) {
-	return s.Records().ScanSnapshot(ctx, zone)
-}

@@ -189,13 +189,13 @@ func (b Zones) Records(ctx context.Context, zone string) (uint32, []zonemodel.RR
 // Its records are matched before they are grouped into RRsets (sorted,
 // their values' text kept), which a zone without a match never is.
 func (b Zones) SearchRecords(ctx context.Context, zone string, match func(owner, value string) bool) ([]zonemodel.RRset, error) {
-	s, err := b.svc(ctx)
+	r, err := b.records(ctx)
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.ScanSnapshot(ctx, zone)
+	snap, err := r.ScanSnapshot(ctx, zone)
 	if err != nil {
-		return nil, recordErr(s, zone, "read", err)
+		return nil, recordErr(r, zone, "read", err)
 	}
 	for _, rr := range snap.RRs {
 		if match(rr.Header().Name, zonemodel.RDataText(rr)) {
