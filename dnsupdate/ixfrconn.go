@@ -54,7 +54,7 @@ func (c *Client) ixfrPooled(ctx context.Context, zone string, from uint32) ([]De
 // SOA first, not repeated at the end (as transferUpTo).
 func (c *Client) axfrPooled(ctx context.Context, zone string) ([]dns.RR, error) {
 	m := new(dns.Msg)
-	m.SetAxfr(zone + ".")
+	m.SetAxfr(zonemodel.Origin(zone))
 	conn, _, err := c.get(ctx)
 	if err != nil {
 		return nil, err

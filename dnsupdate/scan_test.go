@@ -56,3 +56,23 @@ func TestScanKeepsCacheHot(t *testing.T) {
 		}
 	}
 }
+
+// TestScanRootZone: the root zone is read by Scan as any other (its
+// origin is ".", not ".."): failed before (the pooled AXFR asked "..").
+func TestScanRootZone(t *testing.T) {
+	ns, u := startUpdater(t, "scan.test")
+	path, err := ns.WriteZone(".", "$TTL 300\n. IN SOA ns1.example. hostmaster. 5 3600 600 86400 300\n. IN NS ns1.example.\nns1.example. IN A 127.0.0.1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := ns.RNDC("addzone", ".", fmt.Sprintf(`{ type primary; file %q; };`, path)); err != nil {
+		t.Fatalf("addzone: %v %s", err, out)
+	}
+	s, err := u.Scan(context.Background(), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Serial() != 5 || len(s.RRs) != 3 {
+		t.Fatalf("root zone: serial %d, %d records", s.Serial(), len(s.RRs))
+	}
+}
