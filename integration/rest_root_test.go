@@ -103,3 +103,31 @@ func TestHistoryRootZone(t *testing.T) {
 		t.Errorf("last change %s of zone %q; want external, adding ext.example A 192.0.2.7", last, last.Zone)
 	}
 }
+
+// TestRootZoneCatalogAndRestart: with the catalog on, the root zone is a
+// member (its PTR "."), the catalog's members are the managed zones, and
+// they stay so across a restart of named and a full reconcile, which
+// finds nothing to fix; named serves the root zone again after its
+// restart.
+func TestRootZoneCatalogAndRestart(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{extra: "catalog catalog.root.test"})
+	expect(t, c.do("POST", "/api/v1/zones", rootZoneBody()), http.StatusCreated, "create the root zone")
+	expect(t, c.do("POST", "/api/v1/zones", zoneBody("other.test")), http.StatusCreated, "create other.test")
+	want := map[string]bool{".": true, "other.test": true}
+	checkCatalog(t, c, ns, want, "after the creates")
+	ns.Restart(t)
+	r := c.do("POST", "/api/v1/server/reconcile", nil)
+	expect(t, r, http.StatusOK, "reconcile")
+	for _, k := range []string{"fixed", "pending", "problems"} {
+		if l := toSlice(r.body[k]); len(l) != 0 {
+			t.Errorf("reconcile after named's restart: %s %v (%s)", k, l, r.raw)
+		}
+	}
+	checkCatalog(t, c, ns, want, "after named's restart and a reconcile")
+	if m := query(t, ns, ".", dns.TypeSOA); len(answers(m, dns.TypeSOA)) != 1 {
+		t.Errorf("named answers SOA . after its restart with %v", m)
+	}
+	expect(t, c.do("DELETE", "/api/v1/zones/%2E", nil), 200, "delete")
+	checkCatalog(t, c, ns, map[string]bool{"other.test": true}, "after the delete")
+}
