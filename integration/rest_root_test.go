@@ -131,3 +131,20 @@ func TestRootZoneCatalogAndRestart(t *testing.T) {
 	expect(t, c.do("DELETE", "/api/v1/zones/%2E", nil), 200, "delete")
 	checkCatalog(t, c, ns, map[string]bool{"other.test": true}, "after the delete")
 }
+
+// TestRootZoneEveryZoneList: the list of every zone named serves
+// (all=true, from its statistics channel) shows the root zone as "."
+// (managed, made by the API), and a delete drops it from that list at
+// once (the inventory forgets "."), not at the next refresh.
+func TestRootZoneEveryZoneList(t *testing.T) {
+	ns := startNamed(t)
+	c := startCaddy(t, ns, caddyOpts{extra: "statistics_channel " + ns.StatsAddr + "\n\t\t\tinventory_refresh 1h"})
+	expect(t, c.do("POST", "/api/v1/zones", rootZoneBody()), http.StatusCreated, "create the root zone")
+	waitFor(t, "the root zone in the list of every zone", func() bool {
+		return slices.Contains(listAll(t, c, testToken, "", 100), "./_default true api")
+	})
+	expect(t, c.do("DELETE", "/api/v1/zones/%2E", nil), 200, "delete")
+	if l := listAll(t, c, testToken, "", 100); slices.ContainsFunc(l, func(s string) bool { return strings.HasPrefix(s, "./") }) {
+		t.Errorf("the deleted root zone is still listed: %q", l)
+	}
+}

@@ -433,7 +433,7 @@ func (inv *Inventory) Forget(name, view string) {
 	if inv == nil {
 		return
 	}
-	name = strings.ToLower(strings.TrimSuffix(name, "."))
+	name = zonemodel.ZoneOfOrigin(strings.ToLower(name))
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	inv.gen++

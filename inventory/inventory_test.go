@@ -178,3 +178,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestForgetRoot: Forget drops the root zone ".", as the snapshot names
+// it, and keeps the others (trimming its dot left the empty name, which
+// matched nothing).
+func TestForgetRoot(t *testing.T) {
+	f := &fakeNamed{views: map[string][]string{"_default": {". 1 primary", "a.test 1 primary"}}}
+	inv := f.inventory()
+	ctx := context.Background()
+	snap, err := inv.RefreshNow(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sources(snap); got != ".=nzd a.test=nzd" {
+		t.Fatalf("sources %s", got)
+	}
+	inv.Stop()
+	inv.Forget(".", "")
+	snap, _ = inv.Zones(ctx)
+	if got := sources(snap); got != "a.test=nzd" {
+		t.Errorf("after Forget(\".\"): %s", got)
+	}
+}
