@@ -105,4 +105,19 @@ func TestPowerDNSRootZone(t *testing.T) {
 	if names := dirNames(t, c.ns.ZoneDir); slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "%2E") }) {
 		t.Errorf("files left after the delete: %v", names)
 	}
+
+	// Created again from zone file text (the import), then exported.
+	text := ". 3600 IN SOA a.root-servers.test. hostmaster. 7 10800 3600 604800 3600\n" +
+		". 3600 IN NS a.root-servers.test.\na.root-servers.test. 3600 IN A 192.0.2.4\nwww.example. 300 IN A 192.0.2.11\n"
+	r = c.pdns(pdnsKey, "POST", zonesPath, map[string]any{"name": ".", "kind": "Native", "zone": text})
+	expect(t, r, http.StatusCreated, "import")
+	if got := answers(query(t, c.ns, "www.example.", dns.TypeA), dns.TypeA); !slices.Equal(got, []string{"192.0.2.11"}) {
+		t.Errorf("named serves %v at www.example. after the import", got)
+	}
+	r = c.send("GET", zonesPath+"/"+id+"/export", nil, map[string]string{"X-API-Key": pdnsKey, "Accept": "text/plain"})
+	expect(t, r, 200, "export")
+	if !strings.Contains(string(r.raw), "www.example.\t300\tIN\tA\t192.0.2.11\n") || !strings.Contains(string(r.raw), ".\t3600\tIN\tNS\ta.root-servers.test.\n") {
+		t.Errorf("export:\n%s", r.raw)
+	}
+	expect(t, c.pdns(pdnsKey, "DELETE", zonesPath+"/"+id, nil), 204, "delete the import")
 }
