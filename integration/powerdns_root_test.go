@@ -121,3 +121,34 @@ func TestPowerDNSRootZone(t *testing.T) {
 	}
 	expect(t, c.pdns(pdnsKey, "DELETE", zonesPath+"/"+id, nil), 204, "delete the import")
 }
+
+// TestPowerDNSRootZoneSigned: a signed root zone (dnssec: true): named
+// writes its keys as K.+013+NNNNN (the zone directory is its key
+// directory), its cryptokeys are listed, and the delete removes the key
+// files with the zone's.
+func TestPowerDNSRootZoneSigned(t *testing.T) {
+	c := startPDNS(t, "")
+	createPDNSZone(t, c, ".", map[string]any{"dnssec": true, "rrsets": []any{
+		rrset("ns1.example.com.", "A", "", 3600, "192.0.2.1"), rrset("ns2.example.com.", "A", "", 3600, "192.0.2.2")}})
+	keyFiles := func() []string {
+		var keys []string
+		for _, n := range dirNames(t, c.ns.ZoneDir) {
+			if strings.HasPrefix(n, "K.+") {
+				keys = append(keys, n)
+			}
+		}
+		return keys
+	}
+	waitFor(t, "the root zone's key files", func() bool { return len(keyFiles()) > 0 })
+	waitFor(t, "the root zone's cryptokeys", func() bool {
+		r := c.pdns(pdnsKey, "GET", zonesPath+"/=2E/cryptokeys", nil)
+		return r.status == 200 && strings.Contains(string(r.raw), `"dnskey"`)
+	})
+	expect(t, c.pdns(pdnsKey, "DELETE", zonesPath+"/=2E", nil), 204, "delete")
+	if keys := keyFiles(); len(keys) != 0 {
+		t.Errorf("key files left after the delete: %v", keys)
+	}
+	if names := dirNames(t, c.ns.ZoneDir); slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "%2E") }) {
+		t.Errorf("files left after the delete: %v", names)
+	}
+}
