@@ -34,6 +34,11 @@ func NewCatalogSettings(zone, group string, alsoNotify, allowTransfer []string, 
 	if err != nil {
 		return cs, fmt.Errorf("catalog zone: %v", err)
 	}
+	if name == zonemodel.Root {
+		// Every zone would be below its catalog: the catalog must be
+		// a zone of its own (RFC 9432 names its members below it).
+		return cs, fmt.Errorf("catalog zone: must not be the root zone")
+	}
 	if strings.ContainsFunc(group, func(r rune) bool { return r < 0x20 || r == 0x7f }) || len(group) > 255 {
 		return cs, fmt.Errorf("catalog group: at most 255 characters, no control characters")
 	}
