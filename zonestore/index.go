@@ -2,6 +2,7 @@ package zonestore
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,7 +61,9 @@ type index struct {
 	lines int         // lines consumed, valid or not
 	// discarded counts the bytes of torn lines this process removed.
 	discarded int64
-	live      map[string]Entry
+	live      map[string]kept
+	// types holds each type's string once, shared by the kept entries.
+	types map[string]string
 	// pending holds the intents not yet marked done, by zone.
 	pending map[string]Intent
 	all     sortedSet
@@ -114,7 +117,7 @@ func (x *index) reset() {
 		x.f.Close()
 	}
 	x.f, x.fi, x.off, x.lines = nil, nil, 0, 0
-	x.live = map[string]Entry{}
+	x.live = map[string]kept{}
 	x.pending = map[string]Intent{}
 	x.all = sortedSet{}
 	x.byType = map[string]*sortedSet{}
@@ -207,13 +210,60 @@ func (x *index) record(ch Change) {
 	}
 }
 
+// kept is what the index keeps in memory of a zone's entry, by its name
+// (live's key): 64 bytes where an Entry is 88, without the entry's own
+// copies of its type and fingerprint (issue 27: the index was some 19
+// MB of Caddy's heap at 100,000 zones). The fingerprint a create made,
+// 32 lower-case hex digits, is kept as its 16 bytes in fp; any other (a
+// keyed request's, with its ".<key>"; all zeros) and a file name are
+// kept in rare, nil for the others (an entry without either has neither).
+type kept struct {
+	typ     string // the type, shared by the entries of that type (types)
+	created time.Time
+	fp      [16]byte
+	rare    *rareFields
+}
+
+type rareFields struct{ fp, file string }
+
+// keep returns what the index keeps of e.
+func (x *index) keep(e Entry) kept {
+	typ, ok := x.types[e.Type]
+	if !ok {
+		if x.types == nil {
+			x.types = map[string]string{}
+		}
+		typ = strings.Clone(e.Type)
+		x.types[typ] = typ
+	}
+	k := kept{typ: typ, created: e.Created}
+	if b, err := hex.DecodeString(e.Fingerprint); e.File == "" && err == nil && len(b) == len(k.fp) && [16]byte(b) != [16]byte{} && hex.EncodeToString(b) == e.Fingerprint {
+		copy(k.fp[:], b)
+	} else if e.Fingerprint != "" || e.File != "" {
+		k.rare = &rareFields{fp: e.Fingerprint, file: e.File}
+	}
+	return k
+}
+
+// entry is the entry of the zone of that name kept as k.
+func (k *kept) entry(name string) Entry {
+	e := Entry{Name: name, Type: k.typ, Created: k.created}
+	switch {
+	case k.rare != nil:
+		e.Fingerprint, e.File = k.rare.fp, k.rare.file
+	case k.fp != [16]byte{}:
+		e.Fingerprint = hex.EncodeToString(k.fp[:])
+	}
+	return e
+}
+
 // apply changes the in-memory state.
 func (x *index) apply(e Entry, del bool) {
 	x.record(Change{Entry: e, Deleted: del})
 	old, had := x.live[e.Name]
 	if had {
-		if ts := x.byType[old.Type]; ts != nil {
-			ts.remove(old.Name)
+		if ts := x.byType[old.typ]; ts != nil {
+			ts.remove(e.Name)
 		}
 	}
 	if del {
@@ -223,7 +273,7 @@ func (x *index) apply(e Entry, del bool) {
 		}
 		return
 	}
-	x.live[e.Name] = e
+	x.live[e.Name] = x.keep(e)
 	x.all.insert(e.Name)
 	ts := x.byType[e.Type]
 	if ts == nil {
@@ -298,8 +348,11 @@ func (s *Store) Get(name string) (Entry, bool, error) {
 	if _, err := x.refresh(); err != nil {
 		return Entry{}, false, err
 	}
-	e, ok := x.live[name]
-	return e, ok, nil
+	k, ok := x.live[name]
+	if !ok {
+		return Entry{}, false, nil
+	}
+	return k.entry(name), true, nil
 }
 
 // Known reports whether the index had the zone when it was last read,
@@ -343,7 +396,8 @@ func (s *Store) List(typ, cursor string, limit int) (entries []Entry, next strin
 			more = true
 			return false
 		}
-		entries = append(entries, x.live[name])
+		k := x.live[name]
+		entries = append(entries, k.entry(name))
 		return true
 	})
 	if more {

@@ -201,7 +201,8 @@ func (x *index) compact() error {
 	var encErr error
 	lines := len(x.live) + len(x.pending)
 	x.all.ascend("", func(name string) bool {
-		e := x.live[name]
+		k := x.live[name]
+		e := k.entry(name)
 		encErr = enc.Encode(logRecord{Op: "put", Name: e.Name, Type: e.Type, Created: e.Created, FP: e.Fingerprint, File: e.File})
 		return encErr == nil
 	})
