@@ -36,6 +36,10 @@ func TestRESTRootZone(t *testing.T) {
 	if r.str("name") != "." {
 		t.Errorf("get answered %s", r.raw)
 	}
+	// Again, from the zone cache (its key of the root is "").
+	if r = c.do("GET", "/api/v1/zones/%2E", nil); r.status != 200 || r.str("name") != "." {
+		t.Errorf("second get answered %d %s", r.status, r.raw)
+	}
 	// The Go client addresses it so too (a path /zones/. would be the
 	// list).
 	cl, err := client.New(c.Base, testToken)
