@@ -41,8 +41,43 @@ func RDataText(rr dns.RR) string {
 			return "::ffff:" + r.AAAA.String() // as miekg/dns writes it
 		}
 		return r.AAAA.String()
+	case *dns.TXT:
+		if t, ok := plainTXTText(r.Txt); ok {
+			return t
+		}
+	case *dns.SPF:
+		if t, ok := plainTXTText(r.Txt); ok {
+			return t
+		}
 	}
 	return strings.TrimPrefix(rr.String(), rr.Header().String())
+}
+
+// plainTXTText is the master-file form of a TXT record's strings, written
+// without formatting its header, when no byte of them needs escaping (all
+// printable ASCII, no quote or backslash): each quoted, separated by
+// spaces, as miekg/dns writes them. ok is false otherwise.
+func plainTXTText(txt []string) (string, bool) {
+	n := 0
+	for _, s := range txt {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+				return "", false
+			}
+		}
+		n += len(s) + 3
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, s := range txt {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+	}
+	return b.String(), true
 }
 
 func itoa(n uint32) string { return strconv.FormatUint(uint64(n), 10) }
