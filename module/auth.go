@@ -10,6 +10,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 )
 
@@ -30,7 +31,7 @@ func (h *Handler) provisionAuth(ctx caddy.Context) error {
 		return err
 	}
 	h.acc = &auth.RequestGuard{Guard: &auth.Guard{Mode: authn, ModeName: mode, Disabled: h.authDisabled,
-		PerIdentity: h.RateLimit, FailedAuth: h.FailedAuthLimit, Log: h.authLog, Limits: auth.AcquireLimits(), LimitName: h.conf.ZoneDir}, Refused: countAuthFailure, WriteError: writeError}
+		PerIdentity: h.RateLimit, FailedAuth: h.FailedAuthLimit, Log: h.authLog, Limits: auth.AcquireLimits(), LimitName: h.conf.ZoneDir}, Refused: apimetrics.CountAuthFailure, WriteError: writeError}
 
 	var listen []string
 	if srv, ok := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv != nil {
@@ -47,7 +48,7 @@ func (h *Handler) access() *auth.RequestGuard {
 		return h.acc
 	}
 	g := &auth.Guard{Mode: auth.Basic{}, ModeName: "basic", Disabled: h.authDisabled, Log: h.authLog}
-	return &auth.RequestGuard{Guard: g, Refused: countAuthFailure, WriteError: writeError}
+	return &auth.RequestGuard{Guard: g, Refused: apimetrics.CountAuthFailure, WriteError: writeError}
 }
 
 // guard is the authentication Guard, nil in a handler built without
@@ -58,9 +59,6 @@ func (h *Handler) guard() *auth.Guard {
 	}
 	return h.acc.Guard
 }
-
-// countAuthFailure counts a refused request by its reason.
-func countAuthFailure(reason string) { metrics.authFailures.WithLabelValues(reason).Inc() }
 
 // authenticate authenticates the request (auth.RequestGuard.Authenticate),
 // a request of LocalTransport as the local identity.

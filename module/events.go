@@ -10,6 +10,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 )
 
@@ -48,7 +49,7 @@ func newEventsAPI(h *Handler) *eventsAPI {
 		ProblemList: rest.ProblemList,
 		StreamUntil: streamUntil,
 		Logger:      h.logger, ZoneDir: h.conf.ZoneDir, AuthDisabled: h.authDisabled,
-		StreamRefused: func() { metrics.streamsFull.Inc() },
+		StreamRefused: apimetrics.CountStreamRefused,
 	}
 	e.SetLimits(h.Events.Limits())
 	return e

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 )
 
 // identities is an authentication mode for tests: the token is the key
@@ -60,7 +61,7 @@ func TestClientTextIsSafeInLogs(t *testing.T) {
 			}
 		}
 		h.authDisabled = false
-		h.acc = &auth.RequestGuard{Guard: &auth.Guard{Mode: identities{"tok": id}, ModeName: "jwt", Log: h.authLog}, Refused: countAuthFailure, WriteError: writeError}
+		h.acc = &auth.RequestGuard{Guard: &auth.Guard{Mode: identities{"tok": id}, ModeName: "jwt", Log: h.authLog}, Refused: apimetrics.CountAuthFailure, WriteError: writeError}
 		repl := caddy.NewReplacer()
 		r := httptest.NewRequest(tc.method, tc.path, nil)
 		r = r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, repl))

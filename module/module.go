@@ -24,6 +24,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
@@ -247,7 +248,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	route := h.serveAPI(rec, r)
 	h.logBody(r, body)
 	d := time.Since(start)
-	observeRequest(r.Method, route, rec.status(), d)
+	apimetrics.ObserveRequest(r.Method, route, rec.status(), d)
 	if ce := h.httpLog.Check(zap.InfoLevel, "request completed"); ce != nil {
 		ce.Write(
 			zap.String("method", r.Method),

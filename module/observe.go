@@ -5,13 +5,13 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
@@ -45,8 +45,7 @@ func (h *logs) setLoggers(l *zap.Logger) {
 // Commands on a quiet context (readiness probes, every few seconds) are
 // counted but not logged here.
 func (h *logs) observeControl(ctx context.Context, e rndc.CommandEvent) {
-	metrics.rndcCommands.WithLabelValues(e.Verb, result(e.Err)).Inc()
-	metrics.rndcDuration.WithLabelValues(e.Verb).Observe(e.Duration.Seconds())
+	apimetrics.ObserveControl(e)
 	if ctx.Value(quietKey{}) != nil {
 		return
 	}
@@ -154,13 +153,4 @@ func traceDNS(ctx context.Context, direction string, m dnsupdate.Message) {
 }
 
 // countDNSUpdate counts one UPDATE by its answer.
-func countDNSUpdate(rcode int, d time.Duration) {
-	switch {
-	case rcode < 0:
-		observeDNSUpdate("no_answer", d)
-	case rcode == 0: // NOERROR
-		observeDNSUpdate("", d)
-	default:
-		observeDNSUpdate(strings.ToLower(dnsupdate.RcodeName(rcode)), d)
-	}
-}
+func countDNSUpdate(rcode int, d time.Duration) { apimetrics.CountDNSUpdate(rcode, d) }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
+	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -72,7 +73,5 @@ func zoneName(w http.ResponseWriter, p params) (string, bool) {
 // which the REST and PowerDNS imports share, counted in the
 // zoneapi_imports metric.
 func newImportGate() *rest.ImportGate {
-	return rest.NewImportGate(rest.MaxImports, rest.MaxImportsPerIdentity, func(state string, delta float64) {
-		metrics.imports.WithLabelValues(state).Add(delta)
-	})
+	return rest.NewImportGate(rest.MaxImports, rest.MaxImportsPerIdentity, apimetrics.AddImports)
 }

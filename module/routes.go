@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -186,7 +187,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 			if status >= 400 {
 				err = errOpFailed
 			}
-			observeZoneOp(rt.op, err)
+			apimetrics.ObserveZoneOp(rt.op, err)
 		}
 		h.audit(r, action, status)
 	}

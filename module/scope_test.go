@@ -17,6 +17,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
+	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 )
 
 // scopedHandler is fakeNamedHandler with the static mode and one token
@@ -45,7 +46,7 @@ func scopedHandler(t testing.TB, answers fakeNamedAnswers, scopes map[string]str
 		t.Fatal(err)
 	}
 	h.authDisabled = false
-	h.acc = &auth.RequestGuard{Guard: &auth.Guard{Mode: st, ModeName: "static", Log: h.authLog}, Refused: countAuthFailure, WriteError: writeError}
+	h.acc = &auth.RequestGuard{Guard: &auth.Guard{Mode: st, ModeName: "static", Log: h.authLog}, Refused: apimetrics.CountAuthFailure, WriteError: writeError}
 	return h, &rndcCommands{srv.Commands}, toks
 }
 

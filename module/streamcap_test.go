@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zoneapi/caddy-zoneapi/apitypes"
+	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 )
 
 // streamHandler is fakeNamedHandler with the change history on (in
@@ -117,12 +118,20 @@ func TestEventStreamClientsCapped(t *testing.T) {
 func counterValue(t *testing.T) float64 {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(metrics.streamsFull)
-	mfs, err := reg.Gather()
-	if err != nil || len(mfs) != 1 {
-		t.Fatalf("gather: %v %v", mfs, err)
+	if err := apimetrics.Register(reg, nil); err != nil {
+		t.Fatal(err)
 	}
-	return mfs[0].GetMetric()[0].GetCounter().GetValue()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "zoneapi_events_streams_refused_total" {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("gather: no zoneapi_events_streams_refused_total in %v", mfs)
+	return 0
 }
 
 // TestEventStreamsPerIdentity: one identity holds at most events
