@@ -121,8 +121,8 @@ var layering = []layer{
 	},
 	{
 		name:    "front-end support",
-		rule:    "Caddy glue below the front ends: zone_api's configuration as Caddy JSON and Caddyfile, its checks and resolution, apart from the module's lifecycle (config), the contract implemented over the zone service (frontend/adapter), keys as configured, the shared DNS updaters, zone_api's metrics (internal/apimetrics), the spec command, the optional Kubernetes TokenReview auth mode",
-		pkgs:    []string{"apispec/speccmd", "auth/k8stokenreview", "config", "frontend/adapter", "internal/apimetrics", "internal/keyconf", "internal/sharedhistory", "internal/statschannel", "internal/sharedupdater"},
+		rule:    "Caddy glue below the front ends: zone_api's configuration as Caddy JSON and Caddyfile, its checks and resolution, apart from the module's lifecycle (config), the contract implemented over the zone service (frontend/adapter), keys as configured, the shared DNS updaters, zone_api's metrics (internal/apimetrics) and its request and client logs (internal/reqlog), the spec command, the optional Kubernetes TokenReview auth mode",
+		pkgs:    []string{"apispec/speccmd", "auth/k8stokenreview", "config", "frontend/adapter", "internal/apimetrics", "internal/keyconf", "internal/reqlog", "internal/sharedhistory", "internal/statschannel", "internal/sharedupdater"},
 		imports: []string{"base", "api types", "zone model", "storage and control", "dns", "zone service", "spec", "front-end policy", "front-end contract", "front-end support"},
 		http:    true,
 		caddy:   true,

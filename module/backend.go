@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/reqlog"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -24,7 +25,7 @@ func (h *Handler) getBackend() (*zoneservice.Server, error) {
 		return h.cell.backend, nil
 	}
 	if h.updater == nil { // a handler built without Provision (unit tests)
-		h.store, h.updater = zoneservice.NewDirectory(h.conf.ZoneDir, nil), sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
+		h.store, h.updater = zoneservice.NewDirectory(h.conf.ZoneDir, nil), sharedupdater.New(reqlog.DNSHooks())
 	}
 	key, err := h.conf.RNDCKey.Load()
 	if err != nil {
@@ -52,8 +53,8 @@ func (h *Handler) getBackend() (*zoneservice.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening zone directory: %w", err)
 	}
-	rc := &rndc.Client{Addr: h.conf.RNDCServer, Key: key, Timeout: h.conf.RNDCTimeout, Trace: h.rndcTraceHook(),
-		Observe: h.observeControl, Expiry: h.conf.RNDCTimeout + commandExpiry}
+	rc := &rndc.Client{Addr: h.conf.RNDCServer, Key: key, Timeout: h.conf.RNDCTimeout, Trace: reqlog.RNDCTraceHook(h.rndcTrace),
+		Observe: reqlog.ObserveControl(h.rndcLog), Expiry: h.conf.RNDCTimeout + commandExpiry}
 	hist, err := openHistory(h.History, &h.sharedRefs, h.logger)
 	if err != nil {
 		return nil, err

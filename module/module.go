@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -24,9 +23,8 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
-	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
-	"github.com/zoneapi/caddy-zoneapi/internal/logsafe"
+	"github.com/zoneapi/caddy-zoneapi/internal/reqlog"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 	"github.com/zoneapi/caddy-zoneapi/internal/version"
 	"github.com/zoneapi/caddy-zoneapi/rest"
@@ -140,7 +138,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.gen = newGeneration(func() { releaseShared(h) })
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	h.cell.stopWatch = stopWatch
-	go zoneservice.WatchRestartsWhenResolved(quiet(watchCtx), h.getBackend) // its control commands not logged one by one
+	go zoneservice.WatchRestartsWhenResolved(reqlog.Quiet(watchCtx), h.getBackend) // its control commands not logged one by one
 	go sharedhistory.Follow(watchCtx, h.History.On(), h.History.NotifyAddr(), h.cell.resolved)
 	hooks, err := webhooks(h.Events)
 	if err == nil && len(hooks) > 0 && !h.History.On() {
@@ -230,73 +228,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.gen.enter()
 		defer h.gen.leave()
 	}
-	start := time.Now()
-	if ce := h.httpLog.Check(zap.DebugLevel, "request received"); ce != nil {
-		ce.Write(
-			zap.String("method", r.Method),
-			zap.String("uri", r.RequestURI),
-			zap.String("proto", r.Proto),
-			zap.String("remote_addr", r.RemoteAddr),
-			zap.String("user_agent", logsafe.Text(r.UserAgent())),
-			zap.Int64("content_length", r.ContentLength),
-			zap.Bool("authorization_present", r.Header.Get("Authorization") != ""),
-		)
-	}
-	r = h.withDNSTrace(r)
-	body := h.captureBody(r)
-	rec := &statusRecorder{ResponseWriter: w}
-	route := h.serveAPI(rec, r)
-	h.logBody(r, body)
-	d := time.Since(start)
-	apimetrics.ObserveRequest(r.Method, route, rec.status(), d)
-	if ce := h.httpLog.Check(zap.InfoLevel, "request completed"); ce != nil {
-		ce.Write(
-			zap.String("method", r.Method),
-			zap.String("uri", r.RequestURI),
-			zap.Int("status", rec.status()),
-			zap.Float64("duration_ms", float64(d.Microseconds())/1000),
-		)
-	}
+	// The request's log lines and metrics (package reqlog) around it.
+	reqlog.Serve(h.httpLog, h.dnsTrace, w, r, h.serveAPI)
 	return nil
 }
 
-// statusRecorder remembers the status code written through it.
-type statusRecorder struct {
-	http.ResponseWriter
-	code int
-	// errorBody, when set, writes the error bodies of writeError: a
-	// mounted front end's shape.
-	errorBody func(w http.ResponseWriter, status int, message string)
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.code == 0 {
-		s.code = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.code == 0 {
-		s.code = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-func (s *statusRecorder) status() int {
-	if s.code == 0 {
-		return http.StatusOK
-	}
-	return s.code
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-// writeError writes the {error, message} body (rest.WriteError).
+// writeError writes the {error, message} body (rest.WriteError), or the
+// mounted front end's (reqlog.Recorder.ErrorBody) on its paths.
 func writeError(w http.ResponseWriter, status int, format string, args ...any) {
-	if rec, ok := w.(*statusRecorder); ok && rec.errorBody != nil {
-		rec.errorBody(w, status, fmt.Sprintf(format, args...))
+	if rec, ok := w.(*reqlog.Recorder); ok && rec.ErrorBody != nil {
+		rec.ErrorBody(w, status, fmt.Sprintf(format, args...))
 		return
 	}
 	rest.WriteError(w, status, format, args...)

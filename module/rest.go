@@ -6,6 +6,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
 	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
+	"github.com/zoneapi/caddy-zoneapi/internal/reqlog"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -34,7 +35,7 @@ func (h *Handler) newREST() *rest.API {
 		AllowNotify:      auth.NotifyPolicy.Checker(h.conf.NotifyNets, auth.ViewOf, h.access().Forbid),
 		ValidateSettings: zoneservice.ValidateSettings,
 		Identity:         func(r *http.Request) *auth.Identity { return auth.StateOf(r).ID },
-		Quiet:            quiet,
+		Quiet:            reqlog.Quiet,
 		Logger:           h.logger, DNSLog: h.dnsLog, RNDCLog: h.rndcLog,
 		Views:   h.views.rest(),
 		ZoneDir: h.conf.ZoneDir, CheckZoneDir: func() error { return zonestore.CheckDir(h.conf.ZoneDir) }, CatalogZone: h.conf.Catalog.Zone, CatalogGroup: h.conf.Catalog.Group,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
+	"github.com/zoneapi/caddy-zoneapi/internal/reqlog"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -116,7 +117,7 @@ const unmatchedRoute = "<unmatched>"
 // serveAPI routes one API request: match, authenticate, dispatch. It
 // returns the matched route's template (the metrics label; never a raw
 // path, which would carry zone names).
-func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
+func (h *Handler) serveAPI(w *reqlog.Recorder, r *http.Request) string {
 	rt, p, allowed := h.router.match(r)
 	label := unmatchedRoute
 	if rt != nil {
@@ -125,9 +126,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 	}
 	if h.isPDNS(r) {
 		// The errors answered here are written in the front end's shape.
-		if rec, ok := w.(*statusRecorder); ok {
-			rec.errorBody = h.pdnsMount.Error
-		}
+		w.ErrorBody = h.pdnsMount.Error
 		if h.pdnsMount.Request != nil {
 			r = h.pdnsMount.Request(r)
 		}
@@ -178,10 +177,7 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request) string {
 	}
 	rt.handle(w, r, p)
 	if action != "" {
-		status := http.StatusOK
-		if sr, ok := w.(*statusRecorder); ok {
-			status = sr.status()
-		}
+		status := w.Status()
 		if rt.op != "" {
 			var err error
 			if status >= 400 {

@@ -8,7 +8,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/zoneapi/caddy-zoneapi/config"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/reqlog"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rest"
@@ -160,7 +160,7 @@ func (s *sharedRefs) acquireView(zoneDir, view, server string, key *config.KeyCo
 		server += "\x00view"
 	}
 	s.updaterKey = updaterPoolKey(server, key, timeout)
-	s.updater = sharedupdater.Acquire(s.updaterKey, dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
+	s.updater = sharedupdater.Acquire(s.updaterKey, reqlog.DNSHooks())
 	return nil
 }
 

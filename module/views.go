@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/config"
-	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/internal/reqlog"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedupdater"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
@@ -82,7 +82,7 @@ func (vs *viewSettings) parts(zoneDir string, timeout time.Duration) (zoneservic
 	if vs.store == nil || vs.updater == nil { // a handler built without Provision (unit tests)
 		dir, parent, view := zonestore.ViewDir(zoneDir, vs.Name), zoneDir, vs.Name
 		vs.store = zoneservice.NewDirectory(dir, func() (*zonestore.Store, error) { return zonestore.OpenView(parent, view) })
-		vs.updater = sharedupdater.New(dnsupdate.Hooks{Message: traceDNS, Update: countDNSUpdate})
+		vs.updater = sharedupdater.New(reqlog.DNSHooks())
 	}
 	if p.Updater, err = vs.updater.GetForView(vs.DNSServer, tsigKey, timeout); err != nil {
 		return p, fmt.Errorf("view %s: %w", vs.Name, err)
