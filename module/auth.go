@@ -11,7 +11,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
-	"github.com/zoneapi/caddy-zoneapi/rest"
 )
 
 // provisionAuth loads the authentication mode and the rate limits
@@ -67,17 +66,6 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Re
 		return auth.Admitted(r, id), true
 	}
 	return h.access().Authenticate(w, r)
-}
-
-// authorizeRoute checks the route's action (rest.RouteAction, or the
-// PowerDNS API route's own) and its {name} zone against the identity's
-// scope (auth.RequestGuard.AllowRoute).
-func (h *Handler) authorizeRoute(w http.ResponseWriter, r *http.Request, rt *route, name string) bool {
-	a := rt.action
-	if !rt.pdns {
-		a = rest.RouteAction(rt.method, rt.template)
-	}
-	return h.access().AllowRoute(w, r, a, rt.template, name)
 }
 
 // audit logs one mutation at info: who, what, which zone, the outcome.

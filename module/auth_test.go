@@ -20,7 +20,7 @@ import (
 func TestIdentityPlaceholder(t *testing.T) {
 	h := &Handler{}
 	h.setLoggers(zap.NewNop())
-	h.router = newRouter(h.buildRoutes())
+	h.router = h.newRouter()
 	repl := caddy.NewReplacer()
 	req := httptest.NewRequest("GET", "/api/v1/zones/bad..name", nil)
 	req = req.WithContext(context.WithValue(req.Context(), caddy.ReplacerCtxKey, repl))
@@ -36,19 +36,19 @@ func TestIdentityPlaceholder(t *testing.T) {
 func TestRouteAction(t *testing.T) {
 	h := &Handler{}
 	for _, rt := range h.buildRoutes() {
-		a := rest.RouteAction(rt.method, rt.template)
-		serverWide := strings.HasPrefix(rt.template, "/api/v1/server/") || strings.HasPrefix(rt.template, "/api/v1/catalog") || strings.HasPrefix(rt.template, "/api/v1/events/webhooks")
+		a := rest.RouteAction(rt.Method, rt.Template)
+		serverWide := strings.HasPrefix(rt.Template, "/api/v1/server/") || strings.HasPrefix(rt.Template, "/api/v1/catalog") || strings.HasPrefix(rt.Template, "/api/v1/events/webhooks")
 		switch {
-		case rt.public:
+		case rt.Public:
 		case serverWide && a != auth.ActionServer,
-			!serverWide && rt.method == "GET" && a != auth.ActionRead && a != "",
-			!serverWide && rt.method != "GET" && rt.template == "/api/v1/zones/{name}/records" && a != auth.ActionRecords,
-			!serverWide && rt.method != "GET" && rt.template != "/api/v1/zones/{name}/records" && a != auth.ActionZones:
-			t.Errorf("%s %s: action %q", rt.method, rt.template, a)
+			!serverWide && rt.Method == "GET" && a != auth.ActionRead && a != "",
+			!serverWide && rt.Method != "GET" && rt.Template == "/api/v1/zones/{name}/records" && a != auth.ActionRecords,
+			!serverWide && rt.Method != "GET" && rt.Template != "/api/v1/zones/{name}/records" && a != auth.ActionZones:
+			t.Errorf("%s %s: action %q", rt.Method, rt.Template, a)
 		}
 		// Who am I answers any identity (whoami.go).
-		if a == "" && !strings.Contains(rt.template, "docs") && !strings.Contains(rt.template, "openapi") && !strings.Contains(rt.template, "asyncapi") && rt.template != rest.WhoamiTemplate && !rt.public {
-			t.Errorf("%s %s needs no action", rt.method, rt.template)
+		if a == "" && !strings.Contains(rt.Template, "docs") && !strings.Contains(rt.Template, "openapi") && !strings.Contains(rt.Template, "asyncapi") && rt.Template != rest.WhoamiTemplate && !rt.Public {
+			t.Errorf("%s %s needs no action", rt.Method, rt.Template)
 		}
 	}
 }

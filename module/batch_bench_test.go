@@ -35,7 +35,7 @@ func BenchmarkBatchBody(b *testing.B) {
 		req.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()
 		var r apitypes.BatchRequest
-		if !h.decodeRequest(w, req, p, &r) || len(r.Changes) != 1000 {
+		if !h.router.Decode(w, req, p, &r) || len(r.Changes) != 1000 {
 			b.Fatal(w.Body)
 		}
 	}

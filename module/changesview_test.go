@@ -22,7 +22,7 @@ func TestChangesViewChecked(t *testing.T) {
 	h := streamHandler(t)
 	h.views = newViewTable(config.Views{Names: []string{"internal", "lan"}, Default: "internal",
 		Other: map[string]*config.View{"lan": {Name: "lan", DNSServer: "127.0.0.2:53"}}})
-	h.router = newRouter(h.buildRoutes())
+	h.router = h.newRouter()
 	b, err := h.getBackend()
 	if err != nil || b.Root().History == nil {
 		t.Fatalf("backend %v, history %v", err, b)

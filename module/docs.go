@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/zoneapi/caddy-zoneapi/apispec"
-	"github.com/zoneapi/caddy-zoneapi/rest"
 )
 
 // The docs option's values: the specification and the explorer need a
@@ -37,10 +36,6 @@ func (h *Handler) validateDocs() error {
 	}
 	return nil
 }
-
-// docsRoutes lists the specification and explorer endpoints (package
-// rest's).
-func (h *Handler) docsRoutes() []route { return restRoutes(rest.DocsRoutes(h.docsMode())) }
 
 // spec returns the service's OpenAPI document for the configured mode.
 func (h *Handler) spec() (*apispec.Document, error) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/apispec"
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/internal/apirouter"
 )
 
 // docsHandler returns a handler with the given docs mode, ready to serve.
@@ -23,7 +24,7 @@ func docsHandler(t testing.TB, mode string) *Handler {
 	t.Helper()
 	h := &Handler{Options: config.Options{Docs: mode}}
 	h.setLoggers(zap.NewNop())
-	h.router = newRouter(h.buildRoutes())
+	h.router = h.newRouter()
 	if err := h.validateDocs(); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestCheckBody(t *testing.T) {
 	req := httptest.NewRequest("POST", "/api/v1/zones", strings.NewReader(`{"zoneName":"example.com","zoneType":"bogus","zoneConfig":{"ttl":-1},"extra":true}`))
 	w := httptest.NewRecorder()
 	var cz apitypes.CreateZone
-	if h.decodeRequest(w, req, p, &cz) {
+	if h.router.Decode(w, req, p, &cz) {
 		t.Fatal("invalid body passed")
 	}
 	var body bodyViolations
@@ -166,7 +167,7 @@ func TestCheckBody(t *testing.T) {
 	ok := `{"zoneName":"example.com","zoneType":"primary"}`
 	req = httptest.NewRequest("POST", "/api/v1/zones", strings.NewReader(ok))
 	w = httptest.NewRecorder()
-	if !h.decodeRequest(w, req, p, &cz) {
+	if !h.router.Decode(w, req, p, &cz) {
 		t.Fatalf("valid body refused: %s", w.Body)
 	}
 	if cz.ZoneName != "example.com" || cz.ZoneType != "primary" {
@@ -186,9 +187,9 @@ type bodyViolations struct {
 const maxViolations = 100
 
 // routeParams is what the router gives the handler of method and path.
-func routeParams(t testing.TB, h *Handler, method, path string) params {
+func routeParams(t testing.TB, h *Handler, method, path string) apirouter.Params {
 	t.Helper()
-	rt, p, _ := h.router.match(httptest.NewRequest(method, path, nil))
+	rt, p, _ := h.router.Match(httptest.NewRequest(method, path, nil))
 	if rt == nil {
 		t.Fatalf("no route for %s %s", method, path)
 	}
@@ -261,7 +262,7 @@ func TestViolationsBounded(t *testing.T) {
 	req := httptest.NewRequest("PATCH", "/api/v1/zones/example.com/records", strings.NewReader(sent))
 	w := httptest.NewRecorder()
 	var br apitypes.BatchRequest
-	if h.decodeRequest(w, req, p, &br) {
+	if h.router.Decode(w, req, p, &br) {
 		t.Fatal("invalid body passed")
 	}
 	var body bodyViolations

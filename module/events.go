@@ -11,6 +11,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
+	"github.com/zoneapi/caddy-zoneapi/internal/apirouter"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 )
 
@@ -67,11 +68,11 @@ func webhooks(c *EventsConfig) ([]events.Webhook, error) {
 }
 
 // eventsRoutes lists the events endpoints.
-func eventsRoutes(e *eventsAPI) []route {
-	return []route{
-		{method: http.MethodGet, template: apiPrefix + "/events", handle: func(w http.ResponseWriter, r *http.Request, _ params) { e.HandleStream(w, r) }},
-		{method: http.MethodGet, template: apiPrefix + "/events/webhooks", handle: func(w http.ResponseWriter, r *http.Request, _ params) { e.HandleWebhooks(w, r) }},
-		{method: http.MethodPost, template: apiPrefix + "/events/webhooks/{webhook}/retry", handle: func(w http.ResponseWriter, r *http.Request, p params) { e.HandleRetry(w, r, p.name) }, op: "webhook_retry"},
+func eventsRoutes(e *eventsAPI) []apirouter.Route {
+	return []apirouter.Route{
+		{Method: http.MethodGet, Template: apiPrefix + "/events", Handle: func(w http.ResponseWriter, r *http.Request, _ apirouter.Params) { e.HandleStream(w, r) }},
+		{Method: http.MethodGet, Template: apiPrefix + "/events/webhooks", Handle: func(w http.ResponseWriter, r *http.Request, _ apirouter.Params) { e.HandleWebhooks(w, r) }},
+		{Method: http.MethodPost, Template: apiPrefix + "/events/webhooks/{webhook}/retry", Handle: func(w http.ResponseWriter, r *http.Request, p apirouter.Params) { e.HandleRetry(w, r, p.Name) }, Op: "webhook_retry"},
 	}
 }
 

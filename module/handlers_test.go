@@ -67,7 +67,7 @@ func fakeNamedHandler(t testing.TB, answers fakeNamedAnswers) (*Handler, *rndcte
 		cell:         new(backendCell),
 	}
 	h.setLoggers(zap.NewNop())
-	h.router = newRouter(h.buildRoutes())
+	h.router = h.newRouter()
 	t.Cleanup(func() { _ = h.Cleanup() })
 	return h, srv
 }

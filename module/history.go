@@ -8,12 +8,13 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/history"
+	"github.com/zoneapi/caddy-zoneapi/internal/apirouter"
 	"github.com/zoneapi/caddy-zoneapi/rest"
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -38,41 +39,23 @@ func openHistory(c *HistoryConfig, refs *sharedRefs, logger *zap.Logger) (*histo
 	return refs.history.OpenUnlessLocked(opts, logger)
 }
 
-// withActor puts the request's actor (for the change history) in its
-// context: the identity as the audit line names it, the front end and
-// the request id (X-Request-Id when the client sent one, else Caddy's
-// {http.request.uuid}).
-func withActor(r *http.Request, rt *route) *http.Request {
-	st := auth.StateOf(r)
-	a := zoneservice.Actor{Identity: "anonymous", Frontend: "rest", RequestID: frontend.RequestID(r)}
-	if st.ID != nil {
-		a.Identity = st.ID.ID
-		if st.ID.ID == LocalPrincipal {
-			a.Frontend = "caddydns"
-		}
-	}
-	if rt.pdns {
-		a.Frontend = "powerdns"
-	}
-	return r.WithContext(zoneservice.WithActor(r.Context(), a))
-}
-
 // handleListChanges answers GET /api/v1/changes (every zone the identity
 // may read) and GET /api/v1/zones/{name}/changes: the zone and the view
 // resolved here, the page of the history by package events
 // (events.API.HandleChanges).
-func (h *Handler) handleListChanges(w http.ResponseWriter, r *http.Request, p params) {
+func (h *Handler) handleListChanges(w http.ResponseWriter, r *http.Request, p apirouter.Params) {
 	zone := ""
-	if p.route != nil && strings.Contains(p.route.template, "{name}") {
-		var ok bool
-		if zone, ok = zoneName(w, p); !ok {
+	if p.Route != nil && strings.Contains(p.Route.Template, "{name}") {
+		var err error
+		if zone, err = zonemodel.NormalizeZoneName(p.Name); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid zone name %q: %v", p.Name, err)
 			return
 		}
 	}
 	// ?view= selects the entries of one view, read as every route reads
 	// it; the default view's zones are recorded without a view.
-	view, viewErr := p.view, p.viewErr
-	if !takesView(p.route) {
+	view, viewErr := p.View, p.ViewErr
+	if !p.Route.TakesView() {
 		view, viewErr = rest.RequestView(r)
 		view = h.views.rest().Named(view)
 	}

@@ -6,12 +6,13 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/internal/apirouter"
 	"github.com/zoneapi/caddy-zoneapi/internal/localcall"
 )
 
 // LocalPrincipal is the identity of in-process calls made through
 // LocalTransport, as audit lines name it.
-const LocalPrincipal = "zone_api.local"
+const LocalPrincipal = apirouter.LocalPrincipal
 
 // localServer serves the in-process requests of package localcall by the
 // handler's usual path.

@@ -23,6 +23,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/internal/apirouter"
 	"github.com/zoneapi/caddy-zoneapi/internal/logfilter"
 	"github.com/zoneapi/caddy-zoneapi/internal/reqlog"
 	"github.com/zoneapi/caddy-zoneapi/internal/sharedhistory"
@@ -54,9 +55,9 @@ type Handler struct {
 	acc          *auth.RequestGuard // authentication and scopes (auth.go)
 	pdnsMount    *frontend.Mount    // the PowerDNS API, when PowerDNS
 	logs                            // the module's loggers (observe.go)
-	router       *router
-	rest         *rest.API  // the REST front end (rest.go), built with the routes
-	evts         *eventsAPI // the event stream and webhooks (events.go), built with the routes
+	router       *apirouter.Router  // the request path, over the routes
+	rest         *rest.API          // the REST front end (rest.go), built with the routes
+	evts         *eventsAPI         // the event stream and webhooks (events.go), built with the routes
 
 	conf config.Settings // the options resolved (config.Options.Resolve)
 
@@ -133,7 +134,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.imports = acquireImports()
 	h.checkzone = acquireCheckzone()
-	h.router = newRouter(h.buildRoutes())
+	h.router = h.newRouter()
 	h.cell = new(backendCell)
 	h.gen = newGeneration(func() { releaseShared(h) })
 	watchCtx, stopWatch := context.WithCancel(context.Background())
@@ -229,7 +230,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		defer h.gen.leave()
 	}
 	// The request's log lines and metrics (package reqlog) around it.
-	reqlog.Serve(h.httpLog, h.dnsTrace, w, r, h.serveAPI)
+	reqlog.Serve(h.httpLog, h.dnsTrace, w, r, h.router.Serve)
 	return nil
 }
 

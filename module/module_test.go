@@ -18,7 +18,7 @@ import (
 
 func TestMatch(t *testing.T) {
 	h := &Handler{}
-	h.router = newRouter(h.buildRoutes())
+	h.router = h.newRouter()
 	cases := []struct {
 		method, path, template, name string
 		allowed                      string
@@ -40,13 +40,13 @@ func TestMatch(t *testing.T) {
 	}
 	for _, tc := range cases {
 		req := httptest.NewRequest(tc.method, tc.path, nil)
-		rt, p, allowed := h.router.match(req)
+		rt, p, allowed := h.router.Match(req)
 		got := ""
 		if rt != nil {
-			got = rt.template
+			got = rt.Template
 		}
-		if got != tc.template || p.name != tc.name || strings.Join(allowed, ",") != tc.allowed {
-			t.Errorf("%s %s: route %q name %q allowed %v; want %q %q %q", tc.method, tc.path, got, p.name, allowed, tc.template, tc.name, tc.allowed)
+		if got != tc.template || p.Name != tc.name || strings.Join(allowed, ",") != tc.allowed {
+			t.Errorf("%s %s: route %q name %q allowed %v; want %q %q %q", tc.method, tc.path, got, p.Name, allowed, tc.template, tc.name, tc.allowed)
 		}
 	}
 }
@@ -55,7 +55,7 @@ func TestMatch(t *testing.T) {
 func TestServeHTTPPassesOtherPaths(t *testing.T) {
 	h := &Handler{}
 	h.setLoggers(zap.NewNop())
-	h.router = newRouter(h.buildRoutes())
+	h.router = h.newRouter()
 	called := false
 	next := nextFunc(func(w http.ResponseWriter, r *http.Request) error { called = true; return nil })
 	for _, p := range []string{"/metrics", "/api/v10/x", "/"} {

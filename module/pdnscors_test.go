@@ -22,7 +22,7 @@ func TestPowerDNSCORS(t *testing.T) {
 	if err := h.provisionPowerDNS(); err != nil {
 		t.Fatal(err)
 	}
-	h.router = newRouter(h.buildRoutes())
+	h.router = h.newRouter()
 	serve := func(method, path, tok string) *httptest.ResponseRecorder {
 		w := httptest.NewRecorder()
 		r := httptest.NewRequest(method, path, nil)

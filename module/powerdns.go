@@ -8,6 +8,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
+	"github.com/zoneapi/caddy-zoneapi/internal/apirouter"
 	"github.com/zoneapi/caddy-zoneapi/internal/statschannel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
@@ -45,7 +46,7 @@ func (h *Handler) provisionPowerDNS() error {
 }
 
 // pdnsRoutes are the PowerDNS API's routes, when enabled.
-func (h *Handler) pdnsRoutes() []route {
+func (h *Handler) pdnsRoutes() []apirouter.Route {
 	if h.pdnsMount == nil {
 		return nil
 	}
@@ -59,15 +60,15 @@ func (h *Handler) pdnsRoutes() []route {
 		b.Start(context.Background(), "")
 		return b.Root(), nil
 	}
-	var out []route
+	var out []apirouter.Route
 	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: func(id string) (func(), error) { return h.rest.Imports.EnterFrontend(id) }}, Logger: h.dnsLog, ServerStatistics: statschannel.Server(h.conf.StatsURL),
 		Version: pdnsVersion, Denied: h.access().Denied, Allow: h.access().Allow,
 		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
 			return h.access().AllowRecords(w, r, zone, c)
 		},
 		AllowPrimaries: auth.PrimariesPolicy.Checker(h.conf.PrimaryNets, auth.ViewOf, h.access().Forbid), AllowNotify: auth.NotifyPolicy.Checker(h.conf.NotifyNets, auth.ViewOf, h.access().Forbid)}) {
-		out = append(out, route{method: pr.Method, template: pr.Template, op: pr.Op, pdns: true, public: pr.Public, zoneName: h.pdnsMount.ZoneName,
-			action: pr.Action, handle: func(w http.ResponseWriter, r *http.Request, p params) { pr.Handle(w, r, p.name) }})
+		out = append(out, apirouter.Route{Method: pr.Method, Template: pr.Template, Op: pr.Op, PDNS: true, Public: pr.Public, ZoneName: h.pdnsMount.ZoneName,
+			Action: pr.Action, Handle: func(w http.ResponseWriter, r *http.Request, p apirouter.Params) { pr.Handle(w, r, p.Name) }})
 	}
 	return out
 }

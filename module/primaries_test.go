@@ -69,7 +69,7 @@ func TestPrimariesNeedTheServerAction(t *testing.T) {
 			if err := h.provisionPowerDNS(); err != nil {
 				t.Fatal(err)
 			}
-			h.router = newRouter(h.buildRoutes())
+			h.router = h.newRouter()
 			w := httptest.NewRecorder()
 			r := httptest.NewRequest(rq.method, rq.path, strings.NewReader(rq.body))
 			r.Header.Set("Content-Type", "application/json")
@@ -152,7 +152,7 @@ func TestAlsoNotifyNeedsTheServerAction(t *testing.T) {
 			if err := h.provisionPowerDNS(); err != nil {
 				t.Fatal(err)
 			}
-			h.router = newRouter(h.buildRoutes())
+			h.router = h.newRouter()
 			w := serveAs(h, toks[tc.token], rq.method, rq.path, rq.body)
 			if tc.refused {
 				if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "also-notify") {

@@ -29,7 +29,7 @@ func recordsHandler(t testing.TB, update *config.KeyConfig) *Handler {
 		cell:         new(backendCell),
 	}
 	h.setLoggers(zap.NewNop())
-	h.router = newRouter(h.buildRoutes())
+	h.router = h.newRouter()
 	return h
 }
 

@@ -22,7 +22,7 @@ func TestContentTypeBeforeSchema(t *testing.T) {
 	req.Header.Set("Content-Type", "text/plain")
 	w := httptest.NewRecorder()
 	var cz apitypes.CreateZone
-	if h.decodeRequest(w, req, routeParams(t, h, "POST", "/api/v1/zones"), &cz) || w.Code != 415 {
+	if h.router.Decode(w, req, routeParams(t, h, "POST", "/api/v1/zones"), &cz) || w.Code != 415 {
 		t.Fatalf("status %d, want 415: %s", w.Code, w.Body)
 	}
 }
@@ -40,7 +40,7 @@ func TestDuplicateKeys(t *testing.T) {
 		req := httptest.NewRequest("POST", "/api/v1/zones", strings.NewReader(body))
 		w := httptest.NewRecorder()
 		var v apitypes.CreateZone
-		if h.decodeRequest(w, req, routeParams(t, h, "POST", "/api/v1/zones"), &v) || w.Code != 400 || !strings.Contains(w.Body.String(), "duplicate key") {
+		if h.router.Decode(w, req, routeParams(t, h, "POST", "/api/v1/zones"), &v) || w.Code != 400 || !strings.Contains(w.Body.String(), "duplicate key") {
 			t.Errorf("decodeRequest(%s): %d %s", body, w.Code, w.Body)
 		}
 	}

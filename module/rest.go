@@ -6,9 +6,9 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/frontend/adapter"
 	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
+	"github.com/zoneapi/caddy-zoneapi/internal/apirouter"
 	"github.com/zoneapi/caddy-zoneapi/internal/reqlog"
 	"github.com/zoneapi/caddy-zoneapi/rest"
-	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
@@ -27,8 +27,8 @@ func (h *Handler) newREST() *rest.API {
 			return adapter.REST(b), err // nil, not a nil *zoneservice.Server in an interface, on err
 		},
 		Decode: func(w http.ResponseWriter, r *http.Request, p rest.Params, v any) bool {
-			rt, _ := p.Route.(*route)
-			return h.decodeRequest(w, r, params{route: rt, name: p.Name, view: p.View, viewErr: p.ViewErr}, v)
+			rt, _ := p.Route.(*apirouter.Route)
+			return h.router.Decode(w, r, apirouter.Params{Route: rt, Name: p.Name, View: p.View, ViewErr: p.ViewErr}, v)
 		},
 		Allow: h.access().Allow, AllowRecords: h.access().AllowRecords, Forbid: h.access().Forbid,
 		AllowPrimaries:   auth.PrimariesPolicy.Checker(h.conf.PrimaryNets, auth.ViewOf, h.access().Forbid),
@@ -43,31 +43,6 @@ func (h *Handler) newREST() *rest.API {
 
 		MaxBodyBytes: MaxBodyBytes, Imports: imports,
 	}
-}
-
-// restRoutes are package rest's routes as routes of the handler: each
-// handler gets the matched route's parameters as rest.Params.
-func restRoutes(rs []rest.Route) []route {
-	out := make([]route, len(rs))
-	for i, rr := range rs {
-		handle := rr.Handle
-		out[i] = route{method: rr.Method, template: rr.Template, public: rr.Public, authOptional: rr.AuthOptional, op: rr.Op, body: rr.Body}
-		out[i].handle = func(w http.ResponseWriter, r *http.Request, p params) {
-			handle(w, r, rest.Params{Name: p.name, Zone: auth.ScopedZone(r), View: p.view, ViewErr: p.viewErr, Route: p.route})
-		}
-	}
-	return out
-}
-
-// zoneName validates the {name} path parameter, answering 400 when it is
-// not a valid zone name (the handlers still here; rest has its own).
-func zoneName(w http.ResponseWriter, p params) (string, bool) {
-	name, err := zonemodel.NormalizeZoneName(p.name)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid zone name %q: %v", p.name, err)
-		return "", false
-	}
-	return name, true
 }
 
 // newImportGate returns a gate of the imports at once (docs/import.md),

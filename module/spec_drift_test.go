@@ -26,10 +26,10 @@ func TestRequestBodiesMatchSpec(t *testing.T) {
 	}
 	checked := 0
 	for _, rt := range h.buildRoutes() {
-		if rt.pdns {
+		if rt.PDNS {
 			continue // the PowerDNS API's bodies are its own (package powerdns)
 		}
-		path := strings.TrimPrefix(rt.template, apiPrefix)
+		path := strings.TrimPrefix(rt.Template, apiPrefix)
 		var item *openapi3.PathItem
 		for _, prefix := range []string{"", "/v1", "/api/v1"} { // the server URL holds the rest
 			if item = d.T().Paths.Value(prefix + path); item != nil {
@@ -38,24 +38,24 @@ func TestRequestBodiesMatchSpec(t *testing.T) {
 		}
 		var schema *openapi3.Schema
 		if item != nil {
-			if op := item.GetOperation(rt.method); op != nil && op.RequestBody != nil {
+			if op := item.GetOperation(rt.Method); op != nil && op.RequestBody != nil {
 				if c := op.RequestBody.Value.Content.Get("application/json"); c != nil {
 					schema = c.Schema.Value
 				}
 			}
 		}
 		switch {
-		case schema == nil && rt.body == nil:
+		case schema == nil && rt.Body == nil:
 			continue
 		case schema == nil:
-			t.Errorf("%s %s declares body %v; the spec gives it none", rt.method, rt.template, rt.body)
+			t.Errorf("%s %s declares body %v; the spec gives it none", rt.Method, rt.Template, rt.Body)
 			continue
-		case rt.body == nil:
-			t.Errorf("%s %s has a request body in the spec; the route declares no body type", rt.method, rt.template)
+		case rt.Body == nil:
+			t.Errorf("%s %s has a request body in the spec; the route declares no body type", rt.Method, rt.Template)
 			continue
 		}
 		checked++
-		compareBody(t, rt.method+" "+rt.template, schema, rt.body)
+		compareBody(t, rt.Method+" "+rt.Template, schema, rt.Body)
 	}
 	if checked < 6 {
 		t.Errorf("%d routes with bodies checked, want at least 6", checked)

@@ -89,7 +89,7 @@ func TestEventStreamClientsCappedByDefault(t *testing.T) {
 func TestEventStreamClientsCapped(t *testing.T) {
 	h := streamHandler(t)
 	h.Events = &EventsConfig{MaxStreams: 2}
-	h.router = newRouter(h.buildRoutes())
+	h.router = h.newRouter()
 	before := counterValue(t)
 	srv, cancels := openStreams(t, h, 2)
 	streamRefused(t, srv)
@@ -142,7 +142,7 @@ func counterValue(t *testing.T) float64 {
 func TestEventStreamsPerIdentity(t *testing.T) {
 	h := streamHandler(t)
 	h.authDisabled = false // basic mode: any well-formed token, its own identity
-	h.router = newRouter(h.buildRoutes())
+	h.router = h.newRouter()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = h.ServeHTTP(w, r, nextFunc(func(http.ResponseWriter, *http.Request) error { return nil }))
 	}))

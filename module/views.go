@@ -2,7 +2,6 @@ package module
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/config"
@@ -92,11 +91,4 @@ func (vs *viewSettings) parts(zoneDir string, timeout time.Duration) (zoneservic
 	}
 	p.Directory = vs.store
 	return p, nil
-}
-
-// takesView reports whether a route addresses zones, so that ?view=
-// applies to it: the REST zone and record routes (not the PowerDNS API's,
-// which knows no views, nor the server-wide ones).
-func takesView(rt *route) bool {
-	return rt != nil && !rt.pdns && strings.HasPrefix(rt.template, apiPrefix+"/zones")
 }

@@ -19,15 +19,15 @@ func TestEveryZoneRouteDocumentsView(t *testing.T) {
 	doc := d.T()
 	n := 0
 	for _, rt := range h.buildRoutes() {
-		path := strings.TrimPrefix(rt.template, "/api")
+		path := strings.TrimPrefix(rt.Template, "/api")
 		item := doc.Paths.Find(path)
 		if item == nil {
-			t.Errorf("%s %s: not in the document", rt.method, rt.template)
+			t.Errorf("%s %s: not in the document", rt.Method, rt.Template)
 			continue
 		}
-		op := item.GetOperation(rt.method)
+		op := item.GetOperation(rt.Method)
 		if op == nil {
-			t.Errorf("%s %s: no operation", rt.method, rt.template)
+			t.Errorf("%s %s: no operation", rt.Method, rt.Template)
 			continue
 		}
 		has := false
@@ -36,8 +36,8 @@ func TestEveryZoneRouteDocumentsView(t *testing.T) {
 				has = true
 			}
 		}
-		if want := takesView(&rt); has != want {
-			t.Errorf("%s %s: documents view %v, takes it %v", rt.method, rt.template, has, want)
+		if want := rt.TakesView(); has != want {
+			t.Errorf("%s %s: documents view %v, takes it %v", rt.Method, rt.Template, has, want)
 		}
 		if has {
 			n++
