@@ -3,7 +3,6 @@ package module
 import (
 	"net/http"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -12,9 +11,7 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/history"
-	"github.com/zoneapi/caddy-zoneapi/internal/apirouter"
 	"github.com/zoneapi/caddy-zoneapi/rest"
-	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
@@ -39,30 +36,10 @@ func openHistory(c *HistoryConfig, refs *sharedRefs, logger *zap.Logger) (*histo
 	return refs.history.OpenUnlessLocked(opts, logger)
 }
 
-// handleListChanges answers GET /api/v1/changes (every zone the identity
-// may read) and GET /api/v1/zones/{name}/changes: the zone and the view
-// resolved here, the page of the history by package events
-// (events.API.HandleChanges).
-func (h *Handler) handleListChanges(w http.ResponseWriter, r *http.Request, p apirouter.Params) {
-	zone := ""
-	if p.Route != nil && strings.Contains(p.Route.Template, "{name}") {
-		var err error
-		if zone, err = zonemodel.NormalizeZoneName(p.Name); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid zone name %q: %v", p.Name, err)
-			return
-		}
-	}
-	// ?view= selects the entries of one view, read as every route reads
-	// it; the default view's zones are recorded without a view.
-	view, viewErr := p.View, p.ViewErr
-	if !p.Route.TakesView() {
-		view, viewErr = rest.RequestView(r)
-		view = h.views.rest().Named(view)
-	}
-	if err := h.rest.CheckView(view, viewErr); err != nil {
-		rest.WriteFailure(w, err)
-		return
-	}
+// changesPage answers a page of the change history (package rest's
+// ChangesRoutes resolved its zone and view) by package events
+// (events.API.HandleChanges), from the backend's history.
+func (h *Handler) changesPage(w http.ResponseWriter, r *http.Request, p rest.ChangesPage) {
 	b, ok := h.backendOr500(w)
 	if !ok {
 		return
@@ -71,8 +48,7 @@ func (h *Handler) handleListChanges(w http.ResponseWriter, r *http.Request, p ap
 	if b.Root().History != nil {
 		log = b.Root().History // not a nil *history.Log in a ChangeLog
 	}
-	h.evts.HandleChanges(w, r, log, events.Page{Zone: zone, View: view,
-		DefaultView: view != "" && view == h.views.def, Limit: rest.DefaultListLimit, MaxLimit: rest.MaxListLimit})
+	h.evts.HandleChanges(w, r, log, events.Page(p))
 }
 
 // resolved returns the backend once a request (or the restart watch)

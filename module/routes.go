@@ -1,7 +1,6 @@
 package module
 
 import (
-	"net/http"
 	"sort"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
@@ -18,10 +17,7 @@ const apiPrefix = apirouter.Prefix
 func (h *Handler) buildRoutes() []apirouter.Route {
 	h.rest = h.newREST()
 	rs := apirouter.REST(h.rest.Routes())
-	rs = append(rs, []apirouter.Route{
-		{Method: http.MethodGet, Template: "/api/v1/zones/{name}/changes", Handle: h.handleListChanges},
-		{Method: http.MethodGet, Template: "/api/v1/changes", Handle: h.handleListChanges},
-	}...)
+	rs = append(rs, apirouter.REST(h.rest.ChangesRoutes(h.changesPage))...)
 	h.evts = newEventsAPI(h)
 	rs = append(rs, eventsRoutes(h.evts)...)
 	rs = append(rs, h.pdnsRoutes()...)
