@@ -4,14 +4,11 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/config"
 	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
-	"github.com/zoneapi/caddy-zoneapi/internal/apirouter"
 	"github.com/zoneapi/caddy-zoneapi/rest"
 )
 
@@ -48,7 +45,7 @@ func newEventsAPI(h *Handler) *eventsAPI {
 		WriteJSON:   rest.WriteJSON,
 		WriteError:  writeError,
 		ProblemList: rest.ProblemList,
-		StreamUntil: streamUntil,
+		StreamUntil: events.StreamUntil,
 		Logger:      h.logger, ZoneDir: h.conf.ZoneDir, AuthDisabled: h.authDisabled,
 		StreamRefused: apimetrics.CountStreamRefused,
 	}
@@ -65,29 +62,4 @@ func webhooks(c *EventsConfig) ([]events.Webhook, error) {
 			Timeout: time.Duration(wc.Timeout), RetryMin: time.Duration(wc.RetryMin), RetryMax: time.Duration(wc.RetryMax), DeadAfter: time.Duration(wc.DeadAfter)})
 	}
 	return events.CheckWebhooks(hooks)
-}
-
-// eventsRoutes lists the events endpoints.
-func eventsRoutes(e *eventsAPI) []apirouter.Route {
-	return []apirouter.Route{
-		{Method: http.MethodGet, Template: apiPrefix + "/events", Handle: func(w http.ResponseWriter, r *http.Request, _ apirouter.Params) { e.HandleStream(w, r) }},
-		{Method: http.MethodGet, Template: apiPrefix + "/events/webhooks", Handle: func(w http.ResponseWriter, r *http.Request, _ apirouter.Params) { e.HandleWebhooks(w, r) }},
-		{Method: http.MethodPost, Template: apiPrefix + "/events/webhooks/{webhook}/retry", Handle: func(w http.ResponseWriter, r *http.Request, p apirouter.Params) { e.HandleRetry(w, r, p.Name) }, Op: "webhook_retry"},
-	}
-}
-
-// streamUntil is when the event stream of r ends cleanly (zero: not
-// before the client goes or the server stops): before the server's write
-// timeout would cut it, and when the identity's credential expires (a
-// JWT's exp), so that an expired token does not go on reading changes;
-// the client reconnects with Last-Event-ID and a valid credential.
-func streamUntil(r *http.Request, now time.Time) time.Time {
-	var until time.Time
-	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv.WriteTimeout > 0 {
-		until = now.Add(time.Duration(srv.WriteTimeout) * 9 / 10)
-	}
-	if id := auth.StateOf(r).ID; id != nil && !id.Expires.IsZero() && (until.IsZero() || id.Expires.Before(until)) {
-		until = id.Expires
-	}
-	return until
 }

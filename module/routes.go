@@ -19,7 +19,7 @@ func (h *Handler) buildRoutes() []apirouter.Route {
 	rs := apirouter.REST(h.rest.Routes())
 	rs = append(rs, apirouter.REST(h.rest.ChangesRoutes(h.changesPage))...)
 	h.evts = newEventsAPI(h)
-	rs = append(rs, eventsRoutes(h.evts)...)
+	rs = append(rs, apirouter.Events(h.evts)...)
 	rs = append(rs, h.pdnsRoutes()...)
 	return append(rs, apirouter.REST(rest.DocsRoutes(h.docsMode()))...)
 }

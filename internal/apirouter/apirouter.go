@@ -16,6 +16,7 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/apispec"
 	"github.com/zoneapi/caddy-zoneapi/auth"
+	"github.com/zoneapi/caddy-zoneapi/events"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 	"github.com/zoneapi/caddy-zoneapi/internal/reqlog"
@@ -272,4 +273,14 @@ func REST(rs []rest.Route) []Route {
 		}
 	}
 	return out
+}
+
+// Events are package events' endpoints (the event stream, the webhooks'
+// state and retry) as routes of the request path.
+func Events(e *events.API) []Route {
+	return []Route{
+		{Method: http.MethodGet, Template: Prefix + "/events", Handle: func(w http.ResponseWriter, r *http.Request, _ Params) { e.HandleStream(w, r) }},
+		{Method: http.MethodGet, Template: Prefix + "/events/webhooks", Handle: func(w http.ResponseWriter, r *http.Request, _ Params) { e.HandleWebhooks(w, r) }},
+		{Method: http.MethodPost, Template: Prefix + "/events/webhooks/{webhook}/retry", Handle: func(w http.ResponseWriter, r *http.Request, p Params) { e.HandleRetry(w, r, p.Name) }, Op: "webhook_retry"},
+	}
 }
