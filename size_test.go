@@ -27,7 +27,7 @@ const moduleLinesGoal = 1500
 // moduleLinesSlack lines or more below it the test asks for the ceiling
 // to be lowered to the count, so it only goes down, to moduleLinesGoal.
 const (
-	moduleLinesCeiling = 1256
+	moduleLinesCeiling = 1251
 	moduleLinesSlack   = 100
 )
 

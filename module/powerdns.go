@@ -60,17 +60,12 @@ func (h *Handler) pdnsRoutes() []apirouter.Route {
 		b.Start(context.Background(), "")
 		return b.Root(), nil
 	}
-	var out []apirouter.Route
-	for _, pr := range h.pdnsMount.Routes(frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: func(id string) (func(), error) { return h.rest.Imports.EnterFrontend(id) }}, Logger: h.dnsLog, ServerStatistics: statschannel.Server(h.conf.StatsURL),
+	return apirouter.Mounted(h.pdnsMount, frontend.Options{Zones: adapter.Zones{Service: zones, EnterImport: func(id string) (func(), error) { return h.rest.Imports.EnterFrontend(id) }}, Logger: h.dnsLog, ServerStatistics: statschannel.Server(h.conf.StatsURL),
 		Version: pdnsVersion, Denied: h.access().Denied, Allow: h.access().Allow,
 		AllowRecords: func(w http.ResponseWriter, r *http.Request, zone string, c []auth.RecordChange) bool {
 			return h.access().AllowRecords(w, r, zone, c)
 		},
-		AllowPrimaries: auth.PrimariesPolicy.Checker(h.conf.PrimaryNets, auth.ViewOf, h.access().Forbid), AllowNotify: auth.NotifyPolicy.Checker(h.conf.NotifyNets, auth.ViewOf, h.access().Forbid)}) {
-		out = append(out, apirouter.Route{Method: pr.Method, Template: pr.Template, Op: pr.Op, PDNS: true, Public: pr.Public, ZoneName: h.pdnsMount.ZoneName,
-			Action: pr.Action, Handle: func(w http.ResponseWriter, r *http.Request, p apirouter.Params) { pr.Handle(w, r, p.Name) }})
-	}
-	return out
+		AllowPrimaries: auth.PrimariesPolicy.Checker(h.conf.PrimaryNets, auth.ViewOf, h.access().Forbid), AllowNotify: auth.NotifyPolicy.Checker(h.conf.NotifyNets, auth.ViewOf, h.access().Forbid)})
 }
 
 // isPDNS reports whether the request is one for the PowerDNS API.

@@ -284,3 +284,15 @@ func Events(e *events.API) []Route {
 		{Method: http.MethodPost, Template: Prefix + "/events/webhooks/{webhook}/retry", Handle: func(w http.ResponseWriter, r *http.Request, p Params) { e.HandleRetry(w, r, p.Name) }, Op: "webhook_retry"},
 	}
 }
+
+// Mounted are the routes of a mounted front end (the PowerDNS API) built
+// with opts, as routes of the request path: its {name} decoded by the
+// mount's ZoneName, its errors in its shape (PDNS).
+func Mounted(m *frontend.Mount, opts frontend.Options) []Route {
+	var out []Route
+	for _, pr := range m.Routes(opts) {
+		out = append(out, Route{Method: pr.Method, Template: pr.Template, Op: pr.Op, PDNS: true, Public: pr.Public, ZoneName: m.ZoneName,
+			Action: pr.Action, Handle: func(w http.ResponseWriter, r *http.Request, p Params) { pr.Handle(w, r, p.Name) }})
+	}
+	return out
+}
