@@ -29,8 +29,9 @@ const MaxSearchResults = 10000
 // one, case-insensitive), at most max (default 100, at most
 // MaxSearchResults). Zones and records
 // outside the identity's scope are left out. Zones are matched from the
-// zone list; records are read zone by zone, in name order (searchParallel
-// at a time), until max results are found.
+// zone list (walked a page at a time: searchZoneList); records are read
+// zone by zone, in name order (searchParallel at a time), until max
+// results are found.
 func (a *API) searchData(w http.ResponseWriter, r *http.Request, _ string) {
 	q := r.URL.Query()
 	term := q.Get("q")
@@ -65,7 +66,7 @@ func (a *API) searchData(w http.ResponseWriter, r *http.Request, _ string) {
 		ok, _ := path.Match(pattern, s)
 		return ok || ok2(pattern, strings.TrimSuffix(s, "."))
 	}
-	zones, err := a.Service.ListZones(r.Context())
+	zones, err := a.searchZones(r.Context())
 	if err != nil {
 		a.fail(w, err, nil, false)
 		return
@@ -73,19 +74,83 @@ func (a *API) searchData(w http.ResponseWriter, r *http.Request, _ string) {
 	g := grant(r)
 	out := []SearchResult{}
 	if ot != "record" && ot != "comment" {
-		for _, z := range zones {
-			if len(out) < max && g.AllowsZone(z.Name) && match(FQDN(z.Name)) {
+		c := zones.cursor()
+		for z := c.next(r.Context()); z != nil && len(out) < max; z = c.next(r.Context()) {
+			if g.AllowsZone(z.Name) && match(FQDN(z.Name)) {
 				out = append(out, SearchResult{ObjectType: "zone", Name: FQDN(z.Name), ZoneID: ZoneID(z.Name)})
 			}
 		}
+		err = c.err
 	}
-	if ot != "zone" && ot != "comment" && len(out) < max {
-		out = a.searchRecords(r.Context(), zones, g, match, max, out)
+	if err == nil && ot != "zone" && ot != "comment" && len(out) < max {
+		out, err = a.searchRecords(r.Context(), zones.cursor(), g, match, max, out)
 	}
-	if ot != "zone" {
-		out = a.searchSideFiles(zones, g, ot, match, max, out)
+	if err == nil && ot != "zone" {
+		out, err = a.searchSideFiles(r.Context(), zones.cursor(), g, ot, match, max, out)
+	}
+	if err != nil {
+		a.fail(w, err, nil, false)
+		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// searchZoneList is the zone list a search walks, once for the zones'
+// names, once for their records and once for their side files: a page
+// of zoneListPage zones at a time when the service lists its zones so
+// (zonePager), so that a search holds neither the list of every zone
+// (18 MB at 100,000 zones) nor their names, whatever the number of
+// zones. Its first page is kept for the walks after the first, so that
+// named's statistics channel (the serials the first page of a list
+// reads) is asked once a search, as when the list was read whole.
+type searchZoneList struct {
+	pager zonePager
+	first []ZoneInfo
+	after string // the cursor of the page after first ("" after the last)
+}
+
+// searchZones reads the first page of the zones a search walks (the
+// whole list when the service does not list its zones a page at a time).
+func (a *API) searchZones(ctx context.Context) (*searchZoneList, error) {
+	if p, ok := a.Service.(zonePager); ok {
+		zones, next, err := p.ZonesPage(ctx, "", zoneListPage)
+		return &searchZoneList{pager: p, first: zones, after: next}, err
+	}
+	zones, err := a.Service.ListZones(ctx)
+	return &searchZoneList{first: zones}, err
+}
+
+// cursor starts a walk of the zones, in name order.
+func (l *searchZoneList) cursor() *zoneCursor {
+	return &zoneCursor{list: l, page: l.first, after: l.after}
+}
+
+// zoneCursor walks a searchZoneList: next answers each zone in turn, then
+// nil, also when reading a page fails (err).
+type zoneCursor struct {
+	list  *searchZoneList
+	page  []ZoneInfo
+	i     int
+	after string
+	err   error
+}
+
+// next answers the next zone, nil after the last or when reading a page
+// fails (err). The zone is valid until the next call's page after it.
+func (c *zoneCursor) next(ctx context.Context) *ZoneInfo {
+	for c.i >= len(c.page) {
+		if c.after == "" || c.list.pager == nil || c.err != nil {
+			return nil
+		}
+		c.page, c.after, c.err = c.list.pager.ZonesPage(ctx, c.after, zoneListPage)
+		c.i = 0
+		if c.err != nil {
+			c.page = nil
+			return nil
+		}
+	}
+	c.i++
+	return &c.page[c.i-1]
 }
 
 // searchParallel is how many zones a search reads at once: half the
@@ -93,31 +158,41 @@ func (a *API) searchData(w http.ResponseWriter, r *http.Request, _ string) {
 // that a search leaves the writes and other reads room.
 const searchParallel = 4
 
-// searchRecords adds the records of zones (those the grant allows) that
-// match finds, up to max results, in the order of zones and of each
-// zone's RRsets. Zones are read searchParallel at a time, ahead of the
-// one whose results are added; once max results are found no zone is
-// read further (those already asked are waited for, their answers
-// dropped). A zone that cannot be read (a secondary not loaded yet) has
-// nothing to find.
-func (a *API) searchRecords(ctx context.Context, zones []ZoneInfo, g *auth.Grant, match func(string) bool, max int, out []SearchResult) []SearchResult {
-	var names []string
-	for _, z := range zones {
-		if g.AllowsZone(z.Name) {
-			names = append(names, z.Name)
-		}
-	}
+// searchRecords adds the records of the zones c walks (those the grant
+// allows) that match finds, up to max results, in the order of the zones
+// and of each zone's RRsets. Zones are read searchParallel at a time,
+// ahead of the one whose results are added; once max results are found
+// no zone is read further (those already asked are waited for, their
+// answers dropped) nor the zone list. A zone that cannot be read (a
+// secondary not loaded yet) has nothing to find; a page of the zone list
+// that cannot be read fails the search.
+func (a *API) searchRecords(ctx context.Context, c *zoneCursor, g *auth.Grant, match func(string) bool, max int, out []SearchResult) ([]SearchResult, error) {
+	listCtx := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type read struct{ sets []zonemodel.RRset }
-	window := make([]chan read, searchParallel)
+	type pending struct {
+		zone string
+		ch   chan read
+	}
+	var ahead []pending // the zones asked, in order, at most searchParallel
 	either := func(owner, value string) bool { return match(owner) || match(value) }
-	started := 0
+	done := false // every zone allowed has been asked
 	start := func() {
+		var zone string
+		for {
+			z := c.next(listCtx)
+			if z == nil {
+				done = true
+				return
+			}
+			if g.AllowsZone(z.Name) {
+				zone = z.Name
+				break
+			}
+		}
 		ch := make(chan read, 1)
-		window[started%searchParallel] = ch
-		zone := names[started]
-		started++
+		ahead = append(ahead, pending{zone, ch})
 		go func() {
 			sets, err := a.Service.SearchRecords(ctx, zone, either)
 			if err != nil {
@@ -126,20 +201,24 @@ func (a *API) searchRecords(ctx context.Context, zones []ZoneInfo, g *auth.Grant
 			ch <- read{sets}
 		}()
 	}
-	for i := 0; i < len(names); i++ {
-		for started < len(names) && started-i < searchParallel && len(out) < max {
+	for {
+		for !done && len(ahead) < searchParallel && len(out) < max {
 			start()
 		}
 		if len(out) >= max {
 			// Wait for the reads in flight (cancelled).
 			cancel()
-			for ; i < started; i++ {
-				<-window[i%searchParallel]
+			for _, p := range ahead {
+				<-p.ch
 			}
 			break
 		}
-		res := <-window[i%searchParallel]
-		zone := names[i]
+		if len(ahead) == 0 {
+			break
+		}
+		res := <-ahead[0].ch
+		zone := ahead[0].zone
+		ahead = append(ahead[:0], ahead[1:]...)
 		for _, s := range res.sets {
 			if !g.AllowsRecord(s.Name, s.Type) {
 				continue
@@ -153,23 +232,22 @@ func (a *API) searchRecords(ctx context.Context, zones []ZoneInfo, g *auth.Grant
 			}
 		}
 	}
-	return out
+	return out, c.err // the reads asked before a page failed are waited for above
 }
 
-// searchSideFiles adds what the zones' side files keep and match finds:
-// disabled records (unless only comments are searched) and comments
-// (unless only records are), up to max results.
-func (a *API) searchSideFiles(zones []ZoneInfo, g *auth.Grant, ot string, match func(string) bool, max int, out []SearchResult) []SearchResult {
+// searchSideFiles adds what the side files of the zones c walks keep and
+// match finds: disabled records (unless only comments are searched) and
+// comments (unless only records are), up to max results.
+func (a *API) searchSideFiles(ctx context.Context, c *zoneCursor, g *auth.Grant, ot string, match func(string) bool, max int, out []SearchResult) ([]SearchResult, error) {
 	sf := a.sideFiles()
 	if sf == nil || len(out) >= max {
-		return out
+		return out, nil
 	}
 	withData, err := sf.SideFileZones(zonemodel.SideKindPowerDNS)
 	if err != nil || len(withData) == 0 {
-		return out
+		return out, nil
 	}
-	for i := range zones {
-		z := &zones[i]
+	for z := c.next(ctx); z != nil && len(out) < max; z = c.next(ctx) {
 		if !withData[z.Name] || !g.AllowsZone(z.Name) {
 			continue
 		}
@@ -197,16 +275,16 @@ func (a *API) searchSideFiles(zones []ZoneInfo, g *auth.Grant, ot string, match 
 				}
 			}
 			if ot != "record" {
-				for _, c := range rs.Comments {
-					if len(out) < max && match(c.Content) {
+				for _, cm := range rs.Comments {
+					if len(out) < max && match(cm.Content) {
 						out = append(out, SearchResult{ObjectType: "comment", Name: rs.Name, Type: rs.Type,
-							Content: c.Content, Zone: FQDN(z.Name), ZoneID: ZoneID(z.Name)})
+							Content: cm.Content, Zone: FQDN(z.Name), ZoneID: ZoneID(z.Name)})
 					}
 				}
 			}
 		}
 	}
-	return out
+	return out, c.err
 }
 
 // ok2 matches names written without their trailing dot (PowerDNS stores
