@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/frontend"
+	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/powerdns"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -50,7 +52,8 @@ func (p probedSearch) SearchRecords(_ context.Context, zone string, match func(o
 // heap live while it reads the zones' records is under half the list's
 // held whole, and its answer (zones, records, then a side file's
 // disabled records and comments) is the bytes of the search over the
-// list read whole. Before the paged walk the search held the list (and
+// list read whole, and named's statistics channel is asked once, as by
+// the list read whole (the walks after the first reuse its first page). Before the paged walk the search held the list (and
 // the names of its zones) until it answered: over 1x the list.
 func TestPowerDNSSearchPaged(t *testing.T) {
 	const n = 16000
@@ -73,7 +76,16 @@ func TestPowerDNSSearchPaged(t *testing.T) {
 			}
 		}
 	}
-	s := &zoneservice.Service{Store: st}
+	// named's statistics channel down: each list's first page asks it.
+	inv := &inventory.Inventory{
+		Fetch: func(context.Context) ([]byte, error) { return nil, errors.New("statistics channel down") },
+		Status: func(context.Context, string, string) (bool, error) {
+			return false, errors.New("no zonestatus in this test")
+		},
+		Indexed: func(name, _ string) bool { return st.Known(name) },
+	}
+	t.Cleanup(inv.Stop)
+	s := &zoneservice.Service{Store: st, Inventory: inv}
 	z := Zones{Service: func(context.Context) (*zoneservice.Service, error) { return s, nil }}
 
 	// The heap of the zone list held whole.
@@ -116,7 +128,11 @@ func TestPowerDNSSearchPaged(t *testing.T) {
 	wp, wlive := probe()
 	wantBody := search(struct{ frontend.Service }{wp}, wp.base)
 	pp, plive := probe()
+	fetches := inv.Fetches.Load()
 	body := search(pp, pp.base)
+	if f := inv.Fetches.Load() - fetches; f != 1 {
+		t.Errorf("the paged search asked named's statistics channel %d times, want 1 (as the list read whole)", f)
+	}
 	if body != wantBody {
 		t.Errorf("the paged search's answer differs:\n%.300s\nwant\n%.300s", body, wantBody)
 	}
