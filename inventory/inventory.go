@@ -361,6 +361,12 @@ func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 	}
 	inv.snapGen++
 	snap := &Snapshot{zones: zones, Views: views, Taken: time.Now(), Gen: inv.snapGen, asked: asked}
+	if prev := inv.snap; inv.gen != gen && prev != nil && prev.nGone > 0 {
+		// A Forget ran while named was asked, whose answer may still
+		// list the zone: keep hiding what the snapshot before hid,
+		// until a read begun after the Forget lands (signalled below).
+		snap.Forgotten, snap.fg, snap.nGone = prev.Forgotten, prev.fg, prev.nGone
+	}
 	inv.snap = snap
 	inv.save()
 	if inv.wanted && asked.After(inv.wantAfter) {

@@ -200,3 +200,52 @@ func TestForgetRoot(t *testing.T) {
 		t.Errorf("after Forget(\".\"): %s", got)
 	}
 }
+
+// A refresh whose read of named began before a Forget (the zone service
+// deleted the zone while named's answer was on its way, and that answer
+// still lists it) does not bring the zone back: the snapshot it installs
+// keeps hiding what was forgotten meanwhile, until a read begun after the
+// Forget lands.
+func TestForgetDuringRefreshStaysForgotten(t *testing.T) {
+	f := &fakeNamed{views: map[string][]string{"_default": {"a.test 1 primary", "gone.test 1 primary"}}}
+	inv := f.inventory()
+	ctx := context.Background()
+	if _, err := inv.RefreshNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	inv.Stop()
+	inFetch, release := make(chan struct{}), make(chan struct{})
+	fetch := inv.Fetch
+	inv.Fetch = func(ctx context.Context) ([]byte, error) {
+		body, err := fetch(ctx) // named's answer, still listing gone.test
+		close(inFetch)
+		<-release
+		return body, err
+	}
+	done := make(chan *Snapshot)
+	go func() {
+		snap, err := inv.RefreshNow(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- snap
+	}()
+	<-inFetch
+	inv.Forget("gone.test", "")
+	close(release)
+	snap := <-done
+	if got := sources(snap); got != "a.test=nzd" {
+		t.Errorf("refresh begun before the Forget: %s, want a.test=nzd", got)
+	}
+	if snap, _ = inv.Zones(ctx); sources(snap) != "a.test=nzd" {
+		t.Errorf("after it: %s, want a.test=nzd", sources(snap))
+	}
+	// named no longer lists it; a read begun after the Forget lands.
+	f.mu.Lock()
+	f.views["_default"] = []string{"a.test 1 primary"}
+	f.mu.Unlock()
+	inv.Fetch = fetch
+	if snap, err := inv.RefreshNow(ctx); err != nil || sources(snap) != "a.test=nzd" || len(snap.Forgotten) != 0 {
+		t.Errorf("next refresh: %s, forgotten %v, %v", sources(snap), snap.Forgotten, err)
+	}
+}
