@@ -25,9 +25,8 @@ import (
 // (a read: safe to send twice).
 //
 // Every message of the answer is checked as the DNS library's transfers
-// check them: the first must be signed when the client has a key, and
-// each signed message's TSIG is verified against the previous MAC (RFC
-// 8945 section 5.3.1). The answer ends as RFC 1995 says: a single SOA
+// check them: each must be signed when the client has a key, its TSIG
+// verified against the previous MAC (RFC 8945 section 5.3.1). The answer ends as RFC 1995 says: a single SOA
 // (up to date), the third copy of the current SOA (incremental), or its
 // second copy when the answer is the whole zone.
 func (c *Client) ixfrPooled(ctx context.Context, zone string, from uint32) ([]Delta, []dns.RR, error) {
@@ -129,7 +128,13 @@ func (c *Client) xfrOn(ctx context.Context, conn net.Conn, zone string, m *dns.M
 					return nil, fmt.Errorf("answer's TSIG signature does not verify: %w", err)
 				}
 				mac = t.MAC
-			case first:
+			default:
+				// Every message signed, as the DNS library's
+				// transfers want them and named signs them: an
+				// unsigned one (RFC 8945 allows some between signed
+				// ones, its content covered by the next MAC, which
+				// is not checked so here) would let anyone on the
+				// path append records to a transfer.
 				return nil, errUnsignedMsg
 			}
 		}
