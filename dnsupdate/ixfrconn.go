@@ -69,11 +69,19 @@ func (c *Client) axfrPooled(ctx context.Context, zone string) ([]dns.RR, error) 
 
 // xfrOn sends the IXFR or AXFR query m on conn and returns every record
 // of the answer. An AXFR answer ends with the second copy of its SOA.
-func (c *Client) xfrOn(ctx context.Context, conn net.Conn, zone string, m *dns.Msg, from uint32) ([]dns.RR, error) {
+// When ctx ends before the transfer stops watching it, even with the
+// answer read whole, it fails with ctx's error, so that the caller does
+// not pool conn: the watch's deadline in the past lands on conn from a
+// goroutine of its own, possibly once another exchange uses it.
+func (c *Client) xfrOn(ctx context.Context, conn net.Conn, zone string, m *dns.Msg, from uint32) (rrs []dns.RR, xerr error) {
 	axfr := m.Question[0].Qtype == dns.TypeAXFR
 	deadline := c.transferDeadline(ctx)
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
+	defer func() {
+		if !stop() && xerr == nil {
+			rrs, xerr = nil, ctx.Err()
+		}
+	}()
 	var (
 		wire []byte
 		mac  string

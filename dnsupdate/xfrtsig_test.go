@@ -3,6 +3,7 @@ package dnsupdate
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"strings"
@@ -98,4 +99,102 @@ func forgeTail(conn net.Conn, soa, ns, forged dns.RR) {
 			}
 		}
 	}
+}
+
+// TestPooledTransferCancelledAtItsEnd: a transfer on a pooled connection
+// whose context ends once the answer is read, before the transfer stops
+// watching it, fails, so that its connection is closed rather than
+// pooled: the watch's deadline in the past lands on the connection later
+// (context.AfterFunc runs it in a goroutine of its own), where it would
+// fail the next exchange on it, an UPDATE's answer then lost (outcome
+// unknown). Failed before: the transfer succeeded and its connection
+// went back to the pool with the deadline on its way.
+func TestPooledTransferCancelledAtItsEnd(t *testing.T) {
+	const zone = "cancel.test"
+	soa, err := dns.NewRR(zone + ". 300 IN SOA ns1.cancel.test. hostmaster.cancel.test. 7 3600 600 86400 300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, _ := dns.NewRR(zone + ". 300 IN NS ns1.cancel.test.")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		var l [2]byte
+		if _, err := io.ReadFull(conn, l[:]); err != nil {
+			return
+		}
+		p := make([]byte, binary.BigEndian.Uint16(l[:]))
+		if _, err := io.ReadFull(conn, p); err != nil {
+			return
+		}
+		q := new(dns.Msg)
+		if q.Unpack(p) != nil {
+			return
+		}
+		a := new(dns.Msg)
+		a.SetReply(q)
+		a.Answer = []dns.RR{soa, ns, soa}
+		w, _ := a.Pack()
+		_, _ = conn.Write(append(binary.BigEndian.AppendUint16(nil, uint16(len(w))), w...))
+		_, _ = io.Copy(io.Discard, conn)
+	}()
+	c, err := NewClient(ln.Addr().String(), nil, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	conn := &cancelAtEnd{Conn: raw, cancel: cancel, late: make(chan struct{})}
+	m := new(dns.Msg)
+	m.SetAxfr(zone + ".")
+	rrs, err := c.xfrOn(ctx, conn, zone, m, 0)
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("want the context's error, got %v", err)
+		}
+		return
+	}
+	select {
+	case <-conn.late:
+		t.Fatalf("the transfer succeeded (%d records), and a deadline in the past was set on its connection afterwards", len(rrs))
+	case <-time.After(2 * time.Second):
+		t.Fatal("the context's watch did not run: the test shows nothing")
+	}
+}
+
+// cancelAtEnd cancels the context at its second read (the answer's
+// body: the whole of a one-message answer), and closes late when a
+// deadline in the past is set on it.
+type cancelAtEnd struct {
+	net.Conn
+	reads  int
+	cancel func()
+	late   chan struct{}
+}
+
+func (c *cancelAtEnd) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if c.reads++; c.reads == 2 {
+		c.cancel()
+	}
+	return n, err
+}
+
+func (c *cancelAtEnd) SetDeadline(t time.Time) error {
+	if t.Equal(time.Unix(1, 0)) {
+		close(c.late)
+	}
+	return c.Conn.SetDeadline(t)
 }
