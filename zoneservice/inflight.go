@@ -3,6 +3,8 @@ package zoneservice
 import (
 	"context"
 	"strings"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // A record change another service of the process makes on a zone whose
@@ -27,7 +29,9 @@ func (r *Records) writing(zone string) (end func()) {
 	if r.history == nil {
 		return func() {}
 	}
-	return r.history.Writing(r.view, strings.TrimSuffix(strings.ToLower(zone), "."), r.updater)
+	// Named as the catch-up names it (Noticed): the root zone ".", not
+	// the empty name.
+	return r.history.Writing(r.view, zonemodel.ZoneOfOrigin(strings.ToLower(zone)), r.updater)
 }
 
 // awaitOtherWriters waits until the record changes of zone that other

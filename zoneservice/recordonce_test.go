@@ -7,6 +7,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate/dnstest"
 	"github.com/zoneapi/caddy-zoneapi/history"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
@@ -95,7 +96,23 @@ func TestChangeRecordedOnceAcrossWriters(t *testing.T) {
 // external, and the webhook's own entry was then dropped as a repeat;
 // CI-like load showed it in TestHistoryExternalDNS).
 func TestChangeOfAnotherWriterKeepsItsActor(t *testing.T) {
+	changeOfAnotherWriter(t, newOpsRig(t), "rec.test")
+}
+
+// TestRootZoneChangeOfAnotherWriterKeepsItsActor: the same for the root
+// zone, whose change in flight the writer registered under the empty
+// name and the catch-up looked for under "." (failed before: the
+// catch-up did not wait, and recorded the webhook's change as external).
+func TestRootZoneChangeOfAnotherWriterKeepsItsActor(t *testing.T) {
 	r := newOpsRig(t)
+	r.dns = dnstest.NewServer(t, map[string]string{"": "$TTL 300\n@ IN SOA ns1.example. admin.example. 2024010101 3600 600 604800 300\n@ IN NS ns1.example.\n"})
+	r.svc.Updater = newTestUpdater(t, r.dns.Addr)
+	changeOfAnotherWriter(t, r, zonemodel.Root)
+}
+
+// changeOfAnotherWriter runs TestChangeOfAnotherWriterKeepsItsActor on
+// the zone of r's fake named.
+func changeOfAnotherWriter(t *testing.T, r *opsRig, zone string) {
 	l, err := history.Open(t.TempDir(), history.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +122,7 @@ func TestChangeOfAnotherWriterKeepsItsActor(t *testing.T) {
 	webhook := &Service{Store: r.store, Control: r.svc.Control, Updater: newTestUpdater(t, r.dns.Addr), UpdateKey: "zoneapi-update", Timeout: 5 * time.Second, History: l}
 
 	ctx := context.Background()
-	if err := r.svc.Noticed(ctx, "rec.test"); err != nil { // the baseline
+	if err := r.svc.Noticed(ctx, zone); err != nil { // the baseline
 		t.Fatal(err)
 	}
 	applied, answer, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
@@ -118,13 +135,13 @@ func TestChangeOfAnotherWriterKeepsItsActor(t *testing.T) {
 	go func() {
 		defer close(done)
 		wctx := WithActor(ctx, Actor{Identity: "external-dns", Frontend: "externaldns"})
-		if _, err := webhook.Records().AddRecord(wctx, "rec.test", zonemodel.Record{Name: "hook", Type: "A", Value: "192.0.2.7"}, nil); err != nil {
+		if _, err := webhook.Records().AddRecord(wctx, zone, zonemodel.Record{Name: "hook", Type: "A", Value: "192.0.2.7"}, nil); err != nil {
 			t.Error(err)
 		}
 	}()
 	<-applied
 	noticed := make(chan error, 1)
-	go func() { noticed <- r.svc.Noticed(ctx, "rec.test") }()
+	go func() { noticed <- r.svc.Noticed(ctx, zone) }()
 	// The catch-up has the change from named's IXFR at once; the webhook
 	// gets its answer once the catch-up has recorded it (before) or after
 	// a second (the catch-up waits for the webhook's write).
