@@ -339,13 +339,21 @@ func (c *Client) Close() { c.idle.Close() }
 // run sends one command on conn (first obtaining a nonce on a new
 // connection), bounded by ctx.
 // It reports whether the command itself was (at least partly) sent.
-func (c *Client) run(ctx context.Context, conn *ctlConn, command, verb string) (*Response, bool, error) {
+// When ctx ends before run stops watching it, even with named's answer
+// read, it fails with ctx's error, so that the caller does not pool
+// conn: the watch's deadline in the past lands on conn from a goroutine
+// of its own, possibly once another command uses it.
+func (c *Client) run(ctx context.Context, conn *ctlConn, command, verb string) (resp *Response, sent bool, err error) {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
 	// Unblock reads and writes as soon as ctx is done.
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
+	defer func() {
+		if !stop() && (err == nil || isCommandError(err)) {
+			resp, err = nil, fmt.Errorf("rndc %s: %w", verb, ctx.Err())
+		}
+	}()
 	if conn.nonce == 0 {
 		nonce, err := c.handshake(conn, verb)
 		if err != nil {
@@ -356,7 +364,7 @@ func (c *Client) run(ctx context.Context, conn *ctlConn, command, verb string) (
 	if ctx.Err() != nil {
 		return nil, false, ctx.Err()
 	}
-	resp, err := c.exchange(conn, conn.nonce, command, verb)
+	resp, err = c.exchange(conn, conn.nonce, command, verb)
 	return resp, true, err
 }
 
