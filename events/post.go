@@ -125,7 +125,10 @@ func (p *poster) post(ctx context.Context, s *Signer, id string, payload []byte)
 // exchange writes p.buf on the connection (dialled if there is none) and
 // reads the answer (its body read and closed); sent reports whether any
 // of the answer was read. The connection is closed unless it can carry
-// the next message.
+// the next message. When ctx ends before exchange stops watching it,
+// even with the answer read, it fails with ctx's error and closes the
+// connection: the watch's deadline in the past lands on it from a
+// goroutine of its own, possibly during the next message's exchange.
 func (p *poster) exchange(ctx context.Context, start time.Time) (resp *http.Response, sent bool, err error) {
 	deadline := start.Add(p.timeout)
 	if p.conn == nil {
@@ -143,7 +146,12 @@ func (p *poster) exchange(ctx context.Context, start time.Time) (resp *http.Resp
 	}()
 	_ = conn.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
+	defer func() { // before the close above
+		if !stop() && err == nil {
+			keep = false
+			resp, err = nil, ctx.Err()
+		}
+	}()
 	if _, err := conn.Write(p.buf); err != nil {
 		return nil, false, err
 	}
