@@ -137,6 +137,13 @@ func parseZoneFile(name string, text []byte, maxRecords, maxBytes int, each func
 		if rr.Header().Name == "" {
 			return nil, nil, &FileError{Line: r.start, Message: "the record has no owner name (a line that begins with a blank takes the previous record's owner, and there is none)"}
 		}
+		if r.generate {
+			// miekg/dns expands "\\$" to "\" and the number, an escape
+			// named would not read ("\10"), where BIND keeps "\\10".
+			if msg := BadEscape(rr.String()); msg != "" {
+				return nil, nil, &FileError{Line: r.start, Message: "the $GENERATE line makes the record " + shorten(rr.Header().Name) + ", which " + msg}
+			}
+		}
 		if noData(rr) {
 			// miekg/dns reads a record without data (an update's
 			// deletion); named refuses one.

@@ -96,6 +96,8 @@ func TestParseZoneFileRefusals(t *testing.T) {
 		{"bad generate range", "$GENERATE 5-1 h$ A 10.0.0.$\n", 1, "$GENERATE"},
 		{"incomplete escape in TXT", "$TTL 300\n@ SOA ns h 1 2 3 4 5\nt TXT \"TEST\\1\" \"TEST2\"\n", 3, `incomplete escape \1`},
 		{"incomplete escape in a parenthesised TXT", "$TTL 300\n@ SOA ns h 1 2 3 4 5\nt TXT ( \"a\"\n \"b\\12\" )\n", 3, `incomplete escape \12`},
+		{"an escaped backslash before a generated number (owner)", "$TTL 300\n@ SOA ns h 1 2 3 4 5\n@ NS ns\n$GENERATE 10-10 \\\\$ A 0.0.0.0\n", 4, `the $GENERATE line makes the record \10.example.com., which has the incomplete escape \10`},
+		{"an escaped backslash before a generated number (target)", "$TTL 300\n@ SOA ns h 1 2 3 4 5\n@ NS ns\n$GENERATE 1-2 c$ CNAME x\\\\$\n", 4, `incomplete escape \1`},
 		{"out-of-range escape in an owner", "$TTL 300\n@ SOA ns h 1 2 3 4 5\na\\256 A 192.0.2.1\n", 3, `escape \256, out of range`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -386,6 +388,7 @@ var attackFiles = []string{
 	"$GENERATE 1-3 g$ TXT \"\\$INCLUDE\" \\$TTL\n",
 	"\"$ORIGIN\" other.test.\nx A 10.0.0.1\n",
 	"x TXT ( \"a\"\n$INCLUDE /etc/passwd )\n",
+	"$GENERATE 0-1 \\$$ A 0.0.0.0\n$GENERATE 10-10 \\\\$ A 0.0.0.0\n",
 }
 
 // FuzzRenderImport: whatever a client sends as a zone file, what the
