@@ -2,6 +2,7 @@ package dnsupdate
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"github.com/miekg/dns"
@@ -20,18 +21,121 @@ import (
 //
 // Memory: a seed is kept only for a file of at most seedZoneMax bytes (a
 // created zone's file is its SOA, name servers and their addresses: a few
-// hundred bytes), and while all seeds hold at most seedTotalMax.
+// hundred bytes), and while all seeds hold at most seedTotalMax. A seed is
+// kept compactly: its file with the zone's name and its serial taken out
+// (seedText), a text that the files of zones created alike share (one
+// for 100,000 zones created with the same settings), and per zone the
+// serial and that shared text (seedRef), in a map of their own: some 60
+// bytes a zone, where the file itself, its copy and a cache entry (as
+// before) took some 440 (BenchmarkSeedHeap). A zone without a seed
+// (over the bounds, or after a restart) costs its first whole-zone
+// difference a read of its file in the zone directory instead (see the
+// zone service's fileAt), while that file is still at the serial.
 
 // seedZoneMax bounds the file a zone's seed keeps.
 const seedZoneMax = 256 << 10
 
-// seedTotalMax bounds the bytes of all seeds of an Updater.
+// seedTotalMax bounds the bytes of all seeds of an Updater: each distinct
+// text (seedTextBytes more than its length) and seedRefBytes a zone.
 const seedTotalMax = 32 << 20
 
-// seed is a master file this process wrote for a zone at serial.
-type seed struct {
+// What a seed costs beside its text's bytes: per zone (its map slot and
+// reference, the zone's name is the caller's) and per distinct text (its
+// header and map slot).
+const (
+	seedRefBytes  = 64
+	seedTextBytes = 96
+)
+
+// The bytes that stand for the zone's name and its serial in a seed's
+// text, when the file holds neither (else the text is the file as is).
+const (
+	seedNameMark   = "\x00"
+	seedSerialMark = "\x01"
+)
+
+// seedText is the text of one or more seeds: a master file with the
+// zone's name and its serial taken out (or whole, seedRef.raw).
+type seedText struct {
+	data string
+	refs int // seeds sharing it
+}
+
+// seedRef is a zone's seed: the zone at serial is its text with the
+// marks put back.
+type seedRef struct {
+	text   *seedText
 	serial uint32
-	data   []byte
+	raw    bool // text is the file as is
+}
+
+// seedSet holds an Updater's seeds. Guarded by snapshotCache.mu.
+type seedSet struct {
+	byZone map[string]seedRef
+	texts  map[string]*seedText
+	bytes  int
+}
+
+// seedTemplate takes zone's name and the serial out of data, or reports
+// raw (data unchanged) when data holds a mark already.
+func seedTemplate(zone string, serial uint32, data []byte) (text []byte, raw bool) {
+	if zone == "" || bytes.Contains(data, []byte(seedNameMark)) || bytes.Contains(data, []byte(seedSerialMark)) ||
+		strings.Contains(zone, seedSerialMark) {
+		return data, true
+	}
+	t := bytes.ReplaceAll(data, []byte(zone), []byte(seedNameMark))
+	return bytes.ReplaceAll(t, strconv.AppendUint(nil, uint64(serial), 10), []byte(seedSerialMark)), false
+}
+
+// file returns the master file r stands for, as given to Seed.
+func (r seedRef) file(zone string) []byte {
+	if r.raw {
+		return []byte(r.text.data)
+	}
+	t := strings.ReplaceAll(r.text.data, seedSerialMark, strconv.FormatUint(uint64(r.serial), 10))
+	return []byte(strings.ReplaceAll(t, seedNameMark, zone))
+}
+
+// add keeps zone's seed, unless over the bounds.
+func (ss *seedSet) add(zone string, serial uint32, data []byte) bool {
+	if len(data) > seedZoneMax {
+		return false
+	}
+	text, raw := seedTemplate(zone, serial, data)
+	t := ss.texts[string(text)]
+	cost := seedRefBytes
+	if t == nil {
+		cost += seedTextBytes + len(text)
+	}
+	if ss.bytes+cost > seedTotalMax {
+		return false
+	}
+	if ss.byZone == nil {
+		ss.byZone = map[string]seedRef{}
+		ss.texts = map[string]*seedText{}
+	}
+	if t == nil {
+		t = &seedText{data: string(text)}
+		ss.texts[t.data] = t
+	}
+	t.refs++
+	ss.byZone[zone] = seedRef{text: t, serial: serial, raw: raw}
+	ss.bytes += cost
+	return true
+}
+
+// drop forgets zone's seed.
+func (ss *seedSet) drop(zone string) {
+	r, ok := ss.byZone[zone]
+	if !ok {
+		return
+	}
+	delete(ss.byZone, zone)
+	ss.bytes -= seedRefBytes
+	if r.text.refs--; r.text.refs == 0 {
+		delete(ss.texts, r.text.data)
+		ss.bytes -= seedTextBytes + len(r.text.data)
+	}
 }
 
 // Seed keeps data, the master file of zone at serial as this process
@@ -40,18 +144,10 @@ type seed struct {
 // (not when larger than the bounds allow).
 func (u *Updater) Seed(zone string, serial uint32, data []byte) bool {
 	c := &u.cache
-	e := c.entry(zone)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	defer c.tidy(e)
-	e.refs--
-	c.dropSeed(e)
-	if len(data) > seedZoneMax || c.seedBytes+len(data) > seedTotalMax {
-		return false
-	}
-	e.seed = &seed{serial: serial, data: bytes.Clone(data)}
-	c.seedBytes += len(data)
-	return true
+	c.seeds.drop(zone)
+	return c.seeds.add(zone, serial, data)
 }
 
 // Transferred takes rrs, the whole content of zone as named sent it (an
@@ -87,15 +183,15 @@ func (u *Updater) Cached(zone string, serial uint32) *Snapshot {
 		return s
 	}
 	c.mu.Lock()
-	sd := e.seed
-	if sd != nil && serialLess(sd.serial, serial) {
-		c.dropSeed(e)
+	sd, ok := c.seeds.byZone[zone]
+	if ok && serialLess(sd.serial, serial) {
+		c.seeds.drop(zone)
 	}
 	c.mu.Unlock()
-	if sd == nil || sd.serial != serial {
+	if !ok || sd.serial != serial {
 		return nil
 	}
-	rrs := parseSeed(zone, sd.data)
+	rrs := parseSeed(zone, sd.file(zone))
 	if len(rrs) == 0 {
 		return nil
 	}
@@ -131,12 +227,4 @@ func parseSeed(zone string, data []byte) []dns.RR {
 	}
 	rrs[0], rrs[soa] = rrs[soa], rrs[0]
 	return rrs
-}
-
-// dropSeed forgets e's seed. Called with c.mu held.
-func (c *snapshotCache) dropSeed(e *zoneSnap) {
-	if e.seed != nil {
-		c.seedBytes -= len(e.seed.data)
-		e.seed = nil
-	}
 }

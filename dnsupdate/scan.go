@@ -60,7 +60,7 @@ func (c *snapshotCache) keepIfRoom(zone string, s *Snapshot) {
 		}
 		c.bytes += size - e.size
 		e.snap, e.size = s, size
-		c.dropSeed(e)
+		c.seeds.drop(zone)
 		return
 	}
 	if c.bytes+size > max {
@@ -76,7 +76,7 @@ func (c *snapshotCache) keepIfRoom(zone string, s *Snapshot) {
 	e.snap, e.size = s, size
 	c.bytes += size
 	c.linkLast(e)
-	c.dropSeed(e)
+	c.seeds.drop(zone)
 }
 
 // linkLast puts e last in the LRU list (the first dropped). Called with

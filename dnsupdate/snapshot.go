@@ -125,9 +125,9 @@ func canonicalKey(name string, t uint16) string {
 // it as the base of its model (known.go), whose writes are then read by
 // IXFR until the zone is read again.
 type snapshotCache struct {
-	mu        sync.Mutex
-	zones     map[string]*zoneSnap
-	seedBytes int // of every zone's seed
+	mu    sync.Mutex
+	zones map[string]*zoneSnap
+	seeds seedSet // the seeds of zones created here (baseline.go)
 
 	max   int      // bound on bytes (0: cacheBytesMax)
 	bytes int      // estimated bytes of the snapshots held
@@ -145,7 +145,6 @@ type zoneSnap struct {
 	zone string
 	fill sync.Mutex // one transfer at a time per zone
 	snap *Snapshot  // guarded by snapshotCache.mu
-	seed *seed      // guarded by snapshotCache.mu
 
 	// Guarded by snapshotCache.mu: the LRU list of entries holding a
 	// snapshot, the snapshot's estimated size, and whether it is pinned.
@@ -153,7 +152,7 @@ type zoneSnap struct {
 	size       int
 	pinned     bool
 	// refs counts the callers between entry and release: an entry that
-	// none holds and that keeps neither a snapshot nor a seed leaves the
+	// none holds and that keeps no snapshot leaves the
 	// map (a zone read once and dropped leaves nothing behind).
 	refs int
 }
@@ -199,7 +198,7 @@ func (c *snapshotCache) release(e *zoneSnap) {
 // tidy takes e out of the map when no caller holds it and it keeps
 // nothing. Called with c.mu held.
 func (c *snapshotCache) tidy(e *zoneSnap) {
-	if e.refs == 0 && e.snap == nil && e.seed == nil && c.zones[e.zone] == e {
+	if e.refs == 0 && e.snap == nil && c.zones[e.zone] == e {
 		delete(c.zones, e.zone)
 	}
 }
@@ -227,7 +226,7 @@ func (c *snapshotCache) set(e *zoneSnap, s *Snapshot) []*Snapshot {
 		e.snap, e.size = s, snapshotSize(s)
 		c.bytes += e.size
 		c.link(e)
-		c.dropSeed(e) // the zone's content is known at a serial named served
+		c.seeds.drop(e.zone) // the zone's content is known at a serial named served
 	}
 	return c.evict(e)
 }
@@ -277,8 +276,8 @@ func (c *snapshotCache) unlink(e *zoneSnap) {
 func (c *snapshotCache) forget(zone string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.seeds.drop(zone)
 	if e := c.zones[zone]; e != nil {
-		c.dropSeed(e)
 		if e.snap != nil {
 			c.unlink(e)
 			c.bytes -= e.size
