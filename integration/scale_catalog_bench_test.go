@@ -35,7 +35,9 @@ import (
 //     addzone`; the time from that addzone to the secondary serving the
 //     last member and all of them.
 //
-// It prints one table and asserts nothing. Run:
+// It prints one table, the CPU time the servers used in each run and the
+// Pair's tuning (testbind.PairSecondaryTuning, PairPrimaryTuning), and
+// asserts nothing. Run:
 // ZONEAPI_SCALE_CATALOG=10000 go test ./integration -run '^$' -bench
 // BenchmarkScaleCatalog -benchtime 1x -timeout 2h (four named, two at a
 // time; some 2 GB at 100,000 zones).
@@ -59,6 +61,7 @@ func BenchmarkScaleCatalog(b *testing.B) {
 	var mu sync.Mutex
 	var last string
 	var lastAt time.Time
+	cpu0 := cpuOf(pair, c.Process().Pid)
 	t0 := time.Now()
 	parallel(8, 0, n, func(i int) {
 		if r := c.do("POST", "/api/v1/zones", flatZoneBody(name(i))); r.status != http.StatusCreated {
@@ -75,6 +78,7 @@ func BenchmarkScaleCatalog(b *testing.B) {
 	apiCreate := lastAt.Sub(t0)
 	apiLast := waitServed(b, pair.Secondary, []string{last}).Sub(lastAt)
 	apiAll := waitServed(b, pair.Secondary, names).Sub(lastAt)
+	apiCPU := cpuOf(pair, c.Process().Pid).sub(cpu0)
 	c.Stop()
 	pair.Secondary.Stop()
 	pair.Primary.Stop()
@@ -117,6 +121,7 @@ func BenchmarkScaleCatalog(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
+	cpu0 = cpuOf(pair, 0)
 	t0 = time.Now()
 	parallel(8, 0, n, func(i int) {
 		if _, err := rc.AddZone(ctx, stmts[i]); err != nil {
@@ -133,6 +138,7 @@ func BenchmarkScaleCatalog(b *testing.B) {
 	catAt := time.Now()
 	bareLast := waitServed(b, pair.Secondary, names[n-1:]).Sub(catAt)
 	bareAll := waitServed(b, pair.Secondary, names).Sub(catAt)
+	bareCPU := cpuOf(pair, 0).sub(cpu0)
 
 	fmt.Printf("\nBenchmarkScaleCatalog: a catalog of %d members, primary and secondary named on loopback, same run\n\n", n)
 	fmt.Printf("| | zones added to the primary (c=8) | then the secondary serves the last zone | then it serves all %d |\n|---|---|---|---|\n", n)
@@ -143,6 +149,22 @@ func BenchmarkScaleCatalog(b *testing.B) {
 	fmt.Printf("\nfrom the first zone added to the secondary serving all: API %s, named alone %s (%.2fx)\n",
 		(apiCreate + apiAll).Round(time.Millisecond), (bareAdd + bareAll).Round(time.Millisecond),
 		(apiCreate+apiAll).Seconds()/(bareAdd+bareAll).Seconds())
+	fmt.Printf("CPU used from the first zone added to all served: API: secondary %s, primary %s, caddy %s; named alone: secondary %s, primary %s\n",
+		apiCPU.sec.Round(10*time.Millisecond), apiCPU.pri.Round(10*time.Millisecond), apiCPU.caddy.Round(10*time.Millisecond),
+		bareCPU.sec.Round(10*time.Millisecond), bareCPU.pri.Round(10*time.Millisecond))
+	fmt.Printf("options: secondary `%s`, primary `%s`\n", testbind.PairSecondaryTuning, testbind.PairPrimaryTuning)
+}
+
+// pairCPU is the CPU time used so far by a Pair's servers and a caddy.
+type pairCPU struct{ sec, pri, caddy time.Duration }
+
+// cpuOf reads pairCPU of pair and the caddy of pid (0: none).
+func cpuOf(pair *testbind.Pair, pid int) pairCPU {
+	return pairCPU{sec: procCPU(pair.Secondary.Pid()), pri: procCPU(pair.Primary.Pid()), caddy: procCPU(pid)}
+}
+
+func (a pairCPU) sub(b pairCPU) pairCPU {
+	return pairCPU{sec: a.sec - b.sec, pri: a.pri - b.pri, caddy: a.caddy - b.caddy}
 }
 
 // waitServed waits until the secondary has loaded every zone of zones
