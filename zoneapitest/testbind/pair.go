@@ -32,7 +32,7 @@ type Pair struct {
 // serial-query-rate (20), transfers-in (10) and transfers-per-ns (2);
 // the primary's notify-rate and startup-notify-rate (20 each) and
 // transfers-out (10; at least the secondary's transfers-per-ns, or the
-// primary refuses the transfers beyond it). docs/fleet.md gives them to
+// primary turns away the transfers beyond it). docs/fleet.md gives them to
 // operators.
 const (
 	PairSecondaryTuning = "serial-query-rate 1000; transfers-in 100; transfers-per-ns 100;"
