@@ -9,7 +9,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
-	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/internal/apimetrics"
 )
 
@@ -69,6 +68,6 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*http.Re
 }
 
 // audit logs one mutation at info: who, what, which zone, the outcome.
-func (h *Handler) audit(r *http.Request, op string, status int) {
-	h.authLog.Info("audit", auth.AuditFields(auth.StateOf(r), op, status, frontend.RequestID(r))...)
+func (h *Handler) audit(r *http.Request, op string, status int, requestID string) {
+	h.authLog.Info("audit", auth.AuditFields(auth.StateOf(r), op, status, requestID)...)
 }

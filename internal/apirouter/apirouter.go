@@ -92,8 +92,10 @@ type Host struct {
 	Spec func() (*apispec.Document, error)
 	// PowerDNS is the PowerDNS API's mount, nil when it is not mounted.
 	PowerDNS *frontend.Mount
-	// Audit writes the audit line of a change.
-	Audit func(r *http.Request, action string, status int)
+	// Audit writes the audit line of a change, with the request's id
+	// (frontend.RequestID, which Serve looks up once for the line and
+	// the change history both).
+	Audit func(r *http.Request, action string, status int, requestID string)
 	// WriteError writes the error answers of the request path.
 	WriteError func(w http.ResponseWriter, status int, format string, args ...any)
 	// MaxBodyBytes bounds a request body (Decode).
@@ -176,7 +178,7 @@ func (rr *Router) Serve(w *reqlog.Recorder, r *http.Request) string {
 	}
 	if !rt.Public && !rr.authorize(w, r, rt, p.Name) {
 		if action != "" {
-			h.Audit(r, action, http.StatusForbidden)
+			h.Audit(r, action, http.StatusForbidden, frontend.RequestID(r))
 		}
 		return label
 	}
@@ -191,8 +193,13 @@ func (rr *Router) Serve(w *reqlog.Recorder, r *http.Request) string {
 	defer release()
 	// The start-up reconciles (zones, catalog) run at the handler's
 	// backendOr500, once the request is authorised completely.
+	// A change's request id, for its history entry and its audit line:
+	// looked up once (Caddy's {http.request.uuid} goes through its
+	// replacer and records the id in the access log's fields each time).
+	var requestID string
 	if action != "" {
-		r = withActor(r, rt) // who changes what, for the change history
+		requestID = frontend.RequestID(r)
+		r = withActor(r, rt, requestID) // who changes what, for the change history
 	}
 	rt.Handle(w, r, p)
 	if action != "" {
@@ -204,7 +211,7 @@ func (rr *Router) Serve(w *reqlog.Recorder, r *http.Request) string {
 			}
 			apimetrics.ObserveZoneOp(rt.Op, err)
 		}
-		h.Audit(r, action, status)
+		h.Audit(r, action, status, requestID)
 	}
 	return label
 }
@@ -229,11 +236,11 @@ const LocalPrincipal = "zone_api.local"
 
 // withActor puts the request's actor (for the change history) in its
 // context: the identity as the audit line names it, the front end and
-// the request id (X-Request-Id when the client sent one, else Caddy's
-// {http.request.uuid}).
-func withActor(r *http.Request, rt *Route) *http.Request {
+// the request id (frontend.RequestID: X-Request-Id when the client sent
+// one, else Caddy's {http.request.uuid}).
+func withActor(r *http.Request, rt *Route, requestID string) *http.Request {
 	st := auth.StateOf(r)
-	a := zonemodel.Actor{Identity: "anonymous", Frontend: "rest", RequestID: frontend.RequestID(r)}
+	a := zonemodel.Actor{Identity: "anonymous", Frontend: "rest", RequestID: requestID}
 	if st.ID != nil {
 		a.Identity = st.ID.ID
 		if st.ID.ID == LocalPrincipal {
