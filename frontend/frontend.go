@@ -278,6 +278,24 @@ type ZoneInfo struct {
 	Created time.Time
 }
 
+// Signing reports whether the zone is, or is being, DNSSEC signed: its
+// dnssec-policy signs it (any policy but none and insecure), or, when it
+// has none (keys kept by hand), named reports it secure. A zone given a
+// signing policy is signing from that moment, though named's zonestatus
+// says "secure: yes" only once the signatures are in; a zone turned
+// insecure is unsigning though named may still say secure for a while.
+// This is PowerDNS's dnssec flag, which follows the zone's keys as soon
+// as they are set.
+func (z *ZoneInfo) Signing() bool {
+	switch z.DNSSECPolicy {
+	case "":
+		return z.Signed
+	case "none", "insecure":
+		return false
+	}
+	return true
+}
+
 // Key is a DNSSEC key of a zone, read from its DNSKEY records.
 type Key = zonemodel.DNSKey
 

@@ -465,7 +465,7 @@ func (a *API) createCryptokey(w http.ResponseWriter, r *http.Request, zone strin
 	case req.PrivateKey != "" || req.Algorithm != "" || req.Bits != 0:
 		WriteError(w, http.StatusUnprocessableEntity, "importing keys or choosing their algorithm or size is not supported: BIND's dnssec-policy makes the keys (the default policy: one ECDSAP256SHA256 CSK)")
 		return
-	case z.Signed || z.DNSSECPolicy != "" && z.DNSSECPolicy != "none" && z.DNSSECPolicy != "insecure":
+	case z.Signing():
 		WriteError(w, http.StatusUnprocessableEntity, "zone %s is signed by dnssec-policy %q already: BIND makes and retires its keys", FQDN(name), z.DNSSECPolicy)
 		return
 	case req.Active != nil && !*req.Active:

@@ -54,7 +54,7 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		m := req.Masters
 		ch.Primaries, changed = &m, true
 	}
-	if req.DNSSEC != nil && *req.DNSSEC != z.Signed {
+	if req.DNSSEC != nil && *req.DNSSEC != z.Signing() {
 		// dnssec false is PowerDNS's removal of the keys: BIND 9.18's
 		// dnssec-policy insecure, whose keys named removes at once when
 		// no DS was published for them (the zone service waits for it),
@@ -69,7 +69,7 @@ func (a *API) putZone(w http.ResponseWriter, r *http.Request, zone string) {
 		WriteError(w, http.StatusUnprocessableEntity, "A TSIG key with the name '%s' is not managed here: TSIG keys are BIND's (named.conf); grant transfers with the TSIG-ALLOW-AXFR metadata", k)
 		return
 	}
-	if req.NSEC3Param != nil && *req.NSEC3Param != "" && !z.Signed && (req.DNSSEC == nil || !*req.DNSSEC) {
+	if req.NSEC3Param != nil && *req.NSEC3Param != "" && !z.Signing() && (req.DNSSEC == nil || !*req.DNSSEC) {
 		WriteError(w, http.StatusUnprocessableEntity, "NSEC3PARAM can only be set on a DNSSEC-signed zone: %s is not signed", FQDN(name))
 		return
 	}

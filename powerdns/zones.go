@@ -24,7 +24,7 @@ func zoneObject(z *ZoneInfo) Zone {
 	return Zone{
 		ID: id, Name: FQDN(z.Name), Type: "Zone", URL: Prefix + "/zones/" + id, Kind: Kind(z.Type),
 		Serial: z.Serial, NotifiedSerial: z.Serial, EditedSerial: z.Serial, Masters: masters,
-		DNSSEC: z.Signed, SOAEditAPI: "DEFAULT", MasterTSIGKeyIDs: []string{}, SlaveTSIGKeyIDs: []string{},
+		DNSSEC: z.Signing(), SOAEditAPI: "DEFAULT", MasterTSIGKeyIDs: []string{}, SlaveTSIGKeyIDs: []string{},
 	}
 }
 
