@@ -60,6 +60,31 @@ func Get(url string, timeout time.Duration, max int64) func(context.Context) ([]
 	}
 }
 
+// Open is Get, but returns the answer's body as it is read (up to max
+// bytes), for a reader that parses it as it comes (the inventory's zone
+// list: some 17 MB at 100,000 zones, not held whole). The caller closes it.
+func Open(url string, timeout time.Duration, max int64) func(context.Context) (io.ReadCloser, error) {
+	client := &http.Client{Timeout: timeout}
+	return func(ctx context.Context) (io.ReadCloser, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(resp.Body, max), resp.Body}, nil
+	}
+}
+
 // Server returns the read of named's server counters
 // (/json/v1/server, beside the zone list at zonesURL), up to 1 MiB; nil
 // without a statistics channel.
