@@ -80,6 +80,17 @@ func (s *Snapshot) Zones() []Zone {
 	return out
 }
 
+// Each calls fn for each zone of the snapshot that Forget did not drop,
+// in order, without the copy Zones makes once Forget dropped some: fn
+// must not change z nor keep it.
+func (s *Snapshot) Each(fn func(z *Zone)) {
+	for i := range s.zones {
+		if !s.gone(&s.zones[i]) {
+			fn(&s.zones[i])
+		}
+	}
+}
+
 // Named returns the snapshot's zones of one name (one per view that
 // serves it), in order of view: O(log zones).
 func (s *Snapshot) Named(name string) []Zone {

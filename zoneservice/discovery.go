@@ -7,7 +7,6 @@ import (
 
 	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
-	"github.com/zoneapi/caddy-zoneapi/zonestore"
 )
 
 // ListedZone is one zone of the list of every zone named serves
@@ -60,90 +59,6 @@ func (s *Service) AllZones(ctx context.Context, f ListFilter, cursor string, lim
 	defer l.mu.Unlock()
 	page, next, total := l.page(f, cursor, limit)
 	return page, next, total, nil
-}
-
-// walkInventory calls fn for each zone of named's and of the indexes
-// (by view; "" is the index of the zones addressed without a view), in
-// order of name then view, without building the list (a page of it is
-// all a request keeps). An entry of a view's index marks that view's zone
-// of its name managed; an entry of the index without a view marks the
-// zone of its name in the default view, else in the first view that has
-// one. An entry named has not reported (a zone created since the
-// snapshot) is listed from the index, in its view (the default view, or
-// named's only view, for one of no view).
-func walkInventory(snap *inventory.Snapshot, indexed map[string][]zonestore.Entry, fn func(*ListedZone)) {
-	type key struct{ name, view string }
-	byKey := map[key]*zonestore.Entry{}
-	for view, es := range indexed {
-		for i := range es {
-			byKey[key{es[i].Name, view}] = &es[i]
-		}
-	}
-	defaultView := defaultViewOf(snap)
-	// The entries no zone of the snapshot stands for, sorted.
-	zones := snap.Zones()
-	var extra []ListedZone
-	for view, es := range indexed {
-		for i := range es {
-			e := &es[i]
-			first, _ := slices.BinarySearchFunc(zones, e.Name, func(z inventory.Zone, name string) int { return strings.Compare(z.Name, name) })
-			found := false
-			for k := first; k < len(zones) && zones[k].Name == e.Name; k++ {
-				if zones[k].View == view || view == "" && indexedHere(zones, k) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				v := view
-				if v == "" {
-					v = defaultView
-				}
-				extra = append(extra, ListedZone{Name: e.Name, View: v, Type: e.Type, Managed: true, Source: inventory.SourceAPI, Created: e.Created})
-			}
-		}
-	}
-	sortListed(extra)
-	var lz ListedZone
-	for i := range zones {
-		z := &zones[i]
-		for len(extra) > 0 && compareKey(extra[0].Name, extra[0].View, z.Name, z.View) < 0 {
-			fn(&extra[0])
-			extra = extra[1:]
-		}
-		lz = ListedZone{Name: z.Name, View: z.View, Type: z.Type, Serial: z.Serial, HasSerial: z.HasSerial, Source: z.Source}
-		e := byKey[key{z.Name, z.View}]
-		if e == nil && indexedHere(zones, i) {
-			e = byKey[key{z.Name, ""}]
-		}
-		if e != nil {
-			lz.Managed, lz.Created = true, e.Created
-			if lz.Source != inventory.SourceNamedConf {
-				lz.Source = inventory.SourceAPI
-			}
-		}
-		fn(&lz)
-	}
-	for i := range extra {
-		fn(&extra[i])
-	}
-}
-
-// indexedHere reports whether zones[i] is the zone of its name that an
-// entry of the index without a view stands for: the default view's, else
-// the first view's.
-func indexedHere(zones []inventory.Zone, i int) bool {
-	name := zones[i].Name
-	first := i
-	for first > 0 && zones[first-1].Name == name {
-		first--
-	}
-	for k := first; k < len(zones) && zones[k].Name == name; k++ {
-		if zones[k].View == inventory.DefaultView {
-			return k == i
-		}
-	}
-	return first == i
 }
 
 // sortListed sorts by name, then view.
