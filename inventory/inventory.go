@@ -330,7 +330,7 @@ func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 	inv.mu.Lock()
 	hint := 0
 	if inv.snap != nil {
-		hint = len(inv.snap.zones)
+		hint = len(inv.snap.rs)
 	}
 	inv.mu.Unlock()
 	zones, views, err := inv.read(ctx, hint)
@@ -341,19 +341,19 @@ func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 	// Each zone's source is the last snapshot's (both sorted: one walk,
 	// no map of every zone), else what a classification running learned,
 	// else the index's, else to be asked.
-	var prev []Zone
+	var prev rows
 	if inv.snap != nil {
-		prev = inv.snap.zones
+		prev = inv.snap.rows
 	}
 	var todo []Zone
 	j := 0
 	for i := range zones {
 		z := &zones[i]
-		for j < len(prev) && compareZones(&prev[j], z) < 0 {
+		for j < len(prev.rs) && compareRow(&prev, j, z) < 0 {
 			j++
 		}
-		if j < len(prev) && prev[j].Source != "" && compareZones(&prev[j], z) == 0 {
-			z.Source = prev[j].Source
+		if j < len(prev.rs) && prev.rs[j].src != 0 && compareRow(&prev, j, z) == 0 {
+			z.Source = prev.strs[prev.rs[j].src]
 			continue
 		}
 		if src, ok := inv.learnedSrc[forgetKey{z.Name, z.View}]; ok {
@@ -368,7 +368,7 @@ func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 		}
 	}
 	inv.snapGen++
-	snap := &Snapshot{zones: zones, Views: views, Taken: time.Now(), Gen: inv.snapGen, asked: asked}
+	snap := &Snapshot{rows: compact(zones), Views: views, Taken: time.Now(), Gen: inv.snapGen, asked: asked}
 	if prev := inv.snap; inv.gen != gen && prev != nil && prev.nGone > 0 {
 		// A Forget ran while named was asked, whose answer may still
 		// list the zone: keep hiding what the snapshot before hid,
@@ -487,7 +487,7 @@ func (inv *Inventory) Forget(name, view string) {
 	fg.names = append(fg.names, name)
 	forgotten := fg.names[: n+1 : n+1]
 	fg.mu.Unlock()
-	inv.snap = &Snapshot{zones: old.zones, Views: old.Views, Taken: old.Taken, Gen: old.Gen, Kept: old.Kept, asked: old.asked,
+	inv.snap = &Snapshot{rows: old.rows, Views: old.Views, Taken: old.Taken, Gen: old.Gen, Kept: old.Kept, asked: old.asked,
 		Forgotten: forgotten, fg: fg, nGone: n + 1}
 	inv.signal()
 }

@@ -37,7 +37,7 @@ var (
 // encodeKept renders the zones of snap that Forget did not drop.
 func encodeKept(snap *Snapshot) []byte {
 	var b bytes.Buffer
-	b.Grow(64 + 48*len(snap.zones))
+	b.Grow(64 + 48*len(snap.rs))
 	b.WriteString(keptHeader + "\n")
 	fmt.Fprintf(&b, "taken %d\n", snap.Taken.UnixNano())
 	for _, v := range snap.Views {
@@ -50,11 +50,7 @@ func encodeKept(snap *Snapshot) []byte {
 		}
 		b.WriteString(keptEscape.Replace(s))
 	}
-	for i := range snap.zones {
-		z := &snap.zones[i]
-		if snap.gone(z) {
-			continue
-		}
+	snap.Each(func(z *Zone) {
 		n++
 		field(z.Name)
 		b.WriteByte('\t')
@@ -70,7 +66,7 @@ func encodeKept(snap *Snapshot) []byte {
 		b.WriteByte('\t')
 		field(z.Source)
 		b.WriteByte('\n')
-	}
+	})
 	fmt.Fprintf(&b, "end %d\n", n)
 	return b.Bytes()
 }
@@ -143,8 +139,16 @@ func decodeKept(data []byte) (*Snapshot, error) {
 		}
 		zones = append(zones, z)
 	}
-	snap.zones = zones
+	snap.rows = compact(zones)
 	return snap, nil
+}
+
+// compareRow compares row j of r with z, as compareZones.
+func compareRow(r *rows, j int, z *Zone) int {
+	if c := strings.Compare(r.rs[j].name, z.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(r.strs[r.rs[j].view], z.View)
 }
 
 // compareZones orders zones by name, then view.

@@ -132,7 +132,7 @@ func TestFreshWaitsForNamed(t *testing.T) {
 // What cannot be read back (cut short, not ours, out of order) is not
 // used: the first call asks named.
 func TestKeptUnreadable(t *testing.T) {
-	whole := encodeKept(&Snapshot{zones: []Zone{{Name: "a.test", View: DefaultView, Type: "primary"}}, Views: []string{DefaultView}})
+	whole := encodeKept(NewSnapshot([]Zone{{Name: "a.test", View: DefaultView, Type: "primary"}}, []string{DefaultView}))
 	for _, bad := range [][]byte{whole[:len(whole)-3], []byte("something else\n"),
 		[]byte(keptHeader + "\ntaken 1\nb\t_default\tprimary\t-\t-\na\t_default\tprimary\t-\t-\nend 2\n")} {
 		f := &fakeNamed{views: map[string][]string{"_default": {"z.test 1 primary"}}}
@@ -149,21 +149,23 @@ func TestKeptUnreadable(t *testing.T) {
 // Names, views and types with backslashes, tabs and newlines come back
 // as they were.
 func TestKeptRoundTrip(t *testing.T) {
-	in := &Snapshot{Taken: time.Unix(0, 1234), Views: []string{"a view", "tab\tview"}, zones: []Zone{
+	zones := []Zone{
 		{Name: `a\032b.test`, View: "a view", Type: "primary", Serial: 7, HasSerial: true, Source: SourceNZD},
 		{Name: "new\nline.test", View: "tab\tview", Type: "secondary"},
 		{Name: "x.test", View: "a view", Type: "primary", Serial: 1<<32 - 1, HasSerial: true, Source: SourceNamedConf},
-	}}
+	}
+	in := NewSnapshot(zones, []string{"a view", "tab\tview"})
+	in.Taken = time.Unix(0, 1234)
 	out, err := decodeKept(encodeKept(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Kept || !out.Taken.Equal(in.Taken) || strings.Join(out.Views, "|") != strings.Join(in.Views, "|") || len(out.zones) != 3 {
+	if !out.Kept || !out.Taken.Equal(in.Taken) || strings.Join(out.Views, "|") != strings.Join(in.Views, "|") || len(out.Zones()) != 3 {
 		t.Fatalf("got %+v", out)
 	}
-	for i := range in.zones {
-		if out.zones[i] != in.zones[i] {
-			t.Errorf("zone %d: %+v, want %+v", i, out.zones[i], in.zones[i])
+	for i, z := range out.Zones() {
+		if z != zones[i] {
+			t.Errorf("zone %d: %+v, want %+v", i, z, zones[i])
 		}
 	}
 }
@@ -185,7 +187,7 @@ func TestForgetDoesNotCopy(t *testing.T) {
 	inv.Stop()
 	inv.Forget("c.test.", "")
 	after, _ := inv.Zones(context.Background())
-	if &after.zones[0] != &before.zones[0] || &mid.zones[0] != &before.zones[0] {
+	if &after.rs[0] != &before.rs[0] || &mid.rs[0] != &before.rs[0] {
 		t.Error("Forget copied the zones")
 	}
 	list := func(s *Snapshot) string {

@@ -56,7 +56,7 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 		inv.mu.Lock()
 		known, present := false, false
 		if inv.snap != nil {
-			var cur *Zone
+			var cur Zone
 			cur, present = inv.snap.Find(z.Name, z.View)
 			known = present && cur.Source != ""
 		}
@@ -77,14 +77,9 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 		return
 	}
 	old := inv.snap
-	zs := slices.Clone(old.zones)
-	for i := range zs {
-		if zs[i].Source == "" {
-			zs[i].Source = learned[forgetKey{zs[i].Name, zs[i].View}]
-		}
-	}
+	rs := old.learned(learned)
 	inv.snapGen++
-	inv.snap = &Snapshot{zones: zs, Views: old.Views, Taken: old.Taken, Gen: inv.snapGen, Kept: old.Kept, asked: old.asked,
+	inv.snap = &Snapshot{rows: rs, Views: old.Views, Taken: old.Taken, Gen: inv.snapGen, Kept: old.Kept, asked: old.asked,
 		Forgotten: old.Forgotten, fg: old.fg, nGone: old.nGone}
 	inv.save()
 }
@@ -94,4 +89,35 @@ func (inv *Inventory) rate() int {
 		return 200
 	}
 	return inv.Rate
+}
+
+// learned returns r with the sources learned of its zones of none: the
+// rows copied (their strings shared), a row a zone.
+func (r *rows) learned(learned map[forgetKey]string) rows {
+	out := rows{rs: slices.Clone(r.rs), strs: slices.Clone(r.strs)}
+	at := map[string]uint16{}
+	for i, s := range out.strs {
+		at[s] = uint16(i)
+	}
+	for i := range out.rs {
+		w := &out.rs[i]
+		if w.src != 0 {
+			continue
+		}
+		src, ok := learned[forgetKey{w.name, out.strs[w.view]}]
+		if !ok || src == "" {
+			continue
+		}
+		k, ok := at[src]
+		if !ok {
+			if len(out.strs) > 1<<16-1 {
+				continue
+			}
+			k = uint16(len(out.strs))
+			out.strs = append(out.strs, src)
+			at[src] = k
+		}
+		w.src = k
+	}
+	return out
 }

@@ -229,3 +229,33 @@ func BenchmarkRefreshHeap(b *testing.B) {
 		})
 	}
 }
+
+// TestSnapshotHeap: a snapshot of named's zones holds some 32 bytes a
+// zone beside its name (a row, its view, type and source shared), where it
+// held a Zone of 72: at 20,000 zones, what a refresh leaves live is under
+// 72 bytes a zone with names of 24 bytes.
+func TestSnapshotHeap(t *testing.T) {
+	const n = 20_000
+	var b bytes.Buffer
+	b.WriteString(`{"views":{"_default":{"zones":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"zone%06d.example.","class":"IN","serial":%d,"type":"primary"}`, i, 2026112700+i%100)
+	}
+	b.WriteString(`]}}}`)
+	body := b.Bytes()
+	inv := &Inventory{Fetch: func(context.Context) ([]byte, error) { return body, nil }}
+	defer inv.Stop()
+	base := liveHeap()
+	if _, err := inv.RefreshNow(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	perZone := float64(int64(liveHeap())-int64(base)) / n
+	runtime.KeepAlive(inv)
+	t.Logf("%.1f bytes live a zone after a refresh of %d zones", perZone, n)
+	if perZone >= 72 {
+		t.Errorf("%.1f bytes live a zone after a refresh, want under 72 (a row of 32 and a name of 24)", perZone)
+	}
+}

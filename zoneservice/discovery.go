@@ -108,13 +108,12 @@ func (s *Service) Serials(ctx context.Context) map[string]uint32 {
 		return nil
 	}
 	view := s.serialView(snap)
-	zones := snap.Zones()
-	out := make(map[string]uint32, len(zones))
-	for _, z := range zones {
+	out := map[string]uint32{}
+	snap.Each(func(z *inventory.Zone) {
 		if z.View == view && z.HasSerial {
 			out[z.Name] = z.Serial
 		}
-	}
+	})
 	return out
 }
 
