@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
@@ -26,7 +27,8 @@ type listing struct {
 	gen    uint64            // the snapshot's Gen it was built from
 	forgot int               // how many of that snapshot's Forgotten it applied
 	seqs   map[string]uint64 // the last change applied, by index ("" and each view's)
-	chunks [][]ListedZone
+	chunks [][]listedRow
+	strs   listedStrs // the rows' views, types and sources
 	n      int
 	counts map[category]int
 	// rebuilding is set while a build for a new snapshot runs.
@@ -34,6 +36,54 @@ type listing struct {
 	// visited counts the zones pages looked at and the index changes
 	// applied (tests).
 	visited atomic.Int64
+}
+
+// listedRow is a zone of the listing: 56 bytes and its name, its view,
+// type and source an index into the listing's table of them (listedStrs),
+// where a ListedZone is 96 (9.6 MB at 100,000 zones beside 5.6 MB).
+type listedRow struct {
+	name           string
+	created        time.Time
+	serial         uint32
+	view, typ, src uint16
+	has, managed   bool
+}
+
+// listedStrs is the table of the strings of a listing's rows, append-only
+// (guarded by listing.mu once the listing is published).
+type listedStrs struct {
+	strs []string
+	at   map[string]uint16
+}
+
+// in returns the index of s, added if new. Never 65,536 of them (views,
+// types, sources): one more is not kept, and reads back as "".
+func (t *listedStrs) in(s string) uint16 {
+	if i, ok := t.at[s]; ok {
+		return i
+	}
+	if t.at == nil {
+		t.at = map[string]uint16{"": 0}
+		t.strs = []string{""}
+		if s == "" {
+			return 0
+		}
+	}
+	if len(t.strs) > 1<<16-1 {
+		return 0
+	}
+	i := uint16(len(t.strs))
+	t.strs = append(t.strs, s)
+	t.at[s] = i
+	return i
+}
+
+func (t *listedStrs) row(z *ListedZone) listedRow {
+	return listedRow{name: z.Name, created: z.Created, serial: z.Serial, view: t.in(z.View), typ: t.in(z.Type), src: t.in(z.Source), has: z.HasSerial, managed: z.Managed}
+}
+
+func (t *listedStrs) zone(r *listedRow) ListedZone {
+	return ListedZone{Name: r.name, View: t.strs[r.view], Type: t.strs[r.typ], Serial: r.serial, HasSerial: r.has, Managed: r.managed, Source: t.strs[r.src], Created: r.created}
 }
 
 // category is what ListFilter selects by, but the scope.
@@ -176,16 +226,17 @@ func (s *Service) rebuild(snap *inventory.Snapshot, idx map[string]Index) error 
 		// wait for a join of 100,000 zones.
 		srcs[view] = &indexPages{x: x}
 	}
-	var chunks [][]ListedZone
-	var chunk []ListedZone
+	var chunks [][]listedRow
+	var chunk []listedRow
+	var strs listedStrs
 	counts := map[category]int{}
 	n := 0
 	err := walkInventory(snap, srcs, func(z *ListedZone) {
 		if len(chunk) == listChunk {
 			chunks = append(chunks, chunk)
-			chunk = make([]ListedZone, 0, listChunk)
+			chunk = make([]listedRow, 0, listChunk)
 		}
-		chunk = append(chunk, *z)
+		chunk = append(chunk, strs.row(z))
 		counts[categoryOf(z)]++
 		n++
 	})
@@ -199,221 +250,7 @@ func (s *Service) rebuild(snap *inventory.Snapshot, idx map[string]Index) error 
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.built, l.gen, l.forgot, l.seqs = true, snap.Gen, len(snap.Forgotten), seqs
-	l.chunks, l.n, l.counts = chunks, n, counts
-	return nil
-}
-
-// entrySource gives an index's entries in order of name: peek returns
-// the next (nil after the last), pop takes it.
-type entrySource interface {
-	peek() (*zonestore.Entry, error)
-	pop()
-}
-
-// indexPages reads an index rebuildPage entries at a time.
-type indexPages struct {
-	x      Index
-	page   []zonestore.Entry
-	i      int
-	cursor string
-	end    bool
-}
-
-func (p *indexPages) peek() (*zonestore.Entry, error) {
-	if p.i < len(p.page) {
-		return &p.page[p.i], nil
-	}
-	if p.end {
-		return nil, nil
-	}
-	page, next, _, err := p.x.List("", p.cursor, rebuildPage)
-	if err != nil {
-		return nil, err
-	}
-	p.page, p.i, p.cursor, p.end = page, 0, next, next == ""
-	if len(page) == 0 {
-		p.end = true
-		return nil, nil
-	}
-	return &p.page[0], nil
-}
-
-func (p *indexPages) pop() { p.i++ }
-
-// entryList gives the entries of a slice sorted by name.
-type entryList []zonestore.Entry
-
-func (l *entryList) peek() (*zonestore.Entry, error) {
-	if len(*l) == 0 {
-		return nil, nil
-	}
-	return &(*l)[0], nil
-}
-
-func (l *entryList) pop() { *l = (*l)[1:] }
-
-// walkInventory calls fn for each zone of named's and of the indexes
-// (by view; "" is the index of the zones addressed without a view), in
-// order of name then view, without building the list (a page of it is
-// all a request keeps): one walk of the snapshot beside each index's
-// entries, a name at a time. An entry of a view's index marks that
-// view's zone of its name managed; an entry of the index without a view
-// marks the zone of its name in the default view, else in the first
-// view that has one. An entry named has not reported (a zone created
-// since the snapshot) is listed from the index, in its view (the
-// default view, or named's only view, for one of no view).
-func walkInventory(snap *inventory.Snapshot, srcs map[string]entrySource, fn func(*ListedZone)) error {
-	w := nameJoin{srcs: srcs, defaultView: defaultViewOf(snap), fn: fn}
-	for view := range srcs {
-		w.views = append(w.views, view)
-	}
-	slices.Sort(w.views)
-	w.entries = make([]*zonestore.Entry, len(w.views))
-	var err error
-	snap.Each(func(z *inventory.Zone) {
-		if err != nil {
-			return
-		}
-		if len(w.group) > 0 && w.group[0].Name != z.Name {
-			err = w.flush()
-		}
-		w.group = append(w.group, *z)
-	})
-	if err == nil {
-		err = w.flush()
-	}
-	for err == nil {
-		// The entries after named's last zone.
-		var name string
-		if name, err = w.nextEntry(); err != nil || name == "" {
-			break
-		}
-		err = w.join(name, nil)
-	}
-	return err
-}
-
-// nameJoin is walkInventory's state: the snapshot's zones of the name
-// being read, the indexes' entries.
-type nameJoin struct {
-	srcs        map[string]entrySource
-	views       []string // of srcs, sorted
-	defaultView string
-	fn          func(*ListedZone)
-	group       []inventory.Zone   // the zones of one name, by view
-	entries     []*zonestore.Entry // by views' order, of the name joined
-	out         []ListedZone
-}
-
-// nextEntry returns the least name of the entries not joined yet ("" when
-// none is left).
-func (w *nameJoin) nextEntry() (string, error) {
-	name, any := "", false
-	for _, view := range w.views {
-		e, err := w.srcs[view].peek()
-		if err != nil {
-			return "", err
-		}
-		if e != nil && (!any || e.Name < name) {
-			name, any = e.Name, true
-		}
-	}
-	return name, nil
-}
-
-// flush joins the group (the zones of one name), after the entries of
-// the names before it, and empties it.
-func (w *nameJoin) flush() error {
-	if len(w.group) == 0 {
-		return nil
-	}
-	name := w.group[0].Name
-	for {
-		n, err := w.nextEntry()
-		if err != nil {
-			return err
-		}
-		if n == "" || n >= name {
-			break
-		}
-		if err := w.join(n, nil); err != nil {
-			return err
-		}
-	}
-	err := w.join(name, w.group)
-	w.group = w.group[:0]
-	return err
-}
-
-// join calls fn for the zones of name: named's, group (none when named
-// has none), joined with the indexes' entries of name, which it takes.
-func (w *nameJoin) join(name string, group []inventory.Zone) error {
-	for k, view := range w.views {
-		w.entries[k] = nil
-		src := w.srcs[view]
-		e, err := src.peek()
-		if err != nil {
-			return err
-		}
-		if e != nil && e.Name == name {
-			w.entries[k] = e
-			src.pop()
-		}
-	}
-	entry := func(view string) *zonestore.Entry {
-		if k, ok := slices.BinarySearch(w.views, view); ok {
-			return w.entries[k]
-		}
-		return nil
-	}
-	// The zone an entry of no view stands for: the default view's, else
-	// the first.
-	here := 0
-	for k := range group {
-		if group[k].View == inventory.DefaultView {
-			here = k
-			break
-		}
-	}
-	w.out = w.out[:0]
-	for k := range group {
-		z := &group[k]
-		lz := ListedZone{Name: z.Name, View: z.View, Type: z.Type, Serial: z.Serial, HasSerial: z.HasSerial, Source: z.Source}
-		e := entry(z.View)
-		if e == nil && k == here {
-			e = entry("")
-		}
-		if e != nil {
-			lz.Managed, lz.Created = true, e.Created
-			if lz.Source != inventory.SourceNamedConf {
-				lz.Source = inventory.SourceAPI
-			}
-		}
-		w.out = append(w.out, lz)
-	}
-	for k, view := range w.views {
-		e := w.entries[k]
-		if e == nil {
-			continue
-		}
-		v := view
-		if v == "" {
-			if len(group) > 0 {
-				continue
-			}
-			v = w.defaultView
-		} else if slices.ContainsFunc(group, func(z inventory.Zone) bool { return z.View == view }) {
-			continue
-		}
-		w.out = append(w.out, ListedZone{Name: e.Name, View: v, Type: e.Type, Managed: true, Source: inventory.SourceAPI, Created: e.Created})
-	}
-	slices.SortStableFunc(w.out, func(a, b ListedZone) int { return strings.Compare(a.View, b.View) })
-	for i := range w.out {
-		w.fn(&w.out[i])
-	}
-	// Nothing of the entries is kept: the next page of an index may
-	// replace them.
-	clear(w.entries)
+	l.chunks, l.strs, l.n, l.counts = chunks, strs, n, counts
 	return nil
 }
 
@@ -437,7 +274,7 @@ func (l *listing) rejoin(snap *inventory.Snapshot, idx map[string]Index, name st
 	// Out with the name's zones, in with the joined ones.
 	for {
 		ci, i, found := l.find(name, "")
-		if !found && (ci >= len(l.chunks) || i >= len(l.chunks[ci]) || l.chunks[ci][i].Name != name) {
+		if !found && (ci >= len(l.chunks) || i >= len(l.chunks[ci]) || l.chunks[ci][i].name != name) {
 			break
 		}
 		l.removeAt(ci, i)
@@ -451,20 +288,21 @@ func (l *listing) find(name, view string) (ci, i int, found bool) {
 	ci = sort.Search(len(l.chunks), func(k int) bool {
 		c := l.chunks[k]
 		z := &c[len(c)-1]
-		return compareKey(z.Name, z.View, name, view) >= 0
+		return compareKey(z.name, l.strs.strs[z.view], name, view) >= 0
 	})
 	if ci == len(l.chunks) {
 		return ci, 0, false
 	}
 	c := l.chunks[ci]
-	i = sort.Search(len(c), func(k int) bool { return compareKey(c[k].Name, c[k].View, name, view) >= 0 })
-	return ci, i, i < len(c) && c[i].Name == name && c[i].View == view
+	i = sort.Search(len(c), func(k int) bool { return compareKey(c[k].name, l.strs.strs[c[k].view], name, view) >= 0 })
+	return ci, i, i < len(c) && c[i].name == name && l.strs.strs[c[i].view] == view
 }
 
 // removeAt removes the zone at chunk ci, position i.
 func (l *listing) removeAt(ci, i int) {
 	c := l.chunks[ci]
-	l.counts[categoryOf(&c[i])]--
+	z := l.strs.zone(&c[i])
+	l.counts[categoryOf(&z)]--
 	c = slices.Delete(slices.Clone(c), i, i+1)
 	l.n--
 	if len(c) == 0 {
@@ -477,8 +315,9 @@ func (l *listing) removeAt(ci, i int) {
 // insert adds z (replacing the zone of its name and view).
 func (l *listing) insert(z ListedZone) {
 	l.counts[categoryOf(&z)]++
+	row := l.strs.row(&z)
 	if len(l.chunks) == 0 {
-		l.chunks = [][]ListedZone{{z}}
+		l.chunks = [][]listedRow{{row}}
 		l.n = 1
 		return
 	}
@@ -492,12 +331,13 @@ func (l *listing) insert(z ListedZone) {
 	// chunk a builder handed over immutable.
 	c := slices.Clone(l.chunks[ci])
 	if found {
-		l.counts[categoryOf(&c[i])]--
-		c[i] = z
+		old := l.strs.zone(&c[i])
+		l.counts[categoryOf(&old)]--
+		c[i] = row
 		l.chunks[ci] = c
 		return
 	}
-	c = slices.Insert(c, i, z)
+	c = slices.Insert(c, i, row)
 	l.n++
 	if len(c) > 2*listChunk {
 		left, right := slices.Clone(c[:listChunk]), slices.Clone(c[listChunk:])
@@ -529,14 +369,15 @@ func (l *listing) page(f ListFilter, cursor string, limit int) ([]ListedZone, st
 		c := l.chunks[ci]
 		for ; i < len(c); i++ {
 			l.visited.Add(1)
-			if !keeps(&f, &c[i]) {
+			z := l.strs.zone(&c[i])
+			if !keeps(&f, &z) {
 				continue
 			}
 			if limit > 0 && len(page) == limit {
 				next = page[len(page)-1].Key()
 				break
 			}
-			page = append(page, c[i])
+			page = append(page, z)
 		}
 	}
 	total := 0
@@ -544,7 +385,7 @@ func (l *listing) page(f ListFilter, cursor string, limit int) ([]ListedZone, st
 		for _, c := range l.chunks {
 			for k := range c {
 				l.visited.Add(1)
-				if keeps(&f, &c[k]) {
+				if z := l.strs.zone(&c[k]); keeps(&f, &z) {
 					total++
 				}
 			}
