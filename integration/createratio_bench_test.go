@@ -1,0 +1,197 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
+	"github.com/zoneapi/caddy-zoneapi/zoneservice"
+)
+
+// BenchmarkCreateRatio is issue 27's create goal (API create rate ≥ 0.9x
+// named's bare addzone rate at the same number of zones) at the sizes
+// where the API's own fixed cost per create weighs most, on demand. One
+// named; at each checkpoint (ZONEAPI_CREATE_CHECKPOINTS, default
+// "2000,5000,10000": zones in named, the bare ones included) it runs
+// ZONEAPI_CREATE_ROUNDS rounds (default 7) of one block each
+// (ZONEAPI_CREATE_BLOCK zones, default 80, at concurrency 8) of:
+//
+//   - bare `rndc addzone` through the project's rndc client (zone files
+//     written, not fsynced, before the block's clock starts);
+//   - creates through this tree's API;
+//   - with $ZONEAPI_BASELINE_CADDY (another build of the module), creates
+//     through that build's API (a zone directory of its own),
+//
+// the order rotated round by round, and prints each side's rate over all
+// blocks and the median and range of the rounds' ratios (a round's
+// blocks meet named in the same state). The zones up to a checkpoint are
+// created through the APIs, half each with a baseline. It asserts
+// nothing.
+func BenchmarkCreateRatio(b *testing.B) {
+	block := envInt("ZONEAPI_CREATE_BLOCK", 80)
+	rounds := envInt("ZONEAPI_CREATE_ROUNDS", 7)
+	var checkpoints []int
+	for f := range strings.SplitSeq(orDefault(os.Getenv("ZONEAPI_CREATE_CHECKPOINTS"), "2000,5000,10000"), ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			b.Fatalf("ZONEAPI_CREATE_CHECKPOINTS: %v", err)
+		}
+		checkpoints = append(checkpoints, c)
+	}
+	loadAtStart := loadAverage()
+
+	ns := testbind.Start(b, nil)
+	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
+	defer rc.Close()
+	bareDir := filepath.Join(ns.Dir, "bare")
+	if err := os.MkdirAll(bareDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+
+	type side struct {
+		name   string
+		create func(from, to int) // zones [from, to) of its own
+		made   int
+	}
+	apiSide := func(name string, c *caddy) *side {
+		return &side{name: name, create: func(from, to int) {
+			parallel(8, from, to, func(i int) {
+				z := fmt.Sprintf("%s%06d.ratio", name, i)
+				if r := c.do("POST", "/api/v1/zones", flatZoneBody(z)); r.status != http.StatusCreated {
+					b.Errorf("create %s: %d %.200s", z, r.status, r.raw)
+				}
+			})
+		}}
+	}
+	bare := &side{name: "bare", create: func(from, to int) {}}
+	sides := []*side{bare, apiSide("new", startCaddy(b, ns, caddyOpts{}))}
+	if base := os.Getenv("ZONEAPI_BASELINE_CADDY"); base != "" {
+		sides = append(sides, apiSide("baseline", startCaddy(b, ns, caddyOpts{bin: base, zoneDir: baselineDir(b, ns)})))
+	}
+	apis := sides[1:]
+	// run makes side s's next k zones and returns the time it took (for
+	// bare zones, without writing their files).
+	run := func(s *side, k int) time.Duration {
+		from := s.made
+		s.made += k
+		if s != bare {
+			t0 := time.Now()
+			s.create(from, from+k)
+			return time.Since(t0)
+		}
+		stmts := make([]*rndc.ZoneStatement, k)
+		for j := range k {
+			name := fmt.Sprintf("bare%06d.ratio", from+j)
+			z, err := createRequest(name).Normalize(time.Now())
+			if err != nil {
+				b.Fatal(err)
+			}
+			data, err := z.RenderFile()
+			if err != nil {
+				b.Fatal(err)
+			}
+			path := filepath.Join(bareDir, name+".zone")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			stmts[j] = zoneservice.AddZoneStatement(z, path, ns.TSIGKeyName, "")
+		}
+		t0 := time.Now()
+		parallel(8, 0, k, func(j int) {
+			if _, err := rc.AddZone(ctx, stmts[j]); err != nil {
+				b.Errorf("addzone: %v", err)
+			}
+		})
+		return time.Since(t0)
+	}
+	total := func() (n int) {
+		for _, s := range sides {
+			n += s.made
+		}
+		return n
+	}
+
+	type result struct {
+		zones  int
+		rate   []float64   // by side, over all blocks
+		ratios [][]float64 // by side: its rate / bare's, round by round
+		vsBase []float64   // new / baseline, round by round
+	}
+	var results []result
+	for _, cp := range checkpoints {
+		if missing := cp - total(); missing > 0 {
+			for i, s := range apis {
+				run(s, missing*(i+1)/len(apis)-missing*i/len(apis))
+			}
+		}
+		if b.Failed() {
+			b.FailNow()
+		}
+		r := result{zones: total(), rate: make([]float64, len(sides)), ratios: make([][]float64, len(sides))}
+		made := make([]int, len(sides))
+		took := make([]time.Duration, len(sides))
+		for round := range rounds {
+			rate := make([]float64, len(sides))
+			for j := range sides {
+				i := (j + round) % len(sides)
+				d := run(sides[i], block)
+				made[i] += block
+				took[i] += d
+				rate[i] = float64(block) / d.Seconds()
+			}
+			for i := range sides {
+				r.ratios[i] = append(r.ratios[i], rate[i]/rate[0])
+			}
+			if len(sides) == 3 {
+				r.vsBase = append(r.vsBase, rate[1]/rate[2])
+			}
+		}
+		for i := range sides {
+			r.rate[i] = float64(made[i]) / took[i].Seconds()
+		}
+		results = append(results, r)
+	}
+
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\nBenchmarkCreateRatio: one named, %d rounds of %d zones a side at c=8 at each checkpoint, the order rotated; load average %s at the start, %s at the end\n\n", rounds, block, loadAtStart, loadAverage())
+	fmt.Fprintf(&sb, "| zones | bare addzone /s |")
+	for _, s := range apis {
+		fmt.Fprintf(&sb, " %s API create /s | %s / bare, median (range) |", s.name, s.name)
+	}
+	if len(sides) == 3 {
+		fmt.Fprintf(&sb, " new / baseline, median (range) |")
+	}
+	fmt.Fprintf(&sb, "\n|%s\n", strings.Repeat("---|", 2+2*len(apis)+len(sides)/3))
+	for _, r := range results {
+		fmt.Fprintf(&sb, "| %d | %.0f |", r.zones, r.rate[0])
+		for i := range apis {
+			fmt.Fprintf(&sb, " %.0f | %s |", r.rate[i+1], ratioSpread(r.ratios[i+1]))
+		}
+		if len(sides) == 3 {
+			fmt.Fprintf(&sb, " %s |", ratioSpread(r.vsBase))
+		}
+		sb.WriteString("\n")
+	}
+	fmt.Print(sb.String())
+}
+
+// orDefault returns a, or def when a is empty.
+func orDefault(a, def string) string {
+	if a == "" {
+		return def
+	}
+	return a
+}
