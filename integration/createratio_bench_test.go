@@ -32,7 +32,9 @@ import (
 //
 // the order rotated round by round, and prints each side's rate over all
 // blocks and the median and range of the rounds' ratios (a round's
-// blocks meet named in the same state). The zones up to a checkpoint are
+// blocks meet named in the same state), with named's CPU time a zone
+// during each side's blocks and each Caddy's (its threads' schedstat:
+// steadier than rates on a loaded machine). The zones up to a checkpoint are
 // created through the APIs, half each with a baseline. It asserts
 // nothing.
 func BenchmarkCreateRatio(b *testing.B) {
@@ -65,9 +67,10 @@ func BenchmarkCreateRatio(b *testing.B) {
 		name   string
 		create func(from, to int) // zones [from, to) of its own
 		made   int
+		pid    int // its Caddy's (0: none)
 	}
 	apiSide := func(name string, c *caddy) *side {
-		return &side{name: name, create: func(from, to int) {
+		return &side{name: name, pid: c.Process().Pid, create: func(from, to int) {
 			parallel(8, from, to, func(i int) {
 				z := fmt.Sprintf("%s%06d.ratio", name, i)
 				if r := c.do("POST", "/api/v1/zones", flatZoneBody(z)); r.status != http.StatusCreated {
@@ -127,6 +130,8 @@ func BenchmarkCreateRatio(b *testing.B) {
 	type result struct {
 		zones  int
 		rate   []float64   // by side, over all blocks
+		named  []float64   // by side: named's CPU per zone, ms
+		caddy  []float64   // by side: its Caddy's CPU per zone, ms
 		ratios [][]float64 // by side: its rate / bare's, round by round
 		vsBase []float64   // new / baseline, round by round
 	}
@@ -140,14 +145,20 @@ func BenchmarkCreateRatio(b *testing.B) {
 		if b.Failed() {
 			b.FailNow()
 		}
-		r := result{zones: total(), rate: make([]float64, len(sides)), ratios: make([][]float64, len(sides))}
+		r := result{zones: total(), rate: make([]float64, len(sides)), ratios: make([][]float64, len(sides)),
+			named: make([]float64, len(sides)), caddy: make([]float64, len(sides))}
 		made := make([]int, len(sides))
 		took := make([]time.Duration, len(sides))
+		namedCPU := make([]time.Duration, len(sides))
+		caddyCPU := make([]time.Duration, len(sides))
 		for round := range rounds {
 			rate := make([]float64, len(sides))
 			for j := range sides {
 				i := (j + round) % len(sides)
+				n0, c0 := threadsCPU(ns.Pid()), threadsCPU(sides[i].pid)
 				d := run(sides[i], block)
+				namedCPU[i] += threadsCPU(ns.Pid()) - n0
+				caddyCPU[i] += threadsCPU(sides[i].pid) - c0
 				made[i] += block
 				took[i] += d
 				rate[i] = float64(block) / d.Seconds()
@@ -161,24 +172,26 @@ func BenchmarkCreateRatio(b *testing.B) {
 		}
 		for i := range sides {
 			r.rate[i] = float64(made[i]) / took[i].Seconds()
+			r.named[i] = namedCPU[i].Seconds() * 1000 / float64(made[i])
+			r.caddy[i] = caddyCPU[i].Seconds() * 1000 / float64(made[i])
 		}
 		results = append(results, r)
 	}
 
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\nBenchmarkCreateRatio: one named, %d rounds of %d zones a side at c=8 at each checkpoint, the order rotated; load average %s at the start, %s at the end\n\n", rounds, block, loadAtStart, loadAverage())
-	fmt.Fprintf(&sb, "| zones | bare addzone /s |")
+	fmt.Fprintf(&sb, "| zones | bare addzone /s | named CPU a zone |")
 	for _, s := range apis {
-		fmt.Fprintf(&sb, " %s API create /s | %s / bare, median (range) |", s.name, s.name)
+		fmt.Fprintf(&sb, " %s API create /s | %s / bare, median (range) | named CPU a zone | %s Caddy CPU a zone |", s.name, s.name, s.name)
 	}
 	if len(sides) == 3 {
 		fmt.Fprintf(&sb, " new / baseline, median (range) |")
 	}
-	fmt.Fprintf(&sb, "\n|%s\n", strings.Repeat("---|", 2+2*len(apis)+len(sides)/3))
+	fmt.Fprintf(&sb, "\n|%s\n", strings.Repeat("---|", 3+4*len(apis)+len(sides)/3))
 	for _, r := range results {
-		fmt.Fprintf(&sb, "| %d | %.0f |", r.zones, r.rate[0])
+		fmt.Fprintf(&sb, "| %d | %.0f | %.3f ms |", r.zones, r.rate[0], r.named[0])
 		for i := range apis {
-			fmt.Fprintf(&sb, " %.0f | %s |", r.rate[i+1], ratioSpread(r.ratios[i+1]))
+			fmt.Fprintf(&sb, " %.0f | %s | %.3f ms | %.3f ms |", r.rate[i+1], ratioSpread(r.ratios[i+1]), r.named[i+1], r.caddy[i+1])
 		}
 		if len(sides) == 3 {
 			fmt.Fprintf(&sb, " %s |", ratioSpread(r.vsBase))
