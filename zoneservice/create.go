@@ -130,8 +130,35 @@ func (s *Service) createLocked(ctx context.Context, z *zonemodel.Zone, fp string
 		// zone (fullDiff). A signed zone's is not its file.
 		s.Updater.Seed(name, z.Serial, data)
 	}
-	s.recordZone(ctx, event, name, true)
+	if servesFileSerial(z, zs) {
+		// named serves the file just written, at its serial: no need to
+		// ask it (an SOA query, which waits behind named's other
+		// addzones).
+		s.recordZoneAt(ctx, event, name, z.Serial)
+	} else {
+		s.recordZone(ctx, event, name, true)
+	}
 	return &Created{File: path, Details: text, Settled: settled}, nil
+}
+
+// servesFileSerial reports whether named, once it added the zone z with
+// the statement zs, serves z's file as written, at z.Serial: a primary
+// zone that is neither signed nor maintained by named's signer (no
+// dnssec-policy but none, no inline-signing), whose SOA is therefore
+// the file's until a change.
+func servesFileSerial(z *zonemodel.Zone, zs *rndc.ZoneStatement) bool {
+	if z.Type != zonemodel.TypePrimary || zs.Type() != "primary" {
+		return false
+	}
+	if _, ok := zs.Get("inline-signing"); ok {
+		return false
+	}
+	if v, ok := zs.Get("dnssec-policy"); ok {
+		if p, _ := v.Text(); p != "none" {
+			return false
+		}
+	}
+	return true
 }
 
 // undoFailed is the error of a create that named executed, whose next

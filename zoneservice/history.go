@@ -82,6 +82,21 @@ func (s *Service) recordZone(ctx context.Context, typ, zone string, withSerial b
 	}
 }
 
+// recordZoneAt is recordZone with the serial named serves the zone at
+// after the operation known without asking named (a create's file).
+func (s *Service) recordZoneAt(ctx context.Context, typ, zone string, serial uint32) {
+	if s.History == nil {
+		return
+	}
+	e := s.entry(ctx, typ, zone)
+	if s.Updater != nil {
+		e.SerialAfter = history.Serial(serial)
+	}
+	if _, err := s.History.Append(e); err != nil {
+		s.notRecorded([]history.Entry{e}, err)
+	}
+}
+
 // RecordZoneChange appends the history entry of a zone operation of
 // another kind than the service's own methods record (history.ZoneAdopted
 // and ZoneImported, for instance) once it succeeded.
