@@ -116,7 +116,7 @@ func (s *Service) createLocked(ctx context.Context, z *zonemodel.Zone, fp string
 		}
 		return nil, newErr(ErrHook, name, "", "zone "+name+" was not created", herr)
 	}
-	if err := s.Store.Complete(name, &zonestore.Entry{Name: name, Type: z.Type, Created: s.now(), Fingerprint: fp}, false); err != nil {
+	if err := s.Store.CompleteCreate(name, &zonestore.Entry{Name: name, Type: z.Type, Created: s.now(), Fingerprint: fp}); err != nil {
 		if uerr := s.undoCreate(ctx, name, s.hasHook()); uerr != nil {
 			return nil, undoFailed(name, "recording it in the index failed ("+err.Error()+")", uerr)
 		}

@@ -102,11 +102,14 @@ type Index interface {
 // Intents are the write-ahead intents of creates and deletes, recorded in
 // the index: Begin records one durably; Complete marks it done in the
 // same append as its index change (put, del, or neither when the
-// operation was undone); PendingIntent and PendingIntents report those not
+// operation was undone); CompleteCreate is Complete of a create named
+// executed, without an fsync of its own (the pending intent settles to
+// the same outcome, see zonestore.Store.CompleteCreate); PendingIntent and PendingIntents report those not
 // done; RepairIndex truncates a torn last line of the index.
 type Intents interface {
 	Begin(in zonestore.Intent) error
 	Complete(zone string, put *zonestore.Entry, del bool) error
+	CompleteCreate(zone string, put *zonestore.Entry) error
 	PendingIntent(zone string) (zonestore.Intent, bool, error)
 	PendingIntents() ([]zonestore.Intent, error)
 	RepairIndex() (int64, error)

@@ -187,6 +187,14 @@ func (s *faultyStore) Complete(zone string, put *zonestore.Entry, del bool) erro
 	return s.Store.Complete(zone, put, del)
 }
 
+func (s *faultyStore) CompleteCreate(zone string, put *zonestore.Entry) error {
+	if s.failComplete > 0 {
+		s.failComplete--
+		return errors.New("no space left on device")
+	}
+	return s.Store.CompleteCreate(zone, put)
+}
+
 type hook struct {
 	created, deleted []string
 	err              error

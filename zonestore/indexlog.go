@@ -18,8 +18,9 @@ type queuedWrite struct {
 	buf  []byte
 	err  error
 	done bool
-	// lazy: the records need not be durable (touches only): a flush of
-	// lazy writes alone does not fsync.
+	// lazy: the records need not be durable before the writer goes on
+	// (touches, a create's completion): a flush of lazy writes alone
+	// does not fsync.
 	lazy bool
 }
 
@@ -29,7 +30,12 @@ type queuedWrite struct {
 // are being fsynced queue theirs, and the next flush appends and fsyncs
 // them all at once (group commit): each returns once its own records are
 // durable and applied, or with the error that kept them from being.
-func (x *index) write(recs []logRecord) error {
+func (x *index) write(recs []logRecord) error { return x.writeAs(recs, false) }
+
+// writeAs is write; with lazy, the records are appended and applied
+// without waiting for an fsync of their own (they are durable with the
+// log's next fsync, any writer's): see Store.CompleteCreate.
+func (x *index) writeAs(recs []logRecord, lazy bool) error {
 	var buf bytes.Buffer
 	for _, r := range recs {
 		b, err := json.Marshal(r)
@@ -41,7 +47,7 @@ func (x *index) write(recs []logRecord) error {
 	}
 	w := &queuedWrite{buf: buf.Bytes(), lazy: len(recs) > 0}
 	for _, r := range recs {
-		w.lazy = w.lazy && r.Op == "touch"
+		w.lazy = w.lazy && (lazy || r.Op == "touch")
 		if r.Op != "touch" {
 			if x.wrote == nil {
 				x.wrote = make(map[string]bool)

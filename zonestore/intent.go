@@ -79,6 +79,11 @@ func (s *Store) Begin(in Intent) error {
 // one append: put, when not nil, adds or replaces the zone's entry; del
 // removes it; with neither, the operation was undone or never happened.
 func (s *Store) Complete(zone string, put *Entry, del bool) error {
+	return s.complete(zone, put, del, false)
+}
+
+// complete is Complete, or with lazy, CompleteCreate.
+func (s *Store) complete(zone string, put *Entry, del, lazy bool) error {
 	if err := checkZone(zone); err != nil {
 		return fmt.Errorf("completing intent: %w", err)
 	}
@@ -100,7 +105,21 @@ func (s *Store) Complete(zone string, put *Entry, del bool) error {
 	x := &s.idx
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.write(recs)
+	return x.writeAs(recs, lazy)
+}
+
+// CompleteCreate is Complete(zone, put, false) for a create that named
+// executed, without waiting for an fsync of its own: the append is
+// durable with the log's next fsync (any writer's: the next intent, put
+// or delete). A crash that loses it (a power loss; a killed process
+// loses nothing it wrote) leaves the create's intent pending, durable
+// since before addzone, with the type and fingerprint put has; it is
+// settled, like any pending create, from named, which serves the zone
+// with its file: completed, as put would have (Created is then the
+// intent's time). So the fsync it spares protected nothing the intent
+// does not.
+func (s *Store) CompleteCreate(zone string, put *Entry) error {
+	return s.complete(zone, put, false, true)
 }
 
 // PendingIntent returns the zone's pending intent, if any.

@@ -149,3 +149,59 @@ func TestIntents(t *testing.T) {
 		t.Error("delete completion left the entry")
 	}
 }
+
+// TestCompleteCreateNotFsynced: a create's completion is appended and
+// applied (this process and another see the zone, not the intent) without
+// an fsync of its own, and what a power loss can leave of the log, the
+// part fsynced before it, holds the create's intent with the type and
+// fingerprint of its entry, to be settled from named as any pending
+// create (zoneservice); the next fsynced write makes it durable.
+func TestCompleteCreateNotFsynced(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	now := time.Now()
+	if err := s.Begin(Intent{Op: IntentCreate, Name: "a.example", Type: zonemodel.TypePrimary, Fingerprint: "fp1", Time: now}); err != nil {
+		t.Fatal(err)
+	}
+	durable := s.idx.off
+	flushes := s.idx.flushes
+	if err := s.CompleteCreate("a.example", &Entry{Name: "a.example", Type: zonemodel.TypePrimary, Fingerprint: "fp1", Created: now}); err != nil {
+		t.Fatal(err)
+	}
+	if s.idx.flushes != flushes {
+		t.Errorf("CompleteCreate fsynced the log (%d fsyncs, want 0)", s.idx.flushes-flushes)
+	}
+	for i, st := range []*Store{s, mustOpen(t, dir)} {
+		if all, _ := st.PendingIntents(); len(all) != 0 {
+			t.Errorf("store %d: pending after the completion: %+v", i, all)
+		}
+		if e, ok, _ := st.Get("a.example"); !ok || e.Fingerprint != "fp1" {
+			t.Errorf("store %d: entry = %+v, %v", i, e, ok)
+		}
+	}
+
+	// A power loss keeps the log as fsynced: the intent, pending.
+	log, err := os.ReadFile(filepath.Join(dir, ".zoneapi", "index.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(lost, ".zoneapi"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(lost, ".zoneapi", "index.log"), log[:durable], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, ok, err := mustOpen(t, lost).PendingIntent("a.example")
+	if err != nil || !ok || in.Op != IntentCreate || in.Type != zonemodel.TypePrimary || in.Fingerprint != "fp1" {
+		t.Errorf("after a power loss: pending intent %+v, %v, %v; want the create's, with its type and fingerprint", in, ok, err)
+	}
+
+	// The next write that must be durable fsyncs the completion with it.
+	if err := s.Begin(Intent{Op: IntentDelete, Name: "a.example", Time: now}); err != nil {
+		t.Fatal(err)
+	}
+	if s.idx.flushes != flushes+1 || s.idx.unsynced {
+		t.Errorf("the next intent: %d fsyncs, want 1", s.idx.flushes-flushes)
+	}
+}
