@@ -1,7 +1,6 @@
 package history
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -311,7 +310,10 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 		l.cur = b
 	}
 	now := l.opts.Now()
-	var buf []byte
+	// Room for a small entry's line each (a one-RRset change's is
+	// 300-400 bytes): the lines are appended without growing the
+	// buffer again and again.
+	buf := make([]byte, 0, 512*len(es))
 	seq := l.last
 	for i, e := range es {
 		e = e.Recorded(nil)
@@ -321,12 +323,17 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 		if e.Time.IsZero() {
 			e.Time = now
 		}
-		line, err := json.Marshal(e)
-		if err != nil {
+		// The entry's JSON (json.Marshal's bytes), appended to the
+		// batch's lines: the line kept with the entry shares their
+		// array, which nothing changes once written.
+		start := len(buf)
+		var err error
+		if buf, err = e.AppendJSON(buf); err != nil {
 			l.mu.Unlock()
 			return &Pending{err: fmt.Errorf("history: %w", err)}
 		}
-		buf = append(append(buf, line...), '\n')
+		line := buf[start:len(buf):len(buf)]
+		buf = append(buf, '\n')
 		if len(line) <= maxKeptJSON {
 			e = e.Recorded(line)
 		}
