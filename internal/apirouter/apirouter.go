@@ -12,6 +12,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/zoneapi/caddy-zoneapi/apispec"
@@ -53,11 +54,20 @@ type Route struct {
 	PDNS     bool
 	Action   auth.Action
 	ZoneName func(string) string
+
+	// pattern is Pattern's value, set by New: a request's pattern and
+	// its metrics label are then not concatenated again per request.
+	pattern string
 }
 
 // Pattern is the route's http.ServeMux pattern, e.g.
 // "POST /api/v1/zones/{name}/reload".
-func (rt *Route) Pattern() string { return rt.Method + " " + rt.Template }
+func (rt *Route) Pattern() string {
+	if rt.pattern != "" {
+		return rt.pattern
+	}
+	return rt.Method + " " + rt.Template
+}
 
 // TakesView reports whether a route addresses zones, so that ?view=
 // applies to it: the REST zone and record routes (not the PowerDNS API's,
@@ -111,9 +121,11 @@ type Router struct {
 
 // New registers routes on a rest.Router.
 func New(routes []Route, host Host) *Router {
+	routes = slices.Clone(routes)
 	eps := make([]rest.Endpoint, len(routes))
 	for i, rt := range routes {
 		eps[i] = rest.Endpoint{Method: rt.Method, Template: rt.Template, ZoneName: rt.ZoneName}
+		routes[i].pattern = rt.Method + " " + rt.Template
 	}
 	return &Router{routes: routes, rr: rest.NewRouter(eps), host: host}
 }

@@ -57,3 +57,21 @@ func TestChangeRequestIDLookedUpOnce(t *testing.T) {
 		t.Errorf("the request id was looked up %d times, want once", lookups)
 	}
 }
+
+// TestRoutePatternNotBuiltPerRequest: the matched route's pattern (the
+// request's Pattern, the expensive-read limit's key) and the metrics
+// label are not concatenated again for each request.
+func TestRoutePatternNotBuiltPerRequest(t *testing.T) {
+	rr := New([]Route{{Method: http.MethodPost, Template: Prefix + "/zones/{name}/records/reconcile"}}, Host{})
+	rt, _, _ := rr.Match(httptest.NewRequest(http.MethodPost, Prefix+"/zones/example.com/records/reconcile", nil))
+	if rt == nil {
+		t.Fatal("no route matched")
+	}
+	var pattern string
+	if n := testing.AllocsPerRun(100, func() { pattern = rt.Pattern() }); n != 0 {
+		t.Errorf("Pattern allocates %v times per call", n)
+	}
+	if pattern != "POST "+Prefix+"/zones/{name}/records/reconcile" {
+		t.Errorf("pattern %q", pattern)
+	}
+}
