@@ -340,7 +340,13 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 		out[i] = e
 	}
 	l.last = seq
-	b.buf = append(b.buf, buf...)
+	if b.buf == nil {
+		// The batch's first lines: its buffer is theirs (later ones
+		// are appended after them; the kept lines end where they do).
+		b.buf = buf
+	} else {
+		b.buf = append(b.buf, buf...)
+	}
 	b.entries = append(b.entries, out...)
 	for _, e := range out {
 		noteSerial(l.zones, l.extRecent, e)
