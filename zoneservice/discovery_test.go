@@ -293,3 +293,39 @@ func TestSerials(t *testing.T) {
 		t.Fatalf("view internal: %v", got)
 	}
 }
+
+// TestAllZonesDefaultView: with views configured and one of them the
+// default (the root service's View), a zone the API created there and
+// named has not reported yet (the snapshot is older) is listed in that
+// view, not in "_default", which named does not have; and a zone of the
+// index is marked managed in that view, not in another of the name.
+// Before, the root's index was joined as the index of no view, and CI's
+// TestZonesOfEveryOrigin listed api1.test in "_default" when the list
+// came before named's next snapshot.
+func TestAllZonesDefaultView(t *testing.T) {
+	r := newRig(t)
+	r.s.View = "external"
+	r.s.Inventory = &inventory.Inventory{
+		Fetch: func(context.Context) ([]byte, error) {
+			return statsOf("both.test internal primary", "both.test external primary"), nil
+		},
+		Status: func(context.Context, string, string) (bool, error) { return true, nil },
+	}
+	defer r.s.Inventory.Stop()
+	for _, name := range []string{"both.test", "new.test"} {
+		if err := r.store.Put(zonestore.Entry{Name: name, Type: "primary"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _, _, err := r.s.AllZones(context.Background(), ListFilter{}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, z := range all {
+		got = append(got, fmt.Sprintf("%s/%s:%v", z.Name, z.View, z.Managed))
+	}
+	if want := "both.test/external:true both.test/internal:false new.test/external:true"; strings.Join(got, " ") != want {
+		t.Fatalf("all zones:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+}

@@ -108,10 +108,13 @@ type changeFeed interface {
 	ChangesSince(seq uint64) ([]zonestore.Change, uint64, bool, error)
 }
 
-// indexes returns the indexes AllZones joins, by view ("": the service's
-// Store, the zones addressed without a view).
+// indexes returns the indexes AllZones joins, by view: the service's
+// Store under its View, the view it addresses (the configured default
+// view), or under "" when it has none (the zones addressed without a
+// view: named's default or only view). Under "" a zone created since
+// the snapshot would be listed in "_default" when named has views.
 func (s *Service) indexes(snap *inventory.Snapshot) (map[string]Index, error) {
-	out := map[string]Index{"": s.Store}
+	out := map[string]Index{s.View: s.Store}
 	if s.ViewIndex == nil {
 		return out, nil
 	}
