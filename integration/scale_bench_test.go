@@ -38,8 +38,10 @@ import (
 //     every other pair), so that both sides meet named in the same state
 //     (its own addzone rate at 100,000 zones swings 2x between minutes):
 //     the rates over all blocks, and the median and range of the pairs'
-//     API/bare ratios. The bare zones count in named's total, not in the
-//     checkpoints' (API zones);
+//     API/bare ratios, with Caddy's and named's CPU time a zone during
+//     the API's blocks and named's during the bare ones (steadier than
+//     the rates on a loaded machine). The bare zones count in named's
+//     total, not in the checkpoints' (API zones);
 //   - reads of one zone: zonestatus and showzone (rndc client) beside
 //     the API's zone GET, of zones not read before (its first read asks
 //     named both) and of zones read once before (the zone cache's
@@ -170,6 +172,9 @@ func BenchmarkScale(b *testing.B) {
 		history                                     time.Duration
 		caddyRSS, namedRSS, index, hist             int64
 		caddyRSSBeforeSearch                        int64
+		// CPU time a zone during the creates' blocks: Caddy's and named's
+		// in the API's, named's in the bare addzones'.
+		caddyCPU, namedCPU, bareNamedCPU time.Duration
 	}
 	var rows []row
 	for _, cp := range checkpoints {
@@ -187,11 +192,21 @@ func BenchmarkScale(b *testing.B) {
 		r.apiRate, r.bareRate, r.createRatios = pairedRates(pairs,
 			func(p int) (int, time.Duration) {
 				k := blockSize(batch, pairs, p)
+				n0, c0 := threadsCPU(ns.Pid()), threadsCPU(c.Process().Pid)
 				d := createAPI(created, created+k)
+				r.namedCPU += threadsCPU(ns.Pid()) - n0
+				r.caddyCPU += threadsCPU(c.Process().Pid) - c0
 				created += k
 				return k, d
 			},
-			func(p int) (int, time.Duration) { k := blockSize(batch, pairs, p); return k, bareAddzone(k) })
+			func(p int) (int, time.Duration) {
+				k := blockSize(batch, pairs, p)
+				n0 := threadsCPU(ns.Pid())
+				d := bareAddzone(k)
+				r.bareNamedCPU += threadsCPU(ns.Pid()) - n0
+				return k, d
+			})
+		r.caddyCPU, r.namedCPU, r.bareNamedCPU = r.caddyCPU/time.Duration(batch), r.namedCPU/time.Duration(batch), r.bareNamedCPU/time.Duration(batch)
 		r.zoneGet = p50(samples, func() { get("/api/v1/zones/" + pick()) })
 		// The steady state: zones read once before (zonecache.go).
 		warm := make([]string, samples)
@@ -308,11 +323,11 @@ func BenchmarkScale(b *testing.B) {
 
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\nBenchmarkScale: %d zones created through the API at c=8 (plus %d by bare addzone), one named, same run\n\n", created, bares)
-	fmt.Fprintf(&sb, "| zones | create /s bulk (c=8) | bare addzone /s (c=8) | API create /s (c=8) | API/bare, median of %d pairs (range) | zone GET (first read) | zone GET (cached) | zonestatus | showzone | records GET | AXFR | list page | all=true page | statistics list | PowerDNS list | PowerDNS zone GET | search | history page | Caddy RSS (before the search) | named RSS | index | history |\n", pairs)
-	fmt.Fprintf(&sb, "|%s\n", strings.Repeat("---|", 22))
+	fmt.Fprintf(&sb, "| zones | create /s bulk (c=8) | bare addzone /s (c=8) | API create /s (c=8) | API/bare, median of %d pairs (range) | CPU a create: Caddy, named (bare addzone: named) | zone GET (first read) | zone GET (cached) | zonestatus | showzone | records GET | AXFR | list page | all=true page | statistics list | PowerDNS list | PowerDNS zone GET | search | history page | Caddy RSS (before the search) | named RSS | index | history |\n", pairs)
+	fmt.Fprintf(&sb, "|%s\n", strings.Repeat("---|", 23))
 	for _, r := range rows {
-		fmt.Fprintf(&sb, "| %d | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s |\n",
-			r.zones, r.bulkRate, r.bareRate, r.apiRate, ratioSpread(r.createRatios), msf(r.zoneGet), msf(r.zoneGetCached), msf(r.zonestatus), msf(r.showzone),
+		fmt.Fprintf(&sb, "| %d | %.0f | %.0f | %.0f | %s | %s, %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s |\n",
+			r.zones, r.bulkRate, r.bareRate, r.apiRate, ratioSpread(r.createRatios), msf(r.caddyCPU), msf(r.namedCPU), msf(r.bareNamedCPU), msf(r.zoneGet), msf(r.zoneGetCached), msf(r.zonestatus), msf(r.showzone),
 			msf(r.recordsGet), msf(r.axfr), msf(r.list), msf(r.all), msf(r.stats), msf(r.pdnsList), msf(r.pdnsGet), msf(r.search),
 			msf(r.history), mib(r.caddyRSS), mib(r.caddyRSSBeforeSearch), mib(r.namedRSS), mib(r.index), mib(r.hist))
 	}
