@@ -231,3 +231,67 @@ func loaded(b *testing.B, sec *testbind.Server, zones []string) bool {
 	}
 	return true
 }
+
+// BenchmarkCatalogCreateCost is what keeping a catalog costs the API's
+// creates, opt-in: ZONEAPI_CATALOG_COST=<zones per side> (it skips
+// without it). Two testbind.Pairs, each with a Caddy on its primary, one
+// keeping a catalog its secondary consumes, the other none (its
+// secondary gets no zone: the first side's primary also serves each
+// zone's transfer); with $ZONEAPI_BASELINE_CADDY (another build of the
+// module) a third Pair whose Caddy of that build keeps a catalog. Rounds
+// of 250 creates at concurrency 8 alternate between the sides, so that
+// all see the same load. It prints each side's creates a second, the
+// ratios, and the CPU time per create of each side's primary, secondary
+// and Caddy, and asserts nothing.
+func BenchmarkCatalogCreateCost(b *testing.B) {
+	n := envInt("ZONEAPI_CATALOG_COST", 0)
+	if n <= 0 {
+		b.Skip("set ZONEAPI_CATALOG_COST=<zones per side> to run it")
+	}
+	const catZone = "catalog.scale"
+	type side struct {
+		name string
+		pair *testbind.Pair
+		c    *caddy
+		took time.Duration
+		cpu  pairCPU
+	}
+	withCatalog := func(name, bin string) *side {
+		p := testbind.StartPair(b, catZone)
+		return &side{name: name, pair: p, c: startCaddy(b, p.Primary, caddyOpts{bin: bin,
+			extra: fmt.Sprintf("catalog %s {\n\t\t\t\talso_notify %s\n\t\t\t}", catZone, p.Secondary.DNSAddr)})}
+	}
+	sides := []*side{withCatalog("with a catalog (its secondary consuming it)", "")}
+	p := testbind.StartPair(b, catZone)
+	sides = append(sides, &side{name: "without a catalog", pair: p, c: startCaddy(b, p.Primary, caddyOpts{})})
+	if base := os.Getenv("ZONEAPI_BASELINE_CADDY"); base != "" {
+		sides = append(sides, withCatalog("with a catalog, the baseline build", base))
+	}
+	const round = 250
+	for from := 0; from < n; from += round {
+		to := min(from+round, n)
+		for _, s := range sides {
+			cpu0 := cpuOf(s.pair, s.c.Process().Pid)
+			t0 := time.Now()
+			parallel(8, from, to, func(i int) {
+				z := fmt.Sprintf("m%06d.scale", i)
+				if r := s.c.do("POST", "/api/v1/zones", flatZoneBody(z)); r.status != http.StatusCreated {
+					b.Errorf("create %s: %d %.200s", z, r.status, r.raw)
+				}
+			})
+			s.took += time.Since(t0)
+			d := cpuOf(s.pair, s.c.Process().Pid).sub(cpu0)
+			s.cpu = pairCPU{sec: s.cpu.sec + d.sec, pri: s.cpu.pri + d.pri, caddy: s.cpu.caddy + d.caddy}
+		}
+		if b.Failed() {
+			b.FailNow()
+		}
+	}
+	per := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", d.Seconds()*1000/float64(n)) }
+	fmt.Printf("\nBenchmarkCatalogCreateCost: %d creates a side at c=8, in alternating rounds of %d, same run\n\n", n, round)
+	fmt.Printf("| | creates /s | ratio | CPU per create: primary | secondary | Caddy |\n|---|---|---|---|---|---|\n")
+	for _, s := range sides {
+		fmt.Printf("| %s | %.0f | %.2fx | %s | %s | %s |\n", s.name, float64(n)/s.took.Seconds(),
+			sides[1].took.Seconds()/s.took.Seconds(), per(s.cpu.pri), per(s.cpu.sec), per(s.cpu.caddy))
+	}
+}
