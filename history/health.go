@@ -21,7 +21,7 @@ type health struct {
 // is held.
 func (l *Log) wrote(es []Entry) {
 	for _, e := range es {
-		k := zoneKey(e.Zone, e.View)
+		k := l.key(e.Zone, e.View)
 		z := l.zones[k]
 		switch {
 		case e.Type == ZoneDeleted:

@@ -10,7 +10,7 @@ package history
 // noteLife carries the zones' lives forward past e (whose Seq is set).
 // l.mu is held (or Open is loading).
 func (l *Log) noteLife(e Entry) {
-	k := zoneKey(e.Zone, e.View)
+	k := l.key(e.Zone, e.View)
 	z := l.zones[k]
 	switch e.Type {
 	case ZoneDeleted:
@@ -34,5 +34,5 @@ func (l *Log) noteLife(e Entry) {
 func (l *Log) Born(zone, view string) uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.zones[zoneKey(zone, view)].born
+	return l.zones[l.key(zone, view)].born
 }

@@ -114,6 +114,7 @@ type Log struct {
 	extRecent map[string][]uint32  // by zoneKey: the serials after the zone's latest external entries, newest last
 	changed   chan struct{}
 	closed    bool
+	lastKey   lastKey // the zone key built last (key)
 
 	kick chan struct{}
 	stop chan struct{}
@@ -349,7 +350,7 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 	}
 	b.entries = append(b.entries, out...)
 	for _, e := range out {
-		noteSerial(l.zones, l.extRecent, e)
+		noteSerial(l.zones, l.extRecent, l.key(e.Zone, e.View), e)
 		l.noteLife(e)
 	}
 	// While a Hold is not released the writer would find nothing to

@@ -34,7 +34,7 @@ func (l *Log) load() error {
 		end, err := scan(s.path, 0, func(e Entry, _ int64) bool {
 			s.last, s.newest = e.Seq, e.Time
 			if e.Seq > upto {
-				noteSerial(l.zones, l.extRecent, e)
+				noteSerial(l.zones, l.extRecent, l.key(e.Zone, e.View), e)
 				l.noteLife(e)
 			}
 			if active {

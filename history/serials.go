@@ -7,6 +7,22 @@ func zoneKey(zone, view string) string {
 	return strings.ToLower(strings.TrimSuffix(zone, ".")) + "/" + view
 }
 
+// lastKey is the zone key Log.key built last, with what it was built from.
+type lastKey struct{ zone, view, key string }
+
+// key is zoneKey(zone, view), the last one kept: the entries of a burst
+// of changes are mostly one zone's, and each entry looks its zone up
+// several times (its serials, its life, the serials written), so the key
+// is not built (an allocation) again for each. l.mu is held (or Open is
+// loading).
+func (l *Log) key(zone, view string) string {
+	if k := &l.lastKey; k.key != "" && k.zone == zone && k.view == view {
+		return k.key
+	}
+	l.lastKey = lastKey{zone, view, zoneKey(zone, view)}
+	return l.lastKey.key
+}
+
 // recentExternal is how many of a zone's latest external serials the
 // Log keeps for EnqueueChanges.
 const recentExternal = 16
@@ -41,9 +57,8 @@ func put(zones map[string]zoneState, k string, z zoneState) {
 }
 
 // noteSerial remembers the zone's serial after e in zones and, for an
-// external entry, in ext (both by zoneKey).
-func noteSerial(zones map[string]zoneState, ext map[string][]uint32, e Entry) {
-	k := zoneKey(e.Zone, e.View)
+// external entry, in ext (both by zoneKey; k is e's).
+func noteSerial(zones map[string]zoneState, ext map[string][]uint32, k string, e Entry) {
 	switch {
 	case e.Type == ZoneDeleted:
 		z := zones[k]
@@ -66,12 +81,11 @@ func noteSerial(zones map[string]zoneState, ext map[string][]uint32, e Entry) {
 
 // recordedAlready reports whether e, an entry EnqueueChanges was given,
 // is a change recorded already, judged by the zones' serials and ext as
-// noteSerial keeps them.
-func recordedAlready(zones map[string]zoneState, ext map[string][]uint32, e Entry) bool {
+// noteSerial keeps them (k is e's zone key).
+func recordedAlready(zones map[string]zoneState, ext map[string][]uint32, k string, e Entry) bool {
 	if e.SerialBefore == nil || e.SerialAfter == nil {
 		return false
 	}
-	k := zoneKey(e.Zone, e.View)
 	if e.Source == SourceExternal {
 		z := zones[k]
 		return z.hasSerial && z.serial != *e.SerialBefore
@@ -92,7 +106,7 @@ func recordedAlready(zones map[string]zoneState, ext map[string][]uint32, e Entr
 func (l *Log) unrecorded(es []Entry) []Entry {
 	zones, ext := map[string]zoneState{}, map[string][]uint32{}
 	for _, e := range es {
-		k := zoneKey(e.Zone, e.View)
+		k := l.key(e.Zone, e.View)
 		if z, ok := l.zones[k]; ok && z.hasSerial {
 			zones[k] = zoneState{serial: z.serial, hasSerial: true}
 		}
@@ -102,9 +116,9 @@ func (l *Log) unrecorded(es []Entry) []Entry {
 	}
 	out := es[:0:0]
 	for _, e := range es {
-		if !recordedAlready(zones, ext, e) {
+		if k := l.key(e.Zone, e.View); !recordedAlready(zones, ext, k, e) {
 			out = append(out, e)
-			noteSerial(zones, ext, e)
+			noteSerial(zones, ext, k, e)
 		}
 	}
 	return out
@@ -134,6 +148,6 @@ func (l *Log) Baseline(zone, view string, serial uint32) {
 func (l *Log) LastSerial(zone, view string) (serial uint32, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	z := l.zones[zoneKey(zone, view)]
+	z := l.zones[l.key(zone, view)]
 	return z.serial, z.hasSerial
 }
