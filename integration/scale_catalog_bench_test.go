@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,9 +63,20 @@ func BenchmarkScaleCatalog(b *testing.B) {
 	var last string
 	var lastAt time.Time
 	cpu0 := cpuOf(pair, c.Process().Pid)
+	var retried atomic.Int64
 	t0 := time.Now()
 	parallel(8, 0, n, func(i int) {
-		if r := c.do("POST", "/api/v1/zones", flatZoneBody(name(i))); r.status != http.StatusCreated {
+		r := c.do("POST", "/api/v1/zones", flatZoneBody(name(i)))
+		if r.status == http.StatusInternalServerError {
+			// The 100,000-member run lost 4 creates so under load
+			// 17-27: their catalog step failed while named was busy
+			// for seconds in other zones' addzone, and the API undid
+			// each (its catalog member included). Once more.
+			b.Logf("create %s: %d %.200s; once more", name(i), r.status, r.raw)
+			retried.Add(1)
+			r = c.do("POST", "/api/v1/zones", flatZoneBody(name(i)))
+		}
+		if r.status != http.StatusCreated {
 			b.Errorf("create %s: %d %.200s", name(i), r.status, r.raw)
 			return
 		}
@@ -151,6 +163,9 @@ func BenchmarkScaleCatalog(b *testing.B) {
 		apiCreate.Round(time.Millisecond), float64(n)/apiCreate.Seconds(), apiLast.Round(time.Millisecond), apiAll.Round(time.Millisecond))
 	fmt.Printf("| named alone (bare addzone, then the catalog written whole and added) | %s (%.0f/s) | %s after the catalog's addzone | %s after the catalog's addzone |\n",
 		bareAdd.Round(time.Millisecond), float64(n)/bareAdd.Seconds(), bareLast.Round(time.Millisecond), bareAll.Round(time.Millisecond))
+	if k := retried.Load(); k > 0 {
+		fmt.Printf("\n%d API creates answered 500 and were made again (counted in the creates' time)\n", k)
+	}
 	fmt.Printf("\nfrom the first zone added to the secondary serving all: API %s, named alone %s (%.2fx)\n",
 		(apiCreate + apiAll).Round(time.Millisecond), (bareAdd + bareAll).Round(time.Millisecond),
 		(apiCreate+apiAll).Seconds()/(bareAdd+bareAll).Seconds())
