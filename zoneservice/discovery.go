@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
@@ -125,7 +126,15 @@ func (s *Service) Serials(ctx context.Context) map[string]uint32 {
 // when it had to (Serials' asking), so that a list whose first page
 // found named failing does not ask it again at every page. It is nil
 // when Serials is.
-func (s *Service) SerialsOf(ctx context.Context, held bool) func(name string) (uint32, bool) {
+//
+// A zone the index has from after the snapshot was asked for (created
+// is its entry's Created), which the snapshot cannot have, is read
+// through the zone cache instead (CachedZone: named's zonestatus the
+// first time, then nothing while it holds): the zones created since the
+// last refresh, a few, not every zone, so that a list right after a
+// create carries the new zone's serial (PowerDNS's test_list_zones),
+// where it carried 0 until the next refresh.
+func (s *Service) SerialsOf(ctx context.Context, held bool) func(name string, created time.Time) (uint32, bool) {
 	if s.Inventory == nil {
 		return nil
 	}
@@ -139,9 +148,15 @@ func (s *Service) SerialsOf(ctx context.Context, held bool) func(name string) (u
 		return nil
 	}
 	view := s.serialView(snap)
-	return func(name string) (uint32, bool) {
+	return func(name string, created time.Time) (uint32, bool) {
 		if z, ok := snap.Find(name, view); ok && z.HasSerial {
 			return z.Serial, true
+		}
+		if snap.Taken.IsZero() || !created.After(snap.Taken) {
+			return 0, false
+		}
+		if zs, err := s.CachedZone(ctx, name); err == nil && zs.Status != nil && zs.Status.HasSerial {
+			return zs.Status.Serial, true
 		}
 		return 0, false
 	}

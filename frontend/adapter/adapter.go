@@ -84,7 +84,7 @@ func (b Zones) ZonesPage(ctx context.Context, cursor string, limit int) ([]zoneI
 	for i, e := range entries {
 		out[i] = zoneInfo{Name: e.Name, Type: e.Type, Created: e.Created, Catalog: catalog}
 		if serial != nil {
-			out[i].Serial, out[i].HasSerial = serial(e.Name)
+			out[i].Serial, out[i].HasSerial = serial(e.Name, e.Created)
 		}
 	}
 	return out, next, nil
