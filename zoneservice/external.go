@@ -130,6 +130,83 @@ func (r *Records) fullDiff(zone string, from uint32, full []dns.RR) history.Entr
 	return external(zone, from, to, nil, nil)
 }
 
+// fullDiffTo is the entry of the changes from serial from to serial to
+// where named answered an IXFR with the whole zone at a later serial
+// (full; a gap that a write already applied follows, see fillGap): the
+// difference from the zone's content at from (as fullDiff finds it) to
+// its content at to, which is full with the steps named's IXFR from to
+// reports undone. Where either is not known (named answers that IXFR
+// with the whole zone too), the two serials alone.
+func (r *Records) fullDiffTo(ctx context.Context, zone string, from, to uint32, full []dns.RR) history.Entry {
+	old := r.updater.Cached(zone, from)
+	if old == nil {
+		old = r.fileAt(zone, from, full)
+	}
+	// The zone at full's serial is the base of the next such difference.
+	defer r.updater.Transferred(zone, full)
+	if old != nil {
+		deltas, _, err := r.updater.Client().IXFR(ctx, zone, to)
+		if at, ok := undoDeltas(full, deltas, to); err == nil && ok {
+			added, removed := dnsupdate.Diff(old.RRs, at)
+			return external(zone, from, to, added, removed)
+		}
+	}
+	r.log().Warn("named sent the whole zone for an IXFR and the zone's content before or at the end of the change is not known: the change is recorded without its records (ixfr-from-differences makes named keep them)",
+		zap.String("zone", zone), zap.Uint32("from", from), zap.Uint32("to", to))
+	return external(zone, from, to, nil, nil)
+}
+
+// undoDeltas returns the zone's content at serial to: full (the zone at
+// a later serial) with deltas, the steps from to up to full's serial,
+// undone; ok is false when the deltas do not chain from to to full's
+// serial.
+func undoDeltas(full []dns.RR, deltas []dnsupdate.Delta, to uint32) (at []dns.RR, ok bool) {
+	if len(full) == 0 || len(deltas) == 0 || deltas[0].From != to || deltas[len(deltas)-1].To != full[0].(*dns.SOA).Serial {
+		return nil, false
+	}
+	for i := 1; i < len(deltas); i++ {
+		if deltas[i].From != deltas[i-1].To {
+			return nil, false
+		}
+	}
+	key := func(rr dns.RR) string {
+		c := dns.Copy(rr)
+		c.Header().Name = strings.ToLower(c.Header().Name)
+		return c.String()
+	}
+	set := make(map[string]dns.RR, len(full))
+	var order []string
+	put := func(rr dns.RR) {
+		k := key(rr)
+		if _, ok := set[k]; !ok {
+			order = append(order, k)
+		}
+		set[k] = rr
+	}
+	for _, rr := range full {
+		if rr.Header().Rrtype != dns.TypeSOA {
+			put(rr)
+		}
+	}
+	for i := len(deltas) - 1; i >= 0; i-- {
+		for _, rr := range deltas[i].Added {
+			delete(set, key(rr))
+		}
+		for _, rr := range deltas[i].Deleted {
+			if rr.Header().Rrtype != dns.TypeSOA {
+				put(rr)
+			}
+		}
+	}
+	for _, k := range order {
+		if rr, ok := set[k]; ok {
+			at = append(at, rr)
+			delete(set, k) // once, where put again after a delete
+		}
+	}
+	return at, true
+}
+
 // zoneFileMax bounds the zone file fileAt reads.
 const zoneFileMax = 256 << 10
 

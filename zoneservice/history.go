@@ -203,11 +203,13 @@ func (r *Records) fillGap(ctx context.Context, zone string, old, new uint32) {
 	}
 	var es []history.Entry
 	if full != nil {
-		e := r.fullDiff(zone, last, full)
-		if *e.SerialAfter != old {
-			e = external(zone, last, old, nil, nil) // named is past this write already
+		if full[0].(*dns.SOA).Serial == old {
+			es = append(es, r.fullDiff(zone, last, full))
+		} else {
+			// named is past this write already (it applied it before
+			// Applied): the gap ends at old, not at full's serial.
+			es = append(es, r.fullDiffTo(ctx, zone, last, old, full))
 		}
-		es = append(es, e)
 	}
 	for _, d := range deltas {
 		if d.From == old {
