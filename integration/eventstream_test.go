@@ -2,7 +2,6 @@ package integration
 
 import (
 	"fmt"
-	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testcaddy"
 )
 
