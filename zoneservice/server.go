@@ -118,13 +118,14 @@ func NewServer(cfg ServerConfig) *Server {
 	}
 	if inv := cfg.Inventory; inv != nil {
 		// A zone of an index is one the API created or adopted: of the
-		// new-zone database, not asked (the default view's zones are
-		// those of the index of no view too).
+		// new-zone database, not asked (the default view's zones, the
+		// configured default's or named's _default, are those of the
+		// root's index).
 		inv.Indexed = func(name, view string) bool {
 			if vs, ok := s.views[view]; ok && indexKnows(vs.Store, name) {
 				return true
 			}
-			if view != inventory.DefaultView && len(s.views) > 0 {
+			if view != inventory.DefaultView && view != s.root.View && len(s.views) > 0 {
 				return false
 			}
 			return indexKnows(s.root.Store, name)
