@@ -143,9 +143,11 @@ func (s *Service) createLocked(ctx context.Context, z *zonemodel.Zone, fp string
 
 // servesFileSerial reports whether named, once it added the zone z with
 // the statement zs, serves z's file as written, at z.Serial: a primary
-// zone that is neither signed nor maintained by named's signer (no
-// dnssec-policy but none, no inline-signing), whose SOA is therefore
-// the file's until a change.
+// zone whose statement says dnssec-policy none and has no inline-signing,
+// which named's signer therefore does not maintain, whose SOA is the
+// file's until a change. A statement without dnssec-policy inherits
+// named.conf's (options or view), which the API does not see: such a
+// zone may be signed, its serial moved by the signer, so named is asked.
 func servesFileSerial(z *zonemodel.Zone, zs *rndc.ZoneStatement) bool {
 	if z.Type != zonemodel.TypePrimary || zs.Type() != "primary" {
 		return false
@@ -153,12 +155,12 @@ func servesFileSerial(z *zonemodel.Zone, zs *rndc.ZoneStatement) bool {
 	if _, ok := zs.Get("inline-signing"); ok {
 		return false
 	}
-	if v, ok := zs.Get("dnssec-policy"); ok {
-		if p, _ := v.Text(); p != "none" {
-			return false
-		}
+	v, ok := zs.Get("dnssec-policy")
+	if !ok {
+		return false
 	}
-	return true
+	p, _ := v.Text()
+	return p == "none"
 }
 
 // undoFailed is the error of a create that named executed, whose next
