@@ -113,6 +113,16 @@ func (s *Snapshot) gone(z *Zone) bool {
 	return ok && i < s.nGone
 }
 
+// Asked is when the read of named this snapshot holds began (Taken for a
+// snapshot kept by an earlier process): a zone added to named after it
+// may be missing from the snapshot, one added before it is not.
+func (s *Snapshot) Asked() time.Time {
+	if s.asked.IsZero() {
+		return s.Taken
+	}
+	return s.asked
+}
+
 // Zones returns the snapshot's zones, sorted by name then view: a copy,
 // O(zones) (Each walks them without it).
 func (s *Snapshot) Zones() []Zone {

@@ -127,13 +127,14 @@ func (s *Service) Serials(ctx context.Context) map[string]uint32 {
 // found named failing does not ask it again at every page. It is nil
 // when Serials is.
 //
-// A zone the index has from after the snapshot was asked for (created
-// is its entry's Created), which the snapshot cannot have, is read
+// A zone the index has from after the snapshot's read of named began
+// (created is its entry's Created), which the snapshot may lack, is read
 // through the zone cache instead (CachedZone: named's zonestatus the
-// first time, then nothing while it holds): the zones created since the
-// last refresh, a few, not every zone, so that a list right after a
-// create carries the new zone's serial (PowerDNS's test_list_zones),
-// where it carried 0 until the next refresh.
+// first time, then nothing while it holds), on the first page (not
+// held), for at most newSerialReads zones and until a read fails: so
+// that a list right after a create carries the new zone's serial
+// (PowerDNS's test_list_zones), where it carried 0 until the next
+// refresh.
 func (s *Service) SerialsOf(ctx context.Context, held bool) func(name string, created time.Time) (uint32, bool) {
 	if s.Inventory == nil {
 		return nil
@@ -148,19 +149,28 @@ func (s *Service) SerialsOf(ctx context.Context, held bool) func(name string, cr
 		return nil
 	}
 	view := s.serialView(snap)
+	asked, reads := snap.Asked(), 0
 	return func(name string, created time.Time) (uint32, bool) {
 		if z, ok := snap.Find(name, view); ok && z.HasSerial {
 			return z.Serial, true
 		}
-		if snap.Taken.IsZero() || !created.After(snap.Taken) {
+		if held || asked.IsZero() || !created.After(asked) || reads == newSerialReads {
 			return 0, false
 		}
+		reads++
 		if zs, err := s.CachedZone(ctx, name); err == nil && zs.Status != nil && zs.Status.HasSerial {
 			return zs.Status.Serial, true
 		}
+		reads = newSerialReads // named failed: no more this page
 		return 0, false
 	}
 }
+
+// newSerialReads bounds the zones created since the snapshot whose
+// serial one call of SerialsOf's lookup reads from named (a page of a
+// list): many such zones mean the inventory's refreshes are failing or
+// behind, and named is not asked once per zone then.
+const newSerialReads = 16
 
 // serialView is the view of snap whose serials Serials reports.
 func (s *Service) serialView(snap *inventory.Snapshot) string {
