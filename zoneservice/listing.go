@@ -99,6 +99,10 @@ func categoryOf(z *ListedZone) category {
 // rebuildPage is how many index entries a join reads at a time.
 const rebuildPage = 1000
 
+// syncRebuildMax is the size of list that current joins again at once
+// for a newer snapshot; a larger one is joined in the background.
+const syncRebuildMax = 2000
+
 // listChunk bounds the chunks: an insert or removal moves at most
 // 2*listChunk zones.
 const listChunk = 128
@@ -143,6 +147,15 @@ func (s *Service) current(snap *inventory.Snapshot) (*listing, error) {
 	}
 	l.mu.Lock()
 	if !l.built {
+		l.mu.Unlock()
+		if err := s.rebuild(snap, idx); err != nil {
+			return nil, err
+		}
+		l.mu.Lock()
+	} else if snap.Gen != l.gen && !l.rebuilding && l.n <= syncRebuildMax {
+		// A small list is joined again at once (about a millisecond):
+		// its next page shows what the newer snapshot learned (a zone's
+		// source), rather than the page after the background join.
 		l.mu.Unlock()
 		if err := s.rebuild(snap, idx); err != nil {
 			return nil, err
