@@ -6,14 +6,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // BenchmarkCreateRatio is issue 27's create goal (API create rate ≥ 0.9x
@@ -40,14 +38,7 @@ import (
 func BenchmarkCreateRatio(b *testing.B) {
 	block := envInt("ZONEAPI_CREATE_BLOCK", 80)
 	rounds := envInt("ZONEAPI_CREATE_ROUNDS", 7)
-	var checkpoints []int
-	for f := range strings.SplitSeq(orDefault(os.Getenv("ZONEAPI_CREATE_CHECKPOINTS"), "2000,5000,10000"), ",") {
-		c, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			b.Fatalf("ZONEAPI_CREATE_CHECKPOINTS: %v", err)
-		}
-		checkpoints = append(checkpoints, c)
-	}
+	checkpoints := envInts(b, "ZONEAPI_CREATE_CHECKPOINTS", []int{2000, 5000, 10000})
 	loadAtStart := loadAverage()
 
 	ns := testbind.Start(b, nil)
@@ -97,20 +88,7 @@ func BenchmarkCreateRatio(b *testing.B) {
 		}
 		stmts := make([]*rndc.ZoneStatement, k)
 		for j := range k {
-			name := fmt.Sprintf("bare%06d.ratio", from+j)
-			z, err := createRequest(name).Normalize(time.Now())
-			if err != nil {
-				b.Fatal(err)
-			}
-			data, err := z.RenderFile()
-			if err != nil {
-				b.Fatal(err)
-			}
-			path := filepath.Join(bareDir, name+".zone")
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				b.Fatal(err)
-			}
-			stmts[j] = zoneservice.AddZoneStatement(z, path, ns.TSIGKeyName, "")
+			stmts[j] = bareZone(b, bareDir, fmt.Sprintf("bare%06d.ratio", from+j), ns.TSIGKeyName)
 		}
 		t0 := time.Now()
 		parallel(8, 0, k, func(j int) {
@@ -199,12 +177,4 @@ func BenchmarkCreateRatio(b *testing.B) {
 		sb.WriteString("\n")
 	}
 	fmt.Print(sb.String())
-}
-
-// orDefault returns a, or def when a is empty.
-func orDefault(a, def string) string {
-	if a == "" {
-		return def
-	}
-	return a
 }

@@ -63,17 +63,7 @@ func BenchmarkScale(b *testing.B) {
 	pairs := min(envInt("ZONEAPI_SCALE_PAIRS", 5), batch)
 	samples := envInt("ZONEAPI_SCALE_SAMPLES", 50)
 	var checkpoints []int
-	at := []int{1000, 10000, 50000, 100000}
-	if v := os.Getenv("ZONEAPI_SCALE_CHECKPOINTS"); v != "" {
-		at = nil
-		for f := range strings.SplitSeq(v, ",") {
-			c, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
-				b.Fatalf("ZONEAPI_SCALE_CHECKPOINTS: %v", err)
-			}
-			at = append(at, c)
-		}
-	}
+	at := envInts(b, "ZONEAPI_SCALE_CHECKPOINTS", []int{1000, 10000, 50000, 100000})
 	for _, c := range at {
 		if c < n {
 			checkpoints = append(checkpoints, c)
@@ -132,21 +122,7 @@ func BenchmarkScale(b *testing.B) {
 	bareAddzone := func(k int) time.Duration {
 		stmts := make([]*rndc.ZoneStatement, k)
 		for j := range k {
-			name := fmt.Sprintf("b%06d.bare", bares+j)
-			req := createRequest(name)
-			z, err := req.Normalize(time.Now())
-			if err != nil {
-				b.Fatal(err)
-			}
-			data, err := z.RenderFile()
-			if err != nil {
-				b.Fatal(err)
-			}
-			path := filepath.Join(bareDir, name+".zone")
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				b.Fatal(err)
-			}
-			stmts[j] = zoneservice.AddZoneStatement(z, path, ns.TSIGKeyName, "")
+			stmts[j] = bareZone(b, bareDir, fmt.Sprintf("b%06d.bare", bares+j), ns.TSIGKeyName)
 		}
 		bares += k
 		t0 := time.Now()
@@ -476,3 +452,41 @@ func dirSize(dir string) int64 {
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.0f MB", float64(n)/1e6) }
+
+// bareZone writes the file of zone name, as the API would create it, in
+// dir and returns its addzone statement (signed updates with keyName):
+// the baselines' bare `rndc addzone` of the scale benchmarks.
+func bareZone(b *testing.B, dir, name, keyName string) *rndc.ZoneStatement {
+	b.Helper()
+	z, err := createRequest(name).Normalize(time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := z.RenderFile()
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".zone")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return zoneservice.AddZoneStatement(z, path, keyName, "")
+}
+
+// envInts is the comma-separated numbers of the environment variable
+// name, else def.
+func envInts(b *testing.B, name string, def []int) []int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	var out []int
+	for f := range strings.SplitSeq(v, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, c)
+	}
+	return out
+}

@@ -17,7 +17,6 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
-	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
 // BenchmarkScaleCatalog is issue 27's secondaries at scale, opt-in:
@@ -118,19 +117,7 @@ func BenchmarkScaleCatalog(b *testing.B) {
 	var cat strings.Builder
 	fmt.Fprintf(&cat, "$TTL 0\n@ IN SOA invalid. invalid. 1 60 30 604800 0\n@ IN NS invalid.\nversion IN TXT \"2\"\n")
 	for i, z := range names {
-		zm, err := createRequest(z).Normalize(time.Now())
-		if err != nil {
-			b.Fatal(err)
-		}
-		data, err := zm.RenderFile()
-		if err != nil {
-			b.Fatal(err)
-		}
-		path := filepath.Join(dir, z+".zone")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-		stmts[i] = zoneservice.AddZoneStatement(zm, path, p.TSIGKeyName, "")
+		stmts[i] = bareZone(b, dir, z, p.TSIGKeyName)
 		fmt.Fprintf(&cat, "%s.zones IN PTR %s.\n", catalog.Label(z), z)
 	}
 	catPath := filepath.Join(dir, catZone+".db")
