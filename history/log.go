@@ -305,11 +305,6 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 		}
 	}
 	out := make([]Entry, len(es))
-	b := l.cur
-	if b == nil {
-		b = &batch{done: make(chan struct{})}
-		l.cur = b
-	}
 	now := l.opts.Now()
 	// Room for a small entry's line each (a one-RRset change's is
 	// 300-400 bytes): the lines are appended without growing the
@@ -330,8 +325,10 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 		start := len(buf)
 		var err error
 		if buf, err = e.AppendJSON(buf); err != nil {
+			// Refused before anything is taken: no Seq is used and no
+			// batch is begun (an empty one would reach flush).
 			l.mu.Unlock()
-			return &Pending{err: fmt.Errorf("history: %w", err)}
+			return &Pending{err: fmt.Errorf("history: entry of zone %q at %s not recorded: %w", e.Zone, e.Time.Format(time.RFC3339Nano), err)}
 		}
 		line := buf[start:len(buf):len(buf)]
 		buf = append(buf, '\n')
@@ -341,6 +338,11 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 		out[i] = e
 	}
 	l.last = seq
+	b := l.cur
+	if b == nil {
+		b = &batch{done: make(chan struct{})}
+		l.cur = b
+	}
 	if b.buf == nil {
 		// The batch's first lines: its buffer is theirs (later ones
 		// are appended after them; the kept lines end where they do).
@@ -399,6 +401,13 @@ func (l *Log) flush(force bool) {
 		return
 	}
 	l.cur = nil
+	if len(b.entries) == 0 {
+		// Never made (enqueue begins a batch only with entries), kept
+		// from indexing an empty batch below all the same.
+		l.mu.Unlock()
+		close(b.done)
+		return
+	}
 	if a := l.segs[len(l.segs)-1]; a.size >= l.opts.SegmentSize && a.last >= a.first {
 		// Rotate: the batch begins the next segment.
 		first := b.entries[0].Seq

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -431,5 +432,39 @@ func TestReleaseWrites(t *testing.T) {
 		default:
 			t.Fatalf("append %d: the batch is not done after the release", i)
 		}
+	}
+}
+
+// TestTimeOutOfRangeRefused: an entry whose time JSON cannot write (a
+// year outside 0-9999) is refused with an error naming it, uses no Seq,
+// and leaves no empty batch behind: Close, a Hold's release and the next
+// appends go on (an empty batch made flush index its entries and panic).
+func TestTimeOutOfRangeRefused(t *testing.T) {
+	l, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, y := range []int{10000, -1} {
+		e := rec("a.example", 1)
+		e.Time = time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+		if _, err := l.Append(e); err == nil || !strings.Contains(err.Error(), "a.example") || !strings.Contains(err.Error(), "year") {
+			t.Fatalf("year %d: %v", y, err)
+		}
+		release := l.Hold()
+		p := l.Enqueue(e)
+		release()
+		if _, err := p.Wait(); err == nil {
+			t.Fatalf("held, year %d: recorded", y)
+		}
+	}
+	got, err := l.Append(rec("a.example", 2))
+	if err != nil || got[0].Seq != 1 {
+		t.Fatalf("next append: %v %+v", err, got)
+	}
+	e := rec("a.example", 3)
+	e.Time = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	l.Enqueue(e) // the last before Close
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
