@@ -137,9 +137,17 @@ func (p *parser) top() error {
 
 func (p *parser) viewsObject() error {
 	null, err := p.delim('{')
-	if err != nil || null {
+	if err != nil {
 		return err
 	}
+	if null {
+		// json.Unmarshal sets the views to none: a "views" before
+		// this one counts no more.
+		p.zones, p.views, p.sawViews = p.zones[:0], p.views[:0], false
+		return nil
+	}
+	// A repeated "views" adds its views to those before, as
+	// json.Unmarshal does into its map.
 	p.sawViews = true
 	for p.dec.More() {
 		view, err := p.key()
@@ -154,6 +162,10 @@ func (p *parser) viewsObject() error {
 		}
 		if !slices.Contains(p.views, view) {
 			p.views = append(p.views, view)
+		} else {
+			// A repeated view replaces the one before, as
+			// json.Unmarshal replaces a map's member: last wins.
+			p.dropView(view)
 		}
 		if err := p.viewObject(view); err != nil {
 			return err
@@ -168,6 +180,7 @@ func (p *parser) viewObject(view string) error {
 	if err != nil || null {
 		return err
 	}
+	start := len(p.zones)
 	for p.dec.More() {
 		k, err := p.key()
 		if err != nil {
@@ -179,6 +192,10 @@ func (p *parser) viewObject(view string) error {
 			}
 			continue
 		}
+		// A repeated "zones" replaces the one before (json.Unmarshal
+		// decodes a slice afresh), null with none: the view's zones are
+		// those from start on.
+		p.zones = p.zones[:start]
 		null, err := p.delim('[')
 		if err != nil {
 			return err
@@ -221,4 +238,10 @@ func (p *parser) add(view string) {
 		zone.Serial, zone.HasSerial = uint32(n), true
 	}
 	p.zones = append(p.zones, zone)
+}
+
+// dropView forgets the zones of view read so far (a view or its "zones"
+// read again replaces them). Named never repeats a member.
+func (p *parser) dropView(view string) {
+	p.zones = slices.DeleteFunc(p.zones, func(z Zone) bool { return z.View == view })
 }

@@ -158,6 +158,41 @@ func TestRefreshReadsAsItComes(t *testing.T) {
 	}
 }
 
+// TestParseRepeatedMembersLastWins: a member named twice counts as
+// json.Unmarshal counts it (the answer decoded whole, parseWhole): a
+// repeated view or "zones" replaces the one before (they were appended
+// to it), a null "zones" or view leaves none, a null "views" drops the
+// views before it, and a repeated "views" adds to them.
+func TestParseRepeatedMembersLastWins(t *testing.T) {
+	z := func(name string) string {
+		return `{"name":"` + name + `","class":"IN","serial":1,"type":"primary"}`
+	}
+	for _, body := range []string{
+		`{"views":{"v":{"zones":[` + z("a.test") + `]},"v":{"zones":[` + z("b.test") + `]}}}`,
+		`{"views":{"v":{"zones":[` + z("a.test") + `]},"w":{"zones":[` + z("c.test") + `]},"v":{"zones":[` + z("b.test") + `]}}}`,
+		`{"views":{"v":{"zones":[` + z("a.test") + `],"Zones":[` + z("b.test") + `]}}}`,
+		`{"views":{"v":{"zones":[` + z("a.test") + `],"zones":null}}}`,
+		`{"views":{"v":{"zones":[` + z("a.test") + `]},"v":null}}`,
+		`{"views":{"v":{"zones":[` + z("a.test") + `]}},"views":{"w":{"zones":[` + z("b.test") + `]}}}`,
+		`{"views":{"v":{"zones":[` + z("a.test") + `]}},"Views":{"v":{"zones":[` + z("b.test") + `]}}}`,
+		`{"views":{"v":{"zones":[` + z("a.test") + `]}},"views":null,"views":{"w":{"zones":[` + z("b.test") + `]}}}`,
+	} {
+		got, gotViews, err := Parse([]byte(body))
+		want, wantViews, werr := parseWhole([]byte(body))
+		if err != nil || werr != nil || !slices.Equal(got, want) || !slices.Equal(gotViews, wantViews) {
+			t.Errorf("%s:\n got %v %v %v\nwant %v %v %v", body, got, gotViews, err, want, wantViews, werr)
+		}
+	}
+	// A null "views" last leaves none: both refuse the answer.
+	body := `{"views":{"v":{"zones":[` + z("a.test") + `]}},"views":null}`
+	if _, _, err := Parse([]byte(body)); err == nil {
+		t.Errorf("%s: accepted, with its views dropped", body)
+	}
+	if _, _, err := parseWhole([]byte(body)); err == nil {
+		t.Errorf("%s: parseWhole accepted", body)
+	}
+}
+
 // BenchmarkRefreshHeap: a refresh's read of named's answer at 20,000 and
 // 100,000 zones, the answer read whole and decoded (as every refresh did:
 // Fetch, parseWhole) and read as it comes (Open, ParseFrom), same run:
