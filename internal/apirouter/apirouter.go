@@ -213,8 +213,17 @@ func (rr *Router) Serve(w *reqlog.Recorder, r *http.Request) string {
 		requestID = frontend.RequestID(r)
 		r = withActor(r, rt, requestID) // who changes what, for the change history
 	}
+	if action != "" {
+		// A change's answer, once complete, leaves before its audit line,
+		// its metric and the request's log lines are written: the client
+		// does not wait for them (reqlog.Recorder.Hold: same bytes on the
+		// wire; a next request on the connection is still read after
+		// them).
+		w.Hold()
+	}
 	rt.Handle(w, r, p)
 	if action != "" {
+		w.Release()
 		status := w.Status()
 		if rt.Op != "" {
 			var err error

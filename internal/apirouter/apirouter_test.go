@@ -1,15 +1,25 @@
 package apirouter
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"path"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/zoneapi/caddy-zoneapi/auth"
 	"github.com/zoneapi/caddy-zoneapi/internal/reqlog"
+	"github.com/zoneapi/caddy-zoneapi/rest"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
@@ -73,5 +83,109 @@ func TestRoutePatternNotBuiltPerRequest(t *testing.T) {
 	}
 	if pattern != "POST "+Prefix+"/zones/{name}/records/reconcile" {
 		t.Errorf("pattern %q", pattern)
+	}
+}
+
+// TestChangeAnswerLeavesBeforeItsAuditLine: a change's successful answer
+// with a small body (one net/http sends with a Content-Length) or none
+// reaches the client, complete, while its audit line is still being
+// written (the audit here waits for the client to have read the answer),
+// and it is the answer the same handler gives on a read route, which is
+// not held (status, header lines, body). An answer too large for a
+// Content-Length (chunked) and an error still leave after the line, as
+// they did. Before, every answer was sent only once the handler had
+// returned, after the audit line: the client waited for it.
+func TestChangeAnswerLeavesBeforeItsAuditLine(t *testing.T) {
+	handle := func(w http.ResponseWriter, r *http.Request, p Params) {
+		switch p.Name {
+		case "small":
+			w.Header().Set("Location", Prefix+"/x/small")
+			rest.WriteJSON(w, http.StatusCreated, map[string]string{"message": "Record added to zone small"})
+			w.Header().Set("X-Late", "not sent") // after WriteHeader: not sent, as before
+		case "none":
+			w.WriteHeader(http.StatusNoContent)
+		case "large":
+			rest.WriteJSON(w, http.StatusOK, map[string]string{"details": strings.Repeat("d", 5000)})
+		case "empty":
+			w.WriteHeader(http.StatusOK)
+		case "error":
+			rest.WriteError(w, http.StatusConflict, "exists")
+		}
+	}
+	var received chan struct{}
+	late := 0
+	rr := New([]Route{
+		{Method: http.MethodPost, Template: Prefix + "/x/{name}", Op: "record_add", Handle: handle},
+		{Method: http.MethodGet, Template: Prefix + "/x/{name}", Handle: handle},
+	}, Host{
+		Authenticate: func(_ http.ResponseWriter, r *http.Request) (*http.Request, bool) { return r, true },
+		Access:       func() *auth.RequestGuard { return &auth.RequestGuard{} },
+		Limits:       func() *auth.RequestGuard { return nil },
+		Audit: func(r *http.Request, _ string, _ int, _ string) {
+			if name := path.Base(r.URL.Path); name == "large" || name == "error" {
+				return // not flushed: answered after the line, as before
+			}
+			select {
+			case <-received:
+			case <-time.After(5 * time.Second):
+				late++
+			}
+		},
+		WriteError: func(w http.ResponseWriter, status int, format string, args ...any) { w.WriteHeader(status) },
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rr.Serve(&reqlog.Recorder{ResponseWriter: w}, r)
+	}))
+	defer srv.Close()
+	// raw sends a request on a connection of its own and returns the
+	// answer's bytes as they came, its Date line taken out.
+	raw := func(method, name string) string {
+		c, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "%s %s/x/%s HTTP/1.1\r\nHost: test\r\nContent-Length: 0\r\n\r\n", method, Prefix, name)
+		var got bytes.Buffer
+		resp, err := http.ReadResponse(bufio.NewReader(io.TeeReader(c, &got)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadAll(resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		close(received)
+		return got.String()
+	}
+	// same: the answer's status line, its header lines but Date in any
+	// order (a Content-Length set before the answer is flushed comes
+	// among the handler's header lines, where net/http writes the one it
+	// computes after them) and its body as sent.
+	same := func(a, b string) bool {
+		lines := func(s string) (string, []string, string) {
+			head, body, _ := strings.Cut(s, "\r\n\r\n")
+			ls := strings.Split(head, "\r\n")
+			hs := slices.DeleteFunc(ls[1:], func(l string) bool { return strings.HasPrefix(l, "Date: ") })
+			slices.Sort(hs)
+			return ls[0], hs, body
+		}
+		as, ah, ab := lines(a)
+		bs, bh, bb := lines(b)
+		return as == bs && slices.Equal(ah, bh) && ab == bb
+	}
+	for _, name := range []string{"small", "none", "large", "empty", "error"} {
+		received = make(chan struct{})
+		read := raw(http.MethodGet, name)
+		received = make(chan struct{})
+		changed := raw(http.MethodPost, name)
+		if late > 0 {
+			t.Fatalf("%s: the answer was read only after its audit line", name)
+		}
+		if !same(changed, read) {
+			t.Errorf("%s: the change's answer\n%q\nthe same answer unheld\n%q", name, changed, read)
+		}
+		if name == "small" && !strings.Contains(changed, "Content-Length: ") {
+			t.Errorf("small: no Content-Length: %q", changed)
+		}
 	}
 }

@@ -68,12 +68,17 @@ type Recorder struct {
 	// ErrorBody, when set, writes the error bodies of the handler's
 	// own answers: a mounted front end's shape.
 	ErrorBody func(w http.ResponseWriter, status int, message string)
+	// hold: a small answer kept back until Release (hold.go).
+	hold hold
 }
 
 // WriteHeader implements http.ResponseWriter, remembering the first code.
 func (s *Recorder) WriteHeader(code int) {
 	if s.code == 0 {
 		s.code = code
+	}
+	if s.hold.on && s.holdHeader(code) {
+		return
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
@@ -82,6 +87,9 @@ func (s *Recorder) WriteHeader(code int) {
 func (s *Recorder) Write(b []byte) (int, error) {
 	if s.code == 0 {
 		s.code = http.StatusOK
+	}
+	if s.hold.on && s.holdBody(b) {
+		return len(b), nil
 	}
 	return s.ResponseWriter.Write(b)
 }
