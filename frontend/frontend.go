@@ -183,9 +183,9 @@ type RecordSearcher interface {
 	// SearchRecords reads the zone's RRsets as Records does when
 	// match(owner, value) holds for one of its records (the owner name
 	// absolute and lower case, the value as in an RRset's Values), and
-	// returns none otherwise. A zone read for a search is kept in the
-	// service's snapshot cache only where the cache has room for it (a
-	// search reads every zone once). Errors: those of Records.
+	// returns none otherwise. A zone read for a search is answered from
+	// the service's snapshot cache when current there, and not added to
+	// it (a search reads every zone once). Errors: those of Records.
 	// Read-only, so idempotent.
 	SearchRecords(ctx context.Context, zone string, match func(owner, value string) bool) ([]zonemodel.RRset, error)
 }

@@ -48,8 +48,8 @@ func (r *Records) ZoneFile(ctx context.Context, zone string) (serial uint32, tex
 }
 
 // ScanSnapshot reads the whole zone for a read of every zone in turn (the
-// PowerDNS search): dnsupdate's Scan, which keeps what it transferred in
-// the snapshot cache only where the cache has room. Errors as Snapshot's.
+// PowerDNS search): dnsupdate's Scan, which answers from the snapshot
+// cache and adds nothing to it. Errors as Snapshot's.
 func (r *Records) ScanSnapshot(ctx context.Context, zone string) (*dnsupdate.Snapshot, error) {
 	if r.updater == nil {
 		return nil, dnsupdate.ErrNoUpdateKey

@@ -6,15 +6,20 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
 	"github.com/zoneapi/caddy-zoneapi/frontend"
 	"github.com/zoneapi/caddy-zoneapi/inventory"
 	"github.com/zoneapi/caddy-zoneapi/powerdns"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 	"github.com/zoneapi/caddy-zoneapi/zonestore"
@@ -149,5 +154,82 @@ func TestPowerDNSSearchPaged(t *testing.T) {
 		n, len(body), plive.Load(), wlive.Load(), listHeap, float64(plive.Load())/float64(listHeap))
 	if plive.Load() > listHeap/2 {
 		t.Errorf("heap live while the paged search reads records: %d bytes, want under half the list's held whole (%d bytes)", plive.Load(), listHeap)
+	}
+}
+
+// givenZones is a front-end service whose zone list is given (the
+// service below has no zone index); it has no ZonesPage.
+type givenZones struct {
+	frontend.Service
+	zones []zoneInfo
+}
+
+func (g givenZones) ListZones(context.Context) ([]zoneInfo, error) { return g.zones, nil }
+
+// TestSearchLeavesRecordCache: a PowerDNS search over the 120 zones of a
+// real named (no record matching: every zone is read), after a records
+// GET of one zone, leaves the record cache holding what it held before,
+// the GET's zone alone, whose snapshot the search read without a
+// transfer (issue 27: a scan's snapshots filled the cache, up to its
+// bound, with zones read once, which held some 34 MB of Caddy's heap at
+// 100,000 zones). Failed before: the search kept all 120 zones.
+func TestSearchLeavesRecordCache(t *testing.T) {
+	const n = 120
+	dir := t.TempDir()
+	var conf strings.Builder
+	var zones []zoneInfo
+	for i := range n {
+		z := fmt.Sprintf("zone-%03d.example", i)
+		text := "$TTL 300\n@ IN SOA ns1.provider.example. hostmaster.provider.example. 1 3600 600 86400 300\n" +
+			"@ IN NS ns1.provider.example.\n@ IN A 192.0.2.10\nwww IN CNAME @\n"
+		path := filepath.Join(dir, z+".db")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&conf, "zone %q { type primary; file %q; allow-transfer { key %q; }; };\n", z, path, testbind.TSIGKeyName)
+		zones = append(zones, zoneInfo{Name: z, Type: "primary"})
+	}
+	ns := testbind.Start(t, &testbind.Options{ExtraConfig: conf.String()})
+	c, err := dnsupdate.NewClient(ns.DNSAddr, &dnsupdate.TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	u := dnsupdate.NewUpdater(c)
+	t.Cleanup(u.Close)
+	root := zoneservice.NewServer(zoneservice.ServerConfig{Root: zoneservice.ViewParts{Updater: u}}).Root()
+	z := Zones{Service: func(context.Context) (*zoneservice.Service, error) { return root, nil }}
+	ctx := context.Background()
+	got := zones[n/3].Name
+	if _, sets, err := z.Records(ctx, got); err != nil || len(sets) != 4 {
+		t.Fatalf("records GET of %s: %d RRsets, %v", got, len(sets), err)
+	}
+	cached := func() []string {
+		var out []string
+		for _, zi := range zones {
+			if u.Cached(zi.Name, 1) != nil {
+				out = append(out, zi.Name)
+			}
+		}
+		return out
+	}
+	before := cached()
+
+	var get *powerdns.Route
+	routes := (&powerdns.API{Service: givenZones{Service: z, zones: zones}}).Routes()
+	for i := range routes {
+		if routes[i].Method == http.MethodGet && routes[i].Template == powerdns.Prefix+"/search-data" {
+			get = &routes[i]
+		}
+	}
+	w := httptest.NewRecorder()
+	get.Handle(w, httptest.NewRequest("GET", powerdns.Prefix+"/search-data?q=nothing-matches&max=10", nil), "")
+	if w.Code != http.StatusOK || strings.TrimSpace(w.Body.String()) != "[]" {
+		t.Fatalf("search: status %d: %.300s", w.Code, w.Body.String())
+	}
+	after := cached()
+	if len(before) != 1 || before[0] != got || !slices.Equal(after, before) || u.Transfers() != n {
+		t.Fatalf("the record cache held %d zones after the records GET (%v), %d after the search (%v, …), %d transfers (want %d)",
+			len(before), before, len(after), after[:min(3, len(after))], u.Transfers(), n)
 	}
 }
