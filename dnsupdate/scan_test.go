@@ -3,6 +3,7 @@ package dnsupdate
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/miekg/dns"
@@ -110,5 +111,107 @@ func TestScanRootZone(t *testing.T) {
 	}
 	if s.Serial() != 5 || len(s.RRs) != 3 {
 		t.Fatalf("root zone: serial %d, %d records", s.Serial(), len(s.RRs))
+	}
+}
+
+// keepIfRoomBefore is what Scan did with a snapshot it transferred
+// before it stopped filling the cache (a copy, for BenchmarkScanHeap):
+// kept as the least recently used when the cache held none of the zone
+// or an older one, and had room for it without dropping another.
+func (c *snapshotCache) keepIfRoomBefore(zone string, s *Snapshot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	max := c.max
+	if max == 0 {
+		max = cacheBytesMax
+	}
+	e := c.zones[zone]
+	size := snapshotSize(s)
+	if e != nil && e.snap != nil {
+		return // as refresh does, which Scan still calls
+	}
+	if c.bytes+size > max {
+		return
+	}
+	if c.zones == nil {
+		c.zones = make(map[string]*zoneSnap)
+	}
+	if e == nil {
+		e = &zoneSnap{zone: zone}
+		c.zones[zone] = e
+	}
+	e.snap, e.size = s, size
+	c.bytes += size
+	if c.lru.next == nil {
+		c.lru.next, c.lru.prev = &c.lru, &c.lru
+	}
+	e.next, e.prev = &c.lru, c.lru.prev
+	c.lru.prev.next = e
+	c.lru.prev = e
+	c.seeds.drop(zone)
+}
+
+// BenchmarkScanHeap reads every zone of a fake named (dnstest) of N
+// hosting zones once with Scan, as a PowerDNS search does (the RRsets of
+// one zone in a hundred built, as for a match), after records GETs of
+// 200 of them (Snapshot), with the default cache bound, and prints the
+// heap held afterwards (after a collection) two ways in the same run: as
+// the scan left it before (each snapshot it transferred kept while the
+// cache had room: keepIfRoomBefore) and as it leaves it now (none kept),
+// with the snapshots the cache holds. Run with
+// go test ./dnsupdate -run '^$' -bench BenchmarkScanHeap -benchtime 1x.
+func BenchmarkScanHeap(b *testing.B) {
+	for _, zones := range []int{2_000, 20_000} {
+		b.Run(fmt.Sprint(zones), func(b *testing.B) {
+			var names []string
+			for i := range zones {
+				names = append(names, fmt.Sprintf("zone-%d.example", i))
+			}
+			_, u0 := fakeUpdater(b, names...)
+			ctx := context.Background()
+			// The fake's TCP connections close after 128 queries
+			// (miekg/dns's default), named's do not: a read on a closed
+			// one is asked again.
+			retry := func(read func(context.Context, string) (*Snapshot, error), z string) *Snapshot {
+				s, err := read(ctx, z)
+				for try := 0; err != nil && try < 3; try++ {
+					s, err = read(ctx, z)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				return s
+			}
+			heap := func(before bool) (mb float64, kept int) {
+				u := NewUpdater(u0.Client())
+				defer u.Close()
+				base := heapNow()
+				for i := 0; i < zones; i += zones / 200 {
+					retry(u.Snapshot, names[i]).RRsets()
+				}
+				for i, z := range names {
+					s := retry(u.Scan, z)
+					if before {
+						u.cache.keepIfRoomBefore(z, s)
+					}
+					if i%100 == 0 {
+						s.RRsets()
+					}
+				}
+				mb = float64(int64(heapNow())-int64(base)) / (1 << 20)
+				_, kept = held(u)
+				runtime.KeepAlive(u)
+				return
+			}
+			for range b.N {
+				old, k0 := heap(true)
+				now, k1 := heap(false)
+				b.Logf("%d zones of 9 records scanned after 200 records GETs, default %d MiB bound: heap %.1f MB as before (%d snapshots cached), %.1f MB now (%d cached): %.2fx",
+					zones, cacheBytesMax>>20, old, k0, now, k1, now/old)
+				b.ReportMetric(old, "MB-before")
+				b.ReportMetric(now, "MB-now")
+				b.ReportMetric(now/old, "ratio")
+			}
+		})
 	}
 }
