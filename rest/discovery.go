@@ -48,18 +48,23 @@ func (a *API) handleListAllZones(w http.ResponseWriter, r *http.Request, typ, cu
 		return ServiceFailure("", err)
 	}
 	body := listBody{Zones: make([]string, len(zones)), Count: len(zones), Total: total, Items: make([]apitypes.ZoneEntry, len(zones)), NextCursor: next}
+	// The items' managed and serial point into these (two allocations a
+	// page, not two an item).
+	managed, serials := [2]bool{false, true}, make([]uint32, len(zones))
 	for i := range zones {
 		z := &zones[i]
 		body.Zones[i] = z.Name
-		managed := z.Managed
-		it := apitypes.ZoneEntry{Name: z.Name, Type: z.Type, Created: z.Created, View: z.View, Managed: &managed, Source: z.Source}
+		it := apitypes.ZoneEntry{Name: z.Name, Type: z.Type, Created: z.Created, View: z.View, Managed: &managed[0], Source: z.Source}
+		if z.Managed {
+			it.Managed = &managed[1]
+		}
 		if z.HasSerial {
-			s := z.Serial
-			it.Serial = &s
+			serials[i] = z.Serial
+			it.Serial = &serials[i]
 		}
 		body.Items[i] = it
 	}
-	WriteJSON(w, http.StatusOK, body)
+	writeZonePage(w, &body)
 	return nil
 }
 

@@ -85,6 +85,6 @@ func (a *API) listManaged(w http.ResponseWriter, r *http.Request, p Params, typ,
 		body.Zones[i] = e.Name
 		body.Items[i] = apitypes.ZoneEntry{Name: e.Name, Type: e.Type, Created: e.Created, View: e.View}
 	}
-	WriteJSON(w, http.StatusOK, body)
+	writeZonePage(w, &body)
 	return nil
 }
