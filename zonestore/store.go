@@ -38,6 +38,9 @@ type Store struct {
 	meta string // dir/.zoneapi
 	idx  index
 
+	// dirSync fsyncs dir for CreateFile, shared by concurrent creates.
+	dirSync dirSyncer
+
 	keysOnce sync.Once
 	keys     *IdempotencyKeys // see IdempotencyKeys
 }
@@ -250,7 +253,9 @@ func lockRange(ctx context.Context, f *os.File, off int64) error {
 // returns its path, <dir>/<zone>.zone. The data goes to an unnamed file
 // (O_TMPFILE) that is written, made 0644 and fsynced, then linked to its
 // name, which fails with ErrExists when that name exists (it never
-// overwrites); then the directory is fsynced. A crash leaves either no
+// overwrites); then the directory is fsynced (one fsync shared by the
+// creates that linked their files meanwhile: each returns once an fsync
+// that started after its link completed). A crash leaves either no
 // file or the whole file, and never a temporary file. Where the file
 // system has no O_TMPFILE, a named temporary file is linked instead.
 func (s *Store) CreateFile(zone string, data []byte) (path string, err error) {
@@ -258,7 +263,7 @@ func (s *Store) CreateFile(zone string, data []byte) (path string, err error) {
 		return "", fmt.Errorf("creating zone file: %w", err)
 	}
 	path = s.FilePath(zone)
-	if err := createExclusive(s.dir, path, zone, data); err != nil {
+	if err := createExclusive(s.dir, path, zone, data, s.dirSync.Sync); err != nil {
 		return "", fmt.Errorf("creating zone file %s: %w", path, err)
 	}
 	return path, nil
@@ -274,15 +279,16 @@ func CreateFileIn(dir, name string, data []byte) error {
 		return fmt.Errorf("creating file %q: not a plain file name", name)
 	}
 	path := filepath.Join(dir, name)
-	if err := createExclusive(dir, path, name, data); err != nil {
+	if err := createExclusive(dir, path, name, data, syncDir); err != nil {
 		return fmt.Errorf("creating file %s: %w", path, err)
 	}
 	return nil
 }
 
 // createExclusive writes data to path in dir (unnamed file, else a named
-// temporary one tagged with tag), links it exclusively and fsyncs dir.
-func createExclusive(dir, path, tag string, data []byte) error {
+// temporary one tagged with tag), links it exclusively and fsyncs dir
+// with syncDir.
+func createExclusive(dir, path, tag string, data []byte, syncDir func(string) error) error {
 	err := createUnnamed(dir, path, data)
 	if errors.Is(err, errNoTmpfile) {
 		err = createNamedTemp(dir, path, tag, data)
