@@ -18,17 +18,23 @@ import (
 // because the Log is what the writers share: every service of the process
 // that records a zone's changes holds the same Log for its directory.
 
-// inflight holds a Log's record changes in flight, by view and zone.
+// inflight holds a Log's record changes in flight. They are few (one per
+// writer waiting on named at a time), so a catch-up's AwaitOthers looks
+// through all of them for its zone's, and a change in flight costs one
+// write and its end function, not a map and a channel of its own: a
+// change's done channel is made only when a catch-up waits for it.
 type inflight struct {
 	mu sync.Mutex
-	m  map[inflightKey]map[*inflightWrite]struct{}
+	m  map[*inflightWrite]struct{}
 }
 
 type inflightKey struct{ view, zone string }
 
-// inflightWrite is one record change in flight: by is the writer that
-// sends it, done is closed when it ends.
+// inflightWrite is one record change in flight on key's zone: by is the
+// writer that sends it; done, made by the first AwaitOthers that waits
+// for it (under inflight.mu), is closed when it ends.
 type inflightWrite struct {
+	key  inflightKey
 	by   any
 	done chan struct{}
 }
@@ -38,42 +44,39 @@ type inflightWrite struct {
 // run it once the change's entry is enqueued or the change failed; a
 // second run does nothing. by is compared with AwaitOthers's by (==).
 func (l *Log) Writing(view, zone string, by any) (end func()) {
-	k := inflightKey{view, zone}
-	w := &inflightWrite{by: by, done: make(chan struct{})}
+	w := &inflightWrite{key: inflightKey{view, zone}, by: by}
 	in := &l.inflight
 	in.mu.Lock()
 	if in.m == nil {
-		in.m = map[inflightKey]map[*inflightWrite]struct{}{}
+		in.m = map[*inflightWrite]struct{}{}
 	}
-	set := in.m[k]
-	if set == nil {
-		set = map[*inflightWrite]struct{}{}
-		in.m[k] = set
-	}
-	set[w] = struct{}{}
+	in.m[w] = struct{}{}
 	in.mu.Unlock()
 	return func() {
 		in.mu.Lock()
 		defer in.mu.Unlock()
-		if _, ok := in.m[k][w]; !ok {
+		if _, ok := in.m[w]; !ok {
 			return
 		}
-		delete(in.m[k], w)
-		if len(in.m[k]) == 0 {
-			delete(in.m, k)
+		delete(in.m, w)
+		if w.done != nil {
+			close(w.done)
 		}
-		close(w.done)
 	}
 }
 
 // AwaitOthers waits until the record changes of zone in view that writers
 // other than by have in flight now (Writing) have ended, or ctx ends.
 func (l *Log) AwaitOthers(ctx context.Context, view, zone string, by any) {
+	k := inflightKey{view, zone}
 	in := &l.inflight
 	in.mu.Lock()
 	var wait []chan struct{}
-	for w := range in.m[inflightKey{view, zone}] {
-		if w.by != by {
+	for w := range in.m {
+		if w.key == k && w.by != by {
+			if w.done == nil {
+				w.done = make(chan struct{})
+			}
 			wait = append(wait, w.done)
 		}
 	}
