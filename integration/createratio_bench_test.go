@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,8 +34,11 @@ import (
 // blocks meet named in the same state), with named's CPU time a zone
 // during each side's blocks and each Caddy's (its threads' schedstat:
 // steadier than rates on a loaded machine). The zones up to a checkpoint are
-// created through the APIs, half each with a baseline. It asserts
-// nothing.
+// created through the APIs, half each with a baseline. With
+// ZONEAPI_CREATE_PROFILE=<dir>, at each checkpoint before its rounds, this
+// tree's Caddy is CPU-profiled for 10 s while it creates zones at c=8
+// (cpu-<zones>.pprof; those zones count towards the next checkpoint). It
+// asserts nothing.
 func BenchmarkCreateRatio(b *testing.B) {
 	block := envInt("ZONEAPI_CREATE_BLOCK", 80)
 	rounds := envInt("ZONEAPI_CREATE_ROUNDS", 7)
@@ -71,7 +75,8 @@ func BenchmarkCreateRatio(b *testing.B) {
 		}}
 	}
 	bare := &side{name: "bare", create: func(from, to int) {}}
-	sides := []*side{bare, apiSide("new", startCaddy(b, ns, caddyOpts{}))}
+	newCaddy := startCaddy(b, ns, caddyOpts{})
+	sides := []*side{bare, apiSide("new", newCaddy)}
 	if base := os.Getenv("ZONEAPI_BASELINE_CADDY"); base != "" {
 		sides = append(sides, apiSide("baseline", startCaddy(b, ns, caddyOpts{bin: base, zoneDir: baselineDir(b, ns)})))
 	}
@@ -122,6 +127,9 @@ func BenchmarkCreateRatio(b *testing.B) {
 		}
 		if b.Failed() {
 			b.FailNow()
+		}
+		if dir := os.Getenv("ZONEAPI_CREATE_PROFILE"); dir != "" {
+			profileCreates(b, dir, total(), block, sides[1].pid, newCaddy, func() { run(sides[1], block) })
 		}
 		r := result{zones: total(), rate: make([]float64, len(sides)), ratios: make([][]float64, len(sides)),
 			named: make([]float64, len(sides)), caddy: make([]float64, len(sides))}
@@ -177,4 +185,34 @@ func BenchmarkCreateRatio(b *testing.B) {
 		sb.WriteString("\n")
 	}
 	fmt.Print(sb.String())
+}
+
+// profileCreates saves c's CPU profile, 10 s long, to dir/cpu-<zones>.pprof
+// while burst runs again and again, and logs c's CPU time a create over
+// those bursts (block creates each).
+func profileCreates(b *testing.B, dir string, zones, block, pid int, c *caddy, burst func()) {
+	got := make(chan []byte, 1)
+	go func() {
+		resp, err := http.Get("http://" + c.AdminAddr + "/debug/pprof/profile?seconds=10")
+		if err != nil {
+			b.Error(err)
+			got <- nil
+			return
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		got <- data
+	}()
+	c0, bursts := threadsCPU(pid), 0
+	for {
+		select {
+		case data := <-got:
+			_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("cpu-%d.pprof", zones)), data, 0o644)
+			b.Logf("profiled at %d zones: %d creates, Caddy CPU %.3f ms a create", zones, block*bursts, (threadsCPU(pid)-c0).Seconds()*1000/float64(block*bursts))
+			return
+		default:
+		}
+		burst()
+		bursts++
+	}
 }
