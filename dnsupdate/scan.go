@@ -21,11 +21,14 @@ import (
 // as the single-zone reads and writes left it, neither pushing their
 // zones out nor filling the room they left with zones read once, which
 // then sat in the heap (some 34 MB of the 108 MB at 100,000 zones) while
-// the creates after the search made garbage. A second scan transfers
-// again the zones the cache does not hold: an AXFR of a small zone on a
-// pooled connection costs about the SOA query a cached zone is asked. Like
-// Snapshot it creates no writer, and offers the snapshot to the zone's
-// writer if it has one.
+// the creates after the search made garbage. The cost: a second scan
+// transfers again the zones the cache does not hold, where before it
+// found those that had fitted in the cache and asked their SOA only
+// (BenchmarkSearchAtScale, 3,000 zones of 9 records, a search on an
+// Updater that searched before: some 2.7x the time, 928 ms beside 343
+// ms, as slow as the first search; at 100,000 zones the cache held some
+// 16% of the zones a search reads). Like Snapshot it creates no writer,
+// and offers the snapshot to the zone's writer if it has one.
 func (u *Updater) Scan(ctx context.Context, zone string) (*Snapshot, error) {
 	if s := u.cache.current(zone); s != nil {
 		soa, err := u.dns.SOA(ctx, zone)
