@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -320,8 +321,9 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 			e.Time = now
 		}
 		// The entry's JSON (json.Marshal's bytes), appended to the
-		// batch's lines: the line kept with the entry shares their
-		// array, which nothing changes once written.
+		// batch's lines. The line kept with the entry shares their array
+		// when it is its own (one entry), else it is a copy: a kept entry
+		// does not keep every line enqueued with it alive.
 		start := len(buf)
 		var err error
 		if buf, err = e.AppendJSON(buf); err != nil {
@@ -333,6 +335,9 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 		line := buf[start:len(buf):len(buf)]
 		buf = append(buf, '\n')
 		if len(line) <= maxKeptJSON {
+			if len(es) > 1 {
+				line = bytes.Clone(line)
+			}
 			e = e.Recorded(line)
 		}
 		out[i] = e
@@ -401,9 +406,7 @@ func (l *Log) flush(force bool) {
 		return
 	}
 	l.cur = nil
-	if len(b.entries) == 0 {
-		// Never made (enqueue begins a batch only with entries), kept
-		// from indexing an empty batch below all the same.
+	if len(b.entries) == 0 { // never made (enqueue adds entries at once)
 		l.mu.Unlock()
 		close(b.done)
 		return

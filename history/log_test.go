@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -466,5 +467,60 @@ func TestTimeOutOfRangeRefused(t *testing.T) {
 	l.Enqueue(e) // the last before Close
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKeptEntriesPinOnlyTheirLines: the entries the Log keeps (its tail)
+// hold the JSON lines they were written as; an entry enqueued with
+// thousands of others keeps its own line alive, not the batch's buffer
+// of all their lines. The heap retained per kept entry after one append
+// of 10,000 entries is at most what it is after 10,000 appends of one
+// (each entry's line its own array there). Before, the tail's 4,096
+// entries kept the one append's 5 MB buffer: some 1,750 bytes each
+// against some 1,100.
+func TestKeptEntriesPinOnlyTheirLines(t *testing.T) {
+	const n = 10_000
+	heap := func() int64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapAlloc)
+	}
+	perKept := func(together bool) float64 {
+		l, err := Open(t.TempDir(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		before := heap()
+		if together {
+			es := make([]Entry, n)
+			for i := range es {
+				es[i] = rec("a.example", i)
+			}
+			if _, err := l.Append(es...); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			for i := range n {
+				if _, err := l.Append(rec("a.example", i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		retained := heap() - before
+		l.mu.Lock()
+		kept, lines := len(l.tail), 0
+		for _, e := range l.tail {
+			lines += len(e.RecordedJSON())
+		}
+		l.mu.Unlock()
+		t.Logf("%s: %d entries kept, lines of %d bytes: %d bytes retained, %.0f per entry", map[bool]string{true: "one append", false: "one append each"}[together], kept, lines, retained, float64(retained)/float64(kept))
+		return float64(retained) / float64(kept)
+	}
+	together, apart := perKept(true), perKept(false)
+	if together > apart {
+		t.Errorf("an entry kept of one append of %d retains %.0f bytes, of an append of its own %.0f", n, together, apart)
 	}
 }
