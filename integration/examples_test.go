@@ -6,9 +6,13 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 )
 
 // TestExampleCaddyfileJSONErrors runs examples/Caddyfile.dev (on free
@@ -145,6 +149,72 @@ func TestExamplesConfigureTheHistory(t *testing.T) {
 			if !ok {
 				t.Errorf("examples/%s lacks %s (for %s's notify_listen)", ex.namedConf, what, ex.caddyfile)
 			}
+		}
+	}
+}
+
+// TestFleetExamplesSetTheRates: the fleet's examples (the primary, whose
+// API keeps a catalog, and the catalog's consumer) set the rates
+// docs/fleet.md recommends for a catalog of many zones, those the
+// benchmarks' pair runs with (testbind.PairPrimaryTuning,
+// PairSecondaryTuning), each commented, and the production fragment names
+// them all (commented out, step 7); with named-checkconf installed, each
+// example, filled in as scripts/devconf.sh does, and the fragment with
+// step 7 in force, passes it. Before, neither example set any of them:
+// a secondary took up some 20 new members a second.
+func TestFleetExamplesSetTheRates(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile("../examples/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	fragment := read("named.conf.fragment")
+	for _, ex := range []struct{ namedConf, tuning string }{
+		{"named.conf.primary", testbind.PairPrimaryTuning},
+		{"named.conf.secondary", testbind.PairSecondaryTuning},
+	} {
+		conf := read(ex.namedConf)
+		for _, opt := range strings.Split(strings.TrimSuffix(ex.tuning, ";"), ";") {
+			opt = strings.TrimSpace(opt)
+			if !regexp.MustCompile(`(?m)^\t` + regexp.QuoteMeta(opt) + `; +// \S`).MatchString(conf) {
+				t.Errorf("examples/%s does not set %q with a comment", ex.namedConf, opt)
+			}
+			if !regexp.MustCompile(`(?m)^\t//\s+` + regexp.QuoteMeta(opt) + `; +// \S`).MatchString(fragment) {
+				t.Errorf("examples/named.conf.fragment does not name %q", opt)
+			}
+		}
+	}
+	checkconf, err := exec.LookPath("named-checkconf")
+	if err != nil {
+		t.Log("no named-checkconf: the examples are not checked by it")
+		return
+	}
+	dir := t.TempDir()
+	for _, k := range []string{"rndc-key", "zoneapi-update"} {
+		key := fmt.Sprintf("key %q {\n\talgorithm hmac-sha256;\n\tsecret \"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0\";\n};\n", k)
+		if err := os.WriteFile(filepath.Join(dir, k+".key"), []byte(key), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fill := strings.NewReplacer("@STATE@/rndc.key", dir+"/rndc-key.key", "@STATE@/update.key", dir+"/zoneapi-update.key",
+		"/etc/bind/zoneapi-rndc.key", dir+"/rndc-key.key", "/etc/bind/zoneapi-update.key", dir+"/zoneapi-update.key",
+		"@STATE@", dir, "/var/cache/bind", dir, "@DNS_PORT@", "5353", "@RNDC_PORT@", "9530", "@STATS_PORT@", "8053",
+		"@NOTIFY_PORT@", "5399", "@SEC_DNS_PORT@", "5355", "@PRIMARY@", "127.0.0.1 port 5353", "@CATALOG@", "catalog.invalid")
+	step7 := regexp.MustCompile(`(?m)^\t//\s+([a-z-]+ \d+;) +//.*$`)
+	for name, conf := range map[string]string{
+		"named.conf.primary":           read("named.conf.primary"),
+		"named.conf.secondary":         read("named.conf.secondary"),
+		"named.conf.fragment":          fragment,
+		"named.conf.fragment (step 7)": step7.ReplaceAllString(fragment, "\t$1"),
+	} {
+		path := filepath.Join(dir, "named.conf")
+		if err := os.WriteFile(path, []byte(fill.Replace(conf)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(checkconf, path).CombinedOutput(); err != nil {
+			t.Errorf("named-checkconf examples/%s: %v\n%s", name, err, out)
 		}
 	}
 }
