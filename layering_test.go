@@ -164,7 +164,7 @@ var layering = []layer{
 	{
 		name:    "test support",
 		rule:    "packages for tests only (zoneapitest/: a real named, the Caddy build, what the spec drift tests share; a fake named, adapt fixtures, end-to-end tests); no other layer imports them",
-		pkgs:    []string{"caddyfile", "integration", "zoneapitest/specdrift", "zoneapitest/testbind", "zoneapitest/testcaddy", "rndc/rndctest", "dnsupdate/dnstest"},
+		pkgs:    []string{"caddyfile", "integration", "zoneapitest/latewatch", "zoneapitest/specdrift", "zoneapitest/testbind", "zoneapitest/testcaddy", "rndc/rndctest", "dnsupdate/dnstest"},
 		imports: []string{"base", "api types", "zone model", "storage and control", "dns", "zone service", "spec", "client", "client adapters", "front-end policy", "front-end contract", "front-end support", "front ends", "request path", "caddy glue", "test support"},
 		http:    true,
 		caddy:   true,

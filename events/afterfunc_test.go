@@ -7,10 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/latewatch"
 )
 
 // TestPosterCancelledAtItsEnd: a message on the kept-alive connection
@@ -60,7 +61,8 @@ func TestPosterCancelledAtItsEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	conn := newLateWatchConn(raw)
+	// The watch's deadline lands in the middle of the next message.
+	conn := latewatch.New(raw)
 	// As if an earlier message had opened it.
 	p.conn, p.br = conn, bufio.NewReaderSize(conn, 4<<10)
 
@@ -74,7 +76,7 @@ func TestPosterCancelledAtItsEnd(t *testing.T) {
 			t.Fatalf("want the context's error, got %v", err)
 		}
 		select {
-		case <-conn.closed:
+		case <-conn.Closed:
 		default:
 			t.Fatal("the attempt failed but its connection was not closed")
 		}
@@ -84,7 +86,7 @@ func TestPosterCancelledAtItsEnd(t *testing.T) {
 		return
 	}
 	select {
-	case <-conn.late:
+	case <-conn.Late:
 	case <-time.After(2 * time.Second):
 		t.Fatal("the context's watch did not run: the test shows nothing")
 	}
@@ -109,63 +111,4 @@ func (c *cancelAtErr) Err() error {
 		c.cancel()
 	}
 	return err
-}
-
-// lateWatchConn holds the watch's deadline in the past (time.Unix(1, 0))
-// until the connection, written to meanwhile, is read again (or closed):
-// the watch then lands in the middle of the next exchange, as a late
-// goroutine would.
-type lateWatchConn struct {
-	net.Conn
-
-	wrote     atomic.Bool // written to since late
-	fireOnce  sync.Once
-	closeOnce sync.Once
-
-	late   chan struct{} // closed when the watch's deadline is asked for
-	fire   chan struct{} // closed when it is to land
-	landed chan struct{} // closed once it has
-	closed chan struct{}
-}
-
-func newLateWatchConn(c net.Conn) *lateWatchConn {
-	return &lateWatchConn{Conn: c,
-		late: make(chan struct{}), fire: make(chan struct{}), landed: make(chan struct{}), closed: make(chan struct{})}
-}
-
-func (c *lateWatchConn) Read(p []byte) (int, error) {
-	if c.wrote.Load() {
-		c.fireOnce.Do(func() { close(c.fire) })
-		<-c.landed
-	}
-	return c.Conn.Read(p)
-}
-
-func (c *lateWatchConn) Write(p []byte) (int, error) {
-	select {
-	case <-c.late:
-		c.wrote.Store(true)
-	default:
-	}
-	return c.Conn.Write(p)
-}
-
-func (c *lateWatchConn) SetDeadline(t time.Time) error {
-	if t.Equal(time.Unix(1, 0)) {
-		close(c.late)
-		select {
-		case <-c.fire:
-		case <-c.closed:
-			return nil
-		}
-		err := c.Conn.SetDeadline(t)
-		close(c.landed)
-		return err
-	}
-	return c.Conn.SetDeadline(t)
-}
-
-func (c *lateWatchConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
-	return c.Conn.Close()
 }

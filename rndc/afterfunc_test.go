@@ -5,9 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"net"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/latewatch"
 )
 
 // TestPooledCommandCancelledAtItsEnd: a command on a pooled connection
@@ -29,7 +30,9 @@ func TestPooledCommandCancelledAtItsEnd(t *testing.T) {
 	t.Cleanup(func() { raw.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	conn := newLateWatchConn(raw, cancel)
+	// The watch's deadline lands in the middle of the next command.
+	conn := latewatch.New(raw)
+	conn.AfterRead = cancelAtReply(cancel)
 	c := &Client{Addr: f.addr(), Key: key, Timeout: 2 * time.Second}
 	// As if a first command had made it: the fake issues nonce 12345.
 	c.idle.Put(&ctlConn{Conn: conn, nonce: 12345}, DefaultMaxIdle)
@@ -40,7 +43,7 @@ func TestPooledCommandCancelledAtItsEnd(t *testing.T) {
 			t.Fatalf("want the context's error, got %v", err)
 		}
 		select {
-		case <-conn.closed:
+		case <-conn.Closed:
 		default:
 			t.Fatal("the command failed but its connection was not closed")
 		}
@@ -50,7 +53,7 @@ func TestPooledCommandCancelledAtItsEnd(t *testing.T) {
 		return
 	}
 	select {
-	case <-conn.late:
+	case <-conn.Late:
 	case <-time.After(2 * time.Second):
 		t.Fatal("the context's watch did not run: the test shows nothing")
 	}
@@ -60,87 +63,18 @@ func TestPooledCommandCancelledAtItsEnd(t *testing.T) {
 	t.Fatal("the cancelled command succeeded and its connection went back to the pool with a deadline in the past on its way")
 }
 
-// lateWatchConn cancels the context once a whole reply has been read,
-// and holds the watch's deadline in the past (time.Unix(1, 0)) until the
-// connection, written to meanwhile, is read again (or closed): the watch
-// then lands in the middle of the next exchange, as a late goroutine
-// would.
-type lateWatchConn struct {
-	net.Conn
-	cancel func()
-
-	mu        sync.Mutex
-	got       []byte // the reply's bytes until it is whole; nil after
-	wrote     bool   // written to since late
-	fireOnce  sync.Once
-	closeOnce sync.Once
-
-	late   chan struct{} // closed when the watch's deadline is asked for
-	fire   chan struct{} // closed when it is to land
-	landed chan struct{} // closed once it has
-	closed chan struct{}
-}
-
-func newLateWatchConn(c net.Conn, cancel func()) *lateWatchConn {
-	return &lateWatchConn{Conn: c, cancel: cancel, got: []byte{},
-		late: make(chan struct{}), fire: make(chan struct{}), landed: make(chan struct{}), closed: make(chan struct{})}
-}
-
-func (c *lateWatchConn) isLate() bool {
-	select {
-	case <-c.late:
-		return true
-	default:
-		return false
-	}
-}
-
-func (c *lateWatchConn) Read(p []byte) (int, error) {
-	c.mu.Lock()
-	wrote := c.wrote
-	c.mu.Unlock()
-	if wrote {
-		c.fireOnce.Do(func() { close(c.fire) })
-		<-c.landed
-	}
-	n, err := c.Conn.Read(p)
-	c.mu.Lock()
-	if c.got != nil {
-		c.got = append(c.got, p[:n]...)
-		if len(c.got) >= 4 && len(c.got) == 4+int(binary.BigEndian.Uint32(c.got)) {
-			c.got = nil
-			c.cancel()
+// cancelAtReply cancels the context once a whole reply (a length-prefixed
+// message) has been read on the connection, once.
+func cancelAtReply(cancel func()) func(p []byte) {
+	got := []byte{} // nil once the reply was whole
+	return func(p []byte) {
+		if got == nil {
+			return
+		}
+		got = append(got, p...)
+		if len(got) >= 4 && len(got) == 4+int(binary.BigEndian.Uint32(got)) {
+			got = nil
+			cancel()
 		}
 	}
-	c.mu.Unlock()
-	return n, err
-}
-
-func (c *lateWatchConn) Write(p []byte) (int, error) {
-	if c.isLate() {
-		c.mu.Lock()
-		c.wrote = true
-		c.mu.Unlock()
-	}
-	return c.Conn.Write(p)
-}
-
-func (c *lateWatchConn) SetDeadline(t time.Time) error {
-	if t.Equal(time.Unix(1, 0)) {
-		close(c.late)
-		select {
-		case <-c.fire:
-		case <-c.closed:
-			return nil
-		}
-		err := c.Conn.SetDeadline(t)
-		close(c.landed)
-		return err
-	}
-	return c.Conn.SetDeadline(t)
-}
-
-func (c *lateWatchConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
-	return c.Conn.Close()
 }
