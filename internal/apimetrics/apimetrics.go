@@ -22,6 +22,10 @@ import (
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
 )
 
+// latencyBuckets are the buckets of the request and control-command
+// durations (seconds): from half a millisecond to ten seconds.
+var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
 // metrics holds the collectors, created once per process.
 var metrics = struct {
 	httpRequests  *prometheus.CounterVec
@@ -44,7 +48,7 @@ var metrics = struct {
 	httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "zoneapi_http_request_duration_seconds",
 		Help:    "Time to answer API requests, by method and route template.",
-		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		Buckets: latencyBuckets,
 	}, []string{"method", "route"}),
 	zoneOps: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "zoneapi_zone_operations_total",
@@ -57,7 +61,7 @@ var metrics = struct {
 	rndcDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "zoneapi_rndc_command_duration_seconds",
 		Help:    "Round-trip time of control-channel commands, by command.",
-		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		Buckets: latencyBuckets,
 	}, []string{"command"}),
 	dnsUpdates: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "zoneapi_dns_updates_total",
