@@ -23,6 +23,17 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
+// answered sends the answer written to w, complete, now, where w holds
+// it back until the handler returns (the request path's writer, which
+// flushes a change's answer before its audit and log lines): what the
+// handler still does (its own log line) is then not part of the
+// client's wait either. Any other writer is left as it is.
+func answered(w http.ResponseWriter) {
+	if h, ok := w.(interface{ Release() }); ok {
+		h.Release()
+	}
+}
+
 // WriteError writes the {error, message} body with the status's reason
 // phrase as error.
 func WriteError(w http.ResponseWriter, status int, format string, args ...any) {

@@ -88,10 +88,10 @@ func (a *API) handleRemoveRecord(w http.ResponseWriter, r *http.Request, p Param
 	if err != nil {
 		return a.recordFailure(b, zone, "remove", err)
 	}
-	a.DNSLog.Info("record removed", zap.String("zone", zone), zap.String("name", req.Name), zap.String("type", req.Type),
-		zap.Bool("whole_rrset", req.Value == nil), zap.Uint32("serial", res.Serial))
 	echo := map[string]any{"name": req.Name, "type": req.Type, "value": req.Value}
 	a.writeChange(w, http.StatusOK, "Record removed from zone "+zone, zone, echo, nil, res)
+	a.DNSLog.Info("record removed", zap.String("zone", zone), zap.String("name", req.Name), zap.String("type", req.Type),
+		zap.Bool("whole_rrset", req.Value == nil), zap.Uint32("serial", res.Serial))
 	return nil
 }
 
@@ -119,13 +119,13 @@ func (a *API) handleUpdateRecord(w http.ResponseWriter, r *http.Request, p Param
 // update): the echo of the request gets the stored TTL and the priority.
 func (a *API) writeStored(w http.ResponseWriter, status int, logMsg, msg, zone string, echo map[string]any, priority *uint16, res *zonemodel.ChangeResult) {
 	rec := storedRecord(res.StoredRecord(0))
-	a.DNSLog.Info(logMsg, zap.String("zone", zone), zap.String("name", rec.Name),
-		zap.String("type", rec.Type), zap.Uint32("serial", res.Serial))
 	echo["ttl"] = rec.TTL
 	if priority != nil {
 		echo["priority"] = *priority
 	}
 	a.writeChange(w, status, msg+zone, zone, echo, &rec, res)
+	a.DNSLog.Info(logMsg, zap.String("zone", zone), zap.String("name", rec.Name),
+		zap.String("type", rec.Type), zap.Uint32("serial", res.Serial))
 }
 
 // applyFunc applies a decoded record change through the zone service,
@@ -168,6 +168,7 @@ func (a *API) writeChange(w http.ResponseWriter, status int, msg, zone string, e
 		w.Header().Set("ETag", etag(s))
 	}
 	WriteJSON(w, status, body)
+	answered(w)
 }
 
 // handleBatchRecords applies changes atomically: PATCH
@@ -183,8 +184,6 @@ func (a *API) handleBatchRecords(w http.ResponseWriter, r *http.Request, p Param
 	if err != nil {
 		return a.recordFailure(b, zone, "batch", err)
 	}
-	a.DNSLog.Info("record batch applied", zap.String("zone", zone), zap.Int("changes", res.Changes),
-		zap.Uint32("old_serial", res.OldSerial), zap.Uint32("serial", res.Serial))
 	if res.HasSerial {
 		w.Header().Set("ETag", etag(res.Serial))
 	}
@@ -192,6 +191,9 @@ func (a *API) handleBatchRecords(w http.ResponseWriter, r *http.Request, p Param
 		Success: true, Message: fmt.Sprintf("%d changes applied to zone %s", len(req.Changes), zone),
 		Zone: zone, Changes: len(req.Changes), OldSerial: res.OldSerial, Serial: res.Serial,
 	})
+	answered(w)
+	a.DNSLog.Info("record batch applied", zap.String("zone", zone), zap.Int("changes", res.Changes),
+		zap.Uint32("old_serial", res.OldSerial), zap.Uint32("serial", res.Serial))
 	return nil
 }
 
