@@ -15,17 +15,25 @@ import (
 
 // TestRecordChangeAnsweredBeforeItsLogLine: a record change's answer
 // (add, update, remove, batch) is flushed, complete, before its line on
-// zone_api::dns is written, as before its audit line: the client does not
-// wait for either. Before, the handler wrote the "record added" line
+// zone_api::dns is written, and a zone's reload or delete before its
+// line, as before their audit line: the client does not wait for either.
+// Before, the handler wrote the "record added" line (and the others)
 // before its answer, which left only once the handler had returned.
 func TestRecordChangeAnsweredBeforeItsLogLine(t *testing.T) {
-	for _, tc := range []struct{ method, body, line string }{
-		{"POST", `{"name":"api","type":"A","value":"192.0.2.7"}`, "record added"},
-		{"PUT", `{"name":"www","type":"A","currentValue":"192.0.2.10","newValue":"192.0.2.11"}`, "record updated"},
-		{"DELETE", `{"name":"www","type":"A"}`, "record removed"},
-		{"PATCH", `{"changes":[{"op":"add","name":"t","type":"TXT","value":"hello"}]}`, "record batch applied"},
+	const records = "/api/v1/zones/rec.test/records"
+	for _, tc := range []struct{ method, path, body, line string }{
+		{"POST", records, `{"name":"api","type":"A","value":"192.0.2.7"}`, "record added"},
+		{"PUT", records, `{"name":"www","type":"A","currentValue":"192.0.2.10","newValue":"192.0.2.11"}`, "record updated"},
+		{"DELETE", records, `{"name":"www","type":"A"}`, "record removed"},
+		{"PATCH", records, `{"changes":[{"op":"add","name":"t","type":"TXT","value":"hello"}]}`, "record batch applied"},
+		{"POST", "/api/v1/zones/frozen.test/reload", "", "zone reloaded"},
+		{"DELETE", "/api/v1/zones/frozen.test?confirm=unmanaged", "", "zone deleted"},
 	} {
-		h, _ := fakeNamedHandler(t, fakeNamedAnswers{})
+		h, _ := fakeNamedHandler(t, fakeNamedAnswers{
+			"zonestatus frozen.test": {Text: testdata(t, "zonestatus_frozen.txt")},
+			"reload frozen.test":     {Text: "zone reload queued"},
+			"delzone frozen.test":    {Text: "zone frozen.test scheduled for removal"},
+		})
 		h.conf.DNSServer = dnstest.NewServer(t, map[string]string{"rec.test": recZone}).Addr
 		w := httptest.NewRecorder()
 		flushed := map[string]bool{} // by line: whether the answer was flushed when it was written
@@ -37,11 +45,13 @@ func TestRecordChangeAnsweredBeforeItsLogLine(t *testing.T) {
 			return nil
 		})))
 		h.router = h.newRouter() // its front ends take the loggers
-		r := httptest.NewRequest(tc.method, "/api/v1/zones/rec.test/records", strings.NewReader(tc.body))
-		r.Header.Set("Content-Type", "application/json")
+		r := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
+		if tc.body != "" {
+			r.Header.Set("Content-Type", "application/json")
+		}
 		_ = h.ServeHTTP(w, r, nextFunc(func(http.ResponseWriter, *http.Request) error { return nil }))
 		if w.Code >= 300 {
-			t.Fatalf("%s: %d %s", tc.method, w.Code, w.Body)
+			t.Fatalf("%s %s: %d %s", tc.method, tc.path, w.Code, w.Body)
 		}
 		got, logged := flushed[tc.line]
 		if !logged {

@@ -322,15 +322,16 @@ func (a *API) handleDeleteZone(w http.ResponseWriter, r *http.Request, p Params)
 	if err != nil {
 		return LifecycleFailure(name, err)
 	}
-	a.Logger.Info("zone deleted", zap.String("zone", name), zap.Strings("files", res.Removed), zap.Bool("durable", res.Durable))
 	if !res.Durable {
 		WriteJSON(w, http.StatusAccepted, zoneResponse{Success: true,
 			Message: "Zone " + name + " deleted from named, which has not yet confirmed that the removal is durable; " +
 				"the delete is completed when it does (GET /api/v1/zones/" + name + " already answers 404)",
 			Details: res.Details})
-		return nil
+	} else {
+		WriteJSON(w, http.StatusOK, zoneResponse{Success: true, Message: "Zone " + name + " deleted successfully", Details: res.Details})
 	}
-	WriteJSON(w, http.StatusOK, zoneResponse{Success: true, Message: "Zone " + name + " deleted successfully", Details: res.Details})
+	answered(w)
+	a.Logger.Info("zone deleted", zap.String("zone", name), zap.Strings("files", res.Removed), zap.Bool("durable", res.Durable))
 	return nil
 }
 
@@ -366,10 +367,11 @@ func (a *API) zoneCommand(command string) handlerFunc {
 		if err != nil {
 			return ServiceFailure(name, err)
 		}
+		WriteJSON(w, http.StatusOK, zoneResponse{Success: true, Message: fmt.Sprintf(zc.message, name), Details: text})
 		if command == "reload" {
+			answered(w)
 			a.Logger.Info("zone reloaded", zap.String("zone", name))
 		}
-		WriteJSON(w, http.StatusOK, zoneResponse{Success: true, Message: fmt.Sprintf(zc.message, name), Details: text})
 		return nil
 	}
 }
