@@ -110,6 +110,14 @@ func TestChangeAnswerLeavesBeforeItsAuditLine(t *testing.T) {
 			w.WriteHeader(http.StatusOK)
 		case "error":
 			rest.WriteError(w, http.StatusConflict, "exists")
+		case "patch": // the PowerDNS PATCH's 204, which flushes itself
+			w.Header().Set("X-PDNS-New-Serial", "2")
+			w.WriteHeader(http.StatusNoContent)
+			_ = http.NewResponseController(w).Flush()
+		case "flushed": // a body flushed before its end: chunked, as before
+			rest.WriteJSON(w, http.StatusOK, map[string]string{"message": "part"})
+			_ = http.NewResponseController(w).Flush()
+			_, _ = w.Write([]byte("more\n"))
 		}
 	}
 	var received chan struct{}
@@ -122,7 +130,7 @@ func TestChangeAnswerLeavesBeforeItsAuditLine(t *testing.T) {
 		Access:       func() *auth.RequestGuard { return &auth.RequestGuard{} },
 		Limits:       func() *auth.RequestGuard { return nil },
 		Audit: func(r *http.Request, _ string, _ int, _ string) {
-			if name := path.Base(r.URL.Path); name == "large" || name == "error" {
+			if name := path.Base(r.URL.Path); name == "large" || name == "error" || name == "flushed" {
 				return // not flushed: answered after the line, as before
 			}
 			select {
@@ -173,7 +181,7 @@ func TestChangeAnswerLeavesBeforeItsAuditLine(t *testing.T) {
 		bs, bh, bb := lines(b)
 		return as == bs && slices.Equal(ah, bh) && ab == bb
 	}
-	for _, name := range []string{"small", "none", "large", "empty", "error"} {
+	for _, name := range []string{"small", "none", "large", "empty", "error", "patch", "flushed"} {
 		received = make(chan struct{})
 		read := raw(http.MethodGet, name)
 		received = make(chan struct{})
