@@ -345,30 +345,41 @@ func (inv *Inventory) refreshLocked(ctx context.Context) (*Snapshot, error) {
 	if inv.snap != nil {
 		prev = inv.snap.rows
 	}
+	// The same walk notes the names whose zones differ from the last
+	// snapshot's (Changed), for those who follow the snapshots.
 	var todo []Zone
+	var ch changes
 	j := 0
 	for i := range zones {
 		z := &zones[i]
 		for j < len(prev.rs) && compareRow(&prev, j, z) < 0 {
+			ch.add(prev.rs[j].name) // gone from named
 			j++
 		}
-		if j < len(prev.rs) && prev.rs[j].src != 0 && compareRow(&prev, j, z) == 0 {
+		same := j < len(prev.rs) && compareRow(&prev, j, z) == 0
+		switch src, learned := inv.learnedSrc[forgetKey{z.Name, z.View}]; {
+		case same && prev.rs[j].src != 0:
 			z.Source = prev.strs[prev.rs[j].src]
-			continue
-		}
-		if src, ok := inv.learnedSrc[forgetKey{z.Name, z.View}]; ok {
+		case learned:
 			z.Source = src
-			continue
-		}
-		switch {
 		case inv.Indexed != nil && inv.Indexed(z.Name, z.View):
 			z.Source = SourceNZD
 		case inv.Status != nil:
 			todo = append(todo, *z)
 		}
+		if !same || !prev.sameAs(j, z) {
+			ch.add(z.Name)
+		}
+		if same {
+			j++
+		}
+	}
+	for ; j < len(prev.rs); j++ {
+		ch.add(prev.rs[j].name)
 	}
 	inv.snapGen++
 	snap := &Snapshot{rows: compact(zones), Views: views, Taken: time.Now(), Gen: inv.snapGen, asked: asked}
+	snap.changed = ch.after(inv.snap, len(zones))
 	if prev := inv.snap; inv.gen != gen && prev != nil && prev.nGone > 0 {
 		// A Forget ran while named was asked, whose answer may still
 		// list the zone: keep hiding what the snapshot before hid,
@@ -488,7 +499,7 @@ func (inv *Inventory) Forget(name, view string) {
 	forgotten := fg.names[: n+1 : n+1]
 	fg.mu.Unlock()
 	inv.snap = &Snapshot{rows: old.rows, Views: old.Views, Taken: old.Taken, Gen: old.Gen, Kept: old.Kept, asked: old.asked,
-		Forgotten: forgotten, fg: fg, nGone: n + 1}
+		Forgotten: forgotten, fg: fg, nGone: n + 1, changed: old.changed}
 	inv.signal()
 }
 

@@ -77,10 +77,11 @@ func (inv *Inventory) learn(zones []Zone, done chan struct{}) {
 		return
 	}
 	old := inv.snap
-	rs := old.learned(learned)
+	rs, ch := old.learned(learned)
 	inv.snapGen++
 	inv.snap = &Snapshot{rows: rs, Views: old.Views, Taken: old.Taken, Gen: inv.snapGen, Kept: old.Kept, asked: old.asked,
 		Forgotten: old.Forgotten, fg: old.fg, nGone: old.nGone}
+	inv.snap.changed = ch.after(old, len(rs.rs))
 	inv.save()
 }
 
@@ -92,8 +93,10 @@ func (inv *Inventory) rate() int {
 }
 
 // learned returns r with the sources learned of its zones of none: the
-// rows copied (their strings shared), a row a zone.
-func (r *rows) learned(learned map[forgetKey]string) rows {
+// rows copied (their strings shared), a row a zone; and the names of the
+// zones it gave a source.
+func (r *rows) learned(learned map[forgetKey]string) (rows, changes) {
+	var ch changes
 	out := rows{rs: slices.Clone(r.rs), strs: slices.Clone(r.strs)}
 	at := map[string]uint16{}
 	for i, s := range out.strs {
@@ -118,6 +121,7 @@ func (r *rows) learned(learned map[forgetKey]string) rows {
 			at[src] = k
 		}
 		w.src = k
+		ch.add(w.name)
 	}
-	return out
+	return out, ch
 }

@@ -34,8 +34,11 @@ type Snapshot struct {
 	Kept bool
 
 	asked time.Time // when the read of named began (zero: kept)
-	fg    *forgets  // shared by the snapshots of one read of named
-	nGone int       // how many of fg's entries this snapshot hides
+	// changed are the names it changed from the snapshots before it
+	// (ChangedSince), nil when not known.
+	changed *changeLog
+	fg      *forgets // shared by the snapshots of one read of named
+	nGone   int      // how many of fg's entries this snapshot hides
 }
 
 // forgets are the zones Forget dropped since named was last read, shared
@@ -181,4 +184,76 @@ func (s *Snapshot) find(name, view string) int {
 		}
 	}
 	return -1
+}
+
+// ChangedSince returns the names whose zones differ between the
+// snapshot of Gen gen, one published before s, and s (a zone added,
+// gone, or of another type, serial or source; the zones Forget hid in
+// either are not counted: see Forgotten), each once, in order: what
+// someone who followed that snapshot has to look at again. ok is false
+// when they are not known: gen is not among the last snapshots (at most
+// changedDepth of them), or they changed more than changedMax zones, or
+// s is the first or a kept one.
+func (s *Snapshot) ChangedSince(gen uint64) (names []string, ok bool) {
+	if gen == s.Gen {
+		return nil, true
+	}
+	for c := s.changed; c != nil; c = c.before {
+		names = append(names, c.names...)
+		if c.prev == gen {
+			slices.Sort(names)
+			return slices.Compact(names), true
+		}
+	}
+	return nil, false
+}
+
+// changeLog is what a snapshot changed from the one before it (of Gen
+// prev), and through before what that one changed: a chain of at most
+// changedDepth links and changedMax names.
+type changeLog struct {
+	prev   uint64
+	names  []string
+	before *changeLog
+	n      int // names here and before
+	depth  int
+}
+
+// changedMax is the most names a snapshot of n zones keeps of what it
+// and those before it changed: beyond, following it costs about what
+// reading it whole does. changedDepth is the most snapshots it keeps
+// them of.
+func changedMax(n int) int { return 1000 + n/8 }
+
+const changedDepth = 16
+
+// changes collects what a snapshot changed, in order.
+type changes struct{ names []string }
+
+// add notes name (names come in order: each is kept once).
+func (c *changes) add(name string) {
+	if k := len(c.names); k == 0 || c.names[k-1] != name {
+		c.names = append(c.names, name)
+	}
+}
+
+// after returns the change log of a snapshot of n zones that follows
+// old with these changes (nil past changedMax(n)), chained to old's
+// while the chain stays within changedMax and changedDepth.
+func (c *changes) after(old *Snapshot, n int) *changeLog {
+	if old == nil || len(c.names) > changedMax(n) {
+		return nil
+	}
+	l := &changeLog{prev: old.Gen, names: slices.Clip(c.names), n: len(c.names), depth: 1}
+	if b := old.changed; b != nil && b.n+l.n <= changedMax(n) && b.depth < changedDepth {
+		l.before, l.n, l.depth = b, b.n+l.n, b.depth+1
+	}
+	return l
+}
+
+// sameAs reports whether row j holds z (its name and view compared
+// already): its type, serial and source.
+func (r *rows) sameAs(j int, z *Zone) bool {
+	w := &r.rs[j]
+	return w.serial == z.Serial && w.has == z.HasSerial && r.strs[w.typ] == z.Type && r.strs[w.src] == z.Source
 }
