@@ -21,6 +21,13 @@ import (
 // in the index (a zone store whose log is written whole before it is
 // opened, as n creates would leave it), as BenchmarkScale's zones are.
 func pageRig(tb testing.TB, n int) (*Service, []string) {
+	s, names, _ := pageRigBody(tb, n)
+	return s, names
+}
+
+// pageRigBody is pageRig, with what named's statistics answer (each
+// zone as statsOf takes it), which the caller may change.
+func pageRigBody(tb testing.TB, n int) (*Service, []string, *[]string) {
 	tb.Helper()
 	dir := tb.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, ".zoneapi"), 0o755); err != nil {
@@ -48,10 +55,9 @@ func pageRig(tb testing.TB, n int) (*Service, []string) {
 	if _, ok, _ := st.Get(names[n-1]); !ok {
 		tb.Fatalf("the index lacks %s", names[n-1])
 	}
-	body := statsOf(zones...)
 	s := &Service{Store: st}
 	s.Inventory = &inventory.Inventory{
-		Fetch:   func(context.Context) ([]byte, error) { return body, nil },
+		Fetch:   func(context.Context) ([]byte, error) { return statsOf(zones...), nil },
 		Indexed: func(name, _ string) bool { _, ok, _ := st.Get(name); return ok },
 		Refresh: time.Hour,
 	}
@@ -59,7 +65,51 @@ func pageRig(tb testing.TB, n int) (*Service, []string) {
 	if _, _, total, err := s.AllZones(context.Background(), ListFilter{}, "", 100); err != nil || total != n {
 		tb.Fatalf("first page: total %d, %v", total, err)
 	}
-	return s, names
+	return s, names, &zones
+}
+
+// BenchmarkAllZonesFollowRefresh: what the list of every zone costs to
+// follow a new snapshot of named's zones in which zones were added
+// (named's answer after creates: 100 at 1,000 zones, 1,000 at 100,000),
+// same run:
+// the first page after the refresh (which follows it by the names it
+// changed) beside a join of every zone of that snapshot (what each new
+// snapshot cost before: at once up to 2,000 zones, else in the
+// background, started by that page), p50 of 5 refreshes.
+//
+//	go test ./zoneservice -run '^$' -bench BenchmarkAllZonesFollowRefresh -benchtime 1x
+func BenchmarkAllZonesFollowRefresh(b *testing.B) {
+	ctx := context.Background()
+	for range b.N {
+		for _, n := range []int{1000, 100_000} {
+			s, _, zones := pageRigBody(b, n)
+			var follow, whole []time.Duration
+			for round := range 5 {
+				for i := range min(n/10, 1000) {
+					*zones = append(*zones, fmt.Sprintf("t%d%05d.scale _default primary", round, i))
+				}
+				snap, err := s.Inventory.RefreshNow(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t0 := time.Now()
+				if _, _, total, err := s.AllZones(ctx, ListFilter{}, "", 100); err != nil || total != len(*zones) {
+					b.Fatalf("page: total %d, want %d, %v", total, len(*zones), err)
+				}
+				follow = append(follow, time.Since(t0))
+				idx, _ := s.indexes(snap)
+				t0 = time.Now()
+				if err := (&Service{}).rebuild(snap, idx); err != nil {
+					b.Fatal(err)
+				}
+				whole = append(whole, time.Since(t0))
+			}
+			slices.Sort(follow)
+			slices.Sort(whole)
+			b.ReportMetric(float64(follow[2].Microseconds())/1e3, fmt.Sprintf("ms-follow-%d", n))
+			b.ReportMetric(float64(whole[2].Microseconds())/1e3, fmt.Sprintf("ms-join-whole-%d", n))
+		}
+	}
 }
 
 // BenchmarkAllZonesPage: a page of the list of every zone (AllZones,
