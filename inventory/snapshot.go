@@ -215,8 +215,6 @@ type changeLog struct {
 	prev   uint64
 	names  []string
 	before *changeLog
-	n      int // names here and before
-	depth  int
 }
 
 // changedMax is the most names a snapshot of n zones keeps of what it
@@ -238,17 +236,32 @@ func (c *changes) add(name string) {
 }
 
 // after returns the change log of a snapshot of n zones that follows
-// old with these changes (nil past changedMax(n)), chained to old's
-// while the chain stays within changedMax and changedDepth.
+// old with these changes (nil past changedMax(n)), chained to the newest
+// links of old's that keep the chain within changedMax names and
+// changedDepth links (those copied, their names shared, when older ones
+// are left out).
 func (c *changes) after(old *Snapshot, n int) *changeLog {
 	if old == nil || len(c.names) > changedMax(n) {
 		return nil
 	}
-	l := &changeLog{prev: old.Gen, names: slices.Clip(c.names), n: len(c.names), depth: 1}
-	if b := old.changed; b != nil && b.n+l.n <= changedMax(n) && b.depth < changedDepth {
-		l.before, l.n, l.depth = b, b.n+l.n, b.depth+1
+	var keep []*changeLog
+	total, whole := len(c.names), true
+	for b := old.changed; b != nil; b = b.before {
+		if len(keep) == changedDepth-1 || total+len(b.names) > changedMax(n) {
+			whole = false
+			break
+		}
+		keep = append(keep, b)
+		total += len(b.names)
 	}
-	return l
+	before := old.changed
+	if !whole {
+		before = nil
+		for i := len(keep) - 1; i >= 0; i-- {
+			before = &changeLog{prev: keep[i].prev, names: keep[i].names, before: before}
+		}
+	}
+	return &changeLog{prev: old.Gen, names: slices.Clip(c.names), before: before}
 }
 
 // sameAs reports whether row j holds z (its name and view compared
