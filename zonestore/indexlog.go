@@ -93,11 +93,10 @@ func (x *index) waitFlush() {
 // fsyncs them (releasing x.mu meanwhile) and applies them. The caller
 // holds x.mu and has set x.flushing.
 func (x *index) flush(batch []*queuedWrite) error {
-	lf, err := lockIndex(x.lockPath)
-	if err != nil {
+	if err := x.lock(); err != nil {
 		return err
 	}
-	defer lf.Close() // also drops the flock
+	defer x.unlock()
 
 	size, err := x.refresh()
 	if err != nil {
@@ -173,24 +172,64 @@ func (s *Store) CompactionError() error {
 	return x.compactErr
 }
 
-// lockIndex opens the index lock file and takes its flock; closing the
-// file releases it.
-func lockIndex(path string) (*os.File, error) {
-	lf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("locking zone index: %w", err)
-	}
+// lock takes the cross-process index lock: an flock of index.lock, whose
+// file stays open between writes (opening it for each one cost a create
+// more than the flock itself, issue 27). The flock is the open file's,
+// so two Stores on one directory, in one process or two, still exclude
+// each other; within a Store, x.mu and x.flushing keep two of its own
+// writers from taking it at once. A lock file unlinked meanwhile (an
+// operator removing "stale" lock files; every process locks what the
+// path names) is let go and the path opened again, as each write did
+// before. The caller holds x.mu; unlock releases the lock.
+func (x *index) lock() error {
 	for {
-		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
+		if x.lockf == nil {
+			lf, err := os.OpenFile(x.lockPath, os.O_RDWR|os.O_CREATE, 0o644)
+			if err != nil {
+				return fmt.Errorf("locking zone index: %w", err)
+			}
+			x.lockf, x.lockOpens = lf, x.lockOpens+1
 		}
+		fd := int(x.lockf.Fd())
+		var err error
+		for {
+			err = syscall.Flock(fd, syscall.LOCK_EX)
+			if !errors.Is(err, syscall.EINTR) {
+				break
+			}
+		}
+		if err != nil {
+			x.closeLock()
+			return fmt.Errorf("locking zone index: %w", err)
+		}
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fd, &st); err != nil {
+			x.closeLock()
+			return fmt.Errorf("locking zone index: %w", err)
+		}
+		if st.Nlink > 0 {
+			return nil
+		}
+		x.closeLock() // unlinked: lock what the path names now
 	}
-	if err != nil {
-		lf.Close()
-		return nil, fmt.Errorf("locking zone index: %w", err)
+}
+
+// unlock releases the index lock taken by lock.
+func (x *index) unlock() {
+	if x.lockf == nil {
+		return
 	}
-	return lf, nil
+	if err := syscall.Flock(int(x.lockf.Fd()), syscall.LOCK_UN); err != nil {
+		x.closeLock() // closing the file releases it
+	}
+}
+
+// closeLock closes the lock file, which releases its flock.
+func (x *index) closeLock() {
+	if x.lockf != nil {
+		x.lockf.Close()
+		x.lockf = nil
+	}
 }
 
 // compact atomically replaces the log by one put line per live entry. The
@@ -251,4 +290,24 @@ func (x *index) compact() error {
 	x.f.Close()
 	x.f, x.fi, x.off, x.lines = f, fi, fi.Size(), lines
 	return nil
+}
+
+// lockIndex opens a lock file and takes its flock; closing the file
+// releases it (the idempotency keys' log).
+func lockIndex(path string) (*os.File, error) {
+	lf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("locking zone index: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("locking zone index: %w", err)
+	}
+	return lf, nil
 }

@@ -159,11 +159,10 @@ func (s *Store) RepairIndex() (int64, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.waitFlush() // a flush holds the flock while it waits for x.mu
-	lf, err := lockIndex(x.lockPath)
-	if err != nil {
+	if err := x.lock(); err != nil {
 		return 0, err
 	}
-	defer lf.Close()
+	defer x.unlock()
 	size, err := x.refresh()
 	if err != nil {
 		return 0, err

@@ -77,7 +77,9 @@ func Open(dir string) (*Store, error) {
 func (s *Store) Close() error {
 	s.idx.mu.Lock()
 	defer s.idx.mu.Unlock()
+	s.idx.waitFlush() // a flush holds the lock file's flock
 	s.idx.reset()
+	s.idx.closeLock()
 	return nil
 }
 
