@@ -181,7 +181,16 @@ func (x *index) refresh() (int64, error) {
 // applyLine applies one log line; invalid lines are ignored.
 func (x *index) applyLine(line []byte) {
 	var r logRecord
-	if len(line) == 0 || json.Unmarshal(line, &r) != nil || r.Name == "" {
+	if len(line) == 0 || json.Unmarshal(line, &r) != nil {
+		return
+	}
+	x.applyRecord(r)
+}
+
+// applyRecord applies one record, as read from its log line; records
+// without a name are ignored.
+func (x *index) applyRecord(r logRecord) {
+	if r.Name == "" {
 		return
 	}
 	switch r.Op {

@@ -9,12 +9,16 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
+	"unicode/utf8"
 )
 
 // queuedWrite is one writer's records, and the outcome of their flush.
 type queuedWrite struct {
+	recs []logRecord
 	buf  []byte
 	err  error
 	done bool
@@ -45,7 +49,7 @@ func (x *index) writeAs(recs []logRecord, lazy bool) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	w := &queuedWrite{buf: buf.Bytes(), lazy: len(recs) > 0}
+	w := &queuedWrite{recs: recs, buf: buf.Bytes(), lazy: len(recs) > 0}
 	for _, r := range recs {
 		w.lazy = w.lazy && (lazy || r.Op == "touch")
 		if r.Op != "touch" {
@@ -124,6 +128,7 @@ func (x *index) flush(batch []*queuedWrite) error {
 			all = append(all, b.buf...)
 		}
 	}
+	wrote := x.f
 	if _, err := x.f.Write(all); err != nil {
 		// A short write (disk full) leaves part of a line: remove it, so
 		// that nothing of a failed write is ever read back.
@@ -143,8 +148,20 @@ func (x *index) flush(batch []*queuedWrite) error {
 		_ = x.f.Truncate(size)
 		return fmt.Errorf("writing zone index: %w", err)
 	}
-	// Nobody else appends while we hold the lock: consume what we wrote.
-	if _, err := x.refresh(); err != nil {
+	// Nobody else appends while we hold the lock: consume what we wrote,
+	// applying the records themselves rather than reading their lines
+	// back and parsing them (issue 27), unless the log was read again
+	// meanwhile (replaced under us) or a record would not read back as
+	// it is (see asWritten).
+	if x.f == wrote && x.off == size && batchAsWritten(batch) {
+		for _, b := range batch {
+			for _, r := range b.recs {
+				x.lines++
+				x.applyRecord(r.detached())
+			}
+		}
+		x.off = size + int64(len(all))
+	} else if _, err := x.refresh(); err != nil {
 		return err
 	}
 	// The records are durable and applied: from here on, nothing may fail
@@ -160,6 +177,53 @@ func (x *index) flush(batch []*queuedWrite) error {
 	}
 	return nil
 }
+
+// batchAsWritten reports whether every record of the batch reads back
+// from its line as it is (asWritten).
+func batchAsWritten(batch []*queuedWrite) bool {
+	for _, b := range batch {
+		for _, r := range b.recs {
+			if !r.asWritten() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// asWritten reports whether r's log line parses back to r: its strings
+// are valid UTF-8 (json.Marshal replaces invalid bytes) and its times are
+// in UTC (a line keeps the offset, not the location). Every writer sets
+// UTC times and the names and types are checked, so only an odd
+// fingerprint or file name fails it; its batch is then read back.
+func (r *logRecord) asWritten() bool {
+	ok := utf8.ValidString(r.Op) && utf8.ValidString(r.Name) && utf8.ValidString(r.Type) &&
+		utf8.ValidString(r.FP) && utf8.ValidString(r.File) && utf8.ValidString(r.By) &&
+		isUTC(r.Created)
+	if in := r.Intent; ok && in != nil {
+		ok = utf8.ValidString(in.Op) && utf8.ValidString(in.Type) && utf8.ValidString(in.Fingerprint) &&
+			utf8.ValidString(in.File) && utf8.ValidString(in.KeyDir) && isUTC(in.Time) && isUTC(in.NotAfter)
+	}
+	return ok
+}
+
+// detached is r with its own copies of the strings the index keeps, as
+// a record parsed from its line has: a writer's may be part of a larger
+// string (a request's), which the index would otherwise keep alive.
+func (r logRecord) detached() logRecord {
+	r.Name, r.FP, r.File = strings.Clone(r.Name), strings.Clone(r.FP), strings.Clone(r.File)
+	if r.Intent != nil {
+		in := *r.Intent
+		in.Type, in.Fingerprint = strings.Clone(in.Type), strings.Clone(in.Fingerprint)
+		in.File, in.KeyDir = strings.Clone(in.File), strings.Clone(in.KeyDir)
+		r.Intent = &in
+	}
+	return r
+}
+
+// isUTC reports whether t is in UTC without a monotonic clock reading,
+// as a time read from a log line is.
+func isUTC(t time.Time) bool { return t.Location() == time.UTC && t == t.Round(0) }
 
 // CompactionError returns the failure of the index log's last compaction,
 // or nil when it succeeded (or none was needed yet). A failed compaction
