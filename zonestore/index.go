@@ -55,10 +55,8 @@ type index struct {
 	// intent that came to nothing) nothing of the zone changed.
 	wrote map[string]bool
 
-	// lockf is index.lock, kept open (lock); lockOpens counts its opens
-	// (tests).
-	lockf     *os.File
-	lockOpens int
+	// lockf is index.lock, kept open (lock).
+	lockf *os.File
 
 	f     *os.File    // the log, O_RDWR|O_APPEND
 	fi    os.FileInfo // identity of f

@@ -252,7 +252,7 @@ func (x *index) lock() error {
 			if err != nil {
 				return fmt.Errorf("locking zone index: %w", err)
 			}
-			x.lockf, x.lockOpens = lf, x.lockOpens+1
+			x.lockf = lf
 		}
 		fd := int(x.lockf.Fd())
 		var err error
