@@ -3,8 +3,10 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -213,4 +215,56 @@ func namedSwitches(pid int) int64 {
 		}
 	}
 	return n
+}
+
+// BenchmarkNamedWatchCost measures what the restart watch's read costs
+// named (its CPU per read) at 300 and ZONEAPI_NAMEDCOST_ZONES (default
+// 20,000) zones: `rndc status`, which counts every zone, against the
+// statistics channel's server counters (/json/v1/server, what
+// zoneservice.StatisticsStatus reads when there is a statistics channel),
+// and its zone list (/json/v1/zones, the inventory's read) for scale.
+// The zones are static primaries of named.conf sharing one file.
+func BenchmarkNamedWatchCost(b *testing.B) {
+	big := 20000
+	if v := os.Getenv("ZONEAPI_NAMEDCOST_ZONES"); v != "" {
+		fmt.Sscan(v, &big)
+	}
+	for _, n := range []int{300, big} {
+		var sb strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&sb, "zone \"s%06d.static\" { type primary; file \"static.db\"; };\n", i)
+		}
+		ns := testbind.Start(b, &testbind.Options{ExtraConfig: sb.String(), BeforeStart: func(s *testbind.Server) error {
+			return os.WriteFile(filepath.Join(s.Dir, "static.db"), []byte("$TTL 3600\n@ SOA ns1.example.net. h.example.net. 1 3600 600 86400 60\n@ NS ns1.example.net.\n"), 0o644)
+		}})
+		time.Sleep(2 * time.Second)
+		pid := ns.Pid()
+		per := func(k int, do func() error) time.Duration {
+			c0 := threadsCPU(pid)
+			for i := 0; i < k; i++ {
+				if err := do(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			return (threadsCPU(pid) - c0) / time.Duration(k)
+		}
+		get := func(path string) func() error {
+			return func() error {
+				resp, err := http.Get("http://" + ns.StatsAddr + path)
+				if err != nil {
+					return err
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				return resp.Body.Close()
+			}
+		}
+		status := per(40, func() error { _, err := ns.RNDC("status"); return err })
+		server := per(40, get("/json/v1/server"))
+		zones := per(5, get("/json/v1/zones"))
+		fmt.Printf("%d zones: named's CPU per rndc status %s, per /json/v1/server %s, per /json/v1/zones %s\n", n, ms(status), ms(server), ms(zones))
+		ns.Stop()
+	}
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("load average at the end: %s", la)
+	}
 }
