@@ -32,6 +32,8 @@ type ctlProxy struct {
 	// after its reply was lost shows here as more than one per request.
 	picked atomic.Int64
 	lostCh chan string // the command of each lost reply
+	// seen counts the commands forwarded, by their first word.
+	seen map[string]int
 }
 
 func newCtlProxy(t testing.TB, target string) *ctlProxy {
@@ -55,6 +57,14 @@ func newCtlProxy(t testing.TB, target string) *ctlProxy {
 }
 
 func (p *ctlProxy) addr() string { return p.ln.Addr().String() }
+
+// commands returns how many commands whose first word is verb the proxy
+// forwarded so far.
+func (p *ctlProxy) commands(verb string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.seen[verb]
+}
 
 // lose sets the rule: the replies to commands whose text starts with one
 // of the verbs are lost (no verbs: none).
@@ -141,6 +151,11 @@ func (p *ctlProxy) serve(c net.Conn) {
 		cmd := ctlCommand(f)
 		p.mu.Lock()
 		rule, after := p.rule, p.after
+		if p.seen == nil {
+			p.seen = map[string]int{}
+		}
+		verb, _, _ := strings.Cut(cmd, " ")
+		p.seen[verb]++
 		p.mu.Unlock()
 		picked := cmd != "" && cmd != "null" && rule != nil && rule(cmd)
 		if picked && p.swallow.Load() {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/zoneapi/caddy-zoneapi/internal/statschannel"
 	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zonecheck"
 	"github.com/zoneapi/caddy-zoneapi/zoneservice"
@@ -39,9 +40,8 @@ func (h *Handler) serverConfig(c *rndc.Client) zoneservice.ServerConfig {
 		KeyDirs:         keyDirs,
 		Logger:          h.logger,
 		ZoneCacheMaxAge: time.Duration(h.ZoneCacheMaxAge),
-		// The restart watch's status every 2 s on a connection of its
-		// own (none kept idle), never on one a request could use.
-		WatchStatus:   (&rndc.Client{Addr: c.Addr, Key: c.Key, Timeout: c.Timeout, MaxIdle: -1, Observe: c.Observe}).Status,
+		// The restart watch's every 2 s (StatisticsStatus); its rndc on a connection of its own.
+		WatchStatus:   zoneservice.StatisticsStatus(statschannel.Server(h.conf.StatsURL), (&rndc.Client{Addr: c.Addr, Key: c.Key, Timeout: c.Timeout, MaxIdle: -1, Observe: c.Observe}).Status),
 		Catalog:       h.conf.Catalog.NewCatalog,
 		CatalogNotify: h.conf.Catalog.Notify,
 	}
