@@ -33,6 +33,10 @@ import (
 //     each server's CPU per request, named's context switches, and the
 //     requests named's statistics channel counted per request (one UPDATE
 //     per PATCH and nothing else is what the API asks).
+//
+// ZONEAPI_NAMEDCOST_STATS=1 gives Caddy named's statistics channel
+// (statistics_channel: the inventory, and the restart watch's read);
+// ZONEAPI_NAMEDCOST_IDLE_ONLY=1 measures the idle stretches only.
 func BenchmarkNamedCostOfPatch(b *testing.B) {
 	idle := 30 * time.Second
 	if v := os.Getenv("ZONEAPI_NAMEDCOST_IDLE"); v != "" {
@@ -48,7 +52,11 @@ func BenchmarkNamedCostOfPatch(b *testing.B) {
 	fmt.Printf("named idle for %s, alone: CPU %s; its statistics counted %s\n", idle, threadsCPU(pid)-c0, statsDiff(st0, namedStats(ns)))
 
 	bare := testcaddy.FreePort(b)
-	c := startCaddy(b, ns, caddyOpts{handle: "/api*", extra: "powerdns",
+	extra := "powerdns"
+	if os.Getenv("ZONEAPI_NAMEDCOST_STATS") == "1" {
+		extra += "\n\t\t\tstatistics_channel " + ns.StatsAddr
+	}
+	c := startCaddy(b, ns, caddyOpts{handle: "/api*", extra: extra,
 		sites: fmt.Sprintf("http://127.0.0.1:%d {\n\tbind 127.0.0.1\n\trespond 204\n}\n", bare)})
 	ours := newPDNSTarget("zone_api (BIND)", c.Base, testToken)
 	empty := newPDNSTarget("Caddy alone (respond 204)", fmt.Sprintf("http://127.0.0.1:%d", bare), "")
@@ -71,6 +79,9 @@ func BenchmarkNamedCostOfPatch(b *testing.B) {
 	time.Sleep(idle)
 	fmt.Printf("named idle for %s, Caddy attached (300 zones, after a GET /zones): named CPU %s, Caddy CPU %s; named's statistics counted %s\n",
 		idle, threadsCPU(pid)-c0, threadsCPU(c.Process().Pid)-k0, statsDiff(st0, namedStats(ns)))
+	if os.Getenv("ZONEAPI_NAMEDCOST_IDLE_ONLY") == "1" {
+		return
+	}
 
 	patch := patchOp(ours)
 	floor := newPDNSFloor(b, ns, "raw", "pinned.test", true)
