@@ -51,13 +51,26 @@ func moduleError(w http.ResponseWriter, status int, msg string) {
 }
 
 // APIKeyAsBearer makes a request's X-API-Key header the bearer token the
-// auth mode checks (an Authorization header, when also sent, wins).
+// auth mode checks (an Authorization header, when also sent, wins). The
+// request given is left as it is (Caddy's access log reads it); the one
+// returned has a header map of its own, the header added, and shares the
+// rest, which nothing on the request path changes in place: a Clone deep
+// copied the URL and every header value as well, on every PowerDNS API
+// request (8 allocations; 5 now, BenchmarkAPIKeyAsBearer). The values are
+// shared capped at their length, so that an Add to either header appends
+// to an array of its own.
 func APIKeyAsBearer(r *http.Request) *http.Request {
-	key := r.Header.Get("X-API-Key")
+	key := r.Header.Get("X-Api-Key") // X-API-Key in its canonical form, not made again per request
 	if key == "" || r.Header.Get("Authorization") != "" {
 		return r
 	}
-	r2 := r.Clone(r.Context())
-	r2.Header.Set("Authorization", "Bearer "+key)
+	h := make(http.Header, len(r.Header)+1)
+	for k, v := range r.Header {
+		h[k] = v[:len(v):len(v)]
+	}
+	h["Authorization"] = []string{"Bearer " + key}
+	r2 := new(http.Request)
+	*r2 = *r
+	r2.Header = h
 	return r2
 }
