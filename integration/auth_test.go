@@ -185,6 +185,7 @@ func TestAuthStaticScopes(t *testing.T) {
 	expect(t, cust("POST", "/api/v1/zones", zoneBody("c.customer.test")), 201, "customer creates in its namespace")
 
 	// The audit trail names principals; no token is ever logged.
+	waitLogged(t, c, `"message":"audit"`, `"zone":"c.customer.test"`)
 	logs := moduleLogs(t, c)
 	var audits []string
 	for _, e := range logs {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // logEntry is one decoded log line.
@@ -57,6 +58,9 @@ func TestLogShape(t *testing.T) {
 	ns := startNamed(t)
 	c := startCaddy(t, ns, caddyOpts{env: []string{"RUST_LOG=info"}})
 	workload(t, c, "shape.test")
+	// A change's own lines (zone deleted) and its audit line come after
+	// its answer: wait for the last request's.
+	waitLogged(t, c, `"message":"zone deleted"`)
 	logs := moduleLogs(t, c)
 	if len(logs) == 0 {
 		t.Fatal("no module log lines")
@@ -197,5 +201,28 @@ func TestInvalidRustLogFailsProvisioning(t *testing.T) {
 	all := string(out) + c.Log()
 	if !strings.Contains(all, `unknown level \"loud\"`) && !strings.Contains(all, `unknown level "loud"`) {
 		t.Errorf("error does not name the bad level:\n%s", all)
+	}
+}
+
+// waitLogged waits (up to 10 s) until Caddy's log holds substr: the
+// lines a change writes after its answer (audit, its own line).
+func waitLogged(t testing.TB, c *caddy, parts ...string) {
+	t.Helper()
+	has := func() bool {
+		for line := range strings.SplitSeq(c.Log(), "\n") {
+			all := true
+			for _, p := range parts {
+				all = all && strings.Contains(line, p)
+			}
+			if all {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(10 * time.Second); !has(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no line with %q in the log after 10 s", parts)
+		}
 	}
 }

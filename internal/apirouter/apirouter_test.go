@@ -12,6 +12,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,8 +121,13 @@ func TestChangeAnswerLeavesBeforeItsAuditLine(t *testing.T) {
 			_, _ = w.Write([]byte("more\n"))
 		}
 	}
-	var received chan struct{}
-	late := 0
+	// One channel per name, made before the server starts and never
+	// reassigned: the Audit of one request cannot see another's.
+	received := map[string]chan struct{}{}
+	for _, n := range []string{"small", "none", "large", "empty", "error", "patch", "flushed"} {
+		received[n] = make(chan struct{})
+	}
+	var late atomic.Int32
 	rr := New([]Route{
 		{Method: http.MethodPost, Template: Prefix + "/x/{name}", Op: "record_add", Handle: handle},
 		{Method: http.MethodGet, Template: Prefix + "/x/{name}", Handle: handle},
@@ -134,9 +140,9 @@ func TestChangeAnswerLeavesBeforeItsAuditLine(t *testing.T) {
 				return // not flushed: answered after the line, as before
 			}
 			select {
-			case <-received:
+			case <-received[path.Base(r.URL.Path)]:
 			case <-time.After(5 * time.Second):
-				late++
+				late.Add(1)
 			}
 		},
 		WriteError: func(w http.ResponseWriter, status int, format string, args ...any) { w.WriteHeader(status) },
@@ -162,7 +168,9 @@ func TestChangeAnswerLeavesBeforeItsAuditLine(t *testing.T) {
 		if _, err := io.ReadAll(resp.Body); err != nil {
 			t.Fatal(err)
 		}
-		close(received)
+		if method == http.MethodPost {
+			close(received[name])
+		}
 		return got.String()
 	}
 	// same: the answer's status line, its header lines but Date in any
@@ -182,11 +190,9 @@ func TestChangeAnswerLeavesBeforeItsAuditLine(t *testing.T) {
 		return as == bs && slices.Equal(ah, bh) && ab == bb
 	}
 	for _, name := range []string{"small", "none", "large", "empty", "error", "patch", "flushed"} {
-		received = make(chan struct{})
 		read := raw(http.MethodGet, name)
-		received = make(chan struct{})
 		changed := raw(http.MethodPost, name)
-		if late > 0 {
+		if late.Load() > 0 {
 			t.Fatalf("%s: the answer was read only after its audit line", name)
 		}
 		if !same(changed, read) {
