@@ -35,6 +35,14 @@ func (s *Recorder) Hold() { s.hold = hold{on: true} }
 // reports false for a status that is not kept (informational).
 func (s *Recorder) holdHeader(code int) bool {
 	if code < 200 {
+		// Informational: sent at once, unless a final status is kept
+		// already, after which net/http ignores it too.
+		return s.hold.status != 0
+	}
+	if s.hold.status == 0 && s.ResponseWriter.Header().Get("Trailer") != "" {
+		// Trailers are set after the body: an answer that declares them
+		// passes through, as it was.
+		s.hold.on = false
 		return false
 	}
 	if s.hold.status == 0 {
