@@ -30,6 +30,13 @@ func (d *dirSyncer) Sync(dir string) error {
 		d.cond.L = &d.mu
 	}
 	mine := d.started + 1 // the first fsync to start from now on
+	// An fsync running now may have written back what the caller linked
+	// before calling; its failure is the caller's too (a descriptor of
+	// its own would have reported it), even when a later one succeeds.
+	first := mine
+	if d.running {
+		first = d.started
+	}
 	for d.finished < mine {
 		if d.running {
 			d.cond.Wait()
@@ -53,7 +60,7 @@ func (d *dirSyncer) Sync(dir string) error {
 		}
 		d.cond.Broadcast()
 	}
-	if d.failed >= mine {
+	if d.failed >= first {
 		return d.failure
 	}
 	return nil

@@ -1,9 +1,11 @@
 package zonestore
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -76,5 +78,36 @@ func TestCreateFileDirectoryFsyncFails(t *testing.T) {
 	s.dirSync.sync = nil
 	if _, err := s.CreateFile("b.test", []byte("data\n")); err != nil {
 		t.Fatalf("CreateFile after a working fsync: %v", err)
+	}
+}
+
+// TestDirSyncRunningFailureReported: a create that arrives while an
+// fsync runs (its link possibly written back by that fsync) is told of
+// that fsync's failure even when the next one, which it waits for,
+// succeeds: on a descriptor of its own it would have been.
+func TestDirSyncRunningFailureReported(t *testing.T) {
+	var d dirSyncer
+	var calls atomic.Int32
+	release := make(chan struct{})
+	d.sync = func(string) error {
+		if calls.Add(1) == 1 {
+			<-release
+			return errors.New("EIO")
+		}
+		return nil
+	}
+	errA := make(chan error)
+	go func() { errA <- d.Sync("x") }()
+	for calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	errB := make(chan error)
+	go func() { errB <- d.Sync("x") }() // B linked before/while fsync 1 ran
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	a, b := <-errA, <-errB
+	t.Logf("A (fsync 1) got %v; B (arrived during fsync 1, covered by fsync 2) got %v", a, b)
+	if b == nil {
+		t.Errorf("B got nil although the fsync running when it linked failed")
 	}
 }
