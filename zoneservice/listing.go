@@ -296,6 +296,12 @@ func (s *Service) rebuild(snap *inventory.Snapshot, idx map[string]Index) error 
 	l := &s.all
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.built && snap.Gen < l.gen {
+		// A join of a newer snapshot (another page's, or the list
+		// followed it name by name) landed while this one ran: keep
+		// it, never go back to an older list.
+		return nil
+	}
 	l.built, l.gen, l.forgot, l.forgotten, l.seqs = true, snap.Gen, len(snap.Forgotten), snap.Forgotten, seqs
 	l.chunks, l.strs, l.n, l.counts = chunks, strs, n, counts
 	return nil

@@ -292,3 +292,56 @@ func TestListingFollowsSnapshots(t *testing.T) {
 		}
 	}
 }
+
+// TestListingNeverGoesBack: a join of an older snapshot that ends after
+// the list follows a newer one (two pages' joins at once) leaves the
+// newer list in place: no page in between shows the older one.
+func TestListingNeverGoesBack(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	serial := 1
+	r.s.Inventory = &inventory.Inventory{
+		Fetch: func(context.Context) ([]byte, error) {
+			return fmt.Appendf(nil, `{"views":{"_default":{"zones":[{"name":"a.test","class":"IN","serial":%d,"type":"primary"}]}}}`, serial), nil
+		},
+		Indexed: func(string, string) bool { return false },
+		Refresh: time.Hour,
+	}
+	defer r.s.Inventory.Stop()
+	old, err := r.s.Inventory.RefreshNow(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldIdx, err := r.s.indexes(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial = 2
+	if _, err := r.s.Inventory.RefreshNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	page := func() uint32 {
+		t.Helper()
+		got, _, _, err := r.s.AllZones(ctx, ListFilter{}, "", 10)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("page: %+v, %v", got, err)
+		}
+		return got[0].Serial
+	}
+	if s := page(); s != 2 {
+		t.Fatalf("serial %d, want 2", s)
+	}
+	// The older snapshot's join ends last.
+	if err := r.s.rebuild(old, oldIdx); err != nil {
+		t.Fatal(err)
+	}
+	r.s.all.mu.Lock()
+	gen := r.s.all.gen
+	r.s.all.mu.Unlock()
+	if gen == old.Gen {
+		t.Errorf("after an older join ended last, the list is the older snapshot's (%d)", gen)
+	}
+	if s := page(); s != 2 {
+		t.Errorf("after an older join ended last, the page shows serial %d, want 2", s)
+	}
+}
