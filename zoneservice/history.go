@@ -220,5 +220,12 @@ func (r *Records) fillGap(ctx context.Context, zone string, old, new uint32) {
 	for i := range es {
 		es[i].View = r.view
 	}
-	r.history.EnqueueChanges(es...)
+	// The gap's entries are written with the next batch; a failure to
+	// write them is logged with them (notRecorded), not lost.
+	p := r.history.EnqueueChanges(es...)
+	go func() {
+		if _, err := p.Wait(); err != nil {
+			notRecorded(r.history, r.log(), es, err)
+		}
+	}()
 }
