@@ -262,10 +262,14 @@ func LifecycleFailure(zone string, err error) Failure {
 	case errors.Is(err, zonemodel.ErrNotFound):
 		return fail(http.StatusNotFound, "zone %s not found", zone)
 	case errors.Is(err, zonemodel.ErrOutcomeUnknown):
+		cause := ""
+		if le.Err != nil {
+			cause = fmt.Sprintf(" Cause: %v", le.Err)
+		}
 		return fail(http.StatusGatewayTimeout, "%s. The outcome is unknown: nothing was rolled back. "+
 			"GET /api/v1/zones/%s tells whether the zone exists; sending the same request again completes or repeats it "+
-			"once named answers (POST /api/v1/server/reconcile settles every unfinished operation). Cause: %v",
-			le.Msg, zone, le.Err)
+			"once named answers (POST /api/v1/server/reconcile settles every unfinished operation).%s",
+			le.Msg, zone, cause)
 	case errors.Is(err, zonemodel.ErrControl):
 		return commandFailure(le.Command, zone, le.Err)
 	case errors.Is(err, zonemodel.ErrInvalid):

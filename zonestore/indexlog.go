@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 )
 
 // queuedWrite is one writer's records, and the outcome of their flush.
@@ -272,6 +274,13 @@ func (x *index) lock() error {
 			return fmt.Errorf("locking zone index: %w", err)
 		}
 		if st.Nlink > 0 {
+			// A file open before stays writable when its file system
+			// is made read-only under it (a read-only bind or remount):
+			// the path tells, as opening it for each write did.
+			if err := unix.Access(x.lockPath, unix.W_OK); err != nil {
+				x.unlock()
+				return fmt.Errorf("locking zone index: %w", err)
+			}
 			return nil
 		}
 		x.closeLock() // unlinked: lock what the path names now
