@@ -171,6 +171,9 @@ func BenchmarkScale(b *testing.B) {
 		caddyCPU, namedCPU, bareNamedCPU time.Duration
 	}
 	var rows []row
+	// ZONEAPI_SCALE_BLOCKS=1 prints each block of the pairs: its time and
+	// named's (and Caddy's) CPU a zone.
+	blocks := os.Getenv("ZONEAPI_SCALE_BLOCKS") == "1"
 	for _, cp := range checkpoints {
 		if cp <= created {
 			continue // the last batch of creates passed it
@@ -190,6 +193,9 @@ func BenchmarkScale(b *testing.B) {
 				d := createAPI(created, created+k)
 				r.namedCPU += threadsCPU(ns.Pid()) - n0
 				r.caddyCPU += threadsCPU(c.Process().Pid) - c0
+				if blocks {
+					fmt.Printf("pair %d at %d zones: API block of %d in %s, named CPU %s a zone, Caddy %s a zone\n", p, cp, k, d.Round(time.Millisecond), ms((threadsCPU(ns.Pid())-n0)/time.Duration(k)), ms((threadsCPU(c.Process().Pid)-c0)/time.Duration(k)))
+				}
 				created += k
 				return k, d
 			},
@@ -198,6 +204,9 @@ func BenchmarkScale(b *testing.B) {
 				n0 := threadsCPU(ns.Pid())
 				d := bareAddzone(k)
 				r.bareNamedCPU += threadsCPU(ns.Pid()) - n0
+				if blocks {
+					fmt.Printf("pair %d at %d zones: bare block of %d in %s, named CPU %s a zone\n", p, cp, k, d.Round(time.Millisecond), ms((threadsCPU(ns.Pid())-n0)/time.Duration(k)))
+				}
 				return k, d
 			})
 		r.caddyCPU, r.namedCPU, r.bareNamedCPU = r.caddyCPU/time.Duration(batch), r.namedCPU/time.Duration(batch), r.bareNamedCPU/time.Duration(batch)

@@ -1,0 +1,252 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/dnsupdate"
+	"github.com/zoneapi/caddy-zoneapi/rndc"
+	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
+)
+
+// BenchmarkCreateNamedCost looks for what named does more per API create
+// than per bare `rndc addzone` (issue 27: 0.24 ms more at 1,000 zones,
+// 0.6 ms at 10,000, 2.3 ms at 100,000 in the eleventh BenchmarkScale
+// run), on demand. One named and a Caddy configured as BenchmarkScale's
+// (statistics_channel and powerdns; ZONEAPI_CREATECOST_PLAIN=1 for
+// neither); ZONEAPI_CREATECOST_ZONES zones (default 10,000) created
+// through the API first, then ZONEAPI_CREATECOST_ROUNDS rounds (default
+// 7) of one block (80 zones at c=8) of each of, the order rotated:
+//
+//   - bare addzone, back to back (the rndc client, files written before
+//     the clock, as BenchmarkScale's);
+//   - creates through this tree's API;
+//   - with $ZONEAPI_BASELINE_CADDY, creates through that build's API (a
+//     zone directory of its own);
+//   - bare addzone paced as the API: each command started at the API
+//     block's own interval (named idle between commands as it is between
+//     the API's), at most 8 at once;
+//   - the same, each addzone followed by the SOA query the API sends for
+//     a new zone (zoneservice's recordZone) on a dnsupdate client.
+//
+// Per side: the rate, named's CPU a zone, the same less named's CPU of
+// an idle stretch of as long (measured before the rounds), named's
+// context switches a zone and what its statistics channel counted a
+// zone. With ZONEAPI_CREATECOST_STRACE=1, one more block of each side
+// runs under `strace -c -f -p <named>`, whose summary is printed. It
+// asserts nothing.
+func BenchmarkCreateNamedCost(b *testing.B) {
+	zones := envInt("ZONEAPI_CREATECOST_ZONES", 10000)
+	rounds := envInt("ZONEAPI_CREATECOST_ROUNDS", 7)
+	const block = 80
+	loadAtStart := loadAverage()
+
+	defer func(d time.Duration) { testbind.StartTimeout = d }(testbind.StartTimeout)
+	testbind.StartTimeout = 10 * time.Minute
+	ns := testbind.Start(b, nil)
+	pid := ns.Pid()
+	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
+	defer rc.Close()
+	bareDir := filepath.Join(ns.Dir, "bare")
+	if err := os.MkdirAll(bareDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	opts := caddyOpts{handle: "/api*", extra: "statistics_channel " + ns.StatsAddr + "\n\t\t\tpowerdns"}
+	if os.Getenv("ZONEAPI_CREATECOST_PLAIN") == "1" {
+		opts = caddyOpts{}
+	}
+
+	type side struct {
+		name    string
+		made    int
+		pid     int
+		create  func(from, to int, every time.Duration)
+		n       int
+		el      time.Duration
+		named   time.Duration
+		caddy   time.Duration
+		sw      int64
+		stats   map[string]float64
+		pacedBy *side
+	}
+	apiSide := func(name string, c *caddy) *side {
+		return &side{name: name, pid: c.Process().Pid, stats: map[string]float64{}, create: func(from, to int, _ time.Duration) {
+			parallel(8, from, to, func(i int) {
+				z := fmt.Sprintf("%s%06d.cost", name, i)
+				if r := c.do("POST", "/api/v1/zones", flatZoneBody(z)); r.status != http.StatusCreated {
+					b.Errorf("create %s: %d %.200s", z, r.status, r.raw)
+				}
+			})
+		}}
+	}
+	dc, err := dnsupdate.NewClient(ns.DNSAddr, &dnsupdate.TSIGKey{Name: ns.TSIGKeyName, Algorithm: ns.TSIGAlgorithm, Secret: ns.TSIGSecret}, 10*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bareCreate := func(prefix string, soa bool) func(from, to int, every time.Duration) {
+		return func(from, to int, every time.Duration) {
+			stmts := make([]*rndc.ZoneStatement, to-from)
+			for j := range stmts {
+				stmts[j] = bareZone(b, bareDir, fmt.Sprintf("%s%06d.cost", prefix, from+j), ns.TSIGKeyName)
+			}
+			add := func(j int) {
+				if _, err := rc.AddZone(ctx, stmts[j]); err != nil {
+					b.Errorf("addzone: %v", err)
+				}
+				if soa {
+					// The API's SOA read of a new zone (zoneservice's
+					// recordZone), on the API's DNS client.
+					_, _ = dc.SOA(ctx, stmts[j].Name)
+				}
+			}
+			if every == 0 {
+				parallel(8, 0, len(stmts), add)
+				return
+			}
+			sem := make(chan struct{}, 8)
+			var wg sync.WaitGroup
+			t0 := time.Now()
+			for j := range stmts {
+				if d := time.Until(t0.Add(time.Duration(j) * every)); d > 0 {
+					time.Sleep(d)
+				}
+				sem <- struct{}{}
+				wg.Add(1)
+				go func() { defer wg.Done(); add(j); <-sem }()
+			}
+			wg.Wait()
+		}
+	}
+	newCaddy := startCaddy(b, ns, opts)
+	api := apiSide("new", newCaddy)
+	bare := &side{name: "bare addzone, back to back", stats: map[string]float64{}, create: bareCreate("bare", false)}
+	paced := &side{name: "bare addzone, paced as the API", stats: map[string]float64{}, create: bareCreate("paced", false), pacedBy: api}
+	pacedSOA := &side{name: "bare addzone then an SOA query, paced as the API", stats: map[string]float64{}, create: bareCreate("soa", true), pacedBy: api}
+	sides := []*side{bare, api}
+	apis := []*side{api}
+	if base := os.Getenv("ZONEAPI_BASELINE_CADDY"); base != "" {
+		bopts := opts
+		bopts.bin, bopts.zoneDir = base, baselineDir(b, ns)
+		bs := apiSide("baseline", startCaddy(b, ns, bopts))
+		sides = append(sides, bs)
+		apis = append(apis, bs)
+	}
+	sides = append(sides, paced, pacedSOA)
+
+	// The zones, through the API(s).
+	for i, s := range apis {
+		k := zones*(i+1)/len(apis) - zones*i/len(apis)
+		s.create(s.made, s.made+k, 0)
+		s.made += k
+	}
+	if b.Failed() {
+		b.FailNow()
+	}
+	time.Sleep(3 * time.Second)
+	idleFor := 5 * time.Second
+	n0, s0 := threadsCPU(pid), namedStats(ns)
+	time.Sleep(idleFor)
+	idle := threadsCPU(pid) - n0
+	fmt.Printf("named idle for %s at %d zones: CPU %s (%.3f ms a second); its statistics counted %s\n", idleFor, zones, ms(idle), idle.Seconds()*1000/idleFor.Seconds(), statsDiff(s0, namedStats(ns)))
+	idleRate := idle.Seconds() / idleFor.Seconds() // CPU seconds a second
+	if os.Getenv("ZONEAPI_CREATECOST_IDLE_ONLY") == "1" {
+		// named's CPU second by second, with the Caddys attached, then
+		// without them.
+		each := func(what string, secs int) {
+			var got []string
+			for range secs {
+				c0 := threadsCPU(pid)
+				time.Sleep(time.Second)
+				got = append(got, fmt.Sprintf("%.0f", (threadsCPU(pid)-c0).Seconds()*1000))
+			}
+			fmt.Printf("named's CPU a second (ms), %s: %s\n", what, strings.Join(got, " "))
+		}
+		each("Caddy attached", 20)
+		newCaddy.Stop()
+		each("this tree's Caddy stopped", 20)
+		return
+	}
+
+	var apiEvery time.Duration
+	run := func(s *side) {
+		every := time.Duration(0)
+		if s.pacedBy != nil {
+			every = apiEvery
+		}
+		st0, c0, k0, w0 := namedStats(ns), threadsCPU(pid), threadsCPU(s.pid), namedSwitches(pid)
+		t0 := time.Now()
+		s.create(s.made, s.made+block, every)
+		el := time.Since(t0)
+		s.named += threadsCPU(pid) - c0
+		if s.pid != 0 {
+			s.caddy += threadsCPU(s.pid) - k0
+		}
+		s.sw += namedSwitches(pid) - w0
+		for k, v := range namedStats(ns) {
+			s.stats[k] += v - st0[k]
+		}
+		s.made += block
+		s.n += block
+		s.el += el
+		if s == api {
+			apiEvery = el / block
+		}
+	}
+	for round := range rounds {
+		for j := range sides {
+			run(sides[(j+round)%len(sides)])
+		}
+		if b.Failed() {
+			b.FailNow()
+		}
+	}
+
+	fmt.Printf("\nBenchmarkCreateNamedCost: %d zones, %d rounds of %d zones a side at c=8, the order rotated; load average %s at the start, %s at the end\n\n", zones, rounds, block, loadAtStart, loadAverage())
+	fmt.Printf("| side | zones/s | named CPU a zone | less idle | named CPU a second | Caddy CPU a zone | named context switches a zone | named's statistics a zone |\n|---|---|---|---|---|---|---|---|\n")
+	for _, s := range sides {
+		var st []string
+		for k, v := range s.stats {
+			if v != 0 {
+				st = append(st, fmt.Sprintf("%s %.2f", k, v/float64(s.n)))
+			}
+		}
+		sort.Strings(st)
+		caddyCPU := "-"
+		if s.pid != 0 {
+			caddyCPU = ms(s.caddy / time.Duration(s.n))
+		}
+		lessIdle := s.named - time.Duration(idleRate*float64(s.el))
+		fmt.Printf("| %s | %.0f | %s | %s | %.0f ms | %s | %.1f | %s |\n", s.name, float64(s.n)/s.el.Seconds(), ms(s.named/time.Duration(s.n)), ms(lessIdle/time.Duration(s.n)),
+			s.named.Seconds()*1000/s.el.Seconds(), caddyCPU, float64(s.sw)/float64(s.n), strings.Join(st, ", "))
+	}
+
+	if os.Getenv("ZONEAPI_CREATECOST_STRACE") == "1" {
+		for _, s := range sides {
+			out := filepath.Join(b.TempDir(), "strace.txt")
+			cmd := exec.Command("strace", "-c", "-f", "-p", fmt.Sprint(pid), "-o", out)
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			time.Sleep(time.Second)
+			run(s)
+			_ = cmd.Process.Signal(os.Interrupt)
+			_ = cmd.Wait()
+			data, _ := os.ReadFile(out)
+			fmt.Printf("\nstrace -c -f of named over one block of %d (%s, after 1 s attached):\n%s", block, s.name, data)
+		}
+	}
+}
