@@ -42,8 +42,9 @@ import (
 // an idle stretch of as long (measured before the rounds), named's
 // context switches a zone and what its statistics channel counted a
 // zone. With ZONEAPI_CREATECOST_STRACE=1, one more block of each side
-// runs under `strace -c -f -p <named>`, whose summary is printed. It
-// asserts nothing.
+// runs under `strace -c -f -p <named>`, whose summary is printed; with
+// ZONEAPI_CREATECOST_PERF=1, under `perf record` (named's hottest
+// symbols printed). It asserts nothing.
 func BenchmarkCreateNamedCost(b *testing.B) {
 	zones := envInt("ZONEAPI_CREATECOST_ZONES", 10000)
 	rounds := envInt("ZONEAPI_CREATECOST_ROUNDS", 7)
@@ -234,6 +235,21 @@ func BenchmarkCreateNamedCost(b *testing.B) {
 			s.named.Seconds()*1000/s.el.Seconds(), caddyCPU, float64(s.sw)/float64(s.n), strings.Join(st, ", "))
 	}
 
+	if os.Getenv("ZONEAPI_CREATECOST_PERF") == "1" {
+		for _, s := range sides {
+			out := filepath.Join(b.TempDir(), "perf.data")
+			cmd := exec.Command("perf", "record", "-q", "-F", "4999", "-p", fmt.Sprint(pid), "-o", out)
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			time.Sleep(time.Second)
+			run(s)
+			_ = cmd.Process.Signal(os.Interrupt)
+			_ = cmd.Wait()
+			rep, _ := exec.Command("perf", "report", "-i", out, "--stdio", "--sort", "dso,sym", "--percent-limit", "1.5").Output()
+			fmt.Printf("\nperf of named over one block of %d (%s, after 1 s attached):\n%s", block, s.name, rep)
+		}
+	}
 	if os.Getenv("ZONEAPI_CREATECOST_STRACE") == "1" {
 		for _, s := range sides {
 			out := filepath.Join(b.TempDir(), "strace.txt")
@@ -249,4 +265,49 @@ func BenchmarkCreateNamedCost(b *testing.B) {
 			fmt.Printf("\nstrace -c -f of named over one block of %d (%s, after 1 s attached):\n%s", block, s.name, data)
 		}
 	}
+}
+
+// BenchmarkNamedControlDupTable shows why named's CPU per control command
+// grows over a run of creates, whatever the number of zones: named keeps
+// every control message it received in the last 15 minutes (BIND's
+// isccc duplicate table, DUP_LIFETIME 900 s) and walks all of them on
+// each message it receives (isccc_cc_cleansymtab). On a named without
+// zones it prints named's CPU per `rndc null` (a command that does
+// nothing) before and after ZONEAPI_DUPTABLE_MESSAGES (default 30,000)
+// more of them, sent at c=8, and again with the client idle 2 ms between
+// commands (named woken per command, as between the API's creates). It
+// asserts nothing.
+func BenchmarkNamedControlDupTable(b *testing.B) {
+	n := envInt("ZONEAPI_DUPTABLE_MESSAGES", 30000)
+	ns := startNamed(b)
+	pid := ns.Pid()
+	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
+	defer rc.Close()
+	ctx := context.Background()
+	null := func(int) {
+		if _, err := rc.Command(ctx, "null"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	per := func(k int, pause time.Duration) time.Duration {
+		c0 := threadsCPU(pid)
+		for i := range k {
+			null(i)
+			if pause > 0 {
+				time.Sleep(pause)
+			}
+		}
+		return (threadsCPU(pid) - c0) / time.Duration(k)
+	}
+	before, beforePaced := per(500, 0), per(500, 2*time.Millisecond)
+	t0 := time.Now()
+	parallel(8, 0, n, null)
+	took := time.Since(t0)
+	after, afterPaced := per(500, 0), per(500, 2*time.Millisecond)
+	fmt.Printf("named's CPU per rndc null, back to back: %s with about 1,000 messages in the last 15 minutes, %s after %d more (sent in %s); paced 2 ms apart: %s, %s; load average %s\n",
+		ms(before), ms(after), n, took.Round(time.Millisecond), ms(beforePaced), ms(afterPaced), loadAverage())
 }
