@@ -44,7 +44,11 @@ import (
 // zone. With ZONEAPI_CREATECOST_STRACE=1, one more block of each side
 // runs under `strace -c -f -p <named>`, whose summary is printed; with
 // ZONEAPI_CREATECOST_PERF=1, under `perf record` (named's hottest
-// symbols printed). It asserts nothing.
+// symbols printed); with ZONEAPI_CREATECOST_RESTART=1, after the rounds
+// and with the Caddys stopped, 3 blocks of each bare side before and
+// after named restarts (same zones; the restart empties named's table of
+// the control messages of the last 15 minutes, see
+// BenchmarkNamedControlDupTable). It asserts nothing.
 func BenchmarkCreateNamedCost(b *testing.B) {
 	zones := envInt("ZONEAPI_CREATECOST_ZONES", 10000)
 	rounds := envInt("ZONEAPI_CREATECOST_ROUNDS", 7)
@@ -133,6 +137,7 @@ func BenchmarkCreateNamedCost(b *testing.B) {
 		}
 	}
 	newCaddy := startCaddy(b, ns, opts)
+	caddys := []*caddy{newCaddy}
 	api := apiSide("new", newCaddy)
 	bare := &side{name: "bare addzone, back to back", stats: map[string]float64{}, create: bareCreate("bare", false)}
 	paced := &side{name: "bare addzone, paced as the API", stats: map[string]float64{}, create: bareCreate("paced", false), pacedBy: api}
@@ -142,7 +147,9 @@ func BenchmarkCreateNamedCost(b *testing.B) {
 	if base := os.Getenv("ZONEAPI_BASELINE_CADDY"); base != "" {
 		bopts := opts
 		bopts.bin, bopts.zoneDir = base, baselineDir(b, ns)
-		bs := apiSide("baseline", startCaddy(b, ns, bopts))
+		bc := startCaddy(b, ns, bopts)
+		caddys = append(caddys, bc)
+		bs := apiSide("baseline", bc)
 		sides = append(sides, bs)
 		apis = append(apis, bs)
 	}
@@ -235,6 +242,33 @@ func BenchmarkCreateNamedCost(b *testing.B) {
 			s.named.Seconds()*1000/s.el.Seconds(), caddyCPU, float64(s.sw)/float64(s.n), strings.Join(st, ", "))
 	}
 
+	if os.Getenv("ZONEAPI_CREATECOST_RESTART") == "1" {
+		// The same blocks of bare addzone on the same zones, before and
+		// after named restarts (which empties its table of the control
+		// messages of the last 15 minutes), with the Caddys stopped.
+		for _, c := range caddys {
+			c.Stop()
+		}
+		measure := func(what string) {
+			for _, s := range []*side{bare, paced} {
+				c0, el := threadsCPU(pid), time.Duration(0)
+				for range 3 {
+					t0 := time.Now()
+					s.create(s.made, s.made+block, map[bool]time.Duration{true: apiEvery}[s == paced])
+					el += time.Since(t0)
+					s.made += block
+				}
+				fmt.Printf("%s: %s: %.0f/s, named CPU %s a zone\n", what, s.name, float64(3*block)/el.Seconds(), ms((threadsCPU(pid)-c0)/(3*block)))
+			}
+		}
+		time.Sleep(2 * time.Second)
+		measure("named as the rounds left it")
+		ns.Restart(b)
+		pid = ns.Pid()
+		time.Sleep(3 * time.Second)
+		measure("named restarted")
+		return
+	}
 	if os.Getenv("ZONEAPI_CREATECOST_PERF") == "1" {
 		for _, s := range sides {
 			out := filepath.Join(b.TempDir(), "perf.data")
