@@ -251,10 +251,14 @@ func BenchmarkCreateNamedCost(b *testing.B) {
 		}
 		measure := func(what string) {
 			for _, s := range []*side{bare, paced} {
+				every := time.Duration(0)
+				if s == paced {
+					every = apiEvery
+				}
 				c0, el := threadsCPU(pid), time.Duration(0)
 				for range 3 {
 					t0 := time.Now()
-					s.create(s.made, s.made+block, map[bool]time.Duration{true: apiEvery}[s == paced])
+					s.create(s.made, s.made+block, every)
 					el += time.Since(t0)
 					s.made += block
 				}
