@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -90,7 +89,7 @@ func BenchmarkAllZonesPageScale(b *testing.B) {
 			}
 			out := map[string][2]time.Duration{}
 			for k, s := range sides {
-				out[s.name] = [2]time.Duration{p50Of(all[k]), p50Of(list[k])}
+				out[s.name] = [2]time.Duration{p50(all[k]), p50(list[k])}
 			}
 			return out
 		}
@@ -135,10 +134,4 @@ func BenchmarkAllZonesPageScale(b *testing.B) {
 		fmt.Printf("%s: %d zones vs %d: all=true page %.2fx after the creates, %.2fx 5 s later; list page %.2fx, %.2fx\n", s.name, at[len(at)-1], at[0],
 			r1.all.Seconds()/r0.all.Seconds(), r1.allLater.Seconds()/r0.allLater.Seconds(), r1.list.Seconds()/r0.list.Seconds(), r1.listLater.Seconds()/r0.listLater.Seconds())
 	}
-}
-
-func p50Of(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

@@ -87,14 +87,7 @@ func TestIndexWriteKeepsLockFileOpen(t *testing.T) {
 	}
 	w := watchDir(t, s.meta)
 	const writes = 20
-	for i := range writes / 2 {
-		if err := s.Put(Entry{Name: fmt.Sprintf("z%d.test", i), Type: "primary"}); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Touch(fmt.Sprintf("t%d.test", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putAndTouch(t, s, writes)
 	opens, _ := w.take(t)
 	if n := opens["index.lock"]; n != 0 {
 		t.Errorf("index.lock opened %d times for %d writes, want 0 (kept open since the first)", n, writes)
@@ -163,14 +156,7 @@ func TestIndexWriteDoesNotReadBack(t *testing.T) {
 	}
 	w := watchDir(t, s.meta)
 	const writes = 20
-	for i := range writes / 2 {
-		if err := s.Put(Entry{Name: fmt.Sprintf("z%d.test", i), Type: "primary"}); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Touch(fmt.Sprintf("t%d.test", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putAndTouch(t, s, writes)
 	_, reads := w.take(t)
 	if n := reads["index.log"]; n != 0 {
 		t.Errorf("index.log read %d times for %d writes of one Store, want 0", n, writes)
@@ -333,5 +319,18 @@ func BenchmarkIndexWriteCPU(b *testing.B) {
 			}
 			b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
 		})
+	}
+}
+
+// putAndTouch makes n index writes on s, half puts and half touches.
+func putAndTouch(t *testing.T, s *Store, n int) {
+	t.Helper()
+	for i := range n / 2 {
+		if err := s.Put(Entry{Name: fmt.Sprintf("z%d.test", i), Type: "primary"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Touch(fmt.Sprintf("t%d.test", i)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
