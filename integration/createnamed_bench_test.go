@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -118,22 +117,7 @@ func BenchmarkCreateNamedCost(b *testing.B) {
 					_, _ = dc.SOA(ctx, stmts[j].Name)
 				}
 			}
-			if every == 0 {
-				parallel(8, 0, len(stmts), add)
-				return
-			}
-			sem := make(chan struct{}, 8)
-			var wg sync.WaitGroup
-			t0 := time.Now()
-			for j := range stmts {
-				if d := time.Until(t0.Add(time.Duration(j) * every)); d > 0 {
-					time.Sleep(d)
-				}
-				sem <- struct{}{}
-				wg.Add(1)
-				go func() { defer wg.Done(); add(j); <-sem }()
-			}
-			wg.Wait()
+			paced(8, len(stmts), every, add)
 		}
 	}
 	newCaddy := startCaddy(b, ns, opts)
