@@ -111,10 +111,12 @@ func (g *RequestGuard) Authenticate(w http.ResponseWriter, r *http.Request) (*ht
 }
 
 // Allow answers 403 and returns false unless the identity may do the
-// action (on the zone, when one is given).
+// action (on the zone, when one is given). The first zone checked is the
+// request's zone (its audit line's, ScopedZone): a later check of another
+// zone, such as the read of the zone an import copies, leaves it alone.
 func (g *RequestGuard) Allow(w http.ResponseWriter, r *http.Request, a Action, zone string) bool {
 	st := StateOf(r)
-	if zone != "" {
+	if st.Zone == "" {
 		st.Zone = zone
 	}
 	if st.ID == nil || a == "" {
@@ -152,8 +154,8 @@ func (g *RequestGuard) Allow(w http.ResponseWriter, r *http.Request, a Action, z
 // types (then 400 here).
 func (g *RequestGuard) AllowRecords(w http.ResponseWriter, r *http.Request, zone string, req any) bool {
 	st := StateOf(r)
-	if zone != "" {
-		st.Zone = zone
+	if st.Zone == "" {
+		st.Zone = zone // as in Allow: the first zone checked
 	}
 	if st.ID == nil {
 		return true
