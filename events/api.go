@@ -26,6 +26,13 @@ const DefaultMaxStreams = 100
 // API.MaxStreamsPerIdentity.
 const DefaultMaxStreamsPerIdentity = 10
 
+// MaxStreamZones is the most zones one event stream may name (?zone=):
+// every event is matched against the list, and it was once made with a
+// search of the list per value, so a query of tens of thousands of zone
+// names (as many as a request line holds) cost seconds of CPU before the
+// stream began, and its replay a scan of the list per entry.
+const MaxStreamZones = 100
+
 // streamRetryAfter is the Retry-After of a stream refused because
 // MaxStreams are open.
 const streamRetryAfter = 10 * time.Second
@@ -166,19 +173,26 @@ func (e *API) HandleStream(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	var problems []string
 	var f zonemodel.ChangeFilter
+	seen := map[string]bool{}
 	for _, v := range q["zone"] {
 		z, err := zonemodel.NormalizeZoneName(v)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("zone %q: %v", v, err))
+			continue
 		}
-		if !slices.Contains(f.Zones, z) {
+		if !seen[z] {
+			seen[z] = true
 			f.Zones = append(f.Zones, z) // each once: every event is matched against the list
 		}
+	}
+	if len(f.Zones) > MaxStreamZones {
+		problems = append(problems, fmt.Sprintf("zone: %d zones, at most %d (a stream without zone follows every zone the token may read)", len(f.Zones), MaxStreamZones))
 	}
 	for _, v := range q["type"] {
 		for _, t := range strings.Split(v, ",") {
 			if !ValidType(t) {
 				problems = append(problems, fmt.Sprintf("type: %q is not an event type (%s)", t, strings.Join(zonemodel.ChangeTypes, ", ")))
+				continue // not kept: the list holds at most the event types
 			}
 			if !slices.Contains(f.Types, t) {
 				f.Types = append(f.Types, t)

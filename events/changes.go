@@ -91,6 +91,7 @@ func ReadChanges(q url.Values, log frontend.ChangeLog, g *auth.Grant, p Page) (C
 		for _, k := range strings.Split(v, ",") {
 			if !ValidType(k) {
 				problems = append(problems, fmt.Sprintf("kind: %q is not a change type (%s)", k, strings.Join(zonemodel.ChangeTypes, ", ")))
+				continue // not kept: the list holds at most the change types
 			}
 			if !slices.Contains(f.Types, k) {
 				f.Types = append(f.Types, k) // each once: every entry read is matched against the list
