@@ -55,6 +55,10 @@ type API struct {
 	WriteJSON   func(w http.ResponseWriter, status int, v any)
 	WriteError  func(w http.ResponseWriter, status int, format string, args ...any)
 	ProblemList func([]string) string
+	// DefaultView, when set, is the default view's name ("" without
+	// one): the view the scopes see the events recorded without a view
+	// in (Visible).
+	DefaultView func() string
 	// StreamRefused is told of each stream refused with 503 (the host's
 	// metric).
 	StreamRefused func()
@@ -232,13 +236,21 @@ func (e *API) HandleStream(w http.ResponseWriter, r *http.Request) {
 	}
 	s := &Stream{
 		Source: log, After: after, Filter: f, Heartbeat: e.Heartbeat,
-		Visible: Visible(g, log, nil),
+		Visible: Visible(g, log, nil, e.defaultView()),
 		Stop:    anyClosed(r.Context().Done(), e.done, e.shutdownSignal(r)),
 	}
 	s.Until = e.StreamUntil(r, time.Now())
 	if err := s.Serve(w, r); err != nil {
 		e.Logger.Debug("event stream ended", zap.Error(err))
 	}
+}
+
+// defaultView is the default view's name (DefaultView), "" without one.
+func (e *API) defaultView() string {
+	if e.DefaultView == nil {
+		return ""
+	}
+	return e.DefaultView()
 }
 
 // admit counts one more open stream and reports true, unless MaxStreams

@@ -29,6 +29,9 @@ type Page struct {
 	// it is the default view, whose zones are recorded without a view.
 	View        string
 	DefaultView bool
+	// Default is the default view's name ("" without one): the view the
+	// scopes see the entries recorded without a view in.
+	Default string
 	// Limit is the page size when the query gives none, MaxLimit the
 	// largest a query may ask (the zone list's).
 	Limit, MaxLimit int
@@ -110,7 +113,7 @@ func ReadChanges(q url.Values, log frontend.ChangeLog, g *auth.Grant, p Page) (C
 	if len(problems) > 0 {
 		return Changes{}, &QueryError{Problems: problems}
 	}
-	f.Keep = Visible(g, log, since)
+	f.Keep = Visible(g, log, since, p.Default)
 	if keep := f.Keep; p.DefaultView {
 		f.Keep = func(e zonemodel.ChangeEntry) (zonemodel.ChangeEntry, bool) {
 			if e.View != "" {
@@ -156,8 +159,12 @@ func ValidType(k string) bool {
 // zone's current life (history.Log.Born): not those of an earlier zone
 // of the same name, which may have been another tenant's. since, if set,
 // keeps the changes made after the zone was at that serial: from the
-// first entry whose serial after is greater (RFC 1982).
-func Visible(g *auth.Grant, log frontend.ChangeLog, since *uint32) func(zonemodel.ChangeEntry) (zonemodel.ChangeEntry, bool) {
+// first entry whose serial after is greater (RFC 1982). defaultView is
+// the default view's name ("" without one): the entries recorded without
+// a view are its zones', as the REST routes address them without
+// ?view=, so a scope sees them there (a scope naming the default view
+// saw none of them before).
+func Visible(g *auth.Grant, log frontend.ChangeLog, since *uint32, defaultView string) func(zonemodel.ChangeEntry) (zonemodel.ChangeEntry, bool) {
 	started := since == nil
 	return func(e zonemodel.ChangeEntry) (zonemodel.ChangeEntry, bool) {
 		if !started {
@@ -169,7 +176,11 @@ func Visible(g *auth.Grant, log frontend.ChangeLog, since *uint32) func(zonemode
 		if g == nil {
 			return e, true
 		}
-		if !g.AllowsZoneIn(e.Zone, e.View) {
+		view := e.View
+		if view == "" {
+			view = defaultView
+		}
+		if !g.AllowsZoneIn(e.Zone, view) {
 			return e, false
 		}
 		if !g.AllowsServer() && e.Seq < log.Born(e.Zone, e.View) {

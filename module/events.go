@@ -48,6 +48,7 @@ func newEventsAPI(h *Handler) *eventsAPI {
 		StreamUntil: events.StreamUntil,
 		Logger:      h.logger, ZoneDir: h.conf.ZoneDir, AuthDisabled: h.authDisabled,
 		StreamRefused: apimetrics.CountStreamRefused,
+		DefaultView:   func() string { return h.views.rest().Default },
 	}
 	e.SetLimits(h.Events.Limits())
 	return e

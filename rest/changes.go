@@ -12,6 +12,9 @@ type ChangesPage struct {
 	// it is the default view, whose zones are recorded without a view.
 	View        string
 	DefaultView bool
+	// Default is the default view's name ("" without one): the view the
+	// scopes see the entries recorded without a view in.
+	Default string
 	// Limit is the page size when the query gives none, MaxLimit the
 	// largest a query may ask (the zone list's).
 	Limit, MaxLimit int
@@ -55,5 +58,5 @@ func (a *API) changes(w http.ResponseWriter, r *http.Request, p Params, zoned bo
 		return
 	}
 	page(w, r, ChangesPage{Zone: zone, View: view,
-		DefaultView: view != "" && view == a.Views.Default, Limit: DefaultListLimit, MaxLimit: MaxListLimit})
+		DefaultView: view != "" && view == a.Views.Default, Default: a.Views.Default, Limit: DefaultListLimit, MaxLimit: MaxListLimit})
 }
