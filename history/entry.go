@@ -41,6 +41,46 @@ type Filter = zonemodel.ChangeFilter
 // one is encoded again when needed).
 const maxKeptJSON = 64 << 10
 
+// appendLine appends e's JSON (without the newline) to buf and returns
+// the entry as written: e, or, when its line would be longer than Read
+// and Open read back (maxLine with its newline: a change of many large
+// RRsets), e shrunk to fit, without its records' data, else without its
+// RRsets.
+func appendLine(buf []byte, e Entry) ([]byte, Entry, error) {
+	start := len(buf)
+	out, err := e.AppendJSON(buf)
+	for _, names := range []bool{true, false} {
+		if err != nil || len(out)-start < maxLine {
+			break
+		}
+		e = shrunk(e, names)
+		out, err = e.AppendJSON(out[:start])
+	}
+	return out, e, err
+}
+
+// shrunk is e for an entry whose JSON line would be too long to be read
+// back (longer than maxLine): its RRsets without their records' data
+// (names and types kept, as for an RRset deleted whose data is not
+// known) when names is set, else without its RRsets at all (its serials
+// still say that the zone changed, as an external change named sent as
+// a whole zone does). The caller's RRsets are not changed.
+func shrunk(e Entry, names bool) Entry {
+	strip := func(sets []RRset) []RRset {
+		if !names || sets == nil {
+			return nil
+		}
+		out := make([]RRset, len(sets))
+		for i, s := range sets {
+			s.Records = []string{}
+			out[i] = s
+		}
+		return out
+	}
+	e.Added, e.Removed = strip(e.Added), strip(e.Removed)
+	return e
+}
+
 // Serial returns a pointer to s, for Entry.SerialBefore and SerialAfter.
 func Serial(s uint32) *uint32 { return &s }
 

@@ -326,7 +326,7 @@ func (l *Log) enqueue(es []Entry, once bool) *Pending {
 		// does not keep every line enqueued with it alive.
 		start := len(buf)
 		var err error
-		if buf, err = e.AppendJSON(buf); err != nil {
+		if buf, e, err = appendLine(buf, e); err != nil {
 			// Refused before anything is taken: no Seq is used and no
 			// batch is begun (an empty one would reach flush).
 			l.mu.Unlock()
