@@ -84,6 +84,9 @@ type IdempotencyKeys struct {
 	// sync makes an append durable ((*os.File).Sync; tests that write
 	// thousands of records skip it).
 	sync func(*os.File) error
+	// open opens the log for a refresh (os.Open when nil; tests replace
+	// the log before it opens).
+	open func(name string) (*os.File, error)
 }
 
 // idempotencyEntry is a record and the size of its line in the log.
@@ -105,6 +108,12 @@ func (s *Store) IdempotencyKeys() *IdempotencyKeys {
 // or the whole log when it was replaced (compacted) or first used. A
 // last line without its newline (being written, or torn by a crash) is
 // left for later. The caller holds k.mu.
+//
+// The stat of the path only tells that nothing changed; what is read is
+// decided by the open file's own stat, which names the file read: a log
+// replaced between the two (another Store's compaction) is read whole
+// (before, the records were dropped and none read until the next
+// refresh: a key's record was then not found).
 func (k *IdempotencyKeys) refresh() error {
 	st, err := os.Stat(k.path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -114,20 +123,29 @@ func (k *IdempotencyKeys) refresh() error {
 	if err != nil {
 		return fmt.Errorf("reading idempotency keys: %w", err)
 	}
-	if k.fi == nil || !os.SameFile(st, k.fi) || st.Size() < k.off {
-		k.fi, k.off, k.m, k.live = st, 0, map[string]idempotencyEntry{}, 0
-	}
-	if st.Size() == k.off {
+	if k.fi != nil && os.SameFile(st, k.fi) && st.Size() == k.off {
 		return nil
 	}
-	f, err := os.Open(k.path)
+	open := k.open
+	if open == nil {
+		open = os.Open
+	}
+	f, err := open(k.path)
+	if errors.Is(err, os.ErrNotExist) {
+		k.fi, k.off, k.m, k.live = nil, 0, map[string]idempotencyEntry{}, 0
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("reading idempotency keys: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !os.SameFile(fi, k.fi) {
-		// Replaced between the stat and the open: read it next time.
-		k.fi = nil
+	if st, err = f.Stat(); err != nil {
+		return fmt.Errorf("reading idempotency keys: %w", err)
+	}
+	if k.fi == nil || !os.SameFile(st, k.fi) || st.Size() < k.off {
+		k.fi, k.off, k.m, k.live = st, 0, map[string]idempotencyEntry{}, 0
+	}
+	if st.Size() == k.off {
 		return nil
 	}
 	buf := make([]byte, st.Size()-k.off)

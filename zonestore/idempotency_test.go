@@ -205,3 +205,49 @@ func TestIdempotencyKeysSharedDirectory(t *testing.T) {
 		t.Error("a does not see b's record after b rewrote the log")
 	}
 }
+
+// TestIdempotencyKeysReadWhileReplaced: a log replaced (another Store's
+// compaction renames a new file over it) between a Get's stat of the
+// path and its open is read whole from the file opened. Before, the
+// records were dropped and none read: a key used by a first request was
+// not found (a retry with another body was run instead of 422, and its
+// record replaced the key's), and a record appended just before the
+// replacement was not seen.
+func TestIdempotencyKeysReadWhileReplaced(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := Open(dir)
+	b, _ := Open(dir)
+	ka, kb := a.IdempotencyKeys(), b.IdempotencyKeys()
+	now := time.Now()
+	putKeyed(t, ka, "p", 1, now)
+	path := filepath.Join(dir, ".zoneapi", "idempotency.log")
+	// replace rewrites the log as a compaction does (a new file with the
+	// same records, renamed over it), once, as b is about to open it.
+	replace := false
+	kb.open = func(name string) (*os.File, error) {
+		if replace {
+			replace = false
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := replaceFile(path, data, func() {}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return os.Open(name)
+	}
+
+	replace = true // b's first read
+	if r, ok, err := kb.Get("p-1"); !ok || err != nil || r.Request != "fp1" {
+		t.Fatalf("first read of a log replaced meanwhile: %+v %v %v", r, ok, err)
+	}
+	putKeyed(t, ka, "p", 2, now) // appended, then the log replaced
+	replace = true
+	if r, ok, err := kb.Get("p-2"); !ok || err != nil || r.Status != 201 {
+		t.Fatalf("a record appended before the log was replaced: %+v %v %v", r, ok, err)
+	}
+	if _, ok, _ := kb.Get("p-1"); !ok {
+		t.Error("p-1 lost after the log was replaced")
+	}
+}
