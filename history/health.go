@@ -15,6 +15,19 @@ type health struct {
 	writeErr error
 	// The zones' serials as the entries written to the file (and
 	// baselines) left them are zoneState's written.
+
+	// writeFile replaces a batch's write to its segment (tests that
+	// make it fail; set under Log.mu before the first append).
+	writeFile func(*os.File, []byte) error
+}
+
+// write writes a batch's lines to the active segment f.
+func (l *Log) write(f *os.File, b []byte) error {
+	if l.writeFile != nil {
+		return l.writeFile(f, b)
+	}
+	_, err := f.Write(b)
+	return err
 }
 
 // wrote notes entries written to the file (zoneState's written). l.mu

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
@@ -121,5 +122,57 @@ func TestFailedWriteKeepsTheWrittenSerial(t *testing.T) {
 	}
 	if s, _ := l.LastSerial("a.example", ""); s != 5 {
 		t.Errorf("a.example's last serial after a write: %d, want 5", s)
+	}
+}
+
+// TestFailedWriteAtRotationKeepsTheWrittenSerial: a write that fails
+// just after the segment was rotated (state.json saved for the entries
+// before it) leaves the zone's last serial where the written entries
+// left it, also once the history is opened again (a restart), so that
+// the start's catch-up records the change from named's journal. Before,
+// state.json held the serials of the batch about to be written: after a
+// restart LastSerial said the failed change was recorded (3, want 2), as
+// after Caddy killed between the rotation and the write.
+func TestFailedWriteAtRotationKeepsTheWrittenSerial(t *testing.T) {
+	dir := t.TempDir()
+	var fail atomic.Bool
+	write := func(f *os.File, b []byte) error {
+		if fail.Load() {
+			return errors.New("no space left on device (test)")
+		}
+		_, err := f.Write(b)
+		return err
+	}
+	// A segment per write: the second append rotates before it writes.
+	l, err := Open(dir, Options{SegmentSize: 1, MaxSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.mu.Lock()
+	l.writeFile = write
+	l.mu.Unlock()
+	if _, err := l.Append(rec("a.example", 1)); err != nil { // 1 -> 2
+		t.Fatal(err)
+	}
+	fail.Store(true)
+	if _, err := l.Append(rec("a.example", 2)); err == nil { // 2 -> 3, not written
+		t.Fatal("an append whose write failed succeeded")
+	}
+	if s, ok := l.LastSerial("a.example", ""); !ok || s != 2 {
+		t.Errorf("a.example's last serial after the failed write: %d %v, want 2", s, ok)
+	}
+	if n := len(l.segs); n < 2 {
+		t.Fatalf("%d segments: the append did not rotate", n)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err = Open(dir, Options{SegmentSize: 1, MaxSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if s, ok := l.LastSerial("a.example", ""); !ok || s != 2 {
+		t.Errorf("a.example's last serial after a restart: %d %v, want 2 (its last entry written)", s, ok)
 	}
 }

@@ -423,7 +423,7 @@ func (l *Log) flush(force bool) {
 	start := a.size
 	l.mu.Unlock()
 
-	_, err := f.Write(b.buf)
+	err := l.write(f, b.buf)
 	if err == nil && l.opts.SyncEach {
 		err = f.Sync()
 		l.syncs.Add(1)

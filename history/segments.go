@@ -126,14 +126,25 @@ func (l *Log) loadState() uint64 {
 }
 
 // saveState writes the state, covering the entries up to upto,
-// atomically. l.mu is held. The serials may include later entries (those
-// enqueued): Open notes the entries after upto again, in order, which
-// gives the same result.
+// atomically. l.mu is held, and every entry up to upto is written to
+// the active segment (the entries enqueued and not yet written, those
+// of the batch a rotation is about to write among them, are not
+// covered). The serials are those the written entries left (zoneState's
+// written), not those of the entries enqueued: a state that counted an
+// entry whose write then failed, or that a crash lost, made LastSerial
+// say after a restart that its change was recorded, and the start's
+// catch-up never recorded it. For the same reason the active segment is
+// fsynced first: the state must not outlive, after a power loss, the
+// entries it covers. Born and Ended may count the enqueued entries:
+// Open notes the entries after upto again, in order.
 func (l *Log) saveState(upto uint64) error {
+	if err := l.f.Sync(); err != nil {
+		return err
+	}
 	st := state{Upto: upto, Serials: map[string]uint32{}, Born: map[string]uint64{}, Ended: map[string]bool{}}
 	for k, z := range l.zones {
-		if z.hasSerial {
-			st.Serials[k] = z.serial
+		if z.hasWritten {
+			st.Serials[k] = z.written
 		}
 		if z.born != 0 {
 			st.Born[k] = z.born
