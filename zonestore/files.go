@@ -162,7 +162,14 @@ func (s *Store) ZoneFiles() ([]string, error) {
 // MoveAside moves the zone's master file (and its journal, if any) into
 // <dir>/.zoneapi/orphaned/, named <file>.<unix time>, and returns the new
 // path of the master file. It is for files no zone of named uses: they are
-// kept for the operator rather than deleted.
+// kept for the operator rather than deleted. Where <file>.<unix time>
+// would be too long a name (a zone name of over 226 characters), the
+// files keep their names in a directory orphaned/<unix time>/.
+//
+// The journal goes first: a crash or a failure between the two moves
+// leaves the zone file, which is moved aside again later, and never a
+// journal without its file, which named would read with the file of the
+// next zone of that name.
 func (s *Store) MoveAside(zone string) (string, error) {
 	if err := checkZone(zone); err != nil {
 		return "", fmt.Errorf("moving zone file aside: %w", err)
@@ -171,26 +178,43 @@ func (s *Store) MoveAside(zone string) (string, error) {
 	if err := os.MkdirAll(od, 0o755); err != nil {
 		return "", fmt.Errorf("moving zone file aside: %w", err)
 	}
+	base := FileBase(zone)
 	stamp := fmt.Sprintf(".%d", time.Now().UnixNano())
+	to := od
+	dst := func(suf string) string { return filepath.Join(od, base+suf+stamp) }
+	if len(base)+len(".zone.jnl")+len(stamp) > maxNameLen {
+		to = filepath.Join(od, stamp[1:])
+		if err := os.MkdirAll(to, 0o755); err != nil {
+			return "", fmt.Errorf("moving zone file aside: %w", err)
+		}
+		dst = func(suf string) string { return filepath.Join(to, base+suf) }
+	}
 	var moved string
-	for _, suf := range []string{".zone", ".zone.jnl"} {
-		src := filepath.Join(s.dir, FileBase(zone)+suf)
-		dst := filepath.Join(od, FileBase(zone)+suf+stamp)
-		if err := os.Rename(src, dst); err != nil {
+	for _, suf := range []string{".zone.jnl", ".zone"} {
+		src := filepath.Join(s.dir, base+suf)
+		if err := os.Rename(src, dst(suf)); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			return moved, fmt.Errorf("moving zone file aside: %w", err)
 		}
 		if suf == ".zone" {
-			moved = dst
+			moved = dst(suf)
 		}
 	}
 	if err := syncDir(s.dir); err != nil {
 		return moved, err
 	}
+	if to != od {
+		if err := syncDir(to); err != nil {
+			return moved, err
+		}
+	}
 	return moved, syncDir(od)
 }
+
+// maxNameLen is the longest file name (Linux's NAME_MAX).
+const maxNameLen = 255
 
 // Journals returns the journals named keeps for the zone's master file
 // (<file>.jnl, and <file>.signed.jnl for an inline-signed zone) that

@@ -104,3 +104,40 @@ func TestCheckDir(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveAsideLongNames: the file and the journal of a zone whose name
+// leaves no room for the stamp (227 and 246 characters) are both moved
+// aside, nothing of the zone is left in the zone directory, and a
+// shorter name keeps <file>.<stamp>. Before, the journal of the 227-
+// character name could not be renamed (a name of 256 bytes) after its
+// zone file was: the journal stayed behind, for named to read with the
+// next zone of that name; the 246-character name's file was never
+// moved (a create of that name then failed for as long as it was there).
+func TestMoveAsideLongNames(t *testing.T) {
+	label := strings.Repeat("a", 56)
+	long := strings.Join([]string{label, label, label, label}, ".")
+	longer := strings.Join([]string{strings.Repeat("b", 62), strings.Repeat("c", 62), strings.Repeat("d", 62), strings.Repeat("e", 57)}, ".")
+	for _, zone := range []string{"short.example", long, longer} {
+		s, dir := openTemp(t)
+		for _, suf := range []string{".zone", ".zone.jnl"} {
+			if err := os.WriteFile(filepath.Join(dir, FileBase(zone)+suf), []byte(suf), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		moved, err := s.MoveAside(zone)
+		if err != nil {
+			t.Errorf("%d characters: %v", len(zone), err)
+		}
+		for _, suf := range []string{".zone", ".zone.jnl"} {
+			if ok, _ := s.Exists(filepath.Join(dir, FileBase(zone)+suf)); ok {
+				t.Errorf("%d characters: %s left in the zone directory", len(zone), suf)
+			}
+		}
+		if b, err := os.ReadFile(moved); err != nil || string(b) != ".zone" {
+			t.Errorf("%d characters: the zone file moved to %q: %q %v", len(zone), moved, b, err)
+		}
+		if zone == "short.example" && !strings.HasPrefix(filepath.Base(moved), "short.example.zone.") {
+			t.Errorf("moved to %s, want short.example.zone.<stamp>", moved)
+		}
+	}
+}
