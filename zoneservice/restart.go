@@ -14,8 +14,10 @@ const DefaultWatchEvery = 2 * time.Second
 // when 0) it asks named for its status; when named's boot time is not the
 // one this process saw last (the service's Directory remembers it) (named restarted, or this process just
 // started), or named could not be asked since the last answer, it runs
-// HealAfterRestart. Its control commands run on contexts derived from
-// ctx (a front end marks ctx to keep them out of its command log).
+// HealAfterRestart; the intents the healing left pending (named could
+// not tell yet) are settled again at each later look until none is
+// left. Its control commands run on contexts derived from ctx (a front
+// end marks ctx to keep them out of its command log).
 func (s *Service) WatchRestarts(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultWatchEvery
@@ -23,6 +25,11 @@ func (s *Service) WatchRestarts(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	down := false
+	// left: the intents the last healing left pending (named could not
+	// tell yet, e.g. a create's addzone within its expiry): each look
+	// settles them again until none is left, so that they do not wait
+	// for a request for their zone or a reconcile.
+	var left []string
 	for {
 		select {
 		case <-ctx.Done():
@@ -48,6 +55,9 @@ func (s *Service) WatchRestarts(ctx context.Context, interval time.Duration) {
 		// restart.
 		last, seen := s.directory().sawBoot(st.BootTime)
 		if seen && last == st.BootTime && !down {
+			if len(left) > 0 {
+				left = s.settleAgain(ctx, left)
+			}
 			continue
 		}
 		down = false
@@ -56,8 +66,49 @@ func (s *Service) WatchRestarts(ctx context.Context, interval time.Duration) {
 		if !seen {
 			why = "first look at named since this process started"
 		}
+		healed := s.now()
 		s.HealAfterRestart(ctx, why)
+		left = s.pendingBefore(healed)
 	}
+}
+
+// pendingBefore returns the zones whose pending intent was recorded by
+// t (those of operations begun since settle themselves).
+func (s *Service) pendingBefore(t time.Time) []string {
+	intents, err := s.Store.PendingIntents()
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, in := range intents {
+		if !in.Time.After(t) {
+			names = append(names, in.Name)
+		}
+	}
+	return names
+}
+
+// settleAgain settles the pending intents of the zones names, each under
+// its zone's lock, and returns those still pending.
+func (s *Service) settleAgain(ctx context.Context, names []string) []string {
+	ctx, cancel := context.WithTimeout(ctx, 4*s.timeout())
+	defer cancel()
+	rep := &Report{Fixed: []Fix{}, Pending: []Fix{}, Problems: []Fix{}}
+	var still []string
+	for _, name := range names {
+		if ctx.Err() != nil {
+			still = append(still, name)
+			continue
+		}
+		s.settleLocked(ctx, name, rep)
+		if _, p, err := s.Store.PendingIntent(name); p || err != nil {
+			still = append(still, name)
+		}
+	}
+	if len(rep.Fixed)+len(rep.Problems) > 0 {
+		s.LogReconcile("settled what the healing after named restarted left pending", rep, nil)
+	}
+	return still
 }
 
 // HealAfterRestart repairs what a restart of named leaves behind, in

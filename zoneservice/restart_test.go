@@ -2,6 +2,7 @@ package zoneservice
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -84,5 +85,61 @@ func TestWatchRestartsHeals(t *testing.T) {
 	}
 	if got := r.svc.NotLoaded(); len(got) != 0 {
 		t.Errorf("NotLoaded = %v", got)
+	}
+}
+
+// TestWatchSettlesWhatItLeftPending: a create whose addzone named never
+// executed (504) is pending while named may still execute the command;
+// the restart watch's healing (its first look at named) must leave it
+// so, and settles it once named can tell (after the command's expiry),
+// without a request for the zone or a reconcile. Before, nothing after
+// the healing looked at it again: the intent stayed pending and its file
+// in the zone directory until a request for that zone or a reconcile.
+func TestWatchSettlesWhatItLeftPending(t *testing.T) {
+	r := newRig(t)
+	var clock atomic.Int64
+	clock.Store(r.now.UnixNano())
+	r.s.Now = func() time.Time { return time.Unix(0, clock.Load()) }
+	r.named.addUnknown = true // never executed
+	if _, err := r.create("a.test"); !errors.Is(err, ErrOutcomeUnknown) {
+		t.Fatalf("create: %v, want an unknown outcome", err)
+	}
+	r.named.mu.Lock()
+	r.named.addUnknown = false
+	r.named.mu.Unlock()
+	var looks atomic.Int64
+	r.s.WatchStatus = func(context.Context) (*rndc.ServerStatus, error) {
+		looks.Add(1)
+		return &rndc.ServerStatus{BootTime: "Sat, 28 Nov 2026 00:42:44 GMT"}, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { r.s.WatchRestarts(ctx, time.Millisecond); close(done) }()
+	defer func() { cancel(); <-done }()
+	waitLooks := func(n int64) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); looks.Load() < n; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d looks at named, want %d", looks.Load(), n)
+			}
+		}
+	}
+	waitLooks(3) // the first look healed (a look waits for the one before)
+	if _, p, _ := r.store.PendingIntent("a.test"); !p {
+		t.Fatal("the create was settled while named could still execute its addzone")
+	}
+	clock.Add(int64(time.Minute)) // past the command's expiry
+	n := looks.Load()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, p, _ := r.store.PendingIntent("a.test"); !p {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the create is still pending %d looks at named after the command's expiry", looks.Load()-n)
+		}
+	}
+	waitLooks(looks.Load() + 2)
+	if r.exists(r.file("a.test")) {
+		t.Error("the undone create's file is still there")
 	}
 }
