@@ -3,6 +3,7 @@ package powerdns
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -343,7 +344,8 @@ func sideOnlySets(plan *Plan, side []sideChange) []RRset {
 // file's lock: when the change keeps records disabled that apply takes
 // out of named, the side file first holds the pending data (pendingData),
 // then apply runs, then the side file holds the changed data, or the old
-// again when apply failed. Without side files apply alone runs.
+// again when apply failed (the pending data when its outcome is
+// unknown). Without side files apply alone runs.
 func (a *API) withData(ctx context.Context, z *ZoneInfo, change func(d *zoneData), apply func() error) error {
 	sf := a.sideFiles()
 	if sf == nil {
@@ -371,7 +373,11 @@ func (a *API) withData(ctx context.Context, z *ZoneInfo, change func(d *zoneData
 			}
 		}
 		if err := apply(); err != nil {
-			if grew {
+			// An UPDATE named may have applied (its outcome unknown)
+			// keeps the pending data, as a crash during it does: put
+			// back as before, the records it took out of named would
+			// be neither served nor kept.
+			if grew && !errors.Is(err, zonemodel.ErrOutcomeUnknown) {
 				_ = saveData(sf, z, before.clone())
 			}
 			return err

@@ -33,6 +33,9 @@ type fakeNamed struct {
 	catalog string // zone_api's catalog zone, every zone a member
 	// retransfers are the zones asked to transfer anew, in order.
 	retransfers []string
+	// lostReply: Apply applies the UPDATE and answers that its outcome
+	// is unknown (named's reply lost, as on a timeout).
+	lostReply bool
 }
 
 type fakeZone struct {
@@ -164,6 +167,9 @@ func (f *fakeNamed) Apply(_ context.Context, zone string, changes []dnsupdate.Ch
 		}
 	}
 	z.serial++
+	if f.lostReply {
+		return 0, 0, &zoneservice.Error{Kind: zoneservice.ErrOutcomeUnknown, Zone: zone, Msg: "named did not answer the update", Err: errors.New("i/o timeout")}
+	}
 	return z.serial - 1, z.serial, nil
 }
 
@@ -653,5 +659,35 @@ func TestAutoprimaries(t *testing.T) {
 	}
 	if r := call(t, h, "DELETE", Prefix+"/autoprimaries/192.0.2.1/ns.example.com.", nil); r.status != 404 || !strings.Contains(r.raw, "192.0.2.1/ns.example.com.") {
 		t.Errorf("DELETE: %d %s", r.status, r.raw)
+	}
+}
+
+// TestSideFileUpdateOutcomeUnknown: a PATCH that disables a record,
+// whose UPDATE named applied without an answer (504, "nothing was
+// rolled back"), keeps the record in the side file: GET shows it
+// disabled, not lost. Before, the side file was put back as it was
+// before the PATCH, as for an UPDATE named refused: the record was
+// neither served nor kept.
+func TestSideFileUpdateOutcomeUnknown(t *testing.T) {
+	f := newFakeNamed(t)
+	h := fakeAPI(f)
+	if r := call(t, h, "POST", zp, map[string]any{"name": "u.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}, "rrsets": []any{
+		map[string]any{"name": "www.u.test.", "type": "A", "ttl": 60, "records": []any{map[string]any{"content": "192.0.2.1"}, map[string]any{"content": "192.0.2.2"}}},
+	}}); r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.raw)
+	}
+	f.lostReply = true
+	p := call(t, h, "PATCH", zp+"/u.test.", map[string]any{"rrsets": []any{map[string]any{"changetype": "REPLACE", "name": "www.u.test.", "type": "A", "ttl": 60,
+		"records": []any{map[string]any{"content": "192.0.2.1"}, map[string]any{"content": "192.0.2.2", "disabled": true}}}}})
+	f.lostReply = false
+	if p.status != http.StatusGatewayTimeout {
+		t.Fatalf("PATCH whose UPDATE's reply was lost: %d %s", p.status, p.raw)
+	}
+	if got := strings.Join(f.served("u.test"), "|"); strings.Contains(got, "192.0.2.2") {
+		t.Fatalf("named serves %s: the fake did not apply the UPDATE", got)
+	}
+	a := call(t, h, "GET", zp+"/u.test.", nil).rrset("www.u.test.", "A")
+	if want := `[{"content":"192.0.2.1","disabled":false},{"content":"192.0.2.2","disabled":true}]`; a == nil || js(a["records"]) != want {
+		t.Errorf("www A after the unknown outcome = %v, want records %s", a, want)
 	}
 }
