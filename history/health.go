@@ -120,7 +120,14 @@ func probeDir(dir string) error {
 // cache). It counts (SyncErrors) and makes Check report the failure, as a
 // failed write does, until the history's directory takes a write and an
 // fsync again.
+//
+// The fsync of a segment a rotation closed meanwhile (after the syncer
+// took it) is not a failure: the rotation fsynced it before it closed it
+// (saveState), and nothing was written to it since.
 func (l *Log) syncFailed(err error) {
+	if errors.Is(err, os.ErrClosed) {
+		return
+	}
 	l.syncErrs.Add(1)
 	l.mu.Lock()
 	l.writeErr = err

@@ -57,3 +57,50 @@ func TestSyncFailureReported(t *testing.T) {
 		t.Fatalf("after recovery: %d syncs (had %d), %d errors", l.Syncs(), syncs, l.SyncErrors())
 	}
 }
+
+// TestSyncOfRotatedSegmentNotAFailure: the background fsync of a segment
+// that a rotation closed meanwhile (it was fsynced before it was closed)
+// is not a failed fsync. Before, the fsync of the closed file failed
+// ("file already closed"): SyncErrors counted it and Check's next probe
+// ran, for a rotation.
+func TestSyncOfRotatedSegmentNotAFailure(t *testing.T) {
+	inHook, rotated := make(chan struct{}), make(chan struct{})
+	var once bool
+	l, err := Open(t.TempDir(), Options{SegmentSize: 1, MaxSize: -1, SyncDelay: time.Millisecond, syncFile: func(f *os.File) error {
+		if !once {
+			once = true
+			close(inHook)
+			<-rotated
+		}
+		return f.Sync()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Append(change("s.example", SourceAPI, 1, 2)); err != nil {
+		t.Fatal(err)
+	}
+	<-inHook // the syncer holds the first segment
+	if _, err := l.Append(change("s.example", SourceAPI, 2, 3)); err != nil {
+		t.Fatal(err)
+	}
+	l.mu.Lock()
+	n := len(l.segs)
+	l.mu.Unlock()
+	if n < 2 {
+		t.Fatalf("%d segments: the append did not rotate", n)
+	}
+	syncs := l.Syncs()
+	close(rotated)
+	deadline := time.Now().Add(10 * time.Second)
+	for l.Syncs() == syncs && l.SyncErrors() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if l.SyncErrors() != 0 {
+		l.mu.Lock()
+		werr := l.writeErr
+		l.mu.Unlock()
+		t.Fatalf("SyncErrors = %d after the fsync of a rotated segment: %v", l.SyncErrors(), werr)
+	}
+}
