@@ -62,6 +62,7 @@ func (s *Service) CapabilitiesOf(name string, st *rndc.ZoneStatus, zc *rndc.Zone
 		c.Modify = yes
 		c.Delete = yes
 		if s.IsCatalogZone(name) {
+			c.Modify = Capability{Reason: "the catalog zone's settings are the catalog option's"}
 			c.Delete = Capability{Reason: "the catalog zone the API keeps cannot be deleted"}
 		} else if !managed {
 			c.Delete = Capability{Allowed: true, Reason: "the zone is not managed by the API: the delete needs confirm=unmanaged"}

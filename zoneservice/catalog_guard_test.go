@@ -27,3 +27,16 @@ func TestCatalogZoneRecordsNotChangedThroughAPI(t *testing.T) {
 		t.Errorf("batch: %v, want ErrCatalogZone", err)
 	}
 }
+
+// TestCatalogZoneSettingsNotChangedThroughAPI: a settings change of the
+// catalog zone is refused (ErrCatalogZone) before named is asked: a
+// token whose zone pattern covers the catalog's name could otherwise
+// set allow-update on it (found in the security review of 2026-11-28).
+// The Service has no control channel: reaching it would panic.
+func TestCatalogZoneSettingsNotChangedThroughAPI(t *testing.T) {
+	s := &Service{Catalog: &catalog.Catalog{Zone: "catalog.customer.test"}}
+	_, err := s.Modify(context.Background(), "Catalog.Customer.Test.", &SettingsChange{AllowUpdate: &[]string{"any"}})
+	if !errors.Is(err, ErrCatalogZone) {
+		t.Errorf("modify: %v, want ErrCatalogZone", err)
+	}
+}

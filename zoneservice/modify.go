@@ -419,6 +419,13 @@ type Modified = zonemodel.Modified
 // says why), ErrBusy, and those of the commands (showzone, modzone: a
 // change named refuses changes nothing).
 func (s *Service) Modify(ctx context.Context, name string, ch *SettingsChange) (*Modified, error) {
+	if s.IsCatalogZone(name) {
+		// Its settings are the catalog option's (also_notify,
+		// allow_transfer): an allow-update or transfer list set here
+		// would open the zone every consumer reads to changes from
+		// outside the API.
+		return nil, newErr(ErrCatalogZone, name, "", "zone "+name+" is the catalog zone: its settings are the catalog option's", nil)
+	}
 	zch, err := validateChange(ch)
 	if err != nil {
 		return nil, newErr(ErrInvalid, name, "", "invalid change", err)
