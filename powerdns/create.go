@@ -144,7 +144,12 @@ func (a *API) keepCreated(w http.ResponseWriter, r *http.Request, name string, d
 	})
 	if err != nil {
 		_, _ = a.Service.Delete(r.Context(), name, zonemodel.DeleteOptions{})
-		WriteError(w, http.StatusInternalServerError, "zone %s was not created: keeping its PowerDNS data (comments, disabled records, attributes) failed: %v", FQDN(name), err)
+		status := http.StatusInternalServerError
+		var ie *InputError
+		if errors.As(err, &ie) {
+			status = http.StatusUnprocessableEntity // too much to keep
+		}
+		WriteError(w, status, "zone %s was not created: keeping its PowerDNS data (comments, disabled records, attributes) failed: %v", FQDN(name), err)
 		return false
 	}
 	return true

@@ -365,6 +365,13 @@ func (a *API) withData(ctx context.Context, z *ZoneInfo, change func(d *zoneData
 	}
 	after := before.clone()
 	change(after)
+	// Encoded (and its size checked) before named is changed: a side file
+	// refused after the UPDATE would leave named changed and the answer
+	// an error.
+	afterData, err := encodeData(sf, z, after)
+	if err != nil {
+		return err
+	}
 	if apply != nil {
 		p, grew := pendingData(before, after)
 		if grew {
@@ -383,5 +390,5 @@ func (a *API) withData(ctx context.Context, z *ZoneInfo, change func(d *zoneData
 			return err
 		}
 	}
-	return saveData(sf, z, after)
+	return writeData(sf, z, afterData)
 }

@@ -3,6 +3,7 @@ package powerdns
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -150,16 +151,57 @@ func readData(sf frontend.SideFiles, z *ZoneInfo) (*zoneData, error) {
 // saveData writes (or, when d keeps nothing, removes) the zone's side
 // file.
 func saveData(sf frontend.SideFiles, z *ZoneInfo, d *zoneData) error {
+	b, err := encodeData(sf, z, d)
+	if err != nil {
+		return err
+	}
+	return writeData(sf, z, b)
+}
+
+// encodeData is the side file's content for d: nil when d keeps
+// nothing, an InputError when it is larger than sf keeps a side file
+// (sideLimit; a larger one could not be read back: the zone's PowerDNS
+// reads and changes would fail until it shrank).
+func encodeData(sf frontend.SideFiles, z *ZoneInfo, d *zoneData) ([]byte, error) {
 	d.prune()
 	if d.empty() {
-		return sf.RemoveSideFile(z.Name, zonemodel.SideKindPowerDNS)
+		return nil, nil
 	}
 	d.Created = z.Created
 	b, err := json.Marshal(d)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return sf.ReplaceSideFile(z.Name, zonemodel.SideKindPowerDNS, b)
+	if len(b) > sideLimit(sf) {
+		return nil, sideTooLarge(z, len(b))
+	}
+	return b, nil
+}
+
+// sideLimit is the largest side file sf keeps: its SideFileLimit when it
+// tells (zonestore's Store does), else zonemodel.MaxSideFile.
+func sideLimit(sf frontend.SideFiles) int {
+	if l, ok := sf.(interface{ SideFileLimit() int }); ok {
+		return l.SideFileLimit()
+	}
+	return zonemodel.MaxSideFile
+}
+
+// writeData writes the side file's content b (encodeData), or removes
+// the file when b is nil.
+func writeData(sf frontend.SideFiles, z *ZoneInfo, b []byte) error {
+	if b == nil {
+		return sf.RemoveSideFile(z.Name, zonemodel.SideKindPowerDNS)
+	}
+	err := sf.ReplaceSideFile(z.Name, zonemodel.SideKindPowerDNS, b)
+	if errors.Is(err, zonemodel.ErrSideFileTooLarge) {
+		return sideTooLarge(z, len(b))
+	}
+	return err
+}
+
+func sideTooLarge(z *ZoneInfo, n int) error {
+	return inputErr("zone %s: what the PowerDNS API keeps beside the zone (comments, metadata, disabled records) would take %d bytes, over the limit a side file has; nothing was changed", FQDN(z.Name), n)
 }
 
 // updateData changes the zone's side file under its lock: fn changes

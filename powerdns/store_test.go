@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -28,6 +29,7 @@ import (
 type fakeNamed struct {
 	mu      sync.Mutex
 	store   *zonestore.Store
+	sides   frontend.SideFiles // f.store unless set
 	zones   map[string]*fakeZone
 	failing bool   // Apply fails (named refused the UPDATE)
 	catalog string // zone_api's catalog zone, every zone a member
@@ -245,7 +247,12 @@ func (f *fakeNamed) Retransfer(_ context.Context, zone string) (string, error) {
 }
 func (f *fakeNamed) Keys(context.Context, string) ([]Key, error)     { return nil, nil }
 func (f *fakeNamed) Statistics(context.Context) ([][2]string, error) { return nil, nil }
-func (f *fakeNamed) SideFiles() (frontend.SideFiles, error)          { return f.store, nil }
+func (f *fakeNamed) SideFiles() (frontend.SideFiles, error) {
+	if f.sides != nil {
+		return f.sides, nil
+	}
+	return f.store, nil
+}
 
 // fakeAPI serves the API's routes over f.
 func fakeAPI(f *fakeNamed) http.Handler {
@@ -689,5 +696,71 @@ func TestSideFileUpdateOutcomeUnknown(t *testing.T) {
 	a := call(t, h, "GET", zp+"/u.test.", nil).rrset("www.u.test.", "A")
 	if want := `[{"content":"192.0.2.1","disabled":false},{"content":"192.0.2.2","disabled":true}]`; a == nil || js(a["records"]) != want {
 		t.Errorf("www A after the unknown outcome = %v, want records %s", a, want)
+	}
+}
+
+// TestSideFileBounded: a change that would make the zone's side file
+// larger than a read takes back (zonemodel.MaxSideFile, which the store
+// refuses with ErrSideFileTooLarge; here the store's refusal at a small
+// bound) is refused with 422 and changes nothing. Before, the file was
+// written, and every later PowerDNS read and change of the zone failed
+// (found in the security review of 2026-11-28).
+func TestSideFileBounded(t *testing.T) {
+	f := newFakeNamed(t)
+	f.sides = boundedSides{f.store, 4000}
+	h := fakeAPI(f)
+	call(t, h, "POST", zp, map[string]any{"name": "b.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}})
+	m := zp + "/b.test./metadata"
+	if r := call(t, h, "PUT", m+"/X-SMALL", map[string]any{"metadata": []string{"kept"}}); r.status != 200 {
+		t.Fatalf("PUT X-SMALL: %d %s", r.status, r.raw)
+	}
+	big := strings.Repeat("x", 5000)
+	if r := call(t, h, "PUT", m+"/X-BIG", map[string]any{"metadata": []string{big}}); r.status != 422 || !strings.Contains(r.raw, "over the limit") {
+		t.Errorf("PUT X-BIG: %d %s, want 422", r.status, r.raw)
+	}
+	if r := call(t, h, "GET", m+"/X-SMALL", nil); r.status != 200 || js(r.body["metadata"]) != `["kept"]` {
+		t.Errorf("GET X-SMALL after the refusal: %d %s", r.status, r.raw)
+	}
+	if r := call(t, h, "GET", m+"/X-BIG", nil); r.status == 200 && strings.Contains(r.raw, big) {
+		t.Errorf("X-BIG kept: %d", r.status)
+	}
+}
+
+// boundedSides is the store refusing side files over max bytes as the
+// real store refuses those over zonemodel.MaxSideFile.
+type boundedSides struct {
+	*zonestore.Store
+	max int
+}
+
+func (b boundedSides) SideFileLimit() int { return b.max }
+
+func (b boundedSides) ReplaceSideFile(zone, kind string, data []byte) error {
+	if len(data) > b.max {
+		return fmt.Errorf("writing side file: %w", zonemodel.ErrSideFileTooLarge)
+	}
+	return b.Store.ReplaceSideFile(zone, kind, data)
+}
+
+// TestSideFileBoundedPatch: a PATCH whose comments would make the side
+// file too large is refused before named is changed (its records stay
+// as they were), not after the UPDATE.
+func TestSideFileBoundedPatch(t *testing.T) {
+	f := newFakeNamed(t)
+	f.sides = boundedSides{f.store, 4000}
+	h := fakeAPI(f)
+	if r := call(t, h, "POST", zp, map[string]any{"name": "c.test.", "kind": "Native", "nameservers": []string{"ns1.example.com."}, "rrsets": []any{
+		map[string]any{"name": "www.c.test.", "type": "A", "ttl": 60, "records": []any{map[string]any{"content": "192.0.2.1"}}},
+	}}); r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.raw)
+	}
+	p := call(t, h, "PATCH", zp+"/c.test.", map[string]any{"rrsets": []any{map[string]any{"changetype": "REPLACE", "name": "www.c.test.", "type": "A", "ttl": 60,
+		"records":  []any{map[string]any{"content": "192.0.2.9"}},
+		"comments": []any{map[string]any{"content": strings.Repeat("c", 5000), "account": "a"}}}}})
+	if p.status != 422 || !strings.Contains(p.raw, "over the limit") {
+		t.Fatalf("PATCH with a comment too large: %d %s, want 422", p.status, p.raw)
+	}
+	if got := strings.Join(f.served("c.test"), "|"); !strings.Contains(got, "192.0.2.1") || strings.Contains(got, "192.0.2.9") {
+		t.Errorf("named serves %s after the refused PATCH", got)
 	}
 }

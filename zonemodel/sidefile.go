@@ -1,8 +1,19 @@
 package zonemodel
 
+import "errors"
+
 // SideKindPowerDNS is the PowerDNS API's side file kind (the zone
 // directory's <zone>.pdns.json; package zonestore keeps the files).
 const SideKindPowerDNS = "pdns"
+
+// MaxSideFile is the largest side file kept: a larger one could not be
+// read back (zonestore's ReadSideFile), so a write that would make one
+// fails with ErrSideFileTooLarge.
+const MaxSideFile = 64 << 20
+
+// ErrSideFileTooLarge is the error of a side file write of more than
+// MaxSideFile bytes (nothing is written).
+var ErrSideFileTooLarge = errors.New("side file too large")
 
 // SideFileStamp identifies one version of a side file, from a stat of it
 // (device, inode, size, modification and change times), so that a

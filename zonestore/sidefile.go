@@ -38,8 +38,9 @@ var sideKinds = []string{SideKindPowerDNS}
 // may be locked around a zone operation that takes the zone's lock).
 const sideLockFileName = "side.lock"
 
-// MaxSideFile bounds a side file read (ReadSideFile).
-const MaxSideFile = 64 << 20
+// MaxSideFile bounds a side file read (ReadSideFile) and write
+// (ReplaceSideFile).
+const MaxSideFile = zonemodel.MaxSideFile
 
 func checkSideKind(kind string) error {
 	for _, k := range sideKinds {
@@ -168,6 +169,10 @@ func (s *Store) StatSideFile(zone, kind string) (stamp SideFileStamp, ok bool, e
 	return stampOf(fi).stamp(false), true, nil
 }
 
+// SideFileLimit is the largest side file ReplaceSideFile writes
+// (MaxSideFile), for writers that check a change before making it.
+func (s *Store) SideFileLimit() int { return MaxSideFile }
+
 // ReplaceSideFile writes the zone's side file of kind atomically: a
 // temporary file in the zone directory, written and fsynced, renamed over
 // the side file, and the directory fsynced. A crash leaves the old file or
@@ -181,6 +186,9 @@ func (s *Store) ReplaceSideFile(zone, kind string, data []byte) error {
 		return err
 	}
 	path := s.SideFilePath(zone, kind)
+	if len(data) > MaxSideFile {
+		return fmt.Errorf("writing side file %s: %w: %d bytes, over the %d a read takes back", path, zonemodel.ErrSideFileTooLarge, len(data), MaxSideFile)
+	}
 	tmp, err := os.CreateTemp(s.dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("writing side file %s: %w", path, err)

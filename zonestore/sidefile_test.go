@@ -2,10 +2,13 @@ package zonestore
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/zoneapi/caddy-zoneapi/zonemodel"
 )
 
 // TestSideFiles: a zone's side file is read back as written, replaced
@@ -161,5 +164,29 @@ func TestSideFileStamp(t *testing.T) {
 	}
 	if _, ok, err := s.StatSideFile("example.com", SideKindPowerDNS); ok || err != nil {
 		t.Errorf("stat of a removed side file: ok %v, %v", ok, err)
+	}
+}
+
+// TestSideFileWriteBounded: a side file of more than MaxSideFile bytes,
+// which ReadSideFile would refuse to read back, is not written
+// (ErrSideFileTooLarge) and the file before stays; one of MaxSideFile
+// bytes is.
+func TestSideFileWriteBounded(t *testing.T) {
+	s, _ := openTemp(t)
+	if err := s.ReplaceSideFile("example.com", SideKindPowerDNS, []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, MaxSideFile+1)
+	if err := s.ReplaceSideFile("example.com", SideKindPowerDNS, big); !errors.Is(err, zonemodel.ErrSideFileTooLarge) {
+		t.Fatalf("a side file of %d bytes: %v, want ErrSideFileTooLarge", len(big), err)
+	}
+	if got, ok, err := s.ReadSideFile("example.com", SideKindPowerDNS); err != nil || !ok || string(got) != `{"a":1}` {
+		t.Fatalf("after the refusal: %.20q %v %v", got, ok, err)
+	}
+	if err := s.ReplaceSideFile("example.com", SideKindPowerDNS, big[:MaxSideFile]); err != nil {
+		t.Fatalf("a side file of MaxSideFile bytes: %v", err)
+	}
+	if got, ok, err := s.ReadSideFile("example.com", SideKindPowerDNS); err != nil || !ok || len(got) != MaxSideFile {
+		t.Fatalf("read back %d bytes %v %v", len(got), ok, err)
 	}
 }
