@@ -58,12 +58,7 @@ func BenchmarkCreateNamedCost(b *testing.B) {
 	testbind.StartTimeout = 10 * time.Minute
 	ns := testbind.Start(b, nil)
 	pid := ns.Pid()
-	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
-	defer rc.Close()
+	rc := benchRNDC(b, ns)
 	bareDir := filepath.Join(ns.Dir, "bare")
 	if err := os.MkdirAll(bareDir, 0o755); err != nil {
 		b.Fatal(err)
@@ -303,12 +298,7 @@ func BenchmarkNamedControlDupTable(b *testing.B) {
 	n := envInt("ZONEAPI_DUPTABLE_MESSAGES", 30000)
 	ns := startNamed(b)
 	pid := ns.Pid()
-	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
-	defer rc.Close()
+	rc := benchRNDC(b, ns)
 	ctx := context.Background()
 	null := func(int) {
 		if _, err := rc.Command(ctx, "null"); err != nil {

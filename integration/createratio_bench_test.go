@@ -46,12 +46,7 @@ func BenchmarkCreateRatio(b *testing.B) {
 	loadAtStart := loadAverage()
 
 	ns := testbind.Start(b, nil)
-	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
-	defer rc.Close()
+	rc := benchRNDC(b, ns)
 	bareDir := filepath.Join(ns.Dir, "bare")
 	if err := os.MkdirAll(bareDir, 0o755); err != nil {
 		b.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 )
 
@@ -85,12 +84,7 @@ func BenchmarkPowerDNSGetAfterList(b *testing.B) {
 		}}
 	}
 	ns := testbind.Start(b, topts)
-	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
-	defer rc.Close()
+	rc := benchRNDC(b, ns)
 	opts := caddyOpts{handle: "/api*", extra: "statistics_channel " + ns.StatsAddr + "\n\t\t\tpowerdns"}
 	type side struct {
 		name string

@@ -79,12 +79,7 @@ func BenchmarkScale(b *testing.B) {
 	defer func(d time.Duration) { testbind.StartTimeout = d }(testbind.StartTimeout)
 	testbind.StartTimeout = 10 * time.Minute
 	ns := testbind.Start(b, nil)
-	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
-	defer rc.Close()
+	rc := benchRNDC(b, ns)
 	opts := caddyOpts{handle: "/api*", extra: "statistics_channel " + ns.StatsAddr + "\n\t\t\tpowerdns"}
 	c := startCaddy(b, ns, opts)
 	bareDir := filepath.Join(ns.Dir, "bare")
@@ -474,6 +469,18 @@ func paced(k, n int, every time.Duration, f func(i int)) {
 		go func() { defer wg.Done(); f(i); <-sem }()
 	}
 	wg.Wait()
+}
+
+// benchRNDC is the benchmarks' rndc client of s, with timeouts long
+// enough for named at 100,000 zones, closed when b ends.
+func benchRNDC(b testing.TB, s *testbind.Server) *rndc.Client {
+	key, err := rndc.NewKey(s.RNDCKeyName, s.RNDCAlgorithm, s.RNDCSecret)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc := &rndc.Client{Addr: s.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
+	b.Cleanup(rc.Close)
+	return rc
 }
 
 // transferAll transfers zone from ns (signed with its TSIG key).

@@ -103,12 +103,7 @@ func BenchmarkScaleCatalog(b *testing.B) {
 	// written straight.
 	pair = testbind.StartPair(b, catZone)
 	p := pair.Primary
-	key, err := rndc.NewKey(p.RNDCKeyName, p.RNDCAlgorithm, p.RNDCSecret)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rc := &rndc.Client{Addr: p.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
-	defer rc.Close()
+	rc := benchRNDC(b, p)
 	dir := filepath.Join(p.Dir, "bare")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatal(err)

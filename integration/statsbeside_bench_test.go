@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zoneapi/caddy-zoneapi/rndc"
 	"github.com/zoneapi/caddy-zoneapi/zoneapitest/testbind"
 )
 
@@ -35,12 +34,7 @@ func BenchmarkReadsBesideStatistics(b *testing.B) {
 	defer func(d time.Duration) { testbind.StartTimeout = d }(testbind.StartTimeout)
 	testbind.StartTimeout = 10 * time.Minute
 	ns := testbind.Start(b, nil)
-	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
-	defer rc.Close()
+	rc := benchRNDC(b, ns)
 	c := startCaddy(b, ns, caddyOpts{handle: "/api*"})
 	dir := filepath.Join(ns.Dir, "bare")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

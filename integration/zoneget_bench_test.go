@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/zoneapi/caddy-zoneapi/rndc"
 )
 
 // BenchmarkZoneGetAtScale (issue 27) measures, at ZONEAPI_GET_ZONES zones
@@ -35,12 +33,7 @@ func BenchmarkZoneGetAtScale(b *testing.B) {
 	n := envInt("ZONEAPI_GET_ZONES", 3000)
 	samples := envInt("ZONEAPI_GET_SAMPLES", 50)
 	ns := startNamed(b)
-	key, err := rndc.NewKey(ns.RNDCKeyName, ns.RNDCAlgorithm, ns.RNDCSecret)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rc := &rndc.Client{Addr: ns.ControlAddr, Key: key, Timeout: 30 * time.Second, Expiry: 60 * time.Second}
-	defer rc.Close()
+	rc := benchRNDC(b, ns)
 	c := startCaddy(b, ns, caddyOpts{handle: "/api*", extra: "log_filter warn\n\t\t\tpowerdns"})
 	createZones(b, c, n)
 	// Nothing is cached of a zone for 2 s after its create (zoneSettle).
